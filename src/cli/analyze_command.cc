@@ -1,0 +1,122 @@
+#include "analyze_command.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <charconv>
+#include <memory>
+
+#include "exit_codes.h"
+#include "gpuroof/analyses/engine_load.h"
+#include "gpuroof/model/errors.h"
+#include "gpuroof/readers/reader_registry.h"
+#include "gpuroof/reports/analyze_report.h"
+#include "output_options.h"
+#include "trace_loading.h"
+
+namespace gpuroof {
+
+namespace {
+
+struct AnalyzeOptions {
+  std::vector<std::string> traces;
+  std::string units;
+  std::string unit_name = "frame";
+  std::string units_from;
+  std::string window = "processing";
+  int threads = 0;
+  OutputOptions output;
+};
+
+int64_t ParsePositiveCount(const std::string& text, const std::string& option) {
+  int64_t value = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || ptr != text.data() + text.size() || value <= 0) {
+    throw InputError(option, fmt::format("must be a positive whole number, got '{}'", text));
+  }
+  return value;
+}
+
+int RunAnalyze(const AnalyzeOptions& options) {
+  // Every flag is checked before any trace is read: a typo costs nothing on a 10 GB trace.
+  EngineLoadOptions load_options;
+  load_options.window = ParseWindowSpec(options.window);
+  if (!options.units.empty() && !options.units_from.empty()) {
+    throw InputError("--units", "give either --units or --units-from, not both");
+  }
+  if (options.unit_name.empty() || options.unit_name.find_first_of(",\"\n ") != std::string::npos) {
+    throw InputError("--unit-name", fmt::format("'{}' is not a plain word", options.unit_name));
+  }
+  std::string units_text;
+  if (!options.units.empty()) {
+    load_options.units.kind = UnitsSpec::Kind::kFixed;
+    load_options.units.count = ParsePositiveCount(options.units, "--units");
+    units_text = "--units " + options.units;
+  } else if (!options.units_from.empty()) {
+    load_options.units = ParseUnitsFrom(options.units_from);
+    units_text = "--units-from " + options.units_from;
+  }
+  load_options.units.unit_name = options.unit_name;
+
+  std::vector<std::unique_ptr<Trace>> traces;
+  AnalyzeReport report;
+  report.window_text = options.window;
+  report.units_text = units_text;
+  report.tool_version = GPUROOF_VERSION;
+  for (const std::string& path : options.traces) {
+    traces.push_back(std::make_unique<Trace>(LoadTrace(path, options.threads, options.output)));
+    AnalyzedTrace analyzed;
+    analyzed.trace = traces.back().get();
+    analyzed.devices = ComputeEngineLoad(*traces.back(), load_options);
+    for (const DeviceLoad& device : analyzed.devices) {
+      if (!device.window.note.empty() && !options.output.quiet) {
+        fmt::print(stderr, "gpuroof: note: {}: device {}: {}\n", path, device.device_id,
+                   device.window.note);
+      }
+    }
+    report.traces.push_back(std::move(analyzed));
+  }
+  std::string content;
+  if (options.output.format == "csv") {
+    content = RenderAnalyzeCsv(report);
+  } else if (options.output.format == "json") {
+    content = RenderAnalyzeJson(report);
+  } else {
+    content = RenderAnalyzeText(report);
+  }
+  EmitOutput(options.output, content);
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddAnalyzeCommand(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<AnalyzeOptions>();
+  CLI::App* command = app.add_subcommand(
+      "analyze", "Per-engine busy time, duty cycle and the roofline of GPU traces");
+  command->footer(
+      "Examples:\n"
+      "  gpuroof analyze run.sqlite --units 20000 --unit-name frame\n"
+      "  gpuroof analyze run.sqlite --units-from kernel:process_frame --window all\n"
+      "  gpuroof analyze a.sqlite b.sqlite --units 2000 --format csv -o probes.csv\n"
+      "  gpuroof analyze run.sqlite --window nvtx:epoch#2 --format json\n"
+      "Windows: processing (default: first kernel start to the last kernel or D2H end), all,\n"
+      "  START:END (ns, or with us/ms/s, from the first GPU op), nvtx:NAME[#N|#*].\n"
+      "Every figure is defined in docs/metrics.md.");
+  command->add_option("traces", options->traces, "Trace files (nsys .sqlite or .nsys-rep)")
+      ->required();
+  command->add_option("--units", options->units, "Units of work (frames, batches...) in the window");
+  command->add_option("--unit-name", options->unit_name, "What one unit is called")
+      ->capture_default_str();
+  command->add_option("--units-from", options->units_from,
+                      "Count units in the window: kernel:NAME (launches) or nvtx:NAME (ranges)");
+  command->add_option("--window", options->window,
+                      "processing | all | START:END | nvtx:NAME[#N|#*]")
+      ->capture_default_str();
+  command->add_option("--threads", options->threads, "Reader threads (0 = automatic)")
+      ->check(CLI::Range(0, 64));
+  AddOutputOptions(*command, options->output, {"table", "csv", "json"});
+  command->callback([options, &exit_code]() { exit_code = RunAnalyze(*options); });
+}
+
+}  // namespace gpuroof

@@ -1,0 +1,36 @@
+#include "output_options.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+
+#include "gpuroof/model/errors.h"
+#include "gpuroof/reports/output_file.h"
+
+namespace gpuroof {
+
+void AddOutputOptions(CLI::App& command, OutputOptions& options,
+                      const std::vector<std::string>& formats) {
+  command.add_option("--format", options.format, "Output format")
+      ->check(CLI::IsMember(formats))
+      ->capture_default_str();
+  command.add_option("-o,--output", options.output_path,
+                     "Write the result to this file (atomically) instead of stdout");
+  command.add_flag("--strict", options.strict,
+                   "Fail (exit 1) when any record of a trace had to be skipped");
+  command.add_flag("-q,--quiet", options.quiet, "Do not print diagnostics summaries on stderr");
+}
+
+void EmitOutput(const OutputOptions& options, const std::string& content) {
+  if (options.output_path.empty() || options.output_path == "-") {
+    if (std::fwrite(content.data(), 1, content.size(), stdout) != content.size() ||
+        std::fflush(stdout) != 0) {
+      throw InputError("stdout", "cannot write the result");
+    }
+    return;
+  }
+  WriteFileAtomically(options.output_path, content);
+}
+
+}  // namespace gpuroof

@@ -1,0 +1,29 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace gpuroof {
+
+// Flags shared by every command that prints a result.
+struct OutputOptions {
+  std::string format = "table";
+  std::string output_path;  // empty: stdout
+  bool strict = false;
+  bool quiet = false;
+};
+
+// Adds --format (limited to `formats`, e.g. {"table", "csv", "json"}), -o/--output, --strict and
+// --quiet to `command`.
+void AddOutputOptions(CLI::App& command, OutputOptions& options,
+                      const std::vector<std::string>& formats);
+
+// Sends `content` to stdout, or atomically to the output file. Throws InputError naming the
+// file when it cannot be written.
+void EmitOutput(const OutputOptions& options, const std::string& content);
+
+}  // namespace gpuroof

@@ -1,0 +1,25 @@
+#include "trace_loading.h"
+
+#include <fmt/format.h>
+
+#include "gpuroof/model/errors.h"
+#include "gpuroof/readers/reader_registry.h"
+
+namespace gpuroof {
+
+Trace LoadTrace(const std::string& path, int threads, const OutputOptions& output) {
+  ReadOptions read_options;
+  read_options.threads = threads;
+  Trace trace = ReadTrace(path, read_options);
+  const Diagnostics& diagnostics = trace.diagnostics;
+  if (diagnostics.records_skipped() > 0 && !output.quiet) {
+    fmt::print(stderr, "gpuroof: warning: {}: {}\n", path, diagnostics.Summary());
+  }
+  if (output.strict && diagnostics.has_data_loss()) {
+    throw CheckFailed(fmt::format("{}: --strict: {} record(s) could not be used ({})", path,
+                                  diagnostics.records_skipped(), diagnostics.Summary()));
+  }
+  return trace;
+}
+
+}  // namespace gpuroof

@@ -1,0 +1,218 @@
+#include "gpuroof/analyses/engine_load.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <map>
+
+#include "gpuroof/analyses/interval_union.h"
+#include "gpuroof/analyses/ordered_scan.h"
+#include "gpuroof/model/errors.h"
+
+namespace gpuroof {
+
+namespace {
+
+// Per-device spans for the window policies: one unordered pass.
+std::map<int32_t, DeviceSpan> ComputeSpans(const Trace& trace) {
+  std::map<int32_t, DeviceSpan> spans;
+  for (const ActivityBlock& block : trace.blocks) {
+    for (size_t i = 0; i < block.size(); ++i) {
+      DeviceSpan& span = spans[trace.streams[block.stream[i]].device_id];
+      int64_t start = block.start_ns[i];
+      int64_t end = block.end_ns[i];
+      if (!span.has_ops) {
+        span.first_start_ns = start;
+        span.last_end_ns = end;
+        span.has_ops = true;
+      } else {
+        span.first_start_ns = std::min(span.first_start_ns, start);
+        span.last_end_ns = std::max(span.last_end_ns, end);
+      }
+      Engine engine = block.engine[i];
+      if (engine == Engine::kKernel) {
+        if (!span.has_kernels) {
+          span.first_kernel_start_ns = start;
+          span.last_kernel_end_ns = end;
+          span.has_kernels = true;
+        } else {
+          span.first_kernel_start_ns = std::min(span.first_kernel_start_ns, start);
+          span.last_kernel_end_ns = std::max(span.last_kernel_end_ns, end);
+        }
+      } else if (engine == Engine::kD2H) {
+        span.last_d2h_end_ns = span.has_d2h ? std::max(span.last_d2h_end_ns, end) : end;
+        span.has_d2h = true;
+      }
+    }
+  }
+  return spans;
+}
+
+// True when [start, end) counts in `window`: it overlaps it for a positive time, or it is a
+// zero-length op inside the closed window.
+bool Intersects(int64_t start, int64_t end, const Window& window) {
+  if (start == end) return start >= window.start_ns && start <= window.end_ns;
+  return start < window.end_ns && end > window.start_ns;
+}
+
+std::vector<bool> SignaturesNamed(const Trace& trace, const std::string& name) {
+  std::vector<bool> matches(trace.signatures.size(), false);
+  for (size_t s = 0; s < trace.signatures.size(); ++s) {
+    const OpSignature& signature = trace.signatures[s];
+    if (signature.engine != Engine::kKernel) continue;
+    matches[s] = trace.strings.Get(signature.name) == name ||
+                 trace.strings.Get(signature.detail_name) == name;
+  }
+  return matches;
+}
+
+std::string KernelNamesHint(const Trace& trace) {
+  std::vector<std::string_view> names;
+  for (const OpSignature& signature : trace.signatures) {
+    if (signature.engine != Engine::kKernel) continue;
+    std::string_view name = trace.strings.Get(signature.name);
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  }
+  if (names.empty()) return "the trace has no kernels";
+  std::string out = "kernels include ";
+  for (size_t i = 0; i < names.size() && i < 6; ++i) {
+    out += (i ? ", '" : "'") + std::string(names[i]) + "'";
+  }
+  if (names.size() > 6) out += ", ...";
+  return out;
+}
+
+}  // namespace
+
+UnitsSpec ParseUnitsFrom(std::string_view text) {
+  UnitsSpec spec;
+  if (text.substr(0, 7) == "kernel:" && text.size() > 7) {
+    spec.kind = UnitsSpec::Kind::kKernelLaunches;
+    spec.name = std::string(text.substr(7));
+    return spec;
+  }
+  if (text.substr(0, 5) == "nvtx:" && text.size() > 5) {
+    spec.kind = UnitsSpec::Kind::kNvtxRanges;
+    spec.name = std::string(text.substr(5));
+    return spec;
+  }
+  throw InputError("--units-from",
+                   fmt::format("'{}' is not a unit source (use kernel:NAME or nvtx:NAME)", text));
+}
+
+std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOptions& options) {
+  std::map<int32_t, DeviceSpan> spans = ComputeSpans(trace);
+  if (spans.empty()) {
+    throw InputError(trace.source,
+                     "no GPU activity: the trace has no kernel, memcpy or memset records (was "
+                     "CUDA tracing on, e.g. nsys profile --trace=cuda?)");
+  }
+  int64_t trace_first = std::numeric_limits<int64_t>::max();
+  int64_t trace_last = std::numeric_limits<int64_t>::min();
+  for (const auto& [id, span] : spans) {
+    trace_first = std::min(trace_first, span.first_start_ns);
+    trace_last = std::max(trace_last, span.last_end_ns);
+  }
+
+  // Dense per-device state, indexed through the stream table.
+  std::vector<DeviceLoad> loads;
+  std::map<int32_t, size_t> device_index;
+  for (const auto& [id, span] : spans) {
+    device_index[id] = loads.size();
+    DeviceLoad load;
+    load.device_id = id;
+    load.device_name = std::string(trace.DeviceName(id));
+    load.window = ResolveWindow(trace, options.window, span, trace_first, trace_last);
+    load.unit_name = options.units.unit_name;
+    for (Engine engine : kAllEngines) load.engines[static_cast<size_t>(EngineIndex(engine))].engine = engine;
+    loads.push_back(load);
+  }
+  std::vector<size_t> stream_device(trace.streams.size());
+  for (size_t s = 0; s < trace.streams.size(); ++s) {
+    stream_device[s] = device_index[trace.streams[s].device_id];
+  }
+  std::vector<std::array<IntervalUnion, kEngineCount>> engine_unions(loads.size());
+  std::vector<IntervalUnion> any_unions(loads.size());
+  std::vector<bool> unit_kernel;
+  if (options.units.kind == UnitsSpec::Kind::kKernelLaunches) {
+    unit_kernel = SignaturesNamed(trace, options.units.name);
+    if (std::find(unit_kernel.begin(), unit_kernel.end(), true) == unit_kernel.end()) {
+      throw InputError(trace.source, fmt::format("no kernel named '{}' ({})", options.units.name,
+                                                 KernelNamesHint(trace)));
+    }
+  }
+  std::vector<int64_t> kernel_units(loads.size(), 0);
+
+  ForEachInStartOrder(trace, [&](const ActivityBlock& block, size_t i) {
+    size_t d = stream_device[block.stream[i]];
+    DeviceLoad& load = loads[d];
+    const Window& window = load.window;
+    int64_t start = block.start_ns[i];
+    int64_t end = block.end_ns[i];
+    if (!Intersects(start, end, window)) return;
+    int64_t clipped_start = std::max(start, window.start_ns);
+    int64_t clipped_end = std::min(end, window.end_ns);
+    auto e = static_cast<size_t>(EngineIndex(block.engine[i]));
+    EngineLoad& engine = load.engines[e];
+    ++engine.ops;
+    engine.sum_ns += std::max<int64_t>(0, clipped_end - clipped_start);
+    engine.bytes += block.bytes[i];
+    engine.op_time_ns += end - start;
+    engine_unions[d][e].Add(clipped_start, clipped_end);
+    any_unions[d].Add(clipped_start, clipped_end);
+    ++load.any_ops;
+    if (!unit_kernel.empty() && unit_kernel[block.signature[i]] && start >= window.start_ns &&
+        start < window.end_ns) {
+      ++kernel_units[d];
+    }
+  });
+
+  for (size_t d = 0; d < loads.size(); ++d) {
+    DeviceLoad& load = loads[d];
+    for (size_t e = 0; e < static_cast<size_t>(kEngineCount); ++e) {
+      load.engines[e].busy_ns = engine_unions[d][e].length_ns();
+    }
+    load.any_busy_ns = any_unions[d].length_ns();
+    switch (options.units.kind) {
+      case UnitsSpec::Kind::kNone:
+        break;
+      case UnitsSpec::Kind::kFixed:
+        load.units = options.units.count;
+        break;
+      case UnitsSpec::Kind::kKernelLaunches:
+        load.units = kernel_units[d];
+        break;
+      case UnitsSpec::Kind::kNvtxRanges: {
+        int64_t count = 0;
+        bool named = false;
+        for (const NvtxRange& range : trace.nvtx_ranges) {
+          std::string_view name = trace.strings.Get(range.name);
+          size_t colon = name.find(':');
+          if (name != options.units.name &&
+              (colon == std::string_view::npos || name.substr(colon + 1) != options.units.name)) {
+            continue;
+          }
+          named = true;
+          if (range.start_ns >= load.window.start_ns && range.start_ns < load.window.end_ns) ++count;
+        }
+        if (!named) {
+          throw InputError(trace.source,
+                           fmt::format("no NVTX range named '{}' to count units from",
+                                       options.units.name));
+        }
+        load.units = count;
+        break;
+      }
+    }
+    if (load.units && *load.units <= 0) {
+      throw InputError(trace.source,
+                       fmt::format("--units-from {}: no instance starts in the window of device "
+                                   "{}, so there is no unit to divide by",
+                                   options.units.name, load.device_id));
+    }
+  }
+  return loads;
+}
+
+}  // namespace gpuroof

@@ -1,0 +1,68 @@
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpuroof/analyses/window.h"
+#include "gpuroof/model/engine.h"
+#include "gpuroof/model/trace.h"
+
+namespace gpuroof {
+
+// What one unit of work is and how many there are (docs/metrics.md, "Units").
+struct UnitsSpec {
+  enum class Kind {
+    kNone,            // no units: busy times and per-second figures only
+    kFixed,           // --units N
+    kKernelLaunches,  // --units-from kernel:NAME — launches of NAME starting in the window
+    kNvtxRanges,      // --units-from nvtx:NAME — instances of range NAME starting in the window
+  };
+  Kind kind = Kind::kNone;
+  int64_t count = 0;   // kFixed
+  std::string name;    // kKernelLaunches / kNvtxRanges
+  std::string unit_name = "frame";
+};
+
+// Parses the value of --units-from ("kernel:NAME" or "nvtx:NAME"). Throws InputError.
+UnitsSpec ParseUnitsFrom(std::string_view text);
+
+// Time one engine of one device spent in the window. Ops that intersect the window count, and
+// their intervals are clipped to it.
+struct EngineLoad {
+  Engine engine = Engine::kKernel;
+  int64_t ops = 0;         // ops intersecting the window
+  int64_t sum_ns = 0;      // sum of clipped op durations
+  int64_t busy_ns = 0;     // length of the union of clipped op intervals
+  uint64_t bytes = 0;      // bytes of the counted ops (whole ops, not clipped)
+  int64_t op_time_ns = 0;  // unclipped duration of the counted ops (bandwidth denominator)
+};
+
+// Engine figures of one device.
+struct DeviceLoad {
+  int32_t device_id = 0;
+  std::string device_name;
+  Window window;
+  std::array<EngineLoad, kEngineCount> engines{};  // indexed by EngineIndex(); ops == 0: absent
+  int64_t any_busy_ns = 0;                          // union over every engine
+  int64_t any_ops = 0;
+  std::optional<int64_t> units;                     // unset without units
+  std::string unit_name = "frame";
+
+  const EngineLoad& engine(Engine e) const { return engines[static_cast<size_t>(EngineIndex(e))]; }
+};
+
+struct EngineLoadOptions {
+  WindowSpec window;
+  UnitsSpec units;
+};
+
+// Per-device engine load of `trace`, devices in ascending id order. One ordered pass over the
+// activities; memory is O(devices x engines).
+// Throws InputError naming the trace when it has no GPU activity, when the window is outside it,
+// or when counted units come to zero.
+std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOptions& options);
+
+}  // namespace gpuroof

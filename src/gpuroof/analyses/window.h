@@ -1,0 +1,64 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "gpuroof/model/trace.h"
+
+namespace gpuroof {
+
+// How the interval that the figures describe is chosen (docs/metrics.md, "Window").
+struct WindowSpec {
+  enum class Kind {
+    kProcessing,  // first kernel start -> later of last kernel end and last D2H end (per device)
+    kAll,         // first GPU op start -> last GPU op end (per device)
+    kRange,       // explicit [start, end), ns relative to the trace's first GPU op
+    kNvtx,        // an NVTX range instance, or first start -> last end of all instances
+  };
+  Kind kind = Kind::kProcessing;
+  int64_t start_ns = 0;      // kRange
+  int64_t end_ns = 0;        // kRange
+  std::string nvtx_name;     // kNvtx
+  int instance = 1;          // kNvtx: 1-based instance; 0 = all instances ("#*")
+  std::string text;          // as the user wrote it, for reports
+};
+
+// Parses "processing", "all", "START:END" (numbers in ns or with a us/ms/s suffix) or
+// "nvtx:NAME", "nvtx:NAME#3", "nvtx:NAME#*". Throws InputError (source "--window") when the
+// text is none of these.
+WindowSpec ParseWindowSpec(std::string_view text);
+
+// Parses a duration such as "1500", "1.5us", "2ms", "0.25s" into ns. Throws InputError naming
+// `source` when it is not one.
+int64_t ParseDurationNs(std::string_view text, std::string_view source);
+
+// The resolved window of one device.
+struct Window {
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  std::string policy;  // "processing", "all", "range", "nvtx"
+  std::string text;    // the spec as written, e.g. "nvtx:epoch#2"
+  std::string note;    // set when a fallback was taken, e.g. no kernel -> `all`
+  int64_t length_ns() const { return end_ns - start_ns; }
+};
+
+// The first and last GPU op times of a device, as the window policies need them.
+struct DeviceSpan {
+  int64_t first_start_ns = 0;
+  int64_t last_end_ns = 0;
+  bool has_ops = false;
+  int64_t first_kernel_start_ns = 0;
+  int64_t last_kernel_end_ns = 0;
+  bool has_kernels = false;
+  int64_t last_d2h_end_ns = 0;
+  bool has_d2h = false;
+};
+
+// Resolves `spec` for one device. `trace_first_start_ns` is the first GPU op of the whole trace
+// (the origin of explicit ranges). Throws InputError naming the trace when an NVTX range does
+// not exist, or an explicit or NVTX window does not intersect the trace's GPU activity.
+Window ResolveWindow(const Trace& trace, const WindowSpec& spec, const DeviceSpan& device,
+                     int64_t trace_first_start_ns, int64_t trace_last_end_ns);
+
+}  // namespace gpuroof

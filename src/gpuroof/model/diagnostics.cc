@@ -1,0 +1,72 @@
+#include "gpuroof/model/diagnostics.h"
+
+#include <fmt/format.h>
+
+namespace gpuroof {
+
+std::string_view SeverityName(Severity severity) {
+  switch (severity) {
+    case Severity::kInfo:
+      return "info";
+    case Severity::kDataLoss:
+      return "data_loss";
+    case Severity::kError:
+      return "error";
+  }
+  return "unknown";
+}
+
+void Diagnostics::Skip(std::string_view table, std::string_view reason, Severity severity,
+                       int64_t n) {
+  for (SkipCount& skip : skips_) {
+    if (skip.table == table && skip.reason == reason) {
+      skip.count += n;
+      return;
+    }
+  }
+  skips_.push_back(SkipCount{std::string(table), std::string(reason), severity, n});
+}
+
+void Diagnostics::Note(std::string message) {
+  for (const std::string& note : notes_) {
+    if (note == message) return;
+  }
+  notes_.push_back(std::move(message));
+}
+
+void Diagnostics::Merge(const Diagnostics& other) {
+  read_ += other.read_;
+  used_ += other.used_;
+  for (const SkipCount& skip : other.skips_) Skip(skip.table, skip.reason, skip.severity, skip.count);
+  for (const std::string& note : other.notes_) Note(note);
+}
+
+int64_t Diagnostics::records_skipped() const {
+  int64_t total = 0;
+  for (const SkipCount& skip : skips_) total += skip.count;
+  return total;
+}
+
+bool Diagnostics::has_data_loss() const {
+  for (const SkipCount& skip : skips_) {
+    if (skip.severity != Severity::kInfo && skip.count > 0) return true;
+  }
+  return false;
+}
+
+std::string Diagnostics::Summary() const {
+  std::string out = fmt::format("read {} records, used {}, skipped {}", read_, used_,
+                                records_skipped());
+  if (skips_.empty()) return out;
+  out += " (";
+  bool first = true;
+  for (const SkipCount& skip : skips_) {
+    if (!first) out += "; ";
+    first = false;
+    out += fmt::format("{} {} in {}", skip.count, skip.reason, skip.table);
+  }
+  out += ")";
+  return out;
+}
+
+}  // namespace gpuroof

@@ -1,0 +1,109 @@
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "gpuroof/model/diagnostics.h"
+#include "gpuroof/model/engine.h"
+#include "gpuroof/model/string_table.h"
+
+namespace gpuroof {
+
+// Where the bytes of a copy live. Same order as nsys's ENUM_CUDA_MEM_KIND.
+enum class MemoryKind : uint8_t {
+  kPageable,
+  kPinned,
+  kDevice,
+  kArray,
+  kManaged,
+  kDeviceStatic,
+  kManagedStatic,
+  kUnknown,
+};
+
+std::string_view MemoryKindName(MemoryKind kind);
+
+// One GPU (or other adapter) the trace names.
+struct DeviceInfo {
+  int32_t id = 0;    // the device id as the trace gives it
+  std::string name;  // e.g. "NVIDIA H200"; empty when the trace does not say
+};
+
+// A stream is unique only within a process and device: (process, device, context, stream).
+struct StreamInfo {
+  uint64_t process_id = 0;  // the trace's process key (nsys: globalPid)
+  int32_t device_id = 0;
+  uint32_t context_id = 0;
+  uint32_t stream_id = 0;
+  bool operator==(const StreamInfo&) const = default;
+};
+
+// What an op is, apart from when it ran: shared by all ops with the same shape (a kernel's name
+// and launch dimensions, a copy's direction and memory kinds). Interning keeps the per-op column
+// at 4 bytes.
+struct OpSignature {
+  Engine engine = Engine::kKernel;
+  uint32_t name = 0;           // kernels: short name; copies/memsets: 0
+  uint32_t detail_name = 0;    // kernels: demangled name (0 when the trace has none)
+  std::array<uint32_t, 3> grid = {0, 0, 0};
+  std::array<uint32_t, 3> block = {0, 0, 0};
+  MemoryKind src_kind = MemoryKind::kUnknown;  // copies: source; memsets: the memory set
+  MemoryKind dst_kind = MemoryKind::kUnknown;  // copies only
+  int32_t src_device = -1;                     // peer copies; -1 when not given
+  int32_t dst_device = -1;
+  bool operator==(const OpSignature&) const = default;
+};
+
+// GPU ops stored column-wise. Times are ns on the trace's own clock; `end_ns >= start_ns`.
+// Each block is sorted by `start_ns` (readers guarantee it), so ordered scans over several
+// blocks are a k-way merge with no extra memory.
+struct ActivityBlock {
+  std::vector<int64_t> start_ns;
+  std::vector<int64_t> end_ns;
+  std::vector<uint64_t> bytes;         // 0 for kernels
+  std::vector<uint32_t> signature;     // index into Trace::signatures
+  std::vector<uint32_t> stream;        // index into Trace::streams
+  std::vector<uint32_t> correlation;   // launch correlation id (0 when none)
+  std::vector<Engine> engine;          // = signatures[signature].engine, kept for fast scans
+
+  size_t size() const { return start_ns.size(); }
+  void Reserve(size_t n);
+  void ShrinkToFit();
+  bool IsSortedByStart() const;
+  // Sorts the block by start (stable, so equal starts keep file order).
+  void SortByStart();
+};
+
+// An NVTX (or annotation) range on the CPU timeline.
+struct NvtxRange {
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  uint32_t name = 0;        // full display name, "domain:" prefix included when not default
+  uint64_t thread_id = 0;   // the trace's thread key (nsys: globalTid)
+  bool start_end = false;   // true: start/end range; false: push/pop range
+};
+
+// Everything gpuroof knows about one trace file. No I/O here: readers fill it.
+struct Trace {
+  std::string source;                     // path the trace came from, for messages
+  std::string format;                     // e.g. "nsys-sqlite"
+  std::map<std::string, std::string> metadata;  // e.g. "nsys_version" -> "2024.6.2.0"
+  StringTable strings;
+  std::vector<DeviceInfo> devices;        // as listed by the file; may name unused devices
+  std::vector<StreamInfo> streams;
+  std::vector<OpSignature> signatures;
+  std::vector<ActivityBlock> blocks;
+  std::vector<NvtxRange> nvtx_ranges;     // sorted by start
+  Diagnostics diagnostics;
+
+  size_t activity_count() const;
+  // Device ids that have at least one activity, ascending.
+  std::vector<int32_t> ActiveDeviceIds() const;
+  // Name of the device, or "" when the trace does not list it.
+  std::string_view DeviceName(int32_t device_id) const;
+};
+
+}  // namespace gpuroof

@@ -1,0 +1,105 @@
+#include "gpuroof/readers/nsys_enums.h"
+
+#include <array>
+#include <utility>
+
+namespace gpuroof {
+
+namespace {
+
+// CUPTI/nsys copy kinds (ENUM_CUDA_MEMCPY_OPER). Array copies run on the same engines as the
+// host<->device or device-local copies they resemble; kind 0 (unknown) has no engine.
+constexpr std::array<std::pair<std::string_view, Engine>, 13> kCopySymbols = {{
+    {"CUDA_MEMCPY_KIND_HTOD", Engine::kH2D},
+    {"CUDA_MEMCPY_KIND_DTOH", Engine::kD2H},
+    {"CUDA_MEMCPY_KIND_HTOA", Engine::kH2D},
+    {"CUDA_MEMCPY_KIND_ATOH", Engine::kD2H},
+    {"CUDA_MEMCPY_KIND_ATOA", Engine::kD2D},
+    {"CUDA_MEMCPY_KIND_ATOD", Engine::kD2D},
+    {"CUDA_MEMCPY_KIND_DTOA", Engine::kD2D},
+    {"CUDA_MEMCPY_KIND_DTOD", Engine::kD2D},
+    {"CUDA_MEMCPY_KIND_HTOH", Engine::kH2H},
+    {"CUDA_MEMCPY_KIND_PTOP", Engine::kP2P},
+    {"CUDA_MEMCPY_KIND_UVM_HTOD", Engine::kUvmH2D},
+    {"CUDA_MEMCPY_KIND_UVM_DTOH", Engine::kUvmD2H},
+    {"CUDA_MEMCPY_KIND_UVM_DTOD", Engine::kUvmD2D},
+}};
+
+// Built-in ids of the symbols above (identical in every nsys version seen, 2020 -> 2026).
+constexpr std::array<std::pair<int64_t, std::string_view>, 13> kBuiltinCopyKinds = {{
+    {1, "CUDA_MEMCPY_KIND_HTOD"},
+    {2, "CUDA_MEMCPY_KIND_DTOH"},
+    {3, "CUDA_MEMCPY_KIND_HTOA"},
+    {4, "CUDA_MEMCPY_KIND_ATOH"},
+    {5, "CUDA_MEMCPY_KIND_ATOA"},
+    {6, "CUDA_MEMCPY_KIND_ATOD"},
+    {7, "CUDA_MEMCPY_KIND_DTOA"},
+    {8, "CUDA_MEMCPY_KIND_DTOD"},
+    {9, "CUDA_MEMCPY_KIND_HTOH"},
+    {10, "CUDA_MEMCPY_KIND_PTOP"},
+    {11, "CUDA_MEMCPY_KIND_UVM_HTOD"},
+    {12, "CUDA_MEMCPY_KIND_UVM_DTOH"},
+    {13, "CUDA_MEMCPY_KIND_UVM_DTOD"},
+}};
+
+// nsys's own memory-kind numbering (not CUPTI's): the enum value is the id.
+constexpr std::array<std::pair<std::string_view, MemoryKind>, 8> kMemorySymbols = {{
+    {"CUDA_MEMOPR_MEMORY_KIND_PAGEABLE", MemoryKind::kPageable},
+    {"CUDA_MEMOPR_MEMORY_KIND_PINNED", MemoryKind::kPinned},
+    {"CUDA_MEMOPR_MEMORY_KIND_DEVICE", MemoryKind::kDevice},
+    {"CUDA_MEMOPR_MEMORY_KIND_ARRAY", MemoryKind::kArray},
+    {"CUDA_MEMOPR_MEMORY_KIND_MANAGED", MemoryKind::kManaged},
+    {"CUDA_MEMOPR_MEMORY_KIND_DEVICE_STATIC", MemoryKind::kDeviceStatic},
+    {"CUDA_MEMOPR_MEMORY_KIND_MANAGED_STATIC", MemoryKind::kManagedStatic},
+    {"CUDA_MEMOPR_MEMORY_KIND_UNKNOWN", MemoryKind::kUnknown},
+}};
+
+}  // namespace
+
+NsysEnums::NsysEnums() {
+  for (const auto& [id, symbol] : kBuiltinCopyKinds) copy_engines_[id] = *EngineFromCopySymbol(symbol);
+  for (const auto& [symbol, kind] : kMemorySymbols) {
+    memory_kinds_[static_cast<int64_t>(kind)] = kind;
+  }
+}
+
+void NsysEnums::SetCopyKinds(const std::unordered_map<int64_t, std::string>& id_to_symbol) {
+  copy_engines_.clear();
+  for (const auto& [id, symbol] : id_to_symbol) {
+    if (auto engine = EngineFromCopySymbol(symbol)) copy_engines_[id] = *engine;
+  }
+}
+
+void NsysEnums::SetMemoryKinds(const std::unordered_map<int64_t, std::string>& id_to_symbol) {
+  memory_kinds_.clear();
+  for (const auto& [id, symbol] : id_to_symbol) {
+    if (auto kind = MemoryFromSymbol(symbol)) memory_kinds_[id] = *kind;
+  }
+}
+
+std::optional<Engine> NsysEnums::CopyEngine(int64_t copy_kind) const {
+  auto it = copy_engines_.find(copy_kind);
+  if (it == copy_engines_.end()) return std::nullopt;
+  return it->second;
+}
+
+MemoryKind NsysEnums::Memory(int64_t memory_kind) const {
+  auto it = memory_kinds_.find(memory_kind);
+  return it == memory_kinds_.end() ? MemoryKind::kUnknown : it->second;
+}
+
+std::optional<Engine> NsysEnums::EngineFromCopySymbol(std::string_view symbol) {
+  for (const auto& [name, engine] : kCopySymbols) {
+    if (name == symbol) return engine;
+  }
+  return std::nullopt;
+}
+
+std::optional<MemoryKind> NsysEnums::MemoryFromSymbol(std::string_view symbol) {
+  for (const auto& [name, kind] : kMemorySymbols) {
+    if (name == symbol) return kind;
+  }
+  return std::nullopt;
+}
+
+}  // namespace gpuroof

@@ -1,0 +1,40 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <unordered_map>
+
+#include "gpuroof/model/engine.h"
+#include "gpuroof/model/trace.h"
+
+namespace gpuroof {
+
+// How nsys's numeric codes map onto the model. Built-in tables follow the values verified in
+// real exports (refs/nsys-sqlite-schema.md §4); a file's own ENUM_* tables override them by
+// symbol name, so a file that renumbered a value is still read correctly.
+class NsysEnums {
+ public:
+  NsysEnums();  // the built-in tables
+
+  // Replaces the copy-kind table with one read from ENUM_CUDA_MEMCPY_OPER rows (id, name).
+  // Unknown symbol names map to nothing (those copies are skipped and counted).
+  void SetCopyKinds(const std::unordered_map<int64_t, std::string>& id_to_symbol);
+  // Replaces the memory-kind table with ENUM_CUDA_MEM_KIND rows (id, name).
+  void SetMemoryKinds(const std::unordered_map<int64_t, std::string>& id_to_symbol);
+
+  // The engine a copy of kind `copy_kind` occupies, or nothing for unknown kinds.
+  std::optional<Engine> CopyEngine(int64_t copy_kind) const;
+  MemoryKind Memory(int64_t memory_kind) const;
+
+  // Visible for testing: maps a symbol such as "CUDA_MEMCPY_KIND_HTOD" to its engine.
+  static std::optional<Engine> EngineFromCopySymbol(std::string_view symbol);
+  // Visible for testing: maps "CUDA_MEMOPR_MEMORY_KIND_PINNED" to MemoryKind::kPinned.
+  static std::optional<MemoryKind> MemoryFromSymbol(std::string_view symbol);
+
+ private:
+  std::unordered_map<int64_t, Engine> copy_engines_;
+  std::unordered_map<int64_t, MemoryKind> memory_kinds_;
+};
+
+}  // namespace gpuroof

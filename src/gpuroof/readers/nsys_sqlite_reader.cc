@@ -1,0 +1,586 @@
+#include "gpuroof/readers/nsys_sqlite_reader.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <functional>
+#include <map>
+#include <thread>
+#include <unordered_map>
+
+#include "gpuroof/model/errors.h"
+#include "gpuroof/readers/nsys_enums.h"
+#include "gpuroof/readers/sqlite_database.h"
+
+namespace gpuroof {
+
+namespace {
+
+constexpr std::string_view kKernelTable = "CUPTI_ACTIVITY_KIND_KERNEL";
+constexpr std::string_view kMemcpyTable = "CUPTI_ACTIVITY_KIND_MEMCPY";
+constexpr std::string_view kMemsetTable = "CUPTI_ACTIVITY_KIND_MEMSET";
+constexpr std::string_view kGraphTable = "CUPTI_ACTIVITY_KIND_GRAPH_TRACE";
+constexpr std::string_view kNvtxTable = "NVTX_EVENTS";
+
+enum class TableKind { kKernel, kMemcpy, kMemset, kGraph };
+
+// NVTX_EVENTS.eventType values that are complete ranges, and the domain-create row.
+constexpr int64_t kNvtxPushPopRange = 59;
+constexpr int64_t kNvtxStartEndRange = 60;
+constexpr int64_t kNvtxtPushPopRange = 70;
+constexpr int64_t kNvtxtStartEndRange = 71;
+constexpr int64_t kNvtxDomainCreate = 75;
+
+// globalTid/globalPid packing (refs §2.1): bits 24-47 are the pid.
+constexpr uint64_t kGlobalPidMask = 0xFFFFFFFFFF000000ULL;
+
+bool Contains(const std::vector<std::string>& names, std::string_view name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// The SELECT list of one activity table, with fixed result positions whatever the nsys version:
+// a column the file lacks is selected as a constant.
+struct ColumnPlan {
+  std::string select_list;
+  std::string table;
+};
+
+// Column order of every activity SELECT; kernel/copy specific ones follow.
+enum Col : int {
+  kStart,
+  kEnd,
+  kDevice,
+  kContext,
+  kStream,
+  kCorrelation,
+  kPid,
+  kFirstSpecific,
+};
+// Kernel-specific positions.
+enum KernelCol : int {
+  kShortName = kFirstSpecific,
+  kDemangledName,
+  kGridX,
+  kGridY,
+  kGridZ,
+  kBlockX,
+  kBlockY,
+  kBlockZ,
+};
+// Copy-specific positions.
+enum CopyCol : int {
+  kBytes = kFirstSpecific,
+  kCopyKind,
+  kSrcKind,
+  kDstKind,
+  kSrcDevice,
+  kDstDevice,
+};
+// Memset-specific positions.
+enum MemsetCol : int {
+  kMemsetBytes = kFirstSpecific,
+  kMemKind,
+};
+
+std::string BuildSelectList(SqliteDatabase& db, std::string_view table,
+                            const std::vector<std::pair<std::string, bool>>& columns) {
+  std::vector<std::string> present = db.ColumnNames(table);
+  std::string list;
+  for (const auto& [column, required] : columns) {
+    if (!list.empty()) list += ", ";
+    if (Contains(present, column)) {
+      list += "\"" + column + "\"";
+    } else if (required) {
+      throw InputError(db.source(), fmt::format("table {} lacks the column {}", table, column));
+    } else {
+      list += "NULL";
+    }
+  }
+  return list;
+}
+
+std::vector<std::pair<std::string, bool>> ColumnsOf(TableKind kind) {
+  std::vector<std::pair<std::string, bool>> columns = {
+      {"start", true},       {"end", true},           {"deviceId", true}, {"contextId", false},
+      {"streamId", true},    {"correlationId", false}, {"globalPid", false}};
+  switch (kind) {
+    case TableKind::kKernel:
+      columns.insert(columns.end(), {{"shortName", true},
+                                     {"demangledName", false},
+                                     {"gridX", false},
+                                     {"gridY", false},
+                                     {"gridZ", false},
+                                     {"blockX", false},
+                                     {"blockY", false},
+                                     {"blockZ", false}});
+      break;
+    case TableKind::kMemcpy:
+      columns.insert(columns.end(), {{"bytes", true},
+                                     {"copyKind", true},
+                                     {"srcKind", false},
+                                     {"dstKind", false},
+                                     {"srcDeviceId", false},
+                                     {"dstDeviceId", false}});
+      break;
+    case TableKind::kMemset:
+      columns.insert(columns.end(), {{"bytes", true}, {"memKind", false}});
+      break;
+    case TableKind::kGraph:
+      break;
+  }
+  return columns;
+}
+
+// A signature as read from the file: names are still the file's StringIds.
+struct RawSignature {
+  Engine engine = Engine::kKernel;
+  int64_t short_name = 0;
+  int64_t demangled_name = 0;
+  std::array<uint32_t, 3> grid = {0, 0, 0};
+  std::array<uint32_t, 3> block = {0, 0, 0};
+  MemoryKind src_kind = MemoryKind::kUnknown;
+  MemoryKind dst_kind = MemoryKind::kUnknown;
+  int32_t src_device = -1;
+  int32_t dst_device = -1;
+  bool operator==(const RawSignature&) const = default;
+};
+
+struct RawSignatureHash {
+  size_t operator()(const RawSignature& s) const {
+    size_t h = std::hash<int64_t>{}(s.short_name);
+    auto mix = [&h](uint64_t v) { h ^= std::hash<uint64_t>{}(v) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
+    mix(static_cast<uint64_t>(s.engine));
+    mix(static_cast<uint64_t>(s.demangled_name));
+    for (uint32_t v : s.grid) mix(v);
+    for (uint32_t v : s.block) mix(v);
+    mix(static_cast<uint64_t>(s.src_kind) << 8 | static_cast<uint64_t>(s.dst_kind));
+    mix(static_cast<uint64_t>(static_cast<uint32_t>(s.src_device)));
+    mix(static_cast<uint64_t>(static_cast<uint32_t>(s.dst_device)));
+    return h;
+  }
+};
+
+struct StreamInfoHash {
+  size_t operator()(const StreamInfo& s) const {
+    size_t h = std::hash<uint64_t>{}(s.process_id);
+    auto mix = [&h](uint64_t v) { h ^= std::hash<uint64_t>{}(v) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
+    mix(static_cast<uint64_t>(static_cast<uint32_t>(s.device_id)));
+    mix(s.context_id);
+    mix(s.stream_id);
+    return h;
+  }
+};
+
+// Interns keys into dense ids, with a one-entry cache: consecutive rows usually share a stream
+// and a kernel, so most rows cost one comparison instead of a hash lookup.
+template <typename Key, typename Hash>
+class Interner {
+ public:
+  uint32_t Id(const Key& key) {
+    if (has_last_ && key == last_key_) return last_id_;
+    auto [it, inserted] = ids_.try_emplace(key, static_cast<uint32_t>(keys_.size()));
+    if (inserted) keys_.push_back(key);
+    last_key_ = key;
+    last_id_ = it->second;
+    has_last_ = true;
+    return last_id_;
+  }
+  const std::vector<Key>& keys() const { return keys_; }
+
+ private:
+  std::unordered_map<Key, uint32_t, Hash> ids_;
+  std::vector<Key> keys_;
+  Key last_key_{};
+  uint32_t last_id_ = 0;
+  bool has_last_ = false;
+};
+
+// One rowid range of one activity table, read by one thread into one block.
+struct ChunkTask {
+  TableKind kind;
+  std::string table;
+  std::string select_list;
+  int64_t rowid_first = 0;
+  int64_t rowid_last = 0;
+};
+
+struct ChunkResult {
+  ActivityBlock block;
+  Interner<StreamInfo, StreamInfoHash> streams;
+  Interner<RawSignature, RawSignatureHash> signatures;
+  Diagnostics diagnostics;
+};
+
+uint32_t ToU32(int64_t value) { return static_cast<uint32_t>(value); }
+
+std::array<uint32_t, 3> Dims(const SqliteStatement& row, int first) {
+  return {ToU32(row.Int64(first)), ToU32(row.Int64(first + 1)), ToU32(row.Int64(first + 2))};
+}
+
+void ReadChunk(const std::filesystem::path& path, const ChunkTask& task, const NsysEnums& enums,
+               ChunkResult& out) {
+  SqliteDatabase db(path);
+  SqliteStatement row = db.Prepare(fmt::format(
+      "SELECT {} FROM {} WHERE rowid BETWEEN ?1 AND ?2", task.select_list, task.table));
+  row.BindInt64(1, task.rowid_first);
+  row.BindInt64(2, task.rowid_last);
+  out.block.Reserve(static_cast<size_t>(task.rowid_last - task.rowid_first + 1));
+  int64_t read = 0;
+  int64_t used = 0;
+  while (row.Step()) {
+    ++read;
+    if (row.IsNull(kStart) || row.IsNull(kEnd)) {
+      out.diagnostics.Skip(task.table, "null timestamp", Severity::kDataLoss);
+      continue;
+    }
+    int64_t start = row.Int64(kStart);
+    int64_t end = row.Int64(kEnd);
+    if (end < start) {
+      out.diagnostics.Skip(task.table, "end before start", Severity::kError);
+      continue;
+    }
+    RawSignature signature;
+    uint64_t bytes = 0;
+    switch (task.kind) {
+      case TableKind::kKernel:
+        signature.engine = Engine::kKernel;
+        signature.short_name = row.Int64(kShortName);
+        signature.demangled_name = row.IsNull(kDemangledName) ? 0 : row.Int64(kDemangledName);
+        signature.grid = Dims(row, kGridX);
+        signature.block = Dims(row, kBlockX);
+        break;
+      case TableKind::kMemcpy: {
+        int64_t copy_kind = row.Int64(kCopyKind);
+        std::optional<Engine> engine = enums.CopyEngine(copy_kind);
+        if (!engine) {
+          out.diagnostics.Skip(task.table, fmt::format("unknown copy kind {}", copy_kind),
+                               Severity::kDataLoss);
+          continue;
+        }
+        signature.engine = *engine;
+        bytes = static_cast<uint64_t>(row.Int64(kBytes));
+        signature.src_kind = row.IsNull(kSrcKind) ? MemoryKind::kUnknown : enums.Memory(row.Int64(kSrcKind));
+        signature.dst_kind = row.IsNull(kDstKind) ? MemoryKind::kUnknown : enums.Memory(row.Int64(kDstKind));
+        if (*engine == Engine::kP2P) {
+          signature.src_device = row.IsNull(kSrcDevice) ? -1 : static_cast<int32_t>(row.Int64(kSrcDevice));
+          signature.dst_device = row.IsNull(kDstDevice) ? -1 : static_cast<int32_t>(row.Int64(kDstDevice));
+        }
+        break;
+      }
+      case TableKind::kMemset:
+        signature.engine = Engine::kMemset;
+        bytes = static_cast<uint64_t>(row.Int64(kMemsetBytes));
+        signature.src_kind = row.IsNull(kMemKind) ? MemoryKind::kUnknown : enums.Memory(row.Int64(kMemKind));
+        break;
+      case TableKind::kGraph:
+        signature.engine = Engine::kGraph;
+        break;
+    }
+    StreamInfo stream;
+    stream.process_id = static_cast<uint64_t>(row.Int64(kPid)) & kGlobalPidMask;
+    stream.device_id = static_cast<int32_t>(row.Int64(kDevice));
+    stream.context_id = ToU32(row.Int64(kContext));
+    stream.stream_id = ToU32(row.Int64(kStream));
+
+    out.block.start_ns.push_back(start);
+    out.block.end_ns.push_back(end);
+    out.block.bytes.push_back(bytes);
+    out.block.signature.push_back(out.signatures.Id(signature));
+    out.block.stream.push_back(out.streams.Id(stream));
+    out.block.correlation.push_back(ToU32(row.Int64(kCorrelation)));
+    out.block.engine.push_back(signature.engine);
+    ++used;
+  }
+  out.diagnostics.CountRead(read);
+  out.diagnostics.CountUsed(used);
+  out.block.ShrinkToFit();
+  out.block.SortByStart();
+}
+
+// StringIds as a lookup from the file's id to its text.
+class FileStrings {
+ public:
+  void Load(SqliteDatabase& db) {
+    SqliteStatement row = db.Prepare("SELECT id, value FROM StringIds");
+    while (row.Step()) strings_.emplace(row.Int64(0), row.Text(1));
+  }
+  const std::string* Find(int64_t id) const {
+    auto it = strings_.find(id);
+    return it == strings_.end() ? nullptr : &it->second;
+  }
+
+ private:
+  std::unordered_map<int64_t, std::string> strings_;
+};
+
+struct NvtxResult {
+  std::vector<NvtxRange> ranges;
+  std::vector<std::string> names;  // parallel to ranges; interned after the threads join
+  Diagnostics diagnostics;
+};
+
+// NVTX ranges with their display names (refs §3.8): coalesce(text, StringIds[textId]), prefixed
+// with "<domain>:" when the range's domain was created in the same process.
+void ReadNvtx(const std::filesystem::path& path, const FileStrings& strings, NvtxResult& out) {
+  SqliteDatabase db(path);
+  std::vector<std::string> present = db.ColumnNames(kNvtxTable);
+  auto column = [&present](std::string_view name) {
+    return Contains(present, name) ? fmt::format("\"{}\"", name) : std::string("NULL");
+  };
+  SqliteStatement row = db.Prepare(fmt::format(
+      "SELECT start, \"end\", eventType, {}, {}, {}, {} FROM NVTX_EVENTS WHERE eventType IN "
+      "({}, {}, {}, {}, {}) ORDER BY eventType = {} DESC, start",
+      column("text"), column("textId"), column("domainId"), column("globalTid"),
+      kNvtxPushPopRange, kNvtxStartEndRange, kNvtxtPushPopRange, kNvtxtStartEndRange,
+      kNvtxDomainCreate, kNvtxDomainCreate));
+  std::map<std::pair<uint64_t, int64_t>, std::string> domains;  // (pid key, domainId) -> name
+  int64_t read = 0;
+  int64_t used = 0;
+  while (row.Step()) {
+    ++read;
+    int64_t event_type = row.Int64(2);
+    uint64_t thread = static_cast<uint64_t>(row.Int64(6));
+    int64_t domain_id = row.IsNull(5) ? 0 : row.Int64(5);
+    if (event_type == kNvtxDomainCreate) {
+      domains[{thread & kGlobalPidMask, domain_id}] = row.Text(3);
+      ++used;
+      continue;
+    }
+    if (row.IsNull(0) || row.IsNull(1)) {
+      out.diagnostics.Skip(kNvtxTable, "range without end", Severity::kInfo);
+      continue;
+    }
+    NvtxRange range;
+    range.start_ns = row.Int64(0);
+    range.end_ns = row.Int64(1);
+    if (range.end_ns < range.start_ns) {
+      out.diagnostics.Skip(kNvtxTable, "end before start", Severity::kError);
+      continue;
+    }
+    range.thread_id = thread;
+    range.start_end = event_type == kNvtxStartEndRange || event_type == kNvtxtStartEndRange;
+    std::string name;
+    if (!row.IsNull(3)) {
+      name = row.Text(3);
+    } else if (!row.IsNull(4)) {
+      const std::string* text = strings.Find(row.Int64(4));
+      name = text != nullptr ? *text : fmt::format("<string {}>", row.Int64(4));
+    }
+    if (domain_id != 0) {
+      auto it = domains.find({thread & kGlobalPidMask, domain_id});
+      if (it != domains.end()) name = it->second + ":" + name;
+    }
+    out.ranges.push_back(range);
+    out.names.push_back(std::move(name));
+    ++used;
+  }
+  out.diagnostics.CountRead(read);
+  out.diagnostics.CountUsed(used);
+}
+
+std::unordered_map<int64_t, std::string> ReadEnum(SqliteDatabase& db, std::string_view table) {
+  std::unordered_map<int64_t, std::string> values;
+  SqliteStatement row = db.Prepare(fmt::format("SELECT id, name FROM {}", table));
+  while (row.Step()) values[row.Int64(0)] = row.Text(1);
+  return values;
+}
+
+void ReadMetadata(SqliteDatabase& db, const std::vector<std::string>& tables, Trace& trace) {
+  for (std::string_view table : {"META_DATA_EXPORT", "EXPORT_META_DATA"}) {
+    if (!Contains(tables, table)) continue;
+    SqliteStatement row = db.Prepare(fmt::format(
+        "SELECT name, value FROM {} WHERE name IN ('EXPORT_PRODUCT_VERSION', "
+        "'EXPORT_SCHEMA_VERSION')",
+        table));
+    while (row.Step()) {
+      std::string name = row.Text(0);
+      trace.metadata[name == "EXPORT_PRODUCT_VERSION" ? "nsys_version" : "nsys_schema_version"] =
+          row.Text(1);
+    }
+    return;
+  }
+  trace.metadata["nsys_version"] = "before 2021.5 (no export metadata table)";
+}
+
+void ReadDevices(SqliteDatabase& db, const std::vector<std::string>& tables, Trace& trace) {
+  if (!Contains(tables, "TARGET_INFO_GPU")) return;
+  std::vector<std::string> columns = db.ColumnNames("TARGET_INFO_GPU");
+  // The key column is `deviceId` in 2020.x exports and `id` from 2021.x on.
+  std::string key = Contains(columns, "id") ? "id" : Contains(columns, "deviceId") ? "deviceId" : "";
+  if (key.empty()) return;
+  std::string name = Contains(columns, "name") ? "name" : "NULL";
+  SqliteStatement row =
+      db.Prepare(fmt::format("SELECT \"{}\", {} FROM TARGET_INFO_GPU ORDER BY 1", key, name));
+  while (row.Step()) {
+    trace.devices.push_back(DeviceInfo{static_cast<int32_t>(row.Int64(0)), row.Text(1)});
+  }
+}
+
+std::vector<ChunkTask> PlanChunks(SqliteDatabase& db, const std::vector<std::string>& tables,
+                                  const NsysReadOptions& options, Diagnostics& diagnostics) {
+  std::vector<ChunkTask> tasks;
+  const std::pair<TableKind, std::string_view> kTables[] = {{TableKind::kKernel, kKernelTable},
+                                                            {TableKind::kMemcpy, kMemcpyTable},
+                                                            {TableKind::kMemset, kMemsetTable},
+                                                            {TableKind::kGraph, kGraphTable}};
+  for (const auto& [kind, table] : kTables) {
+    if (!Contains(tables, table)) continue;
+    std::string select_list = BuildSelectList(db, table, ColumnsOf(kind));
+    SqliteStatement bounds = db.Prepare(fmt::format("SELECT min(rowid), max(rowid) FROM {}", table));
+    if (!bounds.Step() || bounds.IsNull(0)) continue;  // an empty table
+    if (kind == TableKind::kGraph) {
+      diagnostics.Note("graph-level CUDA graph launches (CUPTI_ACTIVITY_KIND_GRAPH_TRACE) are "
+                       "counted on the 'graph' engine: their kernels and copies are not traced "
+                       "one by one");
+    }
+    int64_t first = bounds.Int64(0);
+    int64_t last = bounds.Int64(1);
+    int64_t chunk = std::max<int64_t>(options.rows_per_chunk, 1);
+    for (int64_t lo = first; lo <= last;) {
+      int64_t hi = (last - lo < chunk) ? last : lo + chunk - 1;
+      tasks.push_back(ChunkTask{kind, std::string(table), select_list, lo, hi});
+      if (hi == last) break;
+      lo = hi + 1;
+    }
+  }
+  // Largest first, so the pool finishes together.
+  std::stable_sort(tasks.begin(), tasks.end(), [](const ChunkTask& a, const ChunkTask& b) {
+    return a.rowid_last - a.rowid_first > b.rowid_last - b.rowid_first;
+  });
+  return tasks;
+}
+
+void RunInParallel(std::vector<std::function<void()>>& jobs, int threads) {
+  std::atomic<size_t> next{0};
+  std::vector<std::exception_ptr> errors(jobs.size());
+  auto worker = [&]() {
+    for (size_t i = next++; i < jobs.size(); i = next++) {
+      try {
+        jobs[i]();
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    }
+  };
+  int count = std::max(1, std::min<int>(threads, static_cast<int>(jobs.size())));
+  std::vector<std::thread> pool;
+  for (int i = 1; i < count; ++i) pool.emplace_back(worker);
+  worker();
+  for (std::thread& t : pool) t.join();
+  for (const std::exception_ptr& error : errors) {
+    if (error) std::rethrow_exception(error);
+  }
+}
+
+std::string StringOrPlaceholder(const FileStrings& strings, int64_t id) {
+  if (id == 0) return {};
+  const std::string* text = strings.Find(id);
+  return text != nullptr ? *text : fmt::format("<string {}>", id);
+}
+
+// Joins the per-chunk stream and signature tables into the trace's, renumbering each block.
+void MergeChunks(std::vector<ChunkResult>& chunks, const FileStrings& strings, Trace& trace) {
+  Interner<StreamInfo, StreamInfoHash> streams;
+  std::unordered_map<int64_t, uint32_t> interned_names;
+  auto intern = [&](int64_t file_id) -> uint32_t {
+    if (file_id == 0) return 0;
+    auto it = interned_names.find(file_id);
+    if (it != interned_names.end()) return it->second;
+    uint32_t id = trace.strings.Intern(StringOrPlaceholder(strings, file_id));
+    interned_names.emplace(file_id, id);
+    return id;
+  };
+  std::unordered_map<RawSignature, uint32_t, RawSignatureHash> signature_ids;
+  for (ChunkResult& chunk : chunks) {
+    std::vector<uint32_t> stream_map;
+    for (const StreamInfo& stream : chunk.streams.keys()) stream_map.push_back(streams.Id(stream));
+    std::vector<uint32_t> signature_map;
+    for (const RawSignature& raw : chunk.signatures.keys()) {
+      auto [it, inserted] =
+          signature_ids.try_emplace(raw, static_cast<uint32_t>(trace.signatures.size()));
+      if (inserted) {
+        OpSignature signature;
+        signature.engine = raw.engine;
+        signature.name = intern(raw.short_name);
+        signature.detail_name = intern(raw.demangled_name);
+        signature.grid = raw.grid;
+        signature.block = raw.block;
+        signature.src_kind = raw.src_kind;
+        signature.dst_kind = raw.dst_kind;
+        signature.src_device = raw.src_device;
+        signature.dst_device = raw.dst_device;
+        trace.signatures.push_back(signature);
+      }
+      signature_map.push_back(it->second);
+    }
+    for (uint32_t& s : chunk.block.stream) s = stream_map[s];
+    for (uint32_t& s : chunk.block.signature) s = signature_map[s];
+    trace.diagnostics.Merge(chunk.diagnostics);
+    if (chunk.block.size() > 0) trace.blocks.push_back(std::move(chunk.block));
+  }
+  trace.streams = streams.keys();
+}
+
+int ThreadCount(const NsysReadOptions& options) {
+  if (options.threads > 0) return options.threads;
+  unsigned hardware = std::thread::hardware_concurrency();
+  return static_cast<int>(std::clamp(hardware, 1u, 8u));
+}
+
+}  // namespace
+
+Trace ReadNsysSqlite(const std::filesystem::path& path, const NsysReadOptions& options) {
+  SqliteDatabase db(path);
+  Trace trace;
+  trace.source = path.string();
+  trace.format = "nsys-sqlite";
+  std::vector<std::string> tables = db.TableNames();
+  if (!Contains(tables, "StringIds")) {
+    if (Contains(tables, "StringTable") || Contains(tables, "CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL")) {
+      throw InputError(trace.source,
+                       "looks like an nvprof export, not an Nsight Systems one (no StringIds "
+                       "table); profile with nsys and run `nsys export --type sqlite`");
+    }
+    throw InputError(trace.source,
+                     "SQLite database without nsys tables (no StringIds or "
+                     "CUPTI_ACTIVITY_KIND_* tables); expected `nsys export --type sqlite` output");
+  }
+  ReadMetadata(db, tables, trace);
+  ReadDevices(db, tables, trace);
+
+  NsysEnums enums;
+  if (Contains(tables, "ENUM_CUDA_MEMCPY_OPER")) {
+    enums.SetCopyKinds(ReadEnum(db, "ENUM_CUDA_MEMCPY_OPER"));
+  }
+  if (Contains(tables, "ENUM_CUDA_MEM_KIND")) enums.SetMemoryKinds(ReadEnum(db, "ENUM_CUDA_MEM_KIND"));
+
+  FileStrings strings;
+  strings.Load(db);
+
+  std::vector<ChunkTask> tasks = PlanChunks(db, tables, options, trace.diagnostics);
+  std::vector<ChunkResult> chunks(tasks.size());
+  std::vector<std::function<void()>> jobs;
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    jobs.emplace_back([&, i]() { ReadChunk(path, tasks[i], enums, chunks[i]); });
+  }
+  NvtxResult nvtx;
+  bool has_nvtx = Contains(tables, kNvtxTable);
+  if (has_nvtx) jobs.emplace_back([&]() { ReadNvtx(path, strings, nvtx); });
+  RunInParallel(jobs, ThreadCount(options));
+
+  MergeChunks(chunks, strings, trace);
+  if (has_nvtx) {
+    for (size_t i = 0; i < nvtx.ranges.size(); ++i) {
+      nvtx.ranges[i].name = trace.strings.Intern(nvtx.names[i]);
+    }
+    trace.nvtx_ranges = std::move(nvtx.ranges);
+    std::stable_sort(trace.nvtx_ranges.begin(), trace.nvtx_ranges.end(),
+                     [](const NvtxRange& a, const NvtxRange& b) { return a.start_ns < b.start_ns; });
+    trace.diagnostics.Merge(nvtx.diagnostics);
+  }
+  return trace;
+}
+
+}  // namespace gpuroof

@@ -1,0 +1,58 @@
+#include "gpuroof/readers/reader_registry.h"
+
+#include <fstream>
+
+#include "gpuroof/model/errors.h"
+#include "gpuroof/readers/nsys_report_export.h"
+#include "gpuroof/readers/nsys_sqlite_reader.h"
+
+namespace gpuroof {
+
+namespace {
+
+enum class Format { kNsysSqlite, kNsysReport, kUnknown };
+
+Format Sniff(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  char header[16] = {};
+  in.read(header, sizeof header);
+  if (in.gcount() == 16 && std::string_view(header, 16) == std::string_view("SQLite format 3\0", 16)) {
+    return Format::kNsysSqlite;
+  }
+  if (path.extension() == ".nsys-rep" || path.extension() == ".qdrep") return Format::kNsysReport;
+  return Format::kUnknown;
+}
+
+}  // namespace
+
+std::string SupportedFormats() {
+  return "Nsight Systems SQLite exports (.sqlite) and reports (.nsys-rep, exported with nsys)";
+}
+
+Trace ReadTrace(const std::filesystem::path& path, const ReadOptions& options) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) throw InputError(path.string(), "no such file");
+  if (std::filesystem::is_directory(path, ec)) {
+    throw InputError(path.string(), "is a directory, expected a trace file (" +
+                                        SupportedFormats() + ")");
+  }
+  NsysReadOptions nsys_options;
+  nsys_options.threads = options.threads;
+  switch (Sniff(path)) {
+    case Format::kNsysSqlite:
+      return ReadNsysSqlite(path, nsys_options);
+    case Format::kNsysReport: {
+      SpawnProcessLauncher spawn;
+      ProcessLauncher& launcher = options.launcher != nullptr ? *options.launcher : spawn;
+      Trace trace = ReadNsysSqlite(ResolveNsysReport(path, launcher), nsys_options);
+      trace.metadata["exported_from"] = path.string();
+      return trace;
+    }
+    case Format::kUnknown:
+      break;
+  }
+  // Fall through to the SQLite reader for its precise "empty / not SQLite" message.
+  return ReadNsysSqlite(path, nsys_options);
+}
+
+}  // namespace gpuroof

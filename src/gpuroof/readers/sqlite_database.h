@@ -1,0 +1,74 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace gpuroof {
+
+class SqliteStatement;
+
+// A read-only SQLite connection whose every failure becomes an InputError naming the file.
+// One connection per thread: instances are movable but not shareable.
+class SqliteDatabase {
+ public:
+  // Opens `path` read-only and immutable (no locks, no journal). Throws InputError when the file
+  // is missing, a directory, not an SQLite database, or unreadable.
+  explicit SqliteDatabase(const std::filesystem::path& path);
+  ~SqliteDatabase();
+  SqliteDatabase(SqliteDatabase&& other) noexcept;
+  SqliteDatabase& operator=(SqliteDatabase&&) = delete;
+  SqliteDatabase(const SqliteDatabase&) = delete;
+  SqliteDatabase& operator=(const SqliteDatabase&) = delete;
+
+  // Names of all tables. Throws InputError when the schema cannot be read (corrupt file).
+  std::vector<std::string> TableNames();
+  // Column names of `table` in declaration order (empty when the table does not exist).
+  std::vector<std::string> ColumnNames(std::string_view table);
+  // Throws InputError naming the file and `sql`'s problem when it does not compile.
+  SqliteStatement Prepare(std::string_view sql);
+
+  const std::string& source() const { return source_; }
+  // Throws InputError "<source>: <what>: <sqlite message>".
+  [[noreturn]] void Fail(std::string_view what) const;
+
+ private:
+  sqlite3* db_ = nullptr;
+  std::string source_;
+};
+
+// A prepared statement. Step() returns true while there is a row; errors throw InputError.
+class SqliteStatement {
+ public:
+  SqliteStatement(SqliteDatabase* db, sqlite3_stmt* stmt) : db_(db), stmt_(stmt) {}
+  ~SqliteStatement();
+  SqliteStatement(SqliteStatement&& other) noexcept;
+  SqliteStatement& operator=(SqliteStatement&&) = delete;
+  SqliteStatement(const SqliteStatement&) = delete;
+  SqliteStatement& operator=(const SqliteStatement&) = delete;
+
+  void BindInt64(int index, int64_t value);  // 1-based, like SQLite
+  // `value` is not copied: it must outlive the statement's use (SQLITE_STATIC).
+  void BindText(int index, std::string_view value);
+  bool Step();
+  bool IsNull(int column) const;
+  int64_t Int64(int column) const;
+  double Double(int column) const;
+  // Text read as raw bytes and made valid UTF-8 (invalid bytes become U+FFFD): exports may hold
+  // Latin-1 metadata that must not abort a read.
+  std::string Text(int column) const;
+
+ private:
+  SqliteDatabase* db_;
+  sqlite3_stmt* stmt_;
+};
+
+// `text` with invalid UTF-8 sequences replaced by U+FFFD. Visible for testing.
+std::string MakeValidUtf8(std::string_view text);
+
+}  // namespace gpuroof

@@ -1,0 +1,343 @@
+#include "gpuroof/reports/analyze_report.h"
+
+#include <fmt/format.h>
+
+#include "gpuroof/reports/json_writer.h"
+#include "gpuroof/reports/number_format.h"
+#include "gpuroof/reports/text_table.h"
+
+namespace gpuroof {
+
+namespace {
+
+// Engines every CSV carries, present or not, so spreadsheets keep their columns.
+constexpr Engine kAlwaysInCsv[] = {Engine::kKernel, Engine::kH2D, Engine::kD2H};
+
+std::string EngineLabel(Engine engine) {
+  return engine == Engine::kKernel ? "the kernel" : std::string(EngineName(engine));
+}
+
+double Ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
+
+std::optional<double> WindowUnitsPerS(const DeviceLoad& device) {
+  if (!device.units || device.window.length_ns() <= 0) return std::nullopt;
+  return static_cast<double>(*device.units) / (static_cast<double>(device.window.length_ns()) / 1e9);
+}
+
+std::string DeviceTitle(const DeviceLoad& device) {
+  return device.device_name.empty() ? fmt::format("device {}", device.device_id)
+                                    : fmt::format("device {} ({})", device.device_id,
+                                                  device.device_name);
+}
+
+void WriteDiagnosticsJson(JsonWriter& json, const Diagnostics& diagnostics) {
+  json.BeginObject();
+  json.Key("records_read").Int(diagnostics.records_read());
+  json.Key("records_used").Int(diagnostics.records_used());
+  json.Key("records_skipped").Int(diagnostics.records_skipped());
+  json.Key("skipped").BeginArray();
+  for (const SkipCount& skip : diagnostics.skips()) {
+    json.BeginObject();
+    json.Key("table").String(skip.table);
+    json.Key("reason").String(skip.reason);
+    json.Key("severity").String(SeverityName(skip.severity));
+    json.Key("count").Int(skip.count);
+    json.EndObject();
+  }
+  json.EndArray();
+  json.Key("notes").BeginArray();
+  for (const std::string& note : diagnostics.notes()) json.String(note);
+  json.EndArray();
+  json.EndObject();
+}
+
+}  // namespace
+
+std::string PluralUnit(const std::string& unit) {
+  auto ends_with = [&unit](std::string_view suffix) {
+    return unit.size() >= suffix.size() && unit.compare(unit.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  if (ends_with("s") || ends_with("x") || ends_with("ch") || ends_with("sh")) return unit + "es";
+  return unit + "s";
+}
+
+std::string ReadingLine(const DeviceLoad& device, const Roofline& roofline) {
+  const EngineLoad& bottleneck = device.engine(roofline.bottleneck);
+  if (bottleneck.ops == 0) return "no GPU op in the window.";
+  const std::string& unit = device.unit_name;
+  std::string binder = EngineLabel(roofline.bottleneck);
+  if (!roofline.per_unit_us) {
+    return fmt::format(
+        "{} is the busiest engine: busy {} of the {} window ({:.1f} %); give --units to get "
+        "the roofline per {}.",
+        binder, HumanDurationNs(static_cast<double>(bottleneck.busy_ns)),
+        HumanDurationNs(static_cast<double>(device.window.length_ns())),
+        DutyPercent(bottleneck.busy_ns, device.window).value_or(0.0), unit);
+  }
+  std::string head = fmt::format("{} binds at {:.2f} us/{}", binder, *roofline.per_unit_us, unit);
+  if (roofline.headroom.empty()) return head + " (the only engine in use).";
+  if (roofline.bottleneck != Engine::kKernel) {
+    const EngineLoad& kernel = device.engine(Engine::kKernel);
+    if (kernel.ops == 0) return head + "; no kernel ran in the window.";
+    return fmt::format("{}; the kernel ({:.2f} us/{}) is invisible end to end until it grows past "
+                       "that.",
+                       head, PerUnitUs(kernel.busy_ns, device).value_or(0.0), unit);
+  }
+  // The kernel binds: name the next-tallest bar and how far below it sits.
+  const Headroom* next = &roofline.headroom.front();
+  for (const Headroom& h : roofline.headroom) {
+    if (h.per_unit_gap_us < next->per_unit_gap_us) next = &h;
+  }
+  return fmt::format("{}; the next engine, {} ({:.2f} us/{}), binds once the kernel is {:.2f} "
+                     "us/{} faster.",
+                     head, EngineName(next->engine),
+                     *roofline.per_unit_us - next->per_unit_gap_us, unit, next->per_unit_gap_us,
+                     unit);
+}
+
+std::string RenderAnalyzeText(const AnalyzeReport& report) {
+  std::string out;
+  for (const AnalyzedTrace& analyzed : report.traces) {
+    const Trace& trace = *analyzed.trace;
+    for (const DeviceLoad& device : analyzed.devices) {
+      Roofline roofline = ComputeRoofline(device);
+      const std::string& unit = device.unit_name;
+      out += fmt::format("{} · {}\n", trace.source, DeviceTitle(device));
+      out += fmt::format("window {}: {} to {} on the trace clock, {} long", device.window.policy,
+                         HumanDurationNs(static_cast<double>(device.window.start_ns)),
+                         HumanDurationNs(static_cast<double>(device.window.end_ns)),
+                         HumanDurationNs(static_cast<double>(device.window.length_ns())));
+      if (device.units) {
+        out += fmt::format(" · {} {}", *device.units, PluralUnit(unit));
+      }
+      out += "\n";
+      if (!device.window.note.empty()) out += "note: " + device.window.note + "\n";
+      out += "\n";
+      std::string per_unit = "us/" + unit;
+      TextTable table({"engine", "ops", "sum ms", "busy ms", "overlap", "duty %", per_unit, "bytes",
+                       "GB/s"});
+      for (const EngineLoad& load : device.engines) {
+        if (load.ops == 0) continue;
+        bool moves = EngineMovesBytes(load.engine);
+        table.AddRow({std::string(EngineName(load.engine)), std::to_string(load.ops),
+                      FixedDouble(Ms(load.sum_ns), 3), FixedDouble(Ms(load.busy_ns), 3),
+                      FixedDouble(OverlapFactor(load), 2),
+                      FixedDouble(DutyPercent(load.busy_ns, device.window), 2),
+                      FixedDouble(PerUnitUs(load.busy_ns, device), 3),
+                      moves ? HumanBytes(static_cast<double>(load.bytes)) : "-",
+                      FixedDouble(BandwidthGBps(load), 2)});
+      }
+      table.AddRow({"any GPU op", std::to_string(device.any_ops), "-",
+                    FixedDouble(Ms(device.any_busy_ns), 3), "-",
+                    FixedDouble(DutyPercent(device.any_busy_ns, device.window), 2),
+                    FixedDouble(PerUnitUs(device.any_busy_ns, device), 3), "-", "-"});
+      out += table.Render("  ");
+      out += "\n";
+      if (device.any_ops > 0) {
+        if (roofline.per_unit_us) {
+          out += fmt::format("bottleneck: {} · roofline {:.3f} us/{} = {:.1f} {}/s\n",
+                             EngineName(roofline.bottleneck), *roofline.per_unit_us, unit,
+                             roofline.units_per_s.value_or(0.0), PluralUnit(unit));
+          out += fmt::format("window:     {:.3f} us/{} = {:.1f} {}/s (achieved over the window)\n",
+                             PerUnitUs(device.window.length_ns(), device).value_or(0.0), unit,
+                             WindowUnitsPerS(device).value_or(0.0), PluralUnit(unit));
+        } else {
+          out += fmt::format("bottleneck: {} (busy {})\n", EngineName(roofline.bottleneck),
+                             HumanDurationNs(static_cast<double>(roofline.bottleneck_busy_ns)));
+        }
+        if (!roofline.headroom.empty()) {
+          std::string line = "headroom:  ";
+          for (size_t i = 0; i < roofline.headroom.size(); ++i) {
+            const Headroom& h = roofline.headroom[i];
+            line += i == 0 ? " " : ", ";
+            if (roofline.per_unit_us) {
+              line += fmt::format("{} +{:.3f} us/{} ({:.2f}x)", EngineName(h.engine),
+                                  h.per_unit_gap_us, unit, h.factor);
+            } else {
+              line += fmt::format("{} {:.2f}x", EngineName(h.engine), h.factor);
+            }
+          }
+          out += line + "\n";
+        }
+      }
+      out += ReadingLine(device, roofline) + "\n\n";
+    }
+  }
+  return out;
+}
+
+std::string RenderAnalyzeCsv(const AnalyzeReport& report) {
+  bool several_traces = report.traces.size() > 1;
+  std::array<bool, kEngineCount> include{};
+  for (Engine engine : kAlwaysInCsv) include[static_cast<size_t>(EngineIndex(engine))] = true;
+  std::string unit = "frame";
+  for (const AnalyzedTrace& analyzed : report.traces) {
+    for (const DeviceLoad& device : analyzed.devices) {
+      unit = device.unit_name;
+      for (const EngineLoad& load : device.engines) {
+        if (load.ops > 0) include[static_cast<size_t>(EngineIndex(load.engine))] = true;
+      }
+    }
+  }
+  std::vector<std::string> header;
+  if (several_traces) header.push_back("trace");
+  header.push_back("device");
+  header.push_back("n_" + PluralUnit(unit));
+  header.push_back("window_ms");
+  header.push_back("window_us_per_" + unit);
+  header.push_back("window_fps");
+  for (Engine engine : kAllEngines) {
+    if (!include[static_cast<size_t>(EngineIndex(engine))]) continue;
+    std::string prefix(EngineName(engine));
+    for (const char* suffix : {"_n", "_sum_ms", "_busy_ms", "_overlap", "_duty_pct"}) {
+      header.push_back(prefix + suffix);
+    }
+    header.push_back(prefix + "_us_per_" + unit);
+  }
+  header.push_back("bottleneck");
+  header.push_back("roofline_us_per_" + unit);
+  header.push_back("roofline_fps");
+
+  std::string out;
+  auto emit = [&out](const std::vector<std::string>& fields) {
+    for (size_t i = 0; i < fields.size(); ++i) {
+      if (i > 0) out += ',';
+      out += CsvField(fields[i]);
+    }
+    out += '\n';
+  };
+  emit(header);
+  for (const AnalyzedTrace& analyzed : report.traces) {
+    for (const DeviceLoad& device : analyzed.devices) {
+      Roofline roofline = ComputeRoofline(device);
+      std::vector<std::string> row;
+      if (several_traces) row.push_back(analyzed.trace->source);
+      row.push_back(std::to_string(device.device_id));
+      row.push_back(device.units ? std::to_string(*device.units) : "");
+      row.push_back(ShortestDouble(Ms(device.window.length_ns())));
+      row.push_back(ShortestDouble(PerUnitUs(device.window.length_ns(), device)));
+      row.push_back(ShortestDouble(WindowUnitsPerS(device)));
+      for (const EngineLoad& load : device.engines) {
+        if (!include[static_cast<size_t>(EngineIndex(load.engine))]) continue;
+        row.push_back(std::to_string(load.ops));
+        row.push_back(ShortestDouble(Ms(load.sum_ns)));
+        row.push_back(ShortestDouble(Ms(load.busy_ns)));
+        row.push_back(ShortestDouble(OverlapFactor(load)));
+        row.push_back(ShortestDouble(DutyPercent(load.busy_ns, device.window)));
+        row.push_back(ShortestDouble(PerUnitUs(load.busy_ns, device)));
+      }
+      row.push_back(device.any_ops > 0 ? std::string(EngineName(roofline.bottleneck)) : "");
+      row.push_back(ShortestDouble(roofline.per_unit_us));
+      row.push_back(ShortestDouble(roofline.units_per_s));
+      emit(row);
+    }
+  }
+  return out;
+}
+
+std::string RenderAnalyzeJson(const AnalyzeReport& report) {
+  JsonWriter json;
+  json.BeginObject();
+  json.Key("schema").String("gpuroof.analyze/1");
+  json.Key("tool").BeginObject().Key("name").String("gpuroof");
+  json.Key("version").String(report.tool_version).EndObject();
+  json.Key("options").BeginObject();
+  json.Key("window").String(report.window_text);
+  json.Key("units").String(report.units_text);
+  json.EndObject();
+  json.Key("inputs").BeginArray();
+  for (const AnalyzedTrace& analyzed : report.traces) {
+    const Trace& trace = *analyzed.trace;
+    json.BeginObject();
+    json.Key("path").String(trace.source);
+    json.Key("format").String(trace.format);
+    json.Key("metadata").BeginObject();
+    for (const auto& [key, value] : trace.metadata) json.Key(key).String(value);
+    json.EndObject();
+    json.Key("activities").UInt(trace.activity_count());
+    json.Key("diagnostics");
+    WriteDiagnosticsJson(json, trace.diagnostics);
+    json.EndObject();
+  }
+  json.EndArray();
+  json.Key("results").BeginArray();
+  for (const AnalyzedTrace& analyzed : report.traces) {
+    for (const DeviceLoad& device : analyzed.devices) {
+      Roofline roofline = ComputeRoofline(device);
+      json.BeginObject();
+      json.Key("trace").String(analyzed.trace->source);
+      json.Key("device").Int(device.device_id);
+      json.Key("device_name").String(device.device_name);
+      json.Key("window").BeginObject();
+      json.Key("policy").String(device.window.policy);
+      json.Key("spec").String(device.window.text);
+      json.Key("start_ns").Int(device.window.start_ns);
+      json.Key("end_ns").Int(device.window.end_ns);
+      json.Key("length_ns").Int(device.window.length_ns());
+      json.Key("note").String(device.window.note);
+      json.EndObject();
+      json.Key("unit_name").String(device.unit_name);
+      if (device.units) {
+        json.Key("units").Int(*device.units);
+      } else {
+        json.Key("units").Null();
+      }
+      json.Key("window_us_per_unit").Double(PerUnitUs(device.window.length_ns(), device));
+      json.Key("window_units_per_s").Double(WindowUnitsPerS(device));
+      json.Key("engines").BeginArray();
+      for (const EngineLoad& load : device.engines) {
+        if (load.ops == 0) continue;
+        json.BeginObject();
+        json.Key("engine").String(EngineName(load.engine));
+        json.Key("ops").Int(load.ops);
+        json.Key("sum_ns").Int(load.sum_ns);
+        json.Key("busy_ns").Int(load.busy_ns);
+        json.Key("overlap").Double(OverlapFactor(load));
+        json.Key("duty_pct").Double(DutyPercent(load.busy_ns, device.window));
+        json.Key("busy_us_per_unit").Double(PerUnitUs(load.busy_ns, device));
+        json.Key("bytes").UInt(load.bytes);
+        json.Key("op_time_ns").Int(load.op_time_ns);
+        json.Key("bandwidth_gbps").Double(BandwidthGBps(load));
+        json.EndObject();
+      }
+      json.EndArray();
+      json.Key("any").BeginObject();
+      json.Key("ops").Int(device.any_ops);
+      json.Key("busy_ns").Int(device.any_busy_ns);
+      json.Key("duty_pct").Double(DutyPercent(device.any_busy_ns, device.window));
+      json.Key("busy_us_per_unit").Double(PerUnitUs(device.any_busy_ns, device));
+      json.EndObject();
+      json.Key("bottleneck");
+      if (device.any_ops > 0) {
+        json.BeginObject();
+        json.Key("engine").String(EngineName(roofline.bottleneck));
+        json.Key("busy_ns").Int(roofline.bottleneck_busy_ns);
+        json.Key("roofline_us_per_unit").Double(roofline.per_unit_us);
+        json.Key("roofline_units_per_s").Double(roofline.units_per_s);
+        json.EndObject();
+      } else {
+        json.Null();
+      }
+      json.Key("headroom").BeginArray();
+      for (const Headroom& h : roofline.headroom) {
+        json.BeginObject();
+        json.Key("engine").String(EngineName(h.engine));
+        if (roofline.per_unit_us) {
+          json.Key("gap_us_per_unit").Double(h.per_unit_gap_us);
+        } else {
+          json.Key("gap_us_per_unit").Null();
+        }
+        json.Key("factor").Double(h.factor);
+        json.EndObject();
+      }
+      json.EndArray();
+      json.Key("reading").String(ReadingLine(device, roofline));
+      json.EndObject();
+    }
+  }
+  json.EndArray();
+  json.EndObject();
+  return json.str();
+}
+
+}  // namespace gpuroof

@@ -1,0 +1,41 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "gpuroof/analyses/engine_load.h"
+#include "gpuroof/analyses/roofline.h"
+#include "gpuroof/model/trace.h"
+
+namespace gpuroof {
+
+// One analysed trace: the trace (for its source, metadata and diagnostics) and its devices.
+struct AnalyzedTrace {
+  const Trace* trace = nullptr;
+  std::vector<DeviceLoad> devices;
+};
+
+struct AnalyzeReport {
+  std::vector<AnalyzedTrace> traces;
+  std::string window_text;   // the --window value as given
+  std::string units_text;    // "--units 2000", "--units-from kernel:k" or ""
+  std::string tool_version;
+};
+
+// Human table: per device the engine table, the bottleneck, headroom and the reading line.
+std::string RenderAnalyzeText(const AnalyzeReport& report);
+// One row per trace and device; the columns of docs/formats.md (a `trace` column leads when
+// there is more than one trace). Numbers at full precision.
+std::string RenderAnalyzeCsv(const AnalyzeReport& report);
+// Schema "gpuroof.analyze/1" (docs/formats.md): inputs, window, diagnostics, unrounded numbers.
+std::string RenderAnalyzeJson(const AnalyzeReport& report);
+
+// The plain-language sentence that says which engine binds and what that means for the others,
+// e.g. "H2D binds at 16.34 us/frame; the kernel (5.64 us/frame) is invisible end to end until it
+// grows past that."
+std::string ReadingLine(const DeviceLoad& device, const Roofline& roofline);
+
+// "frames" for "frame", "batches" for "batch".
+std::string PluralUnit(const std::string& unit);
+
+}  // namespace gpuroof

@@ -1,0 +1,43 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpuroof {
+
+// A small streaming JSON emitter with two-space indentation. Numbers are written at full
+// precision (shortest round-trip form); unset optionals and non-finite doubles become null.
+class JsonWriter {
+ public:
+  JsonWriter& BeginObject();
+  JsonWriter& EndObject();
+  JsonWriter& BeginArray();
+  JsonWriter& EndArray();
+  JsonWriter& Key(std::string_view key);
+  JsonWriter& String(std::string_view value);
+  JsonWriter& Int(int64_t value);
+  JsonWriter& UInt(uint64_t value);
+  JsonWriter& Double(double value);
+  JsonWriter& Double(const std::optional<double>& value);
+  JsonWriter& Bool(bool value);
+  JsonWriter& Null();
+
+  // The document so far, with a final newline once the top value is closed.
+  std::string str() const;
+
+ private:
+  void BeforeValue();
+  void Newline();
+
+  std::string out_;
+  std::vector<bool> first_in_scope_;  // per open scope: nothing written in it yet
+  bool after_key_ = false;
+};
+
+// `text` as a JSON string literal, quotes included. Visible for testing.
+std::string JsonQuote(std::string_view text);
+
+}  // namespace gpuroof
