@@ -20,7 +20,8 @@ std::optional<double> BandwidthGBps(const EngineLoad& load) {
 
 std::optional<double> PerUnitUs(int64_t ns, const DeviceLoad& device) {
   if (!device.units || *device.units <= 0) return std::nullopt;
-  return static_cast<double>(ns) / 1e3 / static_cast<double>(*device.units);
+  // One division, so the result is the correctly rounded quotient (300 ns / 3 units = 0.1 us).
+  return static_cast<double>(ns) / (1e3 * static_cast<double>(*device.units));
 }
 
 Roofline ComputeRoofline(const DeviceLoad& device) {

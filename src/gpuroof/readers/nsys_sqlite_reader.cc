@@ -136,8 +136,9 @@ std::vector<std::pair<std::string, bool>> ColumnsOf(TableKind kind) {
 // A signature as read from the file: names are still the file's StringIds.
 struct RawSignature {
   Engine engine = Engine::kKernel;
-  int64_t short_name = 0;
-  int64_t demangled_name = 0;
+  // The file's StringIds ids; id 0 is a real string in nsys exports, so "none" is -1.
+  int64_t short_name = -1;
+  int64_t demangled_name = -1;
   std::array<uint32_t, 3> grid = {0, 0, 0};
   std::array<uint32_t, 3> block = {0, 0, 0};
   MemoryKind src_kind = MemoryKind::kUnknown;
@@ -247,7 +248,7 @@ void ReadChunk(const std::filesystem::path& path, const ChunkTask& task, const N
       case TableKind::kKernel:
         signature.engine = Engine::kKernel;
         signature.short_name = row.Int64(kShortName);
-        signature.demangled_name = row.IsNull(kDemangledName) ? 0 : row.Int64(kDemangledName);
+        signature.demangled_name = row.IsNull(kDemangledName) ? -1 : row.Int64(kDemangledName);
         signature.grid = Dims(row, kGridX);
         signature.block = Dims(row, kBlockX);
         break;
@@ -475,7 +476,6 @@ void RunInParallel(std::vector<std::function<void()>>& jobs, int threads) {
 }
 
 std::string StringOrPlaceholder(const FileStrings& strings, int64_t id) {
-  if (id == 0) return {};
   const std::string* text = strings.Find(id);
   return text != nullptr ? *text : fmt::format("<string {}>", id);
 }
@@ -485,7 +485,7 @@ void MergeChunks(std::vector<ChunkResult>& chunks, const FileStrings& strings, T
   Interner<StreamInfo, StreamInfoHash> streams;
   std::unordered_map<int64_t, uint32_t> interned_names;
   auto intern = [&](int64_t file_id) -> uint32_t {
-    if (file_id == 0) return 0;
+    if (file_id < 0) return 0;
     auto it = interned_names.find(file_id);
     if (it != interned_names.end()) return it->second;
     uint32_t id = trace.strings.Intern(StringOrPlaceholder(strings, file_id));

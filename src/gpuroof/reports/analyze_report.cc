@@ -57,6 +57,8 @@ std::string PluralUnit(const std::string& unit) {
   auto ends_with = [&unit](std::string_view suffix) {
     return unit.size() >= suffix.size() && unit.compare(unit.size() - suffix.size(), suffix.size(), suffix) == 0;
   };
+  // "epoch" is the one common unit whose "ch" does not take "es".
+  if (ends_with("och")) return unit + "s";
   if (ends_with("s") || ends_with("x") || ends_with("ch") || ends_with("sh")) return unit + "es";
   return unit + "s";
 }

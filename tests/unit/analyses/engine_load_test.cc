@@ -1,0 +1,205 @@
+#include "gpuroof/analyses/engine_load.h"
+
+#include <gtest/gtest.h>
+
+#include "common/memory_trace.h"
+#include "gpuroof/analyses/roofline.h"
+#include "gpuroof/model/errors.h"
+
+namespace gpuroof {
+namespace {
+
+using testing::AddRange;
+using testing::MakeTrace;
+using testing::Op;
+
+// Kernels overlap across streams, two H2D copies overlap, one D2H ends the window. Worked by
+// hand:
+//   kernel [0,100) s1, [50,150) s2, [200,260) s1 -> sum 260, union [0,150)+[200,260) = 210
+//   H2D    [0,40) s1, [30,70) s2                 -> sum 80, union [0,70) = 70
+//   D2H    [260,300) s1                          -> 40
+//   processing window [0, 300): first kernel start -> max(last kernel end 260, last D2H end 300)
+//   any op union [0,150) + [200,300) = 250
+std::vector<Op> ConcurrentOps() {
+  return {
+      {Engine::kKernel, 0, 100, 0, 1},   {Engine::kKernel, 50, 150, 0, 2},
+      {Engine::kKernel, 200, 260, 0, 1}, {Engine::kH2D, 0, 40, 0, 1, 4000},
+      {Engine::kH2D, 30, 70, 0, 2, 4000}, {Engine::kD2H, 260, 300, 0, 1, 1000},
+  };
+}
+
+EngineLoadOptions Options(const std::string& window = "processing", int64_t units = 0) {
+  EngineLoadOptions options;
+  options.window = ParseWindowSpec(window);
+  if (units > 0) {
+    options.units.kind = UnitsSpec::Kind::kFixed;
+    options.units.count = units;
+  }
+  return options;
+}
+
+class EngineLoadBlocks : public ::testing::TestWithParam<int> {};
+
+TEST_P(EngineLoadBlocks, HandWorkedConcurrentTrace) {
+  Trace trace = MakeTrace(ConcurrentOps(), GetParam());
+  std::vector<DeviceLoad> loads = ComputeEngineLoad(trace, Options("processing", 10));
+  ASSERT_EQ(loads.size(), 1u);
+  const DeviceLoad& d = loads[0];
+  EXPECT_EQ(d.window.start_ns, 0);
+  EXPECT_EQ(d.window.end_ns, 300);
+
+  const EngineLoad& kernel = d.engine(Engine::kKernel);
+  EXPECT_EQ(kernel.ops, 3);
+  EXPECT_EQ(kernel.sum_ns, 260);
+  EXPECT_EQ(kernel.busy_ns, 210);
+  EXPECT_DOUBLE_EQ(*OverlapFactor(kernel), 260.0 / 210.0);
+  EXPECT_DOUBLE_EQ(*DutyPercent(kernel.busy_ns, d.window), 70.0);
+  EXPECT_DOUBLE_EQ(*PerUnitUs(kernel.busy_ns, d), 0.021);
+
+  const EngineLoad& h2d = d.engine(Engine::kH2D);
+  EXPECT_EQ(h2d.ops, 2);
+  EXPECT_EQ(h2d.sum_ns, 80);
+  EXPECT_EQ(h2d.busy_ns, 70);
+  EXPECT_EQ(h2d.bytes, 8000u);
+  EXPECT_DOUBLE_EQ(*BandwidthGBps(h2d), 100.0);  // 8000 B / 80 ns
+
+  const EngineLoad& d2h = d.engine(Engine::kD2H);
+  EXPECT_EQ(d2h.ops, 1);
+  EXPECT_EQ(d2h.busy_ns, 40);
+  EXPECT_EQ(d.engine(Engine::kMemset).ops, 0);
+
+  EXPECT_EQ(d.any_busy_ns, 250);
+  EXPECT_EQ(d.any_ops, 6);
+
+  Roofline roofline = ComputeRoofline(d);
+  EXPECT_EQ(roofline.bottleneck, Engine::kKernel);
+  EXPECT_EQ(roofline.bottleneck_busy_ns, 210);
+  EXPECT_DOUBLE_EQ(*roofline.per_unit_us, 0.021);
+  EXPECT_DOUBLE_EQ(*roofline.units_per_s, 10.0 / 210e-9);
+  ASSERT_EQ(roofline.headroom.size(), 2u);
+  EXPECT_EQ(roofline.headroom[0].engine, Engine::kH2D);
+  EXPECT_DOUBLE_EQ(roofline.headroom[0].per_unit_gap_us, 0.021 - 0.007);
+  EXPECT_DOUBLE_EQ(roofline.headroom[0].factor, 3.0);
+  EXPECT_EQ(roofline.headroom[1].engine, Engine::kD2H);
+  EXPECT_DOUBLE_EQ(roofline.headroom[1].factor, 210.0 / 40.0);
+}
+
+INSTANTIATE_TEST_SUITE_P(SplitIntoBlocks, EngineLoadBlocks, ::testing::Values(1, 2, 3, 6));
+
+TEST(EngineLoad, ExplicitWindowClipsOps) {
+  // Window 50:250 from the first op (t=0) is [50, 250).
+  //   kernel: [50,100) 50 + [50,150) 100 + [200,250) 50 -> sum 200, union 150
+  //   H2D: [0,40) is outside; [30,70) clips to [50,70) -> 1 op, 20 ns; its bytes count whole
+  //   D2H [260,300) is outside
+  Trace trace = MakeTrace(ConcurrentOps());
+  DeviceLoad d = ComputeEngineLoad(trace, Options("50:250"))[0];
+  EXPECT_EQ(d.window.length_ns(), 200);
+  EXPECT_EQ(d.engine(Engine::kKernel).ops, 3);
+  EXPECT_EQ(d.engine(Engine::kKernel).sum_ns, 200);
+  EXPECT_EQ(d.engine(Engine::kKernel).busy_ns, 150);
+  EXPECT_EQ(d.engine(Engine::kH2D).ops, 1);
+  EXPECT_EQ(d.engine(Engine::kH2D).busy_ns, 20);
+  EXPECT_EQ(d.engine(Engine::kH2D).bytes, 4000u);
+  EXPECT_EQ(d.engine(Engine::kH2D).op_time_ns, 40);
+  EXPECT_EQ(d.engine(Engine::kD2H).ops, 0);
+  EXPECT_EQ(d.any_busy_ns, 150);
+}
+
+TEST(EngineLoad, ProcessingWindowLeavesOutSetupUploads) {
+  // A 1 ms setup upload before the first kernel does not count; an op touching the window's
+  // start without overlapping it does not count either.
+  Trace trace = MakeTrace({{Engine::kH2D, -1'000'000, 0, 0, 7, 1 << 20},
+                           {Engine::kKernel, 0, 500},
+                           {Engine::kH2D, 100, 300},
+                           {Engine::kD2H, 500, 700}});
+  DeviceLoad d = ComputeEngineLoad(trace, Options())[0];
+  EXPECT_EQ(d.window.start_ns, 0);
+  EXPECT_EQ(d.window.end_ns, 700);
+  EXPECT_EQ(d.engine(Engine::kH2D).ops, 1);
+  EXPECT_EQ(d.engine(Engine::kH2D).busy_ns, 200);
+  DeviceLoad all = ComputeEngineLoad(trace, Options("all"))[0];
+  EXPECT_EQ(all.window.start_ns, -1'000'000);
+  EXPECT_EQ(all.engine(Engine::kH2D).ops, 2);
+  EXPECT_EQ(all.engine(Engine::kH2D).busy_ns, 1'000'200);
+}
+
+TEST(EngineLoad, ZeroLengthOpsAreCountedButAddNoTime) {
+  Trace trace = MakeTrace({{Engine::kKernel, 0, 100}, {Engine::kKernel, 100, 100},
+                           {Engine::kMemset, 50, 50}});
+  DeviceLoad d = ComputeEngineLoad(trace, Options())[0];
+  EXPECT_EQ(d.engine(Engine::kKernel).ops, 2);
+  EXPECT_EQ(d.engine(Engine::kKernel).busy_ns, 100);
+  EXPECT_EQ(d.engine(Engine::kMemset).ops, 1);
+  EXPECT_EQ(d.engine(Engine::kMemset).busy_ns, 0);
+  EXPECT_FALSE(OverlapFactor(d.engine(Engine::kMemset)).has_value());
+}
+
+TEST(EngineLoad, DevicesNeverMerge) {
+  // The same intervals on two devices: each device has its own window and union.
+  Trace trace = MakeTrace({{Engine::kKernel, 0, 100, 0}, {Engine::kKernel, 50, 150, 1},
+                           {Engine::kH2D, 400, 500, 1}});
+  std::vector<DeviceLoad> loads = ComputeEngineLoad(trace, Options("processing", 5));
+  ASSERT_EQ(loads.size(), 2u);
+  EXPECT_EQ(loads[0].device_id, 0);
+  EXPECT_EQ(loads[0].engine(Engine::kKernel).busy_ns, 100);
+  EXPECT_EQ(loads[0].window.end_ns, 100);
+  EXPECT_EQ(loads[1].device_id, 1);
+  EXPECT_EQ(loads[1].window.start_ns, 50);
+  EXPECT_EQ(loads[1].window.end_ns, 150);
+  EXPECT_EQ(loads[1].engine(Engine::kH2D).ops, 0);  // after device 1's processing window
+  EXPECT_EQ(loads[0].any_busy_ns + loads[1].any_busy_ns, 200);
+}
+
+TEST(EngineLoad, UnitsFromKernelLaunchesInTheWindow) {
+  Trace trace = MakeTrace({{Engine::kKernel, 0, 10, 0, 7, 0, "frame"},
+                           {Engine::kKernel, 10, 20, 0, 7, 0, "other"},
+                           {Engine::kKernel, 20, 30, 0, 7, 0, "frame"},
+                           {Engine::kKernel, 30, 40, 0, 7, 0, "frame"}});
+  EngineLoadOptions options = Options("0:25");
+  options.units = ParseUnitsFrom("kernel:frame");
+  DeviceLoad d = ComputeEngineLoad(trace, options)[0];
+  ASSERT_TRUE(d.units.has_value());
+  EXPECT_EQ(*d.units, 2);  // launches starting at 0 and 20; the one at 30 is after the window
+  options.units = ParseUnitsFrom("kernel:nope");
+  EXPECT_THROW(ComputeEngineLoad(trace, options), InputError);
+}
+
+TEST(EngineLoad, UnitsFromNvtxRangesInTheWindow) {
+  Trace trace = MakeTrace({{Engine::kKernel, 0, 1000}});
+  AddRange(trace, "batch", 0, 100);
+  AddRange(trace, "batch", 100, 200);
+  AddRange(trace, "batch", 2000, 2100);
+  EngineLoadOptions options = Options();
+  options.units = ParseUnitsFrom("nvtx:batch");
+  DeviceLoad d = ComputeEngineLoad(trace, options)[0];
+  EXPECT_EQ(*d.units, 2);
+  options.units = ParseUnitsFrom("nvtx:epoch");
+  EXPECT_THROW(ComputeEngineLoad(trace, options), InputError);
+}
+
+TEST(EngineLoad, ZeroUnitsInTheWindowIsAnError) {
+  Trace trace = MakeTrace({{Engine::kKernel, 0, 10, 0, 7, 0, "frame"},
+                           {Engine::kKernel, 100, 110, 0, 7, 0, "other"}});
+  EngineLoadOptions options = Options("50:200");
+  options.units = ParseUnitsFrom("kernel:frame");
+  EXPECT_THROW(ComputeEngineLoad(trace, options), InputError);
+}
+
+TEST(EngineLoad, EmptyTraceIsAnError) {
+  Trace trace = MakeTrace({});
+  try {
+    ComputeEngineLoad(trace, Options());
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("no GPU activity"), std::string::npos);
+  }
+}
+
+TEST(ParseUnitsFrom, RejectsUnknownSources) {
+  EXPECT_THROW(ParseUnitsFrom("frames"), InputError);
+  EXPECT_THROW(ParseUnitsFrom("kernel:"), InputError);
+  EXPECT_EQ(ParseUnitsFrom("kernel:a:b").name, "a:b");
+}
+
+}  // namespace
+}  // namespace gpuroof

@@ -1,0 +1,29 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gpuroof/model/trace.h"
+
+namespace gpuroof::testing {
+
+// One op for an in-memory trace: enough to test analyses without any file.
+struct Op {
+  Engine engine = Engine::kKernel;
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  int32_t device = 0;
+  uint32_t stream = 7;
+  uint64_t bytes = 0;
+  std::string name = "k";  // kernels only
+};
+
+// Builds a Trace whose ops are split over `blocks` blocks (round robin, each then sorted), so
+// tests also exercise the multi-block ordered scan.
+Trace MakeTrace(const std::vector<Op>& ops, int blocks = 1);
+
+// Adds an NVTX range to `trace` (kept sorted by start).
+void AddRange(Trace& trace, const std::string& name, int64_t start_ns, int64_t end_ns);
+
+}  // namespace gpuroof::testing

@@ -1,0 +1,326 @@
+// The nsys reader against files written by the test-support builder: every version flavour,
+// every skip reason, the file's own enum tables, NVTX naming, chunked parallel reads.
+#include "gpuroof/readers/nsys_sqlite_reader.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "gpuroof/analyses/engine_load.h"
+#include "gpuroof/model/errors.h"
+#include "gpuroof/readers/nsys_enums.h"
+#include "gpuroof/readers/sqlite_database.h"
+#include "support/nsys_sqlite_builder.h"
+
+namespace gpuroof {
+namespace {
+
+using testsupport::BuilderOptions;
+using testsupport::KernelRow;
+using testsupport::MemcpyRow;
+using testsupport::MemsetRow;
+using testsupport::NsysSchema;
+using testsupport::NsysSqliteBuilder;
+using testsupport::NvtxRow;
+
+class ReaderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("gpuroof_reader_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+            "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::filesystem::path Path(const std::string& name) const { return dir_ / name; }
+
+  std::filesystem::path dir_;
+};
+
+KernelRow Kernel(int64_t start, int64_t end, uint32_t stream = 7, std::string name = "k") {
+  KernelRow row;
+  row.start_ns = start;
+  row.end_ns = end;
+  row.stream = stream;
+  row.short_name = std::move(name);
+  return row;
+}
+
+MemcpyRow Copy(int64_t start, int64_t end, int kind, uint64_t bytes) {
+  MemcpyRow row;
+  row.start_ns = start;
+  row.end_ns = end;
+  row.copy_kind = kind;
+  row.bytes = bytes;
+  return row;
+}
+
+const std::map<Engine, int64_t> EngineOps(const Trace& trace) {
+  std::map<Engine, int64_t> ops;
+  for (const ActivityBlock& block : trace.blocks) {
+    for (Engine e : block.engine) ++ops[e];
+  }
+  return ops;
+}
+
+TEST_F(ReaderTest, ReadsEverySchemaFlavour) {
+  for (NsysSchema schema : {NsysSchema::k2020, NsysSchema::k2021, NsysSchema::k2022, NsysSchema::k2024}) {
+    SCOPED_TRACE(static_cast<int>(schema));
+    std::filesystem::path file = Path("flavour.sqlite");
+    {
+      BuilderOptions options;
+      options.schema = schema;
+      NsysSqliteBuilder builder(file, options);
+      builder.AddGpu(0, "GPU Zero");
+      builder.AddGpu(3, "GPU Three");
+      KernelRow k = Kernel(100, 200);
+      k.device = 3;
+      k.grid = {8, 2, 1};
+      k.block = {256, 1, 1};
+      k.demangled_name = "void k<float>(float*)";
+      builder.AddKernel(k);
+      MemcpyRow c = Copy(0, 50, 1, 4096);
+      c.device = 3;
+      c.src_kind = 1;
+      builder.AddMemcpy(c);
+      MemsetRow m;
+      m.start_ns = 60;
+      m.end_ns = 70;
+      m.bytes = 512;
+      m.device = 3;
+      builder.AddMemset(m);
+      builder.Finish();
+    }
+    Trace trace = ReadNsysSqlite(file);
+    EXPECT_EQ(trace.activity_count(), 3u);
+    EXPECT_EQ(trace.ActiveDeviceIds(), std::vector<int32_t>{3});
+    EXPECT_EQ(trace.DeviceName(3), "GPU Three");
+    std::map<Engine, int64_t> ops = EngineOps(trace);
+    EXPECT_EQ(ops[Engine::kKernel], 1);
+    EXPECT_EQ(ops[Engine::kH2D], 1);
+    EXPECT_EQ(ops[Engine::kMemset], 1);
+    for (const OpSignature& s : trace.signatures) {
+      if (s.engine == Engine::kKernel) {
+        EXPECT_EQ(trace.strings.Get(s.name), "k");
+        EXPECT_EQ(trace.strings.Get(s.detail_name), "void k<float>(float*)");
+        EXPECT_EQ(s.grid, (std::array<uint32_t, 3>{8, 2, 1}));
+        EXPECT_EQ(s.block, (std::array<uint32_t, 3>{256, 1, 1}));
+      } else if (s.engine == Engine::kH2D) {
+        EXPECT_EQ(s.src_kind, MemoryKind::kPinned);
+        EXPECT_EQ(s.dst_kind, MemoryKind::kDevice);
+      } else {
+        EXPECT_EQ(s.src_kind, MemoryKind::kDevice);
+      }
+    }
+    EXPECT_FALSE(trace.metadata["nsys_version"].empty());
+    EXPECT_EQ(trace.diagnostics.records_skipped(), 0);
+  }
+}
+
+TEST_F(ReaderTest, CountsEverySkippedRecordByReason) {
+  std::filesystem::path file = Path("damaged.sqlite");
+  {
+    BuilderOptions options;
+    options.allow_nulls = true;
+    NsysSqliteBuilder builder(file, options);
+    builder.AddKernel(Kernel(0, 10));
+    KernelRow null_start = Kernel(0, 10);
+    null_start.start_ns.reset();
+    builder.AddKernel(null_start);
+    builder.AddKernel(Kernel(50, 40));          // end before start
+    builder.AddMemcpy(Copy(0, 10, 0, 100));     // unknown copy kind
+    builder.AddMemcpy(Copy(0, 10, 99, 100));    // not in any enum table
+    builder.AddMemcpy(Copy(0, 10, 2, 100));
+    builder.Finish();
+  }
+  Trace trace = ReadNsysSqlite(file);
+  const Diagnostics& d = trace.diagnostics;
+  EXPECT_EQ(d.records_read(), 6);
+  EXPECT_EQ(d.records_used(), 2);
+  EXPECT_EQ(d.records_skipped(), 4);
+  EXPECT_EQ(d.records_read(), d.records_used() + d.records_skipped());
+  EXPECT_TRUE(d.has_data_loss());
+  std::map<std::string, int64_t> reasons;
+  for (const SkipCount& skip : d.skips()) reasons[skip.reason] += skip.count;
+  EXPECT_EQ(reasons["null timestamp"], 1);
+  EXPECT_EQ(reasons["end before start"], 1);
+  EXPECT_EQ(reasons["unknown copy kind 0"], 1);
+  EXPECT_EQ(reasons["unknown copy kind 99"], 1);
+  EXPECT_NE(d.Summary().find("skipped 4"), std::string::npos);
+}
+
+TEST_F(ReaderTest, HonoursTheFilesOwnEnumTables) {
+  std::filesystem::path file = Path("renumbered.sqlite");
+  {
+    NsysSqliteBuilder builder(file);
+    // This file says copy kind 1 is device-to-host and memory kind 0 is pinned.
+    builder.SetEnumRow("ENUM_CUDA_MEMCPY_OPER", 1, "CUDA_MEMCPY_KIND_DTOH", "Device-to-Host");
+    builder.SetEnumRow("ENUM_CUDA_MEM_KIND", 0, "CUDA_MEMOPR_MEMORY_KIND_PINNED", "Pinned");
+    MemcpyRow c = Copy(0, 10, 1, 64);
+    c.src_kind = 0;
+    builder.AddMemcpy(c);
+    builder.Finish();
+  }
+  Trace trace = ReadNsysSqlite(file);
+  ASSERT_EQ(trace.activity_count(), 1u);
+  EXPECT_EQ(trace.blocks[0].engine[0], Engine::kD2H);
+  EXPECT_EQ(trace.signatures[trace.blocks[0].signature[0]].src_kind, MemoryKind::kPinned);
+}
+
+TEST_F(ReaderTest, MapsEveryCopyKindToItsEngine) {
+  std::filesystem::path file = Path("kinds.sqlite");
+  {
+    BuilderOptions options;
+    options.schema = NsysSchema::k2021;  // no enum tables: the built-in table decides
+    NsysSqliteBuilder builder(file, options);
+    for (int kind = 1; kind <= 13; ++kind) builder.AddMemcpy(Copy(kind * 10, kind * 10 + 5, kind, 8));
+    builder.Finish();
+  }
+  std::map<Engine, int64_t> ops = EngineOps(ReadNsysSqlite(file));
+  EXPECT_EQ(ops[Engine::kH2D], 2);     // HtoD, HtoA
+  EXPECT_EQ(ops[Engine::kD2H], 2);     // DtoH, AtoH
+  EXPECT_EQ(ops[Engine::kD2D], 4);     // AtoA, AtoD, DtoA, DtoD
+  EXPECT_EQ(ops[Engine::kH2H], 1);
+  EXPECT_EQ(ops[Engine::kP2P], 1);
+  EXPECT_EQ(ops[Engine::kUvmH2D], 1);
+  EXPECT_EQ(ops[Engine::kUvmD2H], 1);
+  EXPECT_EQ(ops[Engine::kUvmD2D], 1);
+}
+
+TEST_F(ReaderTest, PeerCopiesKeepTheirEndpoints) {
+  std::filesystem::path file = Path("peer.sqlite");
+  {
+    NsysSqliteBuilder builder(file);
+    MemcpyRow c = Copy(0, 10, 10, 1 << 20);
+    c.src_device = 0;
+    c.dst_device = 1;
+    c.src_kind = 2;
+    builder.AddMemcpy(c);
+    builder.Finish();
+  }
+  Trace trace = ReadNsysSqlite(file);
+  const OpSignature& s = trace.signatures.at(0);
+  EXPECT_EQ(s.engine, Engine::kP2P);
+  EXPECT_EQ(s.src_device, 0);
+  EXPECT_EQ(s.dst_device, 1);
+}
+
+TEST_F(ReaderTest, NvtxNamesFollowTheDomainRule) {
+  std::filesystem::path file = Path("nvtx.sqlite");
+  {
+    NsysSqliteBuilder builder(file);
+    builder.AddKernel(Kernel(0, 10));
+    builder.AddDomain(1, "TensorRT");
+    builder.AddDomain(1, "OtherProcessDomain", 77);
+    NvtxRow inline_text;
+    inline_text.start_ns = 5;
+    inline_text.end_ns = 50;
+    inline_text.text = "epoch";
+    builder.AddNvtx(inline_text);
+    NvtxRow registered;
+    registered.start_ns = 10;
+    registered.end_ns = 20;
+    registered.registered_text = "conv1";
+    registered.domain_id = 1;
+    builder.AddNvtx(registered);
+    NvtxRow start_end;
+    start_end.start_ns = -30;
+    start_end.end_ns = 40;
+    start_end.event_type = 60;
+    start_end.text = "io";
+    start_end.range_id = 9;
+    builder.AddNvtx(start_end);
+    NvtxRow mark;
+    mark.start_ns = 7;
+    mark.event_type = 34;
+    mark.text = "a mark";
+    builder.AddNvtx(mark);
+    builder.Finish();
+  }
+  Trace trace = ReadNsysSqlite(file);
+  ASSERT_EQ(trace.nvtx_ranges.size(), 3u);  // marks are not ranges
+  EXPECT_EQ(trace.strings.Get(trace.nvtx_ranges[0].name), "io");
+  EXPECT_TRUE(trace.nvtx_ranges[0].start_end);
+  EXPECT_EQ(trace.nvtx_ranges[0].start_ns, -30);
+  EXPECT_EQ(trace.strings.Get(trace.nvtx_ranges[1].name), "epoch");
+  EXPECT_EQ(trace.strings.Get(trace.nvtx_ranges[2].name), "TensorRT:conv1");
+  EXPECT_FALSE(trace.nvtx_ranges[2].start_end);
+}
+
+TEST_F(ReaderTest, ChunkedParallelReadsGiveTheSameAnswer) {
+  std::filesystem::path file = Path("chunks.sqlite");
+  {
+    NsysSqliteBuilder builder(file);
+    // Rows written out of start order, on two processes that reuse the same stream id.
+    for (int i = 99; i >= 0; --i) {
+      KernelRow k = Kernel(i * 100, i * 100 + 150, 13 + static_cast<uint32_t>(i % 2));
+      k.pid = i % 3 == 0 ? 4242 : 5151;
+      builder.AddKernel(k);
+      builder.AddMemcpy(Copy(i * 100 + 10, i * 100 + 60, 1 + i % 2, 1000));
+    }
+    builder.Finish();
+  }
+  EngineLoadOptions options;
+  options.window = ParseWindowSpec("all");
+  Trace whole = ReadNsysSqlite(file, {1, 1'000'000});
+  NsysReadOptions chunked;
+  chunked.threads = 3;
+  chunked.rows_per_chunk = 7;
+  Trace split = ReadNsysSqlite(file, chunked);
+  EXPECT_GT(split.blocks.size(), whole.blocks.size());
+  for (const ActivityBlock& block : split.blocks) EXPECT_TRUE(block.IsSortedByStart());
+  // Kernels: (pid 4242 | 5151) x (stream 13 | 14); copies: pid 4242, stream 7.
+  EXPECT_EQ(whole.streams.size(), 5u);
+  EXPECT_EQ(split.streams.size(), 5u);
+  DeviceLoad a = ComputeEngineLoad(whole, options)[0];
+  DeviceLoad b = ComputeEngineLoad(split, options)[0];
+  for (Engine e : kAllEngines) {
+    EXPECT_EQ(a.engine(e).ops, b.engine(e).ops);
+    EXPECT_EQ(a.engine(e).busy_ns, b.engine(e).busy_ns);
+    EXPECT_EQ(a.engine(e).sum_ns, b.engine(e).sum_ns);
+  }
+  // Kernels overlap their neighbour by 50 ns: union = 99 * 100 + 150.
+  EXPECT_EQ(a.engine(Engine::kKernel).busy_ns, 99 * 100 + 150);
+  EXPECT_EQ(a.engine(Engine::kKernel).sum_ns, 100 * 150);
+}
+
+TEST_F(ReaderTest, ExportWithoutActivityTablesReadsAsEmpty) {
+  std::filesystem::path file = Path("nvtx_only.sqlite");
+  {
+    NsysSqliteBuilder builder(file);
+    builder.CreateEmptyTable(NsysSqliteBuilder::Table::kKernel);
+    NvtxRow range;
+    range.start_ns = 0;
+    range.end_ns = 5;
+    range.text = "phase";
+    builder.AddNvtx(range);
+    builder.Finish();
+  }
+  Trace trace = ReadNsysSqlite(file);
+  EXPECT_EQ(trace.activity_count(), 0u);
+  EXPECT_EQ(trace.nvtx_ranges.size(), 1u);
+  EXPECT_THROW(ComputeEngineLoad(trace, {}), InputError);
+}
+
+TEST(NsysEnums, SymbolsMapToEnginesAndMemoryKinds) {
+  EXPECT_EQ(NsysEnums::EngineFromCopySymbol("CUDA_MEMCPY_KIND_PTOP"), Engine::kP2P);
+  EXPECT_EQ(NsysEnums::EngineFromCopySymbol("CUDA_MEMCPY_KIND_UNKNOWN"), std::nullopt);
+  EXPECT_EQ(NsysEnums::MemoryFromSymbol("CUDA_MEMOPR_MEMORY_KIND_MANAGED_STATIC"),
+            MemoryKind::kManagedStatic);
+  NsysEnums builtin;
+  EXPECT_EQ(builtin.CopyEngine(8), Engine::kD2D);
+  EXPECT_EQ(builtin.CopyEngine(0), std::nullopt);
+  EXPECT_EQ(builtin.Memory(0), MemoryKind::kPageable);  // nsys numbering, not CUPTI's
+  EXPECT_EQ(builtin.Memory(42), MemoryKind::kUnknown);
+}
+
+TEST(MakeValidUtf8, ReplacesInvalidBytesOnly) {
+  EXPECT_EQ(MakeValidUtf8("plain"), "plain");
+  EXPECT_EQ(MakeValidUtf8("caf\xc3\xa9"), "caf\xc3\xa9");
+  EXPECT_EQ(MakeValidUtf8("Jos\xe1"), "Jos\xef\xbf\xbd");  // Latin-1 byte from a real export
+  EXPECT_EQ(MakeValidUtf8("\xed\xa0\x80"), "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");  // surrogate
+}
+
+}  // namespace
+}  // namespace gpuroof
