@@ -1,16 +1,17 @@
 #include "analyze_command.h"
 
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
-
 #include <charconv>
 #include <memory>
 
-#include "exit_codes.h"
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
 #include "gpuroof/analyses/engine_load.h"
 #include "gpuroof/model/errors.h"
 #include "gpuroof/readers/reader_registry.h"
 #include "gpuroof/reports/analyze_report.h"
+
+#include "exit_codes.h"
 #include "output_options.h"
 #include "trace_loading.h"
 
@@ -105,13 +106,14 @@ void AddAnalyzeCommand(CLI::App& app, int& exit_code) {
       "Every figure is defined in docs/metrics.md.");
   command->add_option("traces", options->traces, "Trace files (nsys .sqlite or .nsys-rep)")
       ->required();
-  command->add_option("--units", options->units, "Units of work (frames, batches...) in the window");
+  command->add_option("--units", options->units,
+                      "Units of work (frames, batches...) in the window");
   command->add_option("--unit-name", options->unit_name, "What one unit is called")
       ->capture_default_str();
   command->add_option("--units-from", options->units_from,
                       "Count units in the window: kernel:NAME (launches) or nvtx:NAME (ranges)");
-  command->add_option("--window", options->window,
-                      "processing | all | START:END | nvtx:NAME[#N|#*]")
+  command
+      ->add_option("--window", options->window, "processing | all | START:END | nvtx:NAME[#N|#*]")
       ->capture_default_str();
   command->add_option("--threads", options->threads, "Reader threads (0 = automatic)")
       ->check(CLI::Range(0, 64));

@@ -1,19 +1,21 @@
 // gpuroof: which GPU engine binds your pipeline. This file only wires the subcommands and is the
 // one place where errors become messages and exit codes.
+#include <exception>
+
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include <exception>
+#include "gpuroof/model/errors.h"
 
 #include "analyze_command.h"
 #include "exit_codes.h"
-#include "gpuroof/model/errors.h"
 
 namespace {
 
 int Run(int argc, char** argv) {
-  CLI::App app{"gpuroof: which GPU engine binds your pipeline, by how much, and whether a change "
-               "made it worse"};
+  CLI::App app{
+      "gpuroof: which GPU engine binds your pipeline, by how much, and whether a change "
+      "made it worse"};
   app.set_version_flag("--version", std::string("gpuroof ") + GPUROOF_VERSION);
   app.require_subcommand(1);
   int exit_code = gpuroof::kExitOk;

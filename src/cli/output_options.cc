@@ -1,9 +1,9 @@
 #include "output_options.h"
 
+#include <cstdio>
+
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
-
-#include <cstdio>
 
 #include "gpuroof/model/errors.h"
 #include "gpuroof/reports/output_file.h"

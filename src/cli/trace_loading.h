@@ -3,6 +3,7 @@
 #include <string>
 
 #include "gpuroof/model/trace.h"
+
 #include "output_options.h"
 
 namespace gpuroof {

@@ -1,18 +1,20 @@
 // End-to-end tests of `gpuroof analyze`: the bundled example trace against numbers worked out by
 // hand in docs/metrics.md, output formats, and bad input that must end in one clear line.
-#include <gtest/gtest.h>
-#include <sqlite3.h>
-
 #include <cmath>
 #include <map>
 #include <sstream>
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include "cli_runner.h"
 
 namespace gpuroof::testing {
 namespace {
 
-std::filesystem::path Example() { return SourceDir() / "examples" / "frame_pipeline.sqlite"; }
+std::filesystem::path Example() {
+  return SourceDir() / "examples" / "frame_pipeline.sqlite";
+}
 
 // CSV with one header line and rows -> name -> cell maps.
 std::vector<std::map<std::string, std::string>> ParseCsv(const std::string& text) {
@@ -24,14 +26,16 @@ std::vector<std::map<std::string, std::string>> ParseCsv(const std::string& text
     std::vector<std::string> cells;
     std::stringstream fields(line);
     std::string cell;
-    while (std::getline(fields, cell, ',')) cells.push_back(cell);
+    while (std::getline(fields, cell, ','))
+      cells.push_back(cell);
     if (!line.empty() && line.back() == ',') cells.emplace_back();
     if (header.empty()) {
       header = cells;
       continue;
     }
     std::map<std::string, std::string> row;
-    for (size_t i = 0; i < header.size() && i < cells.size(); ++i) row[header[i]] = cells[i];
+    for (size_t i = 0; i < header.size() && i < cells.size(); ++i)
+      row[header[i]] = cells[i];
     rows.push_back(row);
   }
   return rows;
@@ -124,8 +128,8 @@ TEST(AnalyzeCli, JsonCarriesSchemaInputsAndDiagnostics) {
 }
 
 TEST(AnalyzeCli, SeveralTracesGiveOneRowEach) {
-  CliResult r = RunGpuroof({"analyze", Example().string(), Example().string(), "--units", "2000",
-                            "--format", "csv"});
+  CliResult r = RunGpuroof(
+      {"analyze", Example().string(), Example().string(), "--units", "2000", "--format", "csv"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto rows = ParseCsv(r.out);
   ASSERT_EQ(rows.size(), 2u);
@@ -190,19 +194,23 @@ TEST(AnalyzeCliBadInput, EachGivesOneClearLineAndNoOutput) {
   std::filesystem::path empty = dir / "empty.sqlite";
   WriteFile(empty, "");
   std::filesystem::path foreign = dir / "foreign.sqlite";
-  MakeSqlite(foreign, "CREATE TABLE accounts(id INTEGER, name TEXT); INSERT INTO accounts VALUES (1, 'x');");
+  MakeSqlite(foreign,
+             "CREATE TABLE accounts(id INTEGER, name TEXT); INSERT INTO accounts VALUES (1, 'x');");
   std::filesystem::path nvprof = dir / "nvprof.sqlite";
-  MakeSqlite(nvprof, "CREATE TABLE StringTable(_id_ INTEGER, value TEXT);"
-                     "CREATE TABLE CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL(start INTEGER, end INTEGER);");
+  MakeSqlite(nvprof,
+             "CREATE TABLE StringTable(_id_ INTEGER, value TEXT);"
+             "CREATE TABLE CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL(start INTEGER, end INTEGER);");
   std::filesystem::path no_rows = dir / "no_rows.sqlite";
-  MakeSqlite(no_rows, "CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT NOT NULL);"
-                      "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INTEGER NOT NULL, end INTEGER "
-                      "NOT NULL, deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, streamId "
-                      "INTEGER NOT NULL, shortName INTEGER NOT NULL);");
+  MakeSqlite(no_rows,
+             "CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT NOT NULL);"
+             "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INTEGER NOT NULL, end INTEGER "
+             "NOT NULL, deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, streamId "
+             "INTEGER NOT NULL, shortName INTEGER NOT NULL);");
   std::filesystem::path missing_column = dir / "missing_column.sqlite";
-  MakeSqlite(missing_column, "CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT NOT NULL);"
-                             "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INTEGER, end INTEGER);"
-                             "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1, 2);");
+  MakeSqlite(missing_column,
+             "CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT NOT NULL);"
+             "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INTEGER, end INTEGER);"
+             "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1, 2);");
   std::filesystem::path truncated = dir / "truncated.sqlite";
   std::string whole = ReadFile(Example());
   WriteFile(truncated, whole.substr(0, whole.size() / 3));
@@ -251,8 +259,8 @@ TEST(AnalyzeCliBadInput, AFailedRunLeavesAnEarlierOutputUntouched) {
 
 TEST(AnalyzeCliBadInput, UnwritableOutputIsABadOutputError) {
   TempDir dir;
-  CliResult r = RunGpuroof({"analyze", Example().string(), "-o",
-                            (dir / "no_such_dir" / "out.csv").string()});
+  CliResult r =
+      RunGpuroof({"analyze", Example().string(), "-o", (dir / "no_such_dir" / "out.csv").string()});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("out.csv: cannot create output"), std::string::npos) << r.err;
 }

@@ -1,14 +1,14 @@
 #include "cli_runner.h"
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 extern char** environ;
 
@@ -26,7 +26,8 @@ CliResult RunProgram(const std::vector<std::string>& argv) {
   posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path.c_str(),
                                    O_WRONLY | O_CREAT | O_TRUNC, 0644);
   std::vector<char*> args;
-  for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+  for (const std::string& arg : argv)
+    args.push_back(const_cast<char*>(arg.c_str()));
   args.push_back(nullptr);
   pid_t pid = 0;
   int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
@@ -70,6 +71,8 @@ void WriteFile(const std::filesystem::path& path, const std::string& content) {
   out << content;
 }
 
-std::filesystem::path SourceDir() { return GPUROOF_SOURCE_DIR; }
+std::filesystem::path SourceDir() {
+  return GPUROOF_SOURCE_DIR;
+}
 
 }  // namespace gpuroof::testing

@@ -1,10 +1,10 @@
 #include "gpuroof/analyses/engine_load.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <limits>
 #include <map>
+
+#include <fmt/format.h>
 
 #include "gpuroof/analyses/interval_union.h"
 #include "gpuroof/analyses/ordered_scan.h"
@@ -125,7 +125,8 @@ std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOp
     load.device_name = std::string(trace.DeviceName(id));
     load.window = ResolveWindow(trace, options.window, span, trace_first, trace_last);
     load.unit_name = options.units.unit_name;
-    for (Engine engine : kAllEngines) load.engines[static_cast<size_t>(EngineIndex(engine))].engine = engine;
+    for (Engine engine : kAllEngines)
+      load.engines[static_cast<size_t>(EngineIndex(engine))].engine = engine;
     loads.push_back(load);
   }
   std::vector<size_t> stream_device(trace.streams.size());
@@ -194,12 +195,12 @@ std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOp
             continue;
           }
           named = true;
-          if (range.start_ns >= load.window.start_ns && range.start_ns < load.window.end_ns) ++count;
+          if (range.start_ns >= load.window.start_ns && range.start_ns < load.window.end_ns)
+            ++count;
         }
         if (!named) {
-          throw InputError(trace.source,
-                           fmt::format("no NVTX range named '{}' to count units from",
-                                       options.units.name));
+          throw InputError(trace.source, fmt::format("no NVTX range named '{}' to count units from",
+                                                     options.units.name));
         }
         load.units = count;
         break;

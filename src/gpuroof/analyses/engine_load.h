@@ -21,8 +21,8 @@ struct UnitsSpec {
     kNvtxRanges,      // --units-from nvtx:NAME — instances of range NAME starting in the window
   };
   Kind kind = Kind::kNone;
-  int64_t count = 0;   // kFixed
-  std::string name;    // kKernelLaunches / kNvtxRanges
+  int64_t count = 0;  // kFixed
+  std::string name;   // kKernelLaunches / kNvtxRanges
   std::string unit_name = "frame";
 };
 
@@ -46,9 +46,9 @@ struct DeviceLoad {
   std::string device_name;
   Window window;
   std::array<EngineLoad, kEngineCount> engines{};  // indexed by EngineIndex(); ops == 0: absent
-  int64_t any_busy_ns = 0;                          // union over every engine
+  int64_t any_busy_ns = 0;                         // union over every engine
   int64_t any_ops = 0;
-  std::optional<int64_t> units;                     // unset without units
+  std::optional<int64_t> units;  // unset without units
   std::string unit_name = "frame";
 
   const EngineLoad& engine(Engine e) const { return engines[static_cast<size_t>(EngineIndex(e))]; }

@@ -7,7 +7,8 @@ namespace gpuroof {
 int64_t UnionLengthNs(std::vector<std::pair<int64_t, int64_t>> intervals) {
   std::sort(intervals.begin(), intervals.end());
   IntervalUnion total;
-  for (const auto& [start, end] : intervals) total.Add(start, end);
+  for (const auto& [start, end] : intervals)
+    total.Add(start, end);
   return total.length_ns();
 }
 

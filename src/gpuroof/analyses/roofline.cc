@@ -47,8 +47,8 @@ Roofline ComputeRoofline(const DeviceLoad& device) {
       headroom.per_unit_gap_us = *bottleneck_per_unit - *engine_per_unit;
     }
     if (load.busy_ns > 0) {
-      headroom.factor = static_cast<double>(roofline.bottleneck_busy_ns) /
-                        static_cast<double>(load.busy_ns);
+      headroom.factor =
+          static_cast<double>(roofline.bottleneck_busy_ns) / static_cast<double>(load.busy_ns);
     }
     roofline.headroom.push_back(headroom);
   }

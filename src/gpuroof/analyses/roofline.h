@@ -8,10 +8,10 @@
 namespace gpuroof {
 
 // Ratios of one engine's load (docs/metrics.md). Each is unset when its denominator is zero.
-std::optional<double> OverlapFactor(const EngineLoad& load);           // sum / busy
+std::optional<double> OverlapFactor(const EngineLoad& load);               // sum / busy
 std::optional<double> DutyPercent(int64_t busy_ns, const Window& window);  // 100 busy / window
-std::optional<double> BandwidthGBps(const EngineLoad& load);           // bytes / op time (GB/s)
-std::optional<double> PerUnitUs(int64_t ns, const DeviceLoad& device);  // ns / units, in us
+std::optional<double> BandwidthGBps(const EngineLoad& load);               // bytes / op time (GB/s)
+std::optional<double> PerUnitUs(int64_t ns, const DeviceLoad& device);     // ns / units, in us
 
 // How much an engine could grow before it binds.
 struct Headroom {
@@ -24,9 +24,9 @@ struct Headroom {
 struct Roofline {
   Engine bottleneck = Engine::kKernel;
   int64_t bottleneck_busy_ns = 0;
-  std::optional<double> per_unit_us;   // bottleneck busy per unit (us/unit)
-  std::optional<double> units_per_s;   // units / bottleneck busy (s)
-  std::vector<Headroom> headroom;      // every other engine present, in engine order
+  std::optional<double> per_unit_us;  // bottleneck busy per unit (us/unit)
+  std::optional<double> units_per_s;  // units / bottleneck busy (s)
+  std::vector<Headroom> headroom;     // every other engine present, in engine order
 };
 
 // The engine with the largest busy time (ties: the earlier engine in display order). Throws

@@ -1,11 +1,11 @@
 #include "gpuroof/analyses/window.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "gpuroof/model/errors.h"
 
@@ -118,7 +118,8 @@ WindowSpec ParseWindowSpec(std::string_view text) {
       }
       rest = rest.substr(0, hash);
     }
-    if (rest.empty()) throw InputError("--window", fmt::format("'{}': missing the range name", text));
+    if (rest.empty())
+      throw InputError("--window", fmt::format("'{}': missing the range name", text));
     spec.nvtx_name = std::string(rest);
     return spec;
   }
@@ -167,15 +168,15 @@ Window ResolveWindow(const Trace& trace, const WindowSpec& spec, const DeviceSpa
       std::vector<const NvtxRange*> ranges = FindRanges(trace, spec.nvtx_name);
       if (ranges.empty()) {
         std::string names = ListNvtxNames(trace);
-        throw InputError(trace.source,
-                         fmt::format("no NVTX range named '{}' ({})", spec.nvtx_name,
-                                     names.empty() ? "the trace has no NVTX ranges"
-                                                   : "ranges include " + names));
+        throw InputError(trace.source, fmt::format("no NVTX range named '{}' ({})", spec.nvtx_name,
+                                                   names.empty() ? "the trace has no NVTX ranges"
+                                                                 : "ranges include " + names));
       }
       if (spec.instance == 0) {
         window.start_ns = ranges.front()->start_ns;
         window.end_ns = ranges.front()->end_ns;
-        for (const NvtxRange* range : ranges) window.end_ns = std::max(window.end_ns, range->end_ns);
+        for (const NvtxRange* range : ranges)
+          window.end_ns = std::max(window.end_ns, range->end_ns);
       } else if (static_cast<size_t>(spec.instance) > ranges.size()) {
         throw InputError(trace.source, fmt::format("NVTX range '{}' has {} instance(s), no #{}",
                                                    spec.nvtx_name, ranges.size(), spec.instance));

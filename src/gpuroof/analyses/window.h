@@ -17,11 +17,11 @@ struct WindowSpec {
     kNvtx,        // an NVTX range instance, or first start -> last end of all instances
   };
   Kind kind = Kind::kProcessing;
-  int64_t start_ns = 0;      // kRange
-  int64_t end_ns = 0;        // kRange
-  std::string nvtx_name;     // kNvtx
-  int instance = 1;          // kNvtx: 1-based instance; 0 = all instances ("#*")
-  std::string text;          // as the user wrote it, for reports
+  int64_t start_ns = 0;   // kRange
+  int64_t end_ns = 0;     // kRange
+  std::string nvtx_name;  // kNvtx
+  int instance = 1;       // kNvtx: 1-based instance; 0 = all instances ("#*")
+  std::string text;       // as the user wrote it, for reports
 };
 
 // Parses "processing", "all", "START:END" (numbers in ns or with a us/ms/s suffix) or

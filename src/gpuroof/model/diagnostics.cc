@@ -37,13 +37,16 @@ void Diagnostics::Note(std::string message) {
 void Diagnostics::Merge(const Diagnostics& other) {
   read_ += other.read_;
   used_ += other.used_;
-  for (const SkipCount& skip : other.skips_) Skip(skip.table, skip.reason, skip.severity, skip.count);
-  for (const std::string& note : other.notes_) Note(note);
+  for (const SkipCount& skip : other.skips_)
+    Skip(skip.table, skip.reason, skip.severity, skip.count);
+  for (const std::string& note : other.notes_)
+    Note(note);
 }
 
 int64_t Diagnostics::records_skipped() const {
   int64_t total = 0;
-  for (const SkipCount& skip : skips_) total += skip.count;
+  for (const SkipCount& skip : skips_)
+    total += skip.count;
   return total;
 }
 
@@ -55,8 +58,8 @@ bool Diagnostics::has_data_loss() const {
 }
 
 std::string Diagnostics::Summary() const {
-  std::string out = fmt::format("read {} records, used {}, skipped {}", read_, used_,
-                                records_skipped());
+  std::string out =
+      fmt::format("read {} records, used {}, skipped {}", read_, used_, records_skipped());
   if (skips_.empty()) return out;
   out += " (";
   bool first = true;

@@ -7,7 +7,8 @@ namespace gpuroof {
 
 namespace {
 constexpr std::array<std::string_view, kEngineCount> kEngineNames = {
-    "kernel", "H2D", "D2H", "D2D", "P2P", "H2H", "memset", "UVM_H2D", "UVM_D2H", "UVM_D2D", "graph"};
+    "kernel", "H2D",     "D2H",     "D2D",     "P2P",  "H2H",
+    "memset", "UVM_H2D", "UVM_D2H", "UVM_D2D", "graph"};
 
 bool EqualsIgnoringCase(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
@@ -17,7 +18,9 @@ bool EqualsIgnoringCase(std::string_view a, std::string_view b) {
 }
 }  // namespace
 
-std::string_view EngineName(Engine engine) { return kEngineNames[EngineIndex(engine)]; }
+std::string_view EngineName(Engine engine) {
+  return kEngineNames[EngineIndex(engine)];
+}
 
 std::optional<Engine> EngineFromName(std::string_view name) {
   for (Engine engine : kAllEngines) {

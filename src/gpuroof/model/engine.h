@@ -11,17 +11,17 @@ namespace gpuroof {
 // Unified-memory migrations stay separate from application copies: they are driver work the
 // application did not ask for, even though they occupy the same copy engines.
 enum class Engine : uint8_t {
-  kKernel,   // SMs: kernels
-  kH2D,      // host-to-device copy engine (also host-to-array)
-  kD2H,      // device-to-host copy engine (also array-to-host)
-  kD2D,      // device-to-device / array copies within one device
-  kP2P,      // peer-to-peer copies between devices
-  kH2H,      // host-to-host copies driven by the device
-  kMemset,   // memsets
-  kUvmH2D,   // unified-memory migration host -> device
-  kUvmD2H,   // unified-memory migration device -> host
-  kUvmD2D,   // unified-memory migration device -> device
-  kGraph,    // whole CUDA graph launches traced at graph level (engine mix unknown)
+  kKernel,  // SMs: kernels
+  kH2D,     // host-to-device copy engine (also host-to-array)
+  kD2H,     // device-to-host copy engine (also array-to-host)
+  kD2D,     // device-to-device / array copies within one device
+  kP2P,     // peer-to-peer copies between devices
+  kH2H,     // host-to-host copies driven by the device
+  kMemset,  // memsets
+  kUvmH2D,  // unified-memory migration host -> device
+  kUvmD2H,  // unified-memory migration device -> host
+  kUvmD2D,  // unified-memory migration device -> device
+  kGraph,   // whole CUDA graph launches traced at graph level (engine mix unknown)
 };
 
 inline constexpr int kEngineCount = 11;
@@ -39,6 +39,8 @@ std::optional<Engine> EngineFromName(std::string_view name);
 // True for engines that move bytes (copies and memsets), for which bandwidth is meaningful.
 bool EngineMovesBytes(Engine engine);
 
-inline int EngineIndex(Engine engine) { return static_cast<int>(engine); }
+inline int EngineIndex(Engine engine) {
+  return static_cast<int>(engine);
+}
 
 }  // namespace gpuroof

@@ -2,7 +2,9 @@
 
 namespace gpuroof {
 
-StringTable::StringTable() { Intern(""); }
+StringTable::StringTable() {
+  Intern("");
+}
 
 uint32_t StringTable::Intern(std::string_view text) {
   auto it = ids_.find(std::string(text));

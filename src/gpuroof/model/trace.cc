@@ -56,7 +56,8 @@ namespace {
 template <typename T>
 void ApplyPermutation(std::vector<T>& column, const std::vector<uint32_t>& order) {
   std::vector<T> sorted(column.size());
-  for (size_t i = 0; i < order.size(); ++i) sorted[i] = column[order[i]];
+  for (size_t i = 0; i < order.size(); ++i)
+    sorted[i] = column[order[i]];
   column.swap(sorted);
 }
 }  // namespace
@@ -78,14 +79,16 @@ void ActivityBlock::SortByStart() {
 
 size_t Trace::activity_count() const {
   size_t total = 0;
-  for (const ActivityBlock& block : blocks) total += block.size();
+  for (const ActivityBlock& block : blocks)
+    total += block.size();
   return total;
 }
 
 std::vector<int32_t> Trace::ActiveDeviceIds() const {
   std::vector<bool> stream_used(streams.size(), false);
   for (const ActivityBlock& block : blocks) {
-    for (uint32_t s : block.stream) stream_used[s] = true;
+    for (uint32_t s : block.stream)
+      stream_used[s] = true;
   }
   std::set<int32_t> ids;
   for (size_t i = 0; i < streams.size(); ++i) {

@@ -46,8 +46,8 @@ struct StreamInfo {
 // at 4 bytes.
 struct OpSignature {
   Engine engine = Engine::kKernel;
-  uint32_t name = 0;           // kernels: short name; copies/memsets: 0
-  uint32_t detail_name = 0;    // kernels: demangled name (0 when the trace has none)
+  uint32_t name = 0;         // kernels: short name; copies/memsets: 0
+  uint32_t detail_name = 0;  // kernels: demangled name (0 when the trace has none)
   std::array<uint32_t, 3> grid = {0, 0, 0};
   std::array<uint32_t, 3> block = {0, 0, 0};
   MemoryKind src_kind = MemoryKind::kUnknown;  // copies: source; memsets: the memory set
@@ -63,11 +63,11 @@ struct OpSignature {
 struct ActivityBlock {
   std::vector<int64_t> start_ns;
   std::vector<int64_t> end_ns;
-  std::vector<uint64_t> bytes;         // 0 for kernels
-  std::vector<uint32_t> signature;     // index into Trace::signatures
-  std::vector<uint32_t> stream;        // index into Trace::streams
-  std::vector<uint32_t> correlation;   // launch correlation id (0 when none)
-  std::vector<Engine> engine;          // = signatures[signature].engine, kept for fast scans
+  std::vector<uint64_t> bytes;        // 0 for kernels
+  std::vector<uint32_t> signature;    // index into Trace::signatures
+  std::vector<uint32_t> stream;       // index into Trace::streams
+  std::vector<uint32_t> correlation;  // launch correlation id (0 when none)
+  std::vector<Engine> engine;         // = signatures[signature].engine, kept for fast scans
 
   size_t size() const { return start_ns.size(); }
   void Reserve(size_t n);
@@ -81,22 +81,22 @@ struct ActivityBlock {
 struct NvtxRange {
   int64_t start_ns = 0;
   int64_t end_ns = 0;
-  uint32_t name = 0;        // full display name, "domain:" prefix included when not default
-  uint64_t thread_id = 0;   // the trace's thread key (nsys: globalTid)
-  bool start_end = false;   // true: start/end range; false: push/pop range
+  uint32_t name = 0;       // full display name, "domain:" prefix included when not default
+  uint64_t thread_id = 0;  // the trace's thread key (nsys: globalTid)
+  bool start_end = false;  // true: start/end range; false: push/pop range
 };
 
 // Everything gpuroof knows about one trace file. No I/O here: readers fill it.
 struct Trace {
-  std::string source;                     // path the trace came from, for messages
-  std::string format;                     // e.g. "nsys-sqlite"
+  std::string source;                           // path the trace came from, for messages
+  std::string format;                           // e.g. "nsys-sqlite"
   std::map<std::string, std::string> metadata;  // e.g. "nsys_version" -> "2024.6.2.0"
   StringTable strings;
-  std::vector<DeviceInfo> devices;        // as listed by the file; may name unused devices
+  std::vector<DeviceInfo> devices;  // as listed by the file; may name unused devices
   std::vector<StreamInfo> streams;
   std::vector<OpSignature> signatures;
   std::vector<ActivityBlock> blocks;
-  std::vector<NvtxRange> nvtx_ranges;     // sorted by start
+  std::vector<NvtxRange> nvtx_ranges;  // sorted by start
   Diagnostics diagnostics;
 
   size_t activity_count() const;

@@ -57,7 +57,8 @@ constexpr std::array<std::pair<std::string_view, MemoryKind>, 8> kMemorySymbols 
 }  // namespace
 
 NsysEnums::NsysEnums() {
-  for (const auto& [id, symbol] : kBuiltinCopyKinds) copy_engines_[id] = *EngineFromCopySymbol(symbol);
+  for (const auto& [id, symbol] : kBuiltinCopyKinds)
+    copy_engines_[id] = *EngineFromCopySymbol(symbol);
   for (const auto& [symbol, kind] : kMemorySymbols) {
     memory_kinds_[static_cast<int64_t>(kind)] = kind;
   }

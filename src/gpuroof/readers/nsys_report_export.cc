@@ -1,11 +1,11 @@
 #include "gpuroof/readers/nsys_report_export.h"
 
+#include <cstdlib>
+#include <system_error>
+
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <cstdlib>
-#include <system_error>
 
 #include "gpuroof/model/errors.h"
 
@@ -42,7 +42,8 @@ std::string FindNsysProgram() {
 int SpawnProcessLauncher::Run(const std::vector<std::string>& argv) {
   std::vector<char*> args;
   args.reserve(argv.size() + 1);
-  for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+  for (const std::string& arg : argv)
+    args.push_back(const_cast<char*>(arg.c_str()));
   args.push_back(nullptr);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
@@ -65,8 +66,8 @@ std::filesystem::path ResolveNsysReport(const std::filesystem::path& report,
   const std::string source = report.string();
   std::error_code ec;
   if (!std::filesystem::is_regular_file(report, ec)) {
-    throw InputError(source, std::filesystem::exists(report, ec) ? "is not a regular file"
-                                                                 : "no such file");
+    throw InputError(
+        source, std::filesystem::exists(report, ec) ? "is not a regular file" : "no such file");
   }
   std::filesystem::path sqlite = report;
   sqlite.replace_extension(".sqlite");
@@ -77,9 +78,10 @@ std::filesystem::path ResolveNsysReport(const std::filesystem::path& report,
   }
   std::string nsys = FindNsysProgram();
   if (nsys.empty()) {
-    throw InputError(source, "is an nsys report and nsys is not on PATH (nor named by $NSYS); "
-                             "export it first: nsys export --type sqlite --output " +
-                                 sqlite.string() + " " + source);
+    throw InputError(source,
+                     "is an nsys report and nsys is not on PATH (nor named by $NSYS); "
+                     "export it first: nsys export --type sqlite --output " +
+                         sqlite.string() + " " + source);
   }
   // Export next to the report under a temporary name, then rename: an interrupted export never
   // leaves a half-written .sqlite that a later run would trust.

@@ -1,7 +1,5 @@
 #include "gpuroof/readers/nsys_sqlite_reader.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <atomic>
 #include <exception>
@@ -9,6 +7,8 @@
 #include <map>
 #include <thread>
 #include <unordered_map>
+
+#include <fmt/format.h>
 
 #include "gpuroof/model/errors.h"
 #include "gpuroof/readers/nsys_enums.h"
@@ -103,8 +103,9 @@ std::string BuildSelectList(SqliteDatabase& db, std::string_view table,
 
 std::vector<std::pair<std::string, bool>> ColumnsOf(TableKind kind) {
   std::vector<std::pair<std::string, bool>> columns = {
-      {"start", true},       {"end", true},           {"deviceId", true}, {"contextId", false},
-      {"streamId", true},    {"correlationId", false}, {"globalPid", false}};
+      {"start", true},      {"end", true},      {"deviceId", true},
+      {"contextId", false}, {"streamId", true}, {"correlationId", false},
+      {"globalPid", false}};
   switch (kind) {
     case TableKind::kKernel:
       columns.insert(columns.end(), {{"shortName", true},
@@ -151,11 +152,15 @@ struct RawSignature {
 struct RawSignatureHash {
   size_t operator()(const RawSignature& s) const {
     size_t h = std::hash<int64_t>{}(s.short_name);
-    auto mix = [&h](uint64_t v) { h ^= std::hash<uint64_t>{}(v) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
+    auto mix = [&h](uint64_t v) {
+      h ^= std::hash<uint64_t>{}(v) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+    };
     mix(static_cast<uint64_t>(s.engine));
     mix(static_cast<uint64_t>(s.demangled_name));
-    for (uint32_t v : s.grid) mix(v);
-    for (uint32_t v : s.block) mix(v);
+    for (uint32_t v : s.grid)
+      mix(v);
+    for (uint32_t v : s.block)
+      mix(v);
     mix(static_cast<uint64_t>(s.src_kind) << 8 | static_cast<uint64_t>(s.dst_kind));
     mix(static_cast<uint64_t>(static_cast<uint32_t>(s.src_device)));
     mix(static_cast<uint64_t>(static_cast<uint32_t>(s.dst_device)));
@@ -166,7 +171,9 @@ struct RawSignatureHash {
 struct StreamInfoHash {
   size_t operator()(const StreamInfo& s) const {
     size_t h = std::hash<uint64_t>{}(s.process_id);
-    auto mix = [&h](uint64_t v) { h ^= std::hash<uint64_t>{}(v) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
+    auto mix = [&h](uint64_t v) {
+      h ^= std::hash<uint64_t>{}(v) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+    };
     mix(static_cast<uint64_t>(static_cast<uint32_t>(s.device_id)));
     mix(s.context_id);
     mix(s.stream_id);
@@ -214,7 +221,9 @@ struct ChunkResult {
   Diagnostics diagnostics;
 };
 
-uint32_t ToU32(int64_t value) { return static_cast<uint32_t>(value); }
+uint32_t ToU32(int64_t value) {
+  return static_cast<uint32_t>(value);
+}
 
 std::array<uint32_t, 3> Dims(const SqliteStatement& row, int first) {
   return {ToU32(row.Int64(first)), ToU32(row.Int64(first + 1)), ToU32(row.Int64(first + 2))};
@@ -223,8 +232,8 @@ std::array<uint32_t, 3> Dims(const SqliteStatement& row, int first) {
 void ReadChunk(const std::filesystem::path& path, const ChunkTask& task, const NsysEnums& enums,
                ChunkResult& out) {
   SqliteDatabase db(path);
-  SqliteStatement row = db.Prepare(fmt::format(
-      "SELECT {} FROM {} WHERE rowid BETWEEN ?1 AND ?2", task.select_list, task.table));
+  SqliteStatement row = db.Prepare(
+      fmt::format("SELECT {} FROM {} WHERE rowid BETWEEN ?1 AND ?2", task.select_list, task.table));
   row.BindInt64(1, task.rowid_first);
   row.BindInt64(2, task.rowid_last);
   out.block.Reserve(static_cast<size_t>(task.rowid_last - task.rowid_first + 1));
@@ -262,18 +271,23 @@ void ReadChunk(const std::filesystem::path& path, const ChunkTask& task, const N
         }
         signature.engine = *engine;
         bytes = static_cast<uint64_t>(row.Int64(kBytes));
-        signature.src_kind = row.IsNull(kSrcKind) ? MemoryKind::kUnknown : enums.Memory(row.Int64(kSrcKind));
-        signature.dst_kind = row.IsNull(kDstKind) ? MemoryKind::kUnknown : enums.Memory(row.Int64(kDstKind));
+        signature.src_kind =
+            row.IsNull(kSrcKind) ? MemoryKind::kUnknown : enums.Memory(row.Int64(kSrcKind));
+        signature.dst_kind =
+            row.IsNull(kDstKind) ? MemoryKind::kUnknown : enums.Memory(row.Int64(kDstKind));
         if (*engine == Engine::kP2P) {
-          signature.src_device = row.IsNull(kSrcDevice) ? -1 : static_cast<int32_t>(row.Int64(kSrcDevice));
-          signature.dst_device = row.IsNull(kDstDevice) ? -1 : static_cast<int32_t>(row.Int64(kDstDevice));
+          signature.src_device =
+              row.IsNull(kSrcDevice) ? -1 : static_cast<int32_t>(row.Int64(kSrcDevice));
+          signature.dst_device =
+              row.IsNull(kDstDevice) ? -1 : static_cast<int32_t>(row.Int64(kDstDevice));
         }
         break;
       }
       case TableKind::kMemset:
         signature.engine = Engine::kMemset;
         bytes = static_cast<uint64_t>(row.Int64(kMemsetBytes));
-        signature.src_kind = row.IsNull(kMemKind) ? MemoryKind::kUnknown : enums.Memory(row.Int64(kMemKind));
+        signature.src_kind =
+            row.IsNull(kMemKind) ? MemoryKind::kUnknown : enums.Memory(row.Int64(kMemKind));
         break;
       case TableKind::kGraph:
         signature.engine = Engine::kGraph;
@@ -305,7 +319,8 @@ class FileStrings {
  public:
   void Load(SqliteDatabase& db) {
     SqliteStatement row = db.Prepare("SELECT id, value FROM StringIds");
-    while (row.Step()) strings_.emplace(row.Int64(0), row.Text(1));
+    while (row.Step())
+      strings_.emplace(row.Int64(0), row.Text(1));
   }
   const std::string* Find(int64_t id) const {
     auto it = strings_.find(id);
@@ -333,9 +348,9 @@ void ReadNvtx(const std::filesystem::path& path, const FileStrings& strings, Nvt
   SqliteStatement row = db.Prepare(fmt::format(
       "SELECT start, \"end\", eventType, {}, {}, {}, {} FROM NVTX_EVENTS WHERE eventType IN "
       "({}, {}, {}, {}, {}) ORDER BY eventType = {} DESC, start",
-      column("text"), column("textId"), column("domainId"), column("globalTid"),
-      kNvtxPushPopRange, kNvtxStartEndRange, kNvtxtPushPopRange, kNvtxtStartEndRange,
-      kNvtxDomainCreate, kNvtxDomainCreate));
+      column("text"), column("textId"), column("domainId"), column("globalTid"), kNvtxPushPopRange,
+      kNvtxStartEndRange, kNvtxtPushPopRange, kNvtxtStartEndRange, kNvtxDomainCreate,
+      kNvtxDomainCreate));
   std::map<std::pair<uint64_t, int64_t>, std::string> domains;  // (pid key, domainId) -> name
   int64_t read = 0;
   int64_t used = 0;
@@ -384,17 +399,18 @@ void ReadNvtx(const std::filesystem::path& path, const FileStrings& strings, Nvt
 std::unordered_map<int64_t, std::string> ReadEnum(SqliteDatabase& db, std::string_view table) {
   std::unordered_map<int64_t, std::string> values;
   SqliteStatement row = db.Prepare(fmt::format("SELECT id, name FROM {}", table));
-  while (row.Step()) values[row.Int64(0)] = row.Text(1);
+  while (row.Step())
+    values[row.Int64(0)] = row.Text(1);
   return values;
 }
 
 void ReadMetadata(SqliteDatabase& db, const std::vector<std::string>& tables, Trace& trace) {
   for (std::string_view table : {"META_DATA_EXPORT", "EXPORT_META_DATA"}) {
     if (!Contains(tables, table)) continue;
-    SqliteStatement row = db.Prepare(fmt::format(
-        "SELECT name, value FROM {} WHERE name IN ('EXPORT_PRODUCT_VERSION', "
-        "'EXPORT_SCHEMA_VERSION')",
-        table));
+    SqliteStatement row = db.Prepare(
+        fmt::format("SELECT name, value FROM {} WHERE name IN ('EXPORT_PRODUCT_VERSION', "
+                    "'EXPORT_SCHEMA_VERSION')",
+                    table));
     while (row.Step()) {
       std::string name = row.Text(0);
       trace.metadata[name == "EXPORT_PRODUCT_VERSION" ? "nsys_version" : "nsys_schema_version"] =
@@ -409,7 +425,9 @@ void ReadDevices(SqliteDatabase& db, const std::vector<std::string>& tables, Tra
   if (!Contains(tables, "TARGET_INFO_GPU")) return;
   std::vector<std::string> columns = db.ColumnNames("TARGET_INFO_GPU");
   // The key column is `deviceId` in 2020.x exports and `id` from 2021.x on.
-  std::string key = Contains(columns, "id") ? "id" : Contains(columns, "deviceId") ? "deviceId" : "";
+  std::string key = Contains(columns, "id")         ? "id"
+                    : Contains(columns, "deviceId") ? "deviceId"
+                                                    : "";
   if (key.empty()) return;
   std::string name = Contains(columns, "name") ? "name" : "NULL";
   SqliteStatement row =
@@ -429,12 +447,14 @@ std::vector<ChunkTask> PlanChunks(SqliteDatabase& db, const std::vector<std::str
   for (const auto& [kind, table] : kTables) {
     if (!Contains(tables, table)) continue;
     std::string select_list = BuildSelectList(db, table, ColumnsOf(kind));
-    SqliteStatement bounds = db.Prepare(fmt::format("SELECT min(rowid), max(rowid) FROM {}", table));
+    SqliteStatement bounds =
+        db.Prepare(fmt::format("SELECT min(rowid), max(rowid) FROM {}", table));
     if (!bounds.Step() || bounds.IsNull(0)) continue;  // an empty table
     if (kind == TableKind::kGraph) {
-      diagnostics.Note("graph-level CUDA graph launches (CUPTI_ACTIVITY_KIND_GRAPH_TRACE) are "
-                       "counted on the 'graph' engine: their kernels and copies are not traced "
-                       "one by one");
+      diagnostics.Note(
+          "graph-level CUDA graph launches (CUPTI_ACTIVITY_KIND_GRAPH_TRACE) are "
+          "counted on the 'graph' engine: their kernels and copies are not traced "
+          "one by one");
     }
     int64_t first = bounds.Int64(0);
     int64_t last = bounds.Int64(1);
@@ -467,9 +487,11 @@ void RunInParallel(std::vector<std::function<void()>>& jobs, int threads) {
   };
   int count = std::max(1, std::min<int>(threads, static_cast<int>(jobs.size())));
   std::vector<std::thread> pool;
-  for (int i = 1; i < count; ++i) pool.emplace_back(worker);
+  for (int i = 1; i < count; ++i)
+    pool.emplace_back(worker);
   worker();
-  for (std::thread& t : pool) t.join();
+  for (std::thread& t : pool)
+    t.join();
   for (const std::exception_ptr& error : errors) {
     if (error) std::rethrow_exception(error);
   }
@@ -495,7 +517,8 @@ void MergeChunks(std::vector<ChunkResult>& chunks, const FileStrings& strings, T
   std::unordered_map<RawSignature, uint32_t, RawSignatureHash> signature_ids;
   for (ChunkResult& chunk : chunks) {
     std::vector<uint32_t> stream_map;
-    for (const StreamInfo& stream : chunk.streams.keys()) stream_map.push_back(streams.Id(stream));
+    for (const StreamInfo& stream : chunk.streams.keys())
+      stream_map.push_back(streams.Id(stream));
     std::vector<uint32_t> signature_map;
     for (const RawSignature& raw : chunk.signatures.keys()) {
       auto [it, inserted] =
@@ -515,8 +538,10 @@ void MergeChunks(std::vector<ChunkResult>& chunks, const FileStrings& strings, T
       }
       signature_map.push_back(it->second);
     }
-    for (uint32_t& s : chunk.block.stream) s = stream_map[s];
-    for (uint32_t& s : chunk.block.signature) s = signature_map[s];
+    for (uint32_t& s : chunk.block.stream)
+      s = stream_map[s];
+    for (uint32_t& s : chunk.block.signature)
+      s = signature_map[s];
     trace.diagnostics.Merge(chunk.diagnostics);
     if (chunk.block.size() > 0) trace.blocks.push_back(std::move(chunk.block));
   }
@@ -538,7 +563,8 @@ Trace ReadNsysSqlite(const std::filesystem::path& path, const NsysReadOptions& o
   trace.format = "nsys-sqlite";
   std::vector<std::string> tables = db.TableNames();
   if (!Contains(tables, "StringIds")) {
-    if (Contains(tables, "StringTable") || Contains(tables, "CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL")) {
+    if (Contains(tables, "StringTable") ||
+        Contains(tables, "CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL")) {
       throw InputError(trace.source,
                        "looks like an nvprof export, not an Nsight Systems one (no StringIds "
                        "table); profile with nsys and run `nsys export --type sqlite`");
@@ -554,7 +580,8 @@ Trace ReadNsysSqlite(const std::filesystem::path& path, const NsysReadOptions& o
   if (Contains(tables, "ENUM_CUDA_MEMCPY_OPER")) {
     enums.SetCopyKinds(ReadEnum(db, "ENUM_CUDA_MEMCPY_OPER"));
   }
-  if (Contains(tables, "ENUM_CUDA_MEM_KIND")) enums.SetMemoryKinds(ReadEnum(db, "ENUM_CUDA_MEM_KIND"));
+  if (Contains(tables, "ENUM_CUDA_MEM_KIND"))
+    enums.SetMemoryKinds(ReadEnum(db, "ENUM_CUDA_MEM_KIND"));
 
   FileStrings strings;
   strings.Load(db);
@@ -576,8 +603,9 @@ Trace ReadNsysSqlite(const std::filesystem::path& path, const NsysReadOptions& o
       nvtx.ranges[i].name = trace.strings.Intern(nvtx.names[i]);
     }
     trace.nvtx_ranges = std::move(nvtx.ranges);
-    std::stable_sort(trace.nvtx_ranges.begin(), trace.nvtx_ranges.end(),
-                     [](const NvtxRange& a, const NvtxRange& b) { return a.start_ns < b.start_ns; });
+    std::stable_sort(
+        trace.nvtx_ranges.begin(), trace.nvtx_ranges.end(),
+        [](const NvtxRange& a, const NvtxRange& b) { return a.start_ns < b.start_ns; });
     trace.diagnostics.Merge(nvtx.diagnostics);
   }
   return trace;

@@ -16,7 +16,8 @@ Format Sniff(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   char header[16] = {};
   in.read(header, sizeof header);
-  if (in.gcount() == 16 && std::string_view(header, 16) == std::string_view("SQLite format 3\0", 16)) {
+  if (in.gcount() == 16 &&
+      std::string_view(header, 16) == std::string_view("SQLite format 3\0", 16)) {
     return Format::kNsysSqlite;
   }
   if (path.extension() == ".nsys-rep" || path.extension() == ".qdrep") return Format::kNsysReport;
@@ -33,8 +34,8 @@ Trace ReadTrace(const std::filesystem::path& path, const ReadOptions& options) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) throw InputError(path.string(), "no such file");
   if (std::filesystem::is_directory(path, ec)) {
-    throw InputError(path.string(), "is a directory, expected a trace file (" +
-                                        SupportedFormats() + ")");
+    throw InputError(path.string(),
+                     "is a directory, expected a trace file (" + SupportedFormats() + ")");
   }
   NsysReadOptions nsys_options;
   nsys_options.threads = options.threads;

@@ -10,8 +10,8 @@ namespace gpuroof {
 class ProcessLauncher;
 
 struct ReadOptions {
-  int threads = 0;                       // 0 = automatic
-  ProcessLauncher* launcher = nullptr;   // for `.nsys-rep` exports; nullptr = spawn processes
+  int threads = 0;                      // 0 = automatic
+  ProcessLauncher* launcher = nullptr;  // for `.nsys-rep` exports; nullptr = spawn processes
 };
 
 // Reads any supported trace file, choosing the reader from the file's content (an `.nsys-rep`

@@ -1,8 +1,8 @@
 #include "gpuroof/readers/sqlite_database.h"
 
-#include <sqlite3.h>
-
 #include <fstream>
+
+#include <sqlite3.h>
 
 #include "gpuroof/model/errors.h"
 
@@ -62,7 +62,9 @@ SqliteDatabase::SqliteDatabase(const std::filesystem::path& path) : source_(path
   if (rc != SQLITE_OK) Fail("cannot open SQLite database");
 }
 
-SqliteDatabase::~SqliteDatabase() { sqlite3_close_v2(db_); }
+SqliteDatabase::~SqliteDatabase() {
+  sqlite3_close_v2(db_);
+}
 
 SqliteDatabase::SqliteDatabase(SqliteDatabase&& other) noexcept
     : db_(other.db_), source_(std::move(other.source_)) {
@@ -85,7 +87,8 @@ void SqliteDatabase::Fail(std::string_view what) const {
 std::vector<std::string> SqliteDatabase::TableNames() {
   std::vector<std::string> names;
   SqliteStatement stmt = Prepare("SELECT name FROM sqlite_master WHERE type = 'table'");
-  while (stmt.Step()) names.push_back(stmt.Text(0));
+  while (stmt.Step())
+    names.push_back(stmt.Text(0));
   return names;
 }
 
@@ -93,7 +96,8 @@ std::vector<std::string> SqliteDatabase::ColumnNames(std::string_view table) {
   std::vector<std::string> names;
   SqliteStatement stmt = Prepare("SELECT name FROM pragma_table_info(?1)");
   stmt.BindText(1, table);
-  while (stmt.Step()) names.push_back(stmt.Text(0));
+  while (stmt.Step())
+    names.push_back(stmt.Text(0));
   return names;
 }
 
@@ -107,7 +111,9 @@ SqliteStatement SqliteDatabase::Prepare(std::string_view sql) {
   return SqliteStatement(this, stmt);
 }
 
-SqliteStatement::~SqliteStatement() { sqlite3_finalize(stmt_); }
+SqliteStatement::~SqliteStatement() {
+  sqlite3_finalize(stmt_);
+}
 
 SqliteStatement::SqliteStatement(SqliteStatement&& other) noexcept
     : db_(other.db_), stmt_(other.stmt_) {
@@ -115,8 +121,8 @@ SqliteStatement::SqliteStatement(SqliteStatement&& other) noexcept
 }
 
 void SqliteStatement::BindText(int index, std::string_view value) {
-  if (sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()),
-                        nullptr) != SQLITE_OK) {
+  if (sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()), nullptr) !=
+      SQLITE_OK) {
     db_->Fail("cannot bind a value");
   }
 }
@@ -136,9 +142,13 @@ bool SqliteStatement::IsNull(int column) const {
   return sqlite3_column_type(stmt_, column) == SQLITE_NULL;
 }
 
-int64_t SqliteStatement::Int64(int column) const { return sqlite3_column_int64(stmt_, column); }
+int64_t SqliteStatement::Int64(int column) const {
+  return sqlite3_column_int64(stmt_, column);
+}
 
-double SqliteStatement::Double(int column) const { return sqlite3_column_double(stmt_, column); }
+double SqliteStatement::Double(int column) const {
+  return sqlite3_column_double(stmt_, column);
+}
 
 std::string SqliteStatement::Text(int column) const {
   const void* blob = sqlite3_column_blob(stmt_, column);

@@ -17,17 +17,20 @@ std::string EngineLabel(Engine engine) {
   return engine == Engine::kKernel ? "the kernel" : std::string(EngineName(engine));
 }
 
-double Ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
+double Ms(int64_t ns) {
+  return static_cast<double>(ns) / 1e6;
+}
 
 std::optional<double> WindowUnitsPerS(const DeviceLoad& device) {
   if (!device.units || device.window.length_ns() <= 0) return std::nullopt;
-  return static_cast<double>(*device.units) / (static_cast<double>(device.window.length_ns()) / 1e9);
+  return static_cast<double>(*device.units) /
+         (static_cast<double>(device.window.length_ns()) / 1e9);
 }
 
 std::string DeviceTitle(const DeviceLoad& device) {
-  return device.device_name.empty() ? fmt::format("device {}", device.device_id)
-                                    : fmt::format("device {} ({})", device.device_id,
-                                                  device.device_name);
+  return device.device_name.empty()
+             ? fmt::format("device {}", device.device_id)
+             : fmt::format("device {} ({})", device.device_id, device.device_name);
 }
 
 void WriteDiagnosticsJson(JsonWriter& json, const Diagnostics& diagnostics) {
@@ -46,7 +49,8 @@ void WriteDiagnosticsJson(JsonWriter& json, const Diagnostics& diagnostics) {
   }
   json.EndArray();
   json.Key("notes").BeginArray();
-  for (const std::string& note : diagnostics.notes()) json.String(note);
+  for (const std::string& note : diagnostics.notes())
+    json.String(note);
   json.EndArray();
   json.EndObject();
 }
@@ -55,7 +59,8 @@ void WriteDiagnosticsJson(JsonWriter& json, const Diagnostics& diagnostics) {
 
 std::string PluralUnit(const std::string& unit) {
   auto ends_with = [&unit](std::string_view suffix) {
-    return unit.size() >= suffix.size() && unit.compare(unit.size() - suffix.size(), suffix.size(), suffix) == 0;
+    return unit.size() >= suffix.size() &&
+           unit.compare(unit.size() - suffix.size(), suffix.size(), suffix) == 0;
   };
   // "epoch" is the one common unit whose "ch" does not take "es".
   if (ends_with("och")) return unit + "s";
@@ -81,20 +86,21 @@ std::string ReadingLine(const DeviceLoad& device, const Roofline& roofline) {
   if (roofline.bottleneck != Engine::kKernel) {
     const EngineLoad& kernel = device.engine(Engine::kKernel);
     if (kernel.ops == 0) return head + "; no kernel ran in the window.";
-    return fmt::format("{}; the kernel ({:.2f} us/{}) is invisible end to end until it grows past "
-                       "that.",
-                       head, PerUnitUs(kernel.busy_ns, device).value_or(0.0), unit);
+    return fmt::format(
+        "{}; the kernel ({:.2f} us/{}) is invisible end to end until it grows past "
+        "that.",
+        head, PerUnitUs(kernel.busy_ns, device).value_or(0.0), unit);
   }
   // The kernel binds: name the next-tallest bar and how far below it sits.
   const Headroom* next = &roofline.headroom.front();
   for (const Headroom& h : roofline.headroom) {
     if (h.per_unit_gap_us < next->per_unit_gap_us) next = &h;
   }
-  return fmt::format("{}; the next engine, {} ({:.2f} us/{}), binds once the kernel is {:.2f} "
-                     "us/{} faster.",
-                     head, EngineName(next->engine),
-                     *roofline.per_unit_us - next->per_unit_gap_us, unit, next->per_unit_gap_us,
-                     unit);
+  return fmt::format(
+      "{}; the next engine, {} ({:.2f} us/{}), binds once the kernel is {:.2f} "
+      "us/{} faster.",
+      head, EngineName(next->engine), *roofline.per_unit_us - next->per_unit_gap_us, unit,
+      next->per_unit_gap_us, unit);
 }
 
 std::string RenderAnalyzeText(const AnalyzeReport& report) {
@@ -116,8 +122,8 @@ std::string RenderAnalyzeText(const AnalyzeReport& report) {
       if (!device.window.note.empty()) out += "note: " + device.window.note + "\n";
       out += "\n";
       std::string per_unit = "us/" + unit;
-      TextTable table({"engine", "ops", "sum ms", "busy ms", "overlap", "duty %", per_unit, "bytes",
-                       "GB/s"});
+      TextTable table(
+          {"engine", "ops", "sum ms", "busy ms", "overlap", "duty %", per_unit, "bytes", "GB/s"});
       for (const EngineLoad& load : device.engines) {
         if (load.ops == 0) continue;
         bool moves = EngineMovesBytes(load.engine);
@@ -171,7 +177,8 @@ std::string RenderAnalyzeText(const AnalyzeReport& report) {
 std::string RenderAnalyzeCsv(const AnalyzeReport& report) {
   bool several_traces = report.traces.size() > 1;
   std::array<bool, kEngineCount> include{};
-  for (Engine engine : kAlwaysInCsv) include[static_cast<size_t>(EngineIndex(engine))] = true;
+  for (Engine engine : kAlwaysInCsv)
+    include[static_cast<size_t>(EngineIndex(engine))] = true;
   std::string unit = "frame";
   for (const AnalyzedTrace& analyzed : report.traces) {
     for (const DeviceLoad& device : analyzed.devices) {
@@ -254,7 +261,8 @@ std::string RenderAnalyzeJson(const AnalyzeReport& report) {
     json.Key("path").String(trace.source);
     json.Key("format").String(trace.format);
     json.Key("metadata").BeginObject();
-    for (const auto& [key, value] : trace.metadata) json.Key(key).String(value);
+    for (const auto& [key, value] : trace.metadata)
+      json.Key(key).String(value);
     json.EndObject();
     json.Key("activities").UInt(trace.activity_count());
     json.Key("diagnostics");

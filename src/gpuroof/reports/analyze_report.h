@@ -17,8 +17,8 @@ struct AnalyzedTrace {
 
 struct AnalyzeReport {
   std::vector<AnalyzedTrace> traces;
-  std::string window_text;   // the --window value as given
-  std::string units_text;    // "--units 2000", "--units-from kernel:k" or ""
+  std::string window_text;  // the --window value as given
+  std::string units_text;   // "--units 2000", "--units-from kernel:k" or ""
   std::string tool_version;
 };
 

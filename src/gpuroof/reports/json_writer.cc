@@ -134,6 +134,8 @@ JsonWriter& JsonWriter::Null() {
   return *this;
 }
 
-std::string JsonWriter::str() const { return first_in_scope_.empty() ? out_ + "\n" : out_; }
+std::string JsonWriter::str() const {
+  return first_in_scope_.empty() ? out_ + "\n" : out_;
+}
 
 }  // namespace gpuroof

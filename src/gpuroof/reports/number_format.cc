@@ -1,8 +1,8 @@
 #include "gpuroof/reports/number_format.h"
 
-#include <fmt/format.h>
-
 #include <cmath>
+
+#include <fmt/format.h>
 
 namespace gpuroof {
 

@@ -1,12 +1,12 @@
 #include "gpuroof/reports/output_file.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstring>
 #include <string>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "gpuroof/model/errors.h"
 
@@ -19,7 +19,8 @@ void WriteFileAtomically(const std::filesystem::path& path, std::string_view con
   std::filesystem::path folder = path.parent_path().empty() ? "." : path.parent_path();
   std::string temp = (folder / ("." + path.filename().string() + ".XXXXXX")).string();
   int fd = mkstemp(temp.data());
-  if (fd < 0) throw InputError(target, std::string("cannot create output: ") + std::strerror(errno));
+  if (fd < 0)
+    throw InputError(target, std::string("cannot create output: ") + std::strerror(errno));
   size_t written = 0;
   while (written < content.size()) {
     ssize_t n = write(fd, content.data() + written, content.size() - written);

@@ -21,7 +21,8 @@ std::string TextTable::Render(const std::string& indent) const {
     }
   };
   measure(header_);
-  for (const auto& row : rows_) measure(row);
+  for (const auto& row : rows_)
+    measure(row);
   std::string out;
   auto emit = [&](const std::vector<std::string>& row) {
     std::string line = indent;
@@ -35,11 +36,13 @@ std::string TextTable::Render(const std::string& indent) const {
         line += std::string(pad, ' ') + cell;
       }
     }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
+    while (!line.empty() && line.back() == ' ')
+      line.pop_back();
     out += line + "\n";
   };
   emit(header_);
-  for (const auto& row : rows_) emit(row);
+  for (const auto& row : rows_)
+    emit(row);
   return out;
 }
 

@@ -2,9 +2,10 @@
 
 #include <gtest/gtest.h>
 
-#include "common/memory_trace.h"
 #include "gpuroof/analyses/roofline.h"
 #include "gpuroof/model/errors.h"
+
+#include "common/memory_trace.h"
 
 namespace gpuroof {
 namespace {
@@ -22,8 +23,8 @@ using testing::Op;
 //   any op union [0,150) + [200,300) = 250
 std::vector<Op> ConcurrentOps() {
   return {
-      {Engine::kKernel, 0, 100, 0, 1},   {Engine::kKernel, 50, 150, 0, 2},
-      {Engine::kKernel, 200, 260, 0, 1}, {Engine::kH2D, 0, 40, 0, 1, 4000},
+      {Engine::kKernel, 0, 100, 0, 1},    {Engine::kKernel, 50, 150, 0, 2},
+      {Engine::kKernel, 200, 260, 0, 1},  {Engine::kH2D, 0, 40, 0, 1, 4000},
       {Engine::kH2D, 30, 70, 0, 2, 4000}, {Engine::kD2H, 260, 300, 0, 1, 1000},
   };
 }
@@ -124,8 +125,8 @@ TEST(EngineLoad, ProcessingWindowLeavesOutSetupUploads) {
 }
 
 TEST(EngineLoad, ZeroLengthOpsAreCountedButAddNoTime) {
-  Trace trace = MakeTrace({{Engine::kKernel, 0, 100}, {Engine::kKernel, 100, 100},
-                           {Engine::kMemset, 50, 50}});
+  Trace trace = MakeTrace(
+      {{Engine::kKernel, 0, 100}, {Engine::kKernel, 100, 100}, {Engine::kMemset, 50, 50}});
   DeviceLoad d = ComputeEngineLoad(trace, Options())[0];
   EXPECT_EQ(d.engine(Engine::kKernel).ops, 2);
   EXPECT_EQ(d.engine(Engine::kKernel).busy_ns, 100);
@@ -136,8 +137,8 @@ TEST(EngineLoad, ZeroLengthOpsAreCountedButAddNoTime) {
 
 TEST(EngineLoad, DevicesNeverMerge) {
   // The same intervals on two devices: each device has its own window and union.
-  Trace trace = MakeTrace({{Engine::kKernel, 0, 100, 0}, {Engine::kKernel, 50, 150, 1},
-                           {Engine::kH2D, 400, 500, 1}});
+  Trace trace = MakeTrace(
+      {{Engine::kKernel, 0, 100, 0}, {Engine::kKernel, 50, 150, 1}, {Engine::kH2D, 400, 500, 1}});
   std::vector<DeviceLoad> loads = ComputeEngineLoad(trace, Options("processing", 5));
   ASSERT_EQ(loads.size(), 2u);
   EXPECT_EQ(loads[0].device_id, 0);
@@ -178,8 +179,8 @@ TEST(EngineLoad, UnitsFromNvtxRangesInTheWindow) {
 }
 
 TEST(EngineLoad, ZeroUnitsInTheWindowIsAnError) {
-  Trace trace = MakeTrace({{Engine::kKernel, 0, 10, 0, 7, 0, "frame"},
-                           {Engine::kKernel, 100, 110, 0, 7, 0, "other"}});
+  Trace trace = MakeTrace(
+      {{Engine::kKernel, 0, 10, 0, 7, 0, "frame"}, {Engine::kKernel, 100, 110, 0, 7, 0, "other"}});
   EngineLoadOptions options = Options("50:200");
   options.units = ParseUnitsFrom("kernel:frame");
   EXPECT_THROW(ComputeEngineLoad(trace, options), InputError);

@@ -52,10 +52,12 @@ TEST(UnionLengthNs, SortsUnorderedInput) {
   std::vector<std::pair<int64_t, int64_t>> intervals = {{3, 9}, {1, 2}, {8, 12}, {15, 16}, {0, 1}};
   std::vector<bool> covered(20, false);
   for (auto [s, e] : intervals) {
-    for (int64_t t = s; t < e; ++t) covered[static_cast<size_t>(t)] = true;
+    for (int64_t t = s; t < e; ++t)
+      covered[static_cast<size_t>(t)] = true;
   }
   int64_t cells = 0;
-  for (bool c : covered) cells += c ? 1 : 0;
+  for (bool c : covered)
+    cells += c ? 1 : 0;
   EXPECT_EQ(UnionLengthNs(intervals), cells);
 }
 

@@ -2,8 +2,9 @@
 
 #include <gtest/gtest.h>
 
-#include "common/memory_trace.h"
 #include "gpuroof/model/errors.h"
+
+#include "common/memory_trace.h"
 
 namespace gpuroof {
 namespace {
@@ -44,7 +45,8 @@ TEST(ParseWindowSpec, ReadsEveryPolicy) {
 }
 
 TEST(ParseWindowSpec, RejectsUnknownPolicies) {
-  for (const char* bad : {"steadyish", "", "2ms:1ms", "5:5", "nvtx:", "nvtx:a#0", "nvtx:a#x", "1:"}) {
+  for (const char* bad :
+       {"steadyish", "", "2ms:1ms", "5:5", "nvtx:", "nvtx:a#0", "nvtx:a#x", "1:"}) {
     EXPECT_THROW(ParseWindowSpec(bad), InputError) << bad;
   }
   try {

@@ -30,11 +30,14 @@ Trace MakeTrace(const std::vector<Op>& ops, int blocks) {
     block.correlation.push_back(static_cast<uint32_t>(i + 1));
     block.engine.push_back(op.engine);
   }
-  for (ActivityBlock& block : trace.blocks) block.SortByStart();
+  for (ActivityBlock& block : trace.blocks)
+    block.SortByStart();
   std::erase_if(trace.blocks, [](const ActivityBlock& block) { return block.size() == 0; });
   int32_t max_device = -1;
-  for (const StreamInfo& s : trace.streams) max_device = std::max(max_device, s.device_id);
-  for (int32_t d = 0; d <= max_device; ++d) trace.devices.push_back({d, "Test GPU"});
+  for (const StreamInfo& s : trace.streams)
+    max_device = std::max(max_device, s.device_id);
+  for (int32_t d = 0; d <= max_device; ++d)
+    trace.devices.push_back({d, "Test GPU"});
   return trace;
 }
 

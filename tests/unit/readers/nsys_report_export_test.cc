@@ -1,10 +1,10 @@
 #include "gpuroof/readers/nsys_report_export.h"
 
-#include <gtest/gtest.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <fstream>
+
+#include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "gpuroof/model/errors.h"
 
@@ -34,7 +34,8 @@ class NsysReportExport : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = std::filesystem::temp_directory_path() /
-           ("gpuroof_rep_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+           ("gpuroof_rep_" +
+            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
     std::filesystem::create_directories(dir_);
     report_ = dir_ / "run.nsys-rep";
     std::ofstream(report_) << "report";
@@ -62,8 +63,8 @@ TEST_F(NsysReportExport, ExportsBesideTheReportWithNsys) {
 
 TEST_F(NsysReportExport, ReusesAnExportNewerThanTheReport) {
   std::ofstream(dir_ / "run.sqlite") << "earlier export";
-  std::filesystem::last_write_time(report_, std::filesystem::last_write_time(dir_ / "run.sqlite") -
-                                                std::chrono::hours(1));
+  std::filesystem::last_write_time(
+      report_, std::filesystem::last_write_time(dir_ / "run.sqlite") - std::chrono::hours(1));
   FakeLauncher launcher(0);
   EXPECT_EQ(ResolveNsysReport(report_, launcher), dir_ / "run.sqlite");
   EXPECT_TRUE(launcher.calls.empty());
@@ -71,8 +72,8 @@ TEST_F(NsysReportExport, ReusesAnExportNewerThanTheReport) {
 
 TEST_F(NsysReportExport, ReExportsAStaleExport) {
   std::ofstream(dir_ / "run.sqlite") << "stale";
-  std::filesystem::last_write_time(dir_ / "run.sqlite", std::filesystem::last_write_time(report_) -
-                                                            std::chrono::hours(1));
+  std::filesystem::last_write_time(
+      dir_ / "run.sqlite", std::filesystem::last_write_time(report_) - std::chrono::hours(1));
   FakeLauncher launcher(0);
   ResolveNsysReport(report_, launcher);
   EXPECT_EQ(launcher.calls.size(), 1u);

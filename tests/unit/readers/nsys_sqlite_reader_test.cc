@@ -2,15 +2,16 @@
 // every skip reason, the file's own enum tables, NVTX naming, chunked parallel reads.
 #include "gpuroof/readers/nsys_sqlite_reader.h"
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <filesystem>
+
+#include <gtest/gtest.h>
 
 #include "gpuroof/analyses/engine_load.h"
 #include "gpuroof/model/errors.h"
 #include "gpuroof/readers/nsys_enums.h"
 #include "gpuroof/readers/sqlite_database.h"
+
 #include "support/nsys_sqlite_builder.h"
 
 namespace gpuroof {
@@ -59,13 +60,15 @@ MemcpyRow Copy(int64_t start, int64_t end, int kind, uint64_t bytes) {
 const std::map<Engine, int64_t> EngineOps(const Trace& trace) {
   std::map<Engine, int64_t> ops;
   for (const ActivityBlock& block : trace.blocks) {
-    for (Engine e : block.engine) ++ops[e];
+    for (Engine e : block.engine)
+      ++ops[e];
   }
   return ops;
 }
 
 TEST_F(ReaderTest, ReadsEverySchemaFlavour) {
-  for (NsysSchema schema : {NsysSchema::k2020, NsysSchema::k2021, NsysSchema::k2022, NsysSchema::k2024}) {
+  for (NsysSchema schema :
+       {NsysSchema::k2020, NsysSchema::k2021, NsysSchema::k2022, NsysSchema::k2024}) {
     SCOPED_TRACE(static_cast<int>(schema));
     std::filesystem::path file = Path("flavour.sqlite");
     {
@@ -128,9 +131,9 @@ TEST_F(ReaderTest, CountsEverySkippedRecordByReason) {
     KernelRow null_start = Kernel(0, 10);
     null_start.start_ns.reset();
     builder.AddKernel(null_start);
-    builder.AddKernel(Kernel(50, 40));          // end before start
-    builder.AddMemcpy(Copy(0, 10, 0, 100));     // unknown copy kind
-    builder.AddMemcpy(Copy(0, 10, 99, 100));    // not in any enum table
+    builder.AddKernel(Kernel(50, 40));        // end before start
+    builder.AddMemcpy(Copy(0, 10, 0, 100));   // unknown copy kind
+    builder.AddMemcpy(Copy(0, 10, 99, 100));  // not in any enum table
     builder.AddMemcpy(Copy(0, 10, 2, 100));
     builder.Finish();
   }
@@ -142,7 +145,8 @@ TEST_F(ReaderTest, CountsEverySkippedRecordByReason) {
   EXPECT_EQ(d.records_read(), d.records_used() + d.records_skipped());
   EXPECT_TRUE(d.has_data_loss());
   std::map<std::string, int64_t> reasons;
-  for (const SkipCount& skip : d.skips()) reasons[skip.reason] += skip.count;
+  for (const SkipCount& skip : d.skips())
+    reasons[skip.reason] += skip.count;
   EXPECT_EQ(reasons["null timestamp"], 1);
   EXPECT_EQ(reasons["end before start"], 1);
   EXPECT_EQ(reasons["unknown copy kind 0"], 1);
@@ -174,13 +178,14 @@ TEST_F(ReaderTest, MapsEveryCopyKindToItsEngine) {
     BuilderOptions options;
     options.schema = NsysSchema::k2021;  // no enum tables: the built-in table decides
     NsysSqliteBuilder builder(file, options);
-    for (int kind = 1; kind <= 13; ++kind) builder.AddMemcpy(Copy(kind * 10, kind * 10 + 5, kind, 8));
+    for (int kind = 1; kind <= 13; ++kind)
+      builder.AddMemcpy(Copy(kind * 10, kind * 10 + 5, kind, 8));
     builder.Finish();
   }
   std::map<Engine, int64_t> ops = EngineOps(ReadNsysSqlite(file));
-  EXPECT_EQ(ops[Engine::kH2D], 2);     // HtoD, HtoA
-  EXPECT_EQ(ops[Engine::kD2H], 2);     // DtoH, AtoH
-  EXPECT_EQ(ops[Engine::kD2D], 4);     // AtoA, AtoD, DtoA, DtoD
+  EXPECT_EQ(ops[Engine::kH2D], 2);  // HtoD, HtoA
+  EXPECT_EQ(ops[Engine::kD2H], 2);  // DtoH, AtoH
+  EXPECT_EQ(ops[Engine::kD2D], 4);  // AtoA, AtoD, DtoA, DtoD
   EXPECT_EQ(ops[Engine::kH2H], 1);
   EXPECT_EQ(ops[Engine::kP2P], 1);
   EXPECT_EQ(ops[Engine::kUvmH2D], 1);
@@ -269,7 +274,8 @@ TEST_F(ReaderTest, ChunkedParallelReadsGiveTheSameAnswer) {
   chunked.rows_per_chunk = 7;
   Trace split = ReadNsysSqlite(file, chunked);
   EXPECT_GT(split.blocks.size(), whole.blocks.size());
-  for (const ActivityBlock& block : split.blocks) EXPECT_TRUE(block.IsSortedByStart());
+  for (const ActivityBlock& block : split.blocks)
+    EXPECT_TRUE(block.IsSortedByStart());
   // Kernels: (pid 4242 | 5151) x (stream 13 | 14); copies: pid 4242, stream 7.
   EXPECT_EQ(whole.streams.size(), 5u);
   EXPECT_EQ(split.streams.size(), 5u);

@@ -1,11 +1,11 @@
 // Every real nsys export in ../shared/fixtures/nsys loads, and its summed kernel, copy and memset
 // times equal a plain SQL sum over the same rows (an independent computation: SQLite does the
 // arithmetic, gpuroof's reader and analysis do theirs).
-#include <gtest/gtest.h>
-#include <sqlite3.h>
-
 #include <filesystem>
 #include <map>
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include "gpuroof/analyses/engine_load.h"
 #include "gpuroof/readers/nsys_sqlite_reader.h"
@@ -13,7 +13,9 @@
 namespace gpuroof {
 namespace {
 
-std::filesystem::path FixtureDir() { return std::filesystem::path(GPUROOF_SHARED_FIXTURES_DIR) / "nsys"; }
+std::filesystem::path FixtureDir() {
+  return std::filesystem::path(GPUROOF_SHARED_FIXTURES_DIR) / "nsys";
+}
 
 std::vector<std::filesystem::path> Fixtures() {
   std::vector<std::filesystem::path> files;
@@ -53,7 +55,8 @@ std::map<Engine, int64_t> SummedTimes(const Trace& trace) {
   options.window = ParseWindowSpec("all");
   std::map<Engine, int64_t> sums;
   for (const DeviceLoad& device : ComputeEngineLoad(trace, options)) {
-    for (const EngineLoad& load : device.engines) sums[load.engine] += load.sum_ns;
+    for (const EngineLoad& load : device.engines)
+      sums[load.engine] += load.sum_ns;
   }
   return sums;
 }
@@ -73,7 +76,8 @@ TEST(SharedNsysFixtures, EveryExportLoadsAndMatchesSqlSums) {
     int64_t sql_rows = 0;
     for (const char* table : {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
                               "CUPTI_ACTIVITY_KIND_MEMSET"}) {
-      if (HasTable(file, table)) sql_rows += QueryInt(file, std::string("SELECT count(*) FROM ") + table);
+      if (HasTable(file, table))
+        sql_rows += QueryInt(file, std::string("SELECT count(*) FROM ") + table);
     }
     EXPECT_EQ(static_cast<int64_t>(trace.activity_count()), sql_rows);
     if (sql_rows == 0) {
@@ -86,14 +90,17 @@ TEST(SharedNsysFixtures, EveryExportLoadsAndMatchesSqlSums) {
       return QueryInt(file, "SELECT coalesce(sum(\"end\" - start), 0) FROM " + table + where);
     };
     EXPECT_EQ(sums[Engine::kKernel], sql_sum("CUPTI_ACTIVITY_KIND_KERNEL", ""));
-    EXPECT_EQ(sums[Engine::kH2D], sql_sum("CUPTI_ACTIVITY_KIND_MEMCPY", " WHERE copyKind IN (1, 3)"));
-    EXPECT_EQ(sums[Engine::kD2H], sql_sum("CUPTI_ACTIVITY_KIND_MEMCPY", " WHERE copyKind IN (2, 4)"));
+    EXPECT_EQ(sums[Engine::kH2D],
+              sql_sum("CUPTI_ACTIVITY_KIND_MEMCPY", " WHERE copyKind IN (1, 3)"));
+    EXPECT_EQ(sums[Engine::kD2H],
+              sql_sum("CUPTI_ACTIVITY_KIND_MEMCPY", " WHERE copyKind IN (2, 4)"));
     EXPECT_EQ(sums[Engine::kD2D],
               sql_sum("CUPTI_ACTIVITY_KIND_MEMCPY", " WHERE copyKind IN (5, 6, 7, 8)"));
     EXPECT_EQ(sums[Engine::kMemset], sql_sum("CUPTI_ACTIVITY_KIND_MEMSET", ""));
     int64_t all_copies = 0;
     for (Engine e : kAllEngines) {
-      if (e != Engine::kKernel && e != Engine::kMemset && e != Engine::kGraph) all_copies += sums[e];
+      if (e != Engine::kKernel && e != Engine::kMemset && e != Engine::kGraph)
+        all_copies += sums[e];
     }
     EXPECT_EQ(all_copies, sql_sum("CUPTI_ACTIVITY_KIND_MEMCPY", ""));
   }

@@ -1,8 +1,8 @@
 #include "gpuroof/reports/analyze_report.h"
 
-#include <gtest/gtest.h>
-
 #include <sstream>
+
+#include <gtest/gtest.h>
 
 #include "common/memory_trace.h"
 
@@ -15,7 +15,8 @@ std::vector<std::string> SplitLine(const std::string& line) {
   std::vector<std::string> fields;
   std::stringstream in(line);
   std::string field;
-  while (std::getline(in, field, ',')) fields.push_back(field);
+  while (std::getline(in, field, ','))
+    fields.push_back(field);
   if (!line.empty() && line.back() == ',') fields.emplace_back();
   return fields;
 }
@@ -24,7 +25,8 @@ std::vector<std::string> Lines(const std::string& text) {
   std::vector<std::string> lines;
   std::stringstream in(text);
   std::string line;
-  while (std::getline(in, line)) lines.push_back(line);
+  while (std::getline(in, line))
+    lines.push_back(line);
   return lines;
 }
 
@@ -52,15 +54,38 @@ TEST(AnalyzeCsv, ColumnsFollowTheProbesLayout) {
   std::vector<std::string> lines = Lines(RenderAnalyzeCsv(Report(trace, 4, "frame")));
   ASSERT_EQ(lines.size(), 2u);
   std::vector<std::string> header = SplitLine(lines[0]);
-  std::vector<std::string> expected = {
-      "device", "n_frames", "window_ms", "window_us_per_frame", "window_fps",
-      "kernel_n", "kernel_sum_ms", "kernel_busy_ms", "kernel_overlap", "kernel_duty_pct",
-      "kernel_us_per_frame",
-      "H2D_n", "H2D_sum_ms", "H2D_busy_ms", "H2D_overlap", "H2D_duty_pct", "H2D_us_per_frame",
-      "D2H_n", "D2H_sum_ms", "D2H_busy_ms", "D2H_overlap", "D2H_duty_pct", "D2H_us_per_frame",
-      "memset_n", "memset_sum_ms", "memset_busy_ms", "memset_overlap", "memset_duty_pct",
-      "memset_us_per_frame",
-      "bottleneck", "roofline_us_per_frame", "roofline_fps"};
+  std::vector<std::string> expected = {"device",
+                                       "n_frames",
+                                       "window_ms",
+                                       "window_us_per_frame",
+                                       "window_fps",
+                                       "kernel_n",
+                                       "kernel_sum_ms",
+                                       "kernel_busy_ms",
+                                       "kernel_overlap",
+                                       "kernel_duty_pct",
+                                       "kernel_us_per_frame",
+                                       "H2D_n",
+                                       "H2D_sum_ms",
+                                       "H2D_busy_ms",
+                                       "H2D_overlap",
+                                       "H2D_duty_pct",
+                                       "H2D_us_per_frame",
+                                       "D2H_n",
+                                       "D2H_sum_ms",
+                                       "D2H_busy_ms",
+                                       "D2H_overlap",
+                                       "D2H_duty_pct",
+                                       "D2H_us_per_frame",
+                                       "memset_n",
+                                       "memset_sum_ms",
+                                       "memset_busy_ms",
+                                       "memset_overlap",
+                                       "memset_duty_pct",
+                                       "memset_us_per_frame",
+                                       "bottleneck",
+                                       "roofline_us_per_frame",
+                                       "roofline_fps"};
   EXPECT_EQ(header, expected);
   std::vector<std::string> row = SplitLine(lines[1]);
   ASSERT_EQ(row.size(), header.size());
@@ -72,9 +97,9 @@ TEST(AnalyzeCsv, ColumnsFollowTheProbesLayout) {
   };
   EXPECT_EQ(cell("device"), "0");
   EXPECT_EQ(cell("n_frames"), "4");
-  EXPECT_EQ(cell("window_ms"), "0.0004");          // [0, 400) ns
-  EXPECT_EQ(cell("window_us_per_frame"), "0.1");   // 400 ns / 4
-  EXPECT_EQ(cell("window_fps"), "10000000");       // 4 / 400e-9 s
+  EXPECT_EQ(cell("window_ms"), "0.0004");         // [0, 400) ns
+  EXPECT_EQ(cell("window_us_per_frame"), "0.1");  // 400 ns / 4
+  EXPECT_EQ(cell("window_fps"), "10000000");      // 4 / 400e-9 s
   EXPECT_EQ(cell("H2D_busy_ms"), "0.0004");
   EXPECT_EQ(cell("H2D_duty_pct"), "100");
   EXPECT_EQ(cell("kernel_us_per_frame"), "0.025");

@@ -1,8 +1,8 @@
 #include "gpuroof/reports/json_writer.h"
 
-#include <gtest/gtest.h>
-
 #include <cmath>
+
+#include <gtest/gtest.h>
 
 namespace gpuroof {
 namespace {

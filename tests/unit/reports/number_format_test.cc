@@ -1,9 +1,9 @@
 #include "gpuroof/reports/number_format.h"
 
-#include <gtest/gtest.h>
-
 #include <cmath>
 #include <cstdlib>
+
+#include <gtest/gtest.h>
 
 namespace gpuroof {
 namespace {

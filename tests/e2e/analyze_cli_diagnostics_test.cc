@@ -1,0 +1,105 @@
+// End-to-end: skipped records are reported on stderr and --strict makes them fatal; an
+// .nsys-rep report is exported through nsys ($NSYS) before it is read.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include "cli_runner.h"
+#include "support/nsys_sqlite_builder.h"
+
+namespace gpuroof::testing {
+namespace {
+
+using testsupport::BuilderOptions;
+using testsupport::KernelRow;
+using testsupport::MemcpyRow;
+using testsupport::NsysSqliteBuilder;
+
+std::filesystem::path WriteDamagedTrace(const TempDir& dir) {
+  std::filesystem::path file = dir / "damaged.sqlite";
+  BuilderOptions options;
+  options.allow_nulls = true;
+  NsysSqliteBuilder builder(file, options);
+  builder.AddGpu(0, "Test GPU");
+  for (int i = 0; i < 10; ++i) {
+    KernelRow k;
+    k.start_ns = i * 100;
+    k.end_ns = i * 100 + 50;
+    builder.AddKernel(k);
+  }
+  KernelRow backwards;
+  backwards.start_ns = 500;
+  backwards.end_ns = 400;
+  builder.AddKernel(backwards);
+  MemcpyRow unknown;
+  unknown.start_ns = 10;
+  unknown.end_ns = 20;
+  unknown.copy_kind = 0;
+  builder.AddMemcpy(unknown);
+  builder.Finish();
+  return file;
+}
+
+TEST(AnalyzeCliDiagnostics, SkippedRecordsAreSummarisedOnStderr) {
+  TempDir dir;
+  std::filesystem::path file = WriteDamagedTrace(dir);
+  CliResult r = RunGpuroof({"analyze", file.string(), "--units", "10", "--format", "csv"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("gpuroof: warning: " + file.string() +
+                       ": read 12 records, used 10, skipped 2 (1 end before start in "
+                       "CUPTI_ACTIVITY_KIND_KERNEL; 1 unknown copy kind 0 in "
+                       "CUPTI_ACTIVITY_KIND_MEMCPY)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.out.find("kernel_n"), std::string::npos);
+  CliResult quiet = RunGpuroof({"analyze", file.string(), "--quiet"});
+  EXPECT_EQ(quiet.exit_code, 0);
+  EXPECT_EQ(quiet.err, "");
+}
+
+TEST(AnalyzeCliDiagnostics, StrictMakesAnyLossFatal) {
+  TempDir dir;
+  std::filesystem::path file = WriteDamagedTrace(dir);
+  std::filesystem::path out = dir / "out.csv";
+  CliResult r = RunGpuroof({"analyze", file.string(), "--strict", "-o", out.string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("gpuroof: error: " + file.string() + ": --strict: 2 record(s)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
+  CliResult clean = RunGpuroof(
+      {"analyze", (SourceDir() / "examples" / "frame_pipeline.sqlite").string(), "--strict"});
+  EXPECT_EQ(clean.exit_code, 0) << clean.err;
+}
+
+TEST(AnalyzeCliNsysReport, ExportsThroughNsysThenAnalyzes) {
+  TempDir dir;
+  // A stand-in for nsys that "exports" by copying the bundled example to --output.
+  std::filesystem::path fake = dir / "fake-nsys";
+  WriteFile(fake,
+            "#!/bin/sh\nout=''\nwhile [ $# -gt 0 ]; do\n  if [ \"$1\" = --output ]; then "
+            "out=$2; fi\n  shift\ndone\necho \"exporting\"\ncp '" +
+                (SourceDir() / "examples" / "frame_pipeline.sqlite").string() + "' \"$out\"\n");
+  chmod(fake.c_str(), 0755);
+  std::filesystem::path report = dir / "run.nsys-rep";
+  WriteFile(report, "not really a report");
+  setenv("NSYS", fake.c_str(), 1);
+  CliResult r = RunGpuroof({"analyze", report.string(), "--units", "2000", "--format", "csv"});
+  unsetenv("NSYS");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find(",H2D,16.341825,"), std::string::npos) << r.out;
+  EXPECT_TRUE(std::filesystem::exists(dir / "run.sqlite"));
+  EXPECT_EQ(r.out.find("exporting"), std::string::npos) << "nsys output must not reach stdout";
+}
+
+TEST(AnalyzeCliNsysReport, WithoutNsysSaysHowToExport) {
+  TempDir dir;
+  std::filesystem::path report = dir / "run.nsys-rep";
+  WriteFile(report, "not really a report");
+  CliResult r = RunProgram({"/usr/bin/env", "-u", "NSYS", "PATH=" + dir.path().string(),
+                            GPUROOF_BINARY, "analyze", report.string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("nsys export --type sqlite"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace gpuroof::testing
