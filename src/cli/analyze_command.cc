@@ -64,8 +64,15 @@ int RunAnalyze(const AnalyzeOptions& options) {
   report.window_text = options.window;
   report.units_text = units_text;
   report.tool_version = GPUROOF_VERSION;
+  // Engine load needs only when, where and which engine; a kernel matched by its demangled name
+  // for --units-from needs the full kernel details.
+  ReadOptions read_options;
+  read_options.threads = options.threads;
+  read_options.detail = load_options.units.kind == UnitsSpec::Kind::kKernelLaunches
+                            ? ReadDetail::kFull
+                            : ReadDetail::kEngineLoad;
   for (const std::string& path : options.traces) {
-    traces.push_back(std::make_unique<Trace>(LoadTrace(path, options.threads, options.output)));
+    traces.push_back(std::make_unique<Trace>(LoadTrace(path, read_options, options.output)));
     AnalyzedTrace analyzed;
     analyzed.trace = traces.back().get();
     analyzed.devices = ComputeEngineLoad(*traces.back(), load_options);

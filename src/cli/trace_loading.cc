@@ -7,9 +7,8 @@
 
 namespace gpuroof {
 
-Trace LoadTrace(const std::string& path, int threads, const OutputOptions& output) {
-  ReadOptions read_options;
-  read_options.threads = threads;
+Trace LoadTrace(const std::string& path, const ReadOptions& read_options,
+                const OutputOptions& output) {
   Trace trace = ReadTrace(path, read_options);
   const Diagnostics& diagnostics = trace.diagnostics;
   if (diagnostics.records_skipped() > 0 && !output.quiet) {

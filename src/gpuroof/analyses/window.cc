@@ -32,7 +32,7 @@ std::string ListNvtxNames(const Trace& trace) {
       break;
     }
     if (!out.empty()) out += ", ";
-    out += "'" + std::string(trace.strings.Get(range.name)) + "'";
+    out += fmt::format("'{}'", trace.strings.Get(range.name));
   }
   return out;
 }

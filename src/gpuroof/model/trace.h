@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "gpuroof/model/column_allocator.h"
 #include "gpuroof/model/diagnostics.h"
 #include "gpuroof/model/engine.h"
 #include "gpuroof/model/string_table.h"
@@ -60,20 +61,26 @@ struct OpSignature {
 // GPU ops stored column-wise. Times are ns on the trace's own clock; `end_ns >= start_ns`.
 // Each block is sorted by `start_ns` (readers guarantee it), so ordered scans over several
 // blocks are a k-way merge with no extra memory.
+// One column of a block.
+template <typename T>
+using Column = std::vector<T, ColumnAllocator<T>>;
+
 struct ActivityBlock {
-  std::vector<int64_t> start_ns;
-  std::vector<int64_t> end_ns;
-  std::vector<uint64_t> bytes;        // 0 for kernels
-  std::vector<uint32_t> signature;    // index into Trace::signatures
-  std::vector<uint32_t> stream;       // index into Trace::streams
-  std::vector<uint32_t> correlation;  // launch correlation id (0 when none)
-  std::vector<Engine> engine;         // = signatures[signature].engine, kept for fast scans
+  Column<int64_t> start_ns;
+  Column<int64_t> end_ns;
+  Column<uint64_t> bytes;        // 0 for kernels
+  Column<uint32_t> signature;    // index into Trace::signatures
+  Column<uint32_t> stream;       // index into Trace::streams
+  Column<uint32_t> correlation;  // launch correlation id (0 when none); empty when the reader
+                                 // was asked for engine load only
+  Column<Engine> engine;         // = signatures[signature].engine, kept for fast scans
 
   size_t size() const { return start_ns.size(); }
-  void Reserve(size_t n);
+  void Reserve(size_t n, bool with_correlation = true);
   void ShrinkToFit();
   bool IsSortedByStart() const;
-  // Sorts the block by start (stable, so equal starts keep file order).
+  // Sorts the block by start (stable, so equal starts keep file order). Nearly sorted blocks
+  // sort in place; others need 4 extra bytes per op while sorting.
   void SortByStart();
 };
 

@@ -57,36 +57,42 @@ constexpr std::array<std::pair<std::string_view, MemoryKind>, 8> kMemorySymbols 
 }  // namespace
 
 NsysEnums::NsysEnums() {
-  for (const auto& [id, symbol] : kBuiltinCopyKinds)
-    copy_engines_[id] = *EngineFromCopySymbol(symbol);
-  for (const auto& [symbol, kind] : kMemorySymbols) {
-    memory_kinds_[static_cast<int64_t>(kind)] = kind;
+  for (const auto& [id, symbol] : kBuiltinCopyKinds) {
+    copy_engines_[static_cast<size_t>(id)] = EngineFromCopySymbol(symbol);
   }
+  // nsys's numbering is the enum's own order: id k is the k-th kind.
+  memory_kinds_.fill(MemoryKind::kUnknown);
+  for (const auto& [symbol, kind] : kMemorySymbols)
+    memory_kinds_[static_cast<size_t>(kind)] = kind;
 }
 
 void NsysEnums::SetCopyKinds(const std::unordered_map<int64_t, std::string>& id_to_symbol) {
-  copy_engines_.clear();
+  copy_engines_.fill(std::nullopt);
   for (const auto& [id, symbol] : id_to_symbol) {
-    if (auto engine = EngineFromCopySymbol(symbol)) copy_engines_[id] = *engine;
+    if (id >= 0 && id < static_cast<int64_t>(kMaxId)) {
+      copy_engines_[static_cast<size_t>(id)] = EngineFromCopySymbol(symbol);
+    }
   }
 }
 
 void NsysEnums::SetMemoryKinds(const std::unordered_map<int64_t, std::string>& id_to_symbol) {
-  memory_kinds_.clear();
+  memory_kinds_.fill(MemoryKind::kUnknown);
   for (const auto& [id, symbol] : id_to_symbol) {
-    if (auto kind = MemoryFromSymbol(symbol)) memory_kinds_[id] = *kind;
+    auto kind = MemoryFromSymbol(symbol);
+    if (kind && id >= 0 && id < static_cast<int64_t>(kMaxId)) {
+      memory_kinds_[static_cast<size_t>(id)] = *kind;
+    }
   }
 }
 
 std::optional<Engine> NsysEnums::CopyEngine(int64_t copy_kind) const {
-  auto it = copy_engines_.find(copy_kind);
-  if (it == copy_engines_.end()) return std::nullopt;
-  return it->second;
+  if (copy_kind < 0 || copy_kind >= static_cast<int64_t>(kMaxId)) return std::nullopt;
+  return copy_engines_[static_cast<size_t>(copy_kind)];
 }
 
 MemoryKind NsysEnums::Memory(int64_t memory_kind) const {
-  auto it = memory_kinds_.find(memory_kind);
-  return it == memory_kinds_.end() ? MemoryKind::kUnknown : it->second;
+  if (memory_kind < 0 || memory_kind >= static_cast<int64_t>(kMaxId)) return MemoryKind::kUnknown;
+  return memory_kinds_[static_cast<size_t>(memory_kind)];
 }
 
 std::optional<Engine> NsysEnums::EngineFromCopySymbol(std::string_view symbol) {

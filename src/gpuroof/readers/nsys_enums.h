@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -33,8 +34,10 @@ class NsysEnums {
   static std::optional<MemoryKind> MemoryFromSymbol(std::string_view symbol);
 
  private:
-  std::unordered_map<int64_t, Engine> copy_engines_;
-  std::unordered_map<int64_t, MemoryKind> memory_kinds_;
+  // Indexed by id: enum ids are small (0-13 and 0-7 in every version); a larger id is unknown.
+  static constexpr size_t kMaxId = 64;
+  std::array<std::optional<Engine>, kMaxId> copy_engines_{};
+  std::array<MemoryKind, kMaxId> memory_kinds_{};
 };
 
 }  // namespace gpuroof

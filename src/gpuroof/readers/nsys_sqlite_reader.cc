@@ -4,6 +4,7 @@
 #include <atomic>
 #include <exception>
 #include <functional>
+#include <limits>
 #include <map>
 #include <thread>
 #include <unordered_map>
@@ -84,16 +85,28 @@ enum MemsetCol : int {
   kMemKind,
 };
 
+struct ColumnSpec {
+  std::string_view name;
+  bool required;     // a file without it cannot be read
+  bool engine_load;  // needed by ReadDetail::kEngineLoad (see nsys_sqlite_reader.h)
+};
+
+// The SELECT list, in the fixed positions of Col/KernelCol/CopyCol/MemsetCol. A column the file
+// lacks, or one the requested detail does not need, is selected as a constant: SQLite evaluates
+// it once per statement, so unneeded columns cost nothing per row.
 std::string BuildSelectList(SqliteDatabase& db, std::string_view table,
-                            const std::vector<std::pair<std::string, bool>>& columns) {
+                            const std::vector<ColumnSpec>& columns, ReadDetail detail) {
   std::vector<std::string> present = db.ColumnNames(table);
   std::string list;
-  for (const auto& [column, required] : columns) {
+  for (const ColumnSpec& column : columns) {
     if (!list.empty()) list += ", ";
-    if (Contains(present, column)) {
-      list += "\"" + column + "\"";
-    } else if (required) {
-      throw InputError(db.source(), fmt::format("table {} lacks the column {}", table, column));
+    bool has = Contains(present, column.name);
+    if (!has && column.required) {
+      throw InputError(db.source(),
+                       fmt::format("table {} lacks the column {}", table, column.name));
+    }
+    if (has && (detail == ReadDetail::kFull || column.engine_load)) {
+      list += fmt::format("\"{}\"", column.name);
     } else {
       list += "NULL";
     }
@@ -101,32 +114,32 @@ std::string BuildSelectList(SqliteDatabase& db, std::string_view table,
   return list;
 }
 
-std::vector<std::pair<std::string, bool>> ColumnsOf(TableKind kind) {
-  std::vector<std::pair<std::string, bool>> columns = {
-      {"start", true},      {"end", true},      {"deviceId", true},
-      {"contextId", false}, {"streamId", true}, {"correlationId", false},
-      {"globalPid", false}};
+std::vector<ColumnSpec> ColumnsOf(TableKind kind) {
+  std::vector<ColumnSpec> columns = {{"start", true, true},      {"end", true, true},
+                                     {"deviceId", true, true},   {"contextId", false, false},
+                                     {"streamId", true, true},   {"correlationId", false, false},
+                                     {"globalPid", false, false}};
   switch (kind) {
     case TableKind::kKernel:
-      columns.insert(columns.end(), {{"shortName", true},
-                                     {"demangledName", false},
-                                     {"gridX", false},
-                                     {"gridY", false},
-                                     {"gridZ", false},
-                                     {"blockX", false},
-                                     {"blockY", false},
-                                     {"blockZ", false}});
+      columns.insert(columns.end(), {{"shortName", true, true},
+                                     {"demangledName", false, false},
+                                     {"gridX", false, false},
+                                     {"gridY", false, false},
+                                     {"gridZ", false, false},
+                                     {"blockX", false, false},
+                                     {"blockY", false, false},
+                                     {"blockZ", false, false}});
       break;
     case TableKind::kMemcpy:
-      columns.insert(columns.end(), {{"bytes", true},
-                                     {"copyKind", true},
-                                     {"srcKind", false},
-                                     {"dstKind", false},
-                                     {"srcDeviceId", false},
-                                     {"dstDeviceId", false}});
+      columns.insert(columns.end(), {{"bytes", true, true},
+                                     {"copyKind", true, true},
+                                     {"srcKind", false, false},
+                                     {"dstKind", false, false},
+                                     {"srcDeviceId", false, false},
+                                     {"dstDeviceId", false, false}});
       break;
     case TableKind::kMemset:
-      columns.insert(columns.end(), {{"bytes", true}, {"memKind", false}});
+      columns.insert(columns.end(), {{"bytes", true, true}, {"memKind", false, false}});
       break;
     case TableKind::kGraph:
       break;
@@ -149,12 +162,15 @@ struct RawSignature {
   bool operator==(const RawSignature&) const = default;
 };
 
+// boost::hash_combine's mixing step.
+void HashCombine(size_t& h, uint64_t v) {
+  h ^= std::hash<uint64_t>{}(v) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+}
+
 struct RawSignatureHash {
   size_t operator()(const RawSignature& s) const {
     size_t h = std::hash<int64_t>{}(s.short_name);
-    auto mix = [&h](uint64_t v) {
-      h ^= std::hash<uint64_t>{}(v) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-    };
+    auto mix = [&h](uint64_t v) { HashCombine(h, v); };
     mix(static_cast<uint64_t>(s.engine));
     mix(static_cast<uint64_t>(s.demangled_name));
     for (uint32_t v : s.grid)
@@ -171,9 +187,7 @@ struct RawSignatureHash {
 struct StreamInfoHash {
   size_t operator()(const StreamInfo& s) const {
     size_t h = std::hash<uint64_t>{}(s.process_id);
-    auto mix = [&h](uint64_t v) {
-      h ^= std::hash<uint64_t>{}(v) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-    };
+    auto mix = [&h](uint64_t v) { HashCombine(h, v); };
     mix(static_cast<uint64_t>(static_cast<uint32_t>(s.device_id)));
     mix(s.context_id);
     mix(s.stream_id);
@@ -181,28 +195,33 @@ struct StreamInfoHash {
   }
 };
 
-// Interns keys into dense ids, with a one-entry cache: consecutive rows usually share a stream
-// and a kernel, so most rows cost one comparison instead of a hash lookup.
+// Interns keys into dense ids. Traces have few distinct streams and op shapes, and consecutive
+// rows cycle through a handful of them (round-robin streams, H2D/D2H alternating), so the first
+// kSmall keys are found by a linear scan; only traces with more fall back to hashing.
 template <typename Key, typename Hash>
 class Interner {
  public:
   uint32_t Id(const Key& key) {
-    if (has_last_ && key == last_key_) return last_id_;
+    if (last_ < keys_.size() && keys_[last_] == key) return last_;
+    size_t small = std::min(keys_.size(), kSmall);
+    for (size_t i = 0; i < small; ++i) {
+      if (keys_[i] == key) return last_ = static_cast<uint32_t>(i);
+    }
+    if (keys_.size() < kSmall) {
+      keys_.push_back(key);
+      return last_ = static_cast<uint32_t>(keys_.size() - 1);
+    }
     auto [it, inserted] = ids_.try_emplace(key, static_cast<uint32_t>(keys_.size()));
     if (inserted) keys_.push_back(key);
-    last_key_ = key;
-    last_id_ = it->second;
-    has_last_ = true;
-    return last_id_;
+    return last_ = it->second;
   }
   const std::vector<Key>& keys() const { return keys_; }
 
  private:
-  std::unordered_map<Key, uint32_t, Hash> ids_;
+  static constexpr size_t kSmall = 16;
+  std::unordered_map<Key, uint32_t, Hash> ids_;  // keys from kSmall on
   std::vector<Key> keys_;
-  Key last_key_{};
-  uint32_t last_id_ = 0;
-  bool has_last_ = false;
+  uint32_t last_ = 0;  // the previous answer: runs of one stream or shape cost one comparison
 };
 
 // One rowid range of one activity table, read by one thread into one block.
@@ -212,6 +231,7 @@ struct ChunkTask {
   std::string select_list;
   int64_t rowid_first = 0;
   int64_t rowid_last = 0;
+  bool full = true;  // ReadDetail::kFull: read every op detail, not only engine-load columns
 };
 
 struct ChunkResult {
@@ -236,17 +256,19 @@ void ReadChunk(const std::filesystem::path& path, const ChunkTask& task, const N
       fmt::format("SELECT {} FROM {} WHERE rowid BETWEEN ?1 AND ?2", task.select_list, task.table));
   row.BindInt64(1, task.rowid_first);
   row.BindInt64(2, task.rowid_last);
-  out.block.Reserve(static_cast<size_t>(task.rowid_last - task.rowid_first + 1));
+  out.block.Reserve(static_cast<size_t>(task.rowid_last - task.rowid_first + 1), task.full);
   int64_t read = 0;
   int64_t used = 0;
   while (row.Step()) {
     ++read;
-    if (row.IsNull(kStart) || row.IsNull(kEnd)) {
+    // A NULL timestamp reads as INT64_MIN, which no real timestamp is.
+    constexpr int64_t kNull = std::numeric_limits<int64_t>::min();
+    int64_t start = row.Int64Or(kStart, kNull);
+    int64_t end = row.Int64Or(kEnd, kNull);
+    if (start == kNull || end == kNull) {
       out.diagnostics.Skip(task.table, "null timestamp", Severity::kDataLoss);
       continue;
     }
-    int64_t start = row.Int64(kStart);
-    int64_t end = row.Int64(kEnd);
     if (end < start) {
       out.diagnostics.Skip(task.table, "end before start", Severity::kError);
       continue;
@@ -257,9 +279,11 @@ void ReadChunk(const std::filesystem::path& path, const ChunkTask& task, const N
       case TableKind::kKernel:
         signature.engine = Engine::kKernel;
         signature.short_name = row.Int64(kShortName);
-        signature.demangled_name = row.IsNull(kDemangledName) ? -1 : row.Int64(kDemangledName);
-        signature.grid = Dims(row, kGridX);
-        signature.block = Dims(row, kBlockX);
+        if (task.full) {
+          signature.demangled_name = row.Int64Or(kDemangledName, -1);
+          signature.grid = Dims(row, kGridX);
+          signature.block = Dims(row, kBlockX);
+        }
         break;
       case TableKind::kMemcpy: {
         int64_t copy_kind = row.Int64(kCopyKind);
@@ -271,40 +295,38 @@ void ReadChunk(const std::filesystem::path& path, const ChunkTask& task, const N
         }
         signature.engine = *engine;
         bytes = static_cast<uint64_t>(row.Int64(kBytes));
-        signature.src_kind =
-            row.IsNull(kSrcKind) ? MemoryKind::kUnknown : enums.Memory(row.Int64(kSrcKind));
-        signature.dst_kind =
-            row.IsNull(kDstKind) ? MemoryKind::kUnknown : enums.Memory(row.Int64(kDstKind));
+        if (!task.full) break;
+        signature.src_kind = enums.Memory(row.Int64Or(kSrcKind, -1));
+        signature.dst_kind = enums.Memory(row.Int64Or(kDstKind, -1));
         if (*engine == Engine::kP2P) {
-          signature.src_device =
-              row.IsNull(kSrcDevice) ? -1 : static_cast<int32_t>(row.Int64(kSrcDevice));
-          signature.dst_device =
-              row.IsNull(kDstDevice) ? -1 : static_cast<int32_t>(row.Int64(kDstDevice));
+          signature.src_device = static_cast<int32_t>(row.Int64Or(kSrcDevice, -1));
+          signature.dst_device = static_cast<int32_t>(row.Int64Or(kDstDevice, -1));
         }
         break;
       }
       case TableKind::kMemset:
         signature.engine = Engine::kMemset;
         bytes = static_cast<uint64_t>(row.Int64(kMemsetBytes));
-        signature.src_kind =
-            row.IsNull(kMemKind) ? MemoryKind::kUnknown : enums.Memory(row.Int64(kMemKind));
+        if (task.full) signature.src_kind = enums.Memory(row.Int64Or(kMemKind, -1));
         break;
       case TableKind::kGraph:
         signature.engine = Engine::kGraph;
         break;
     }
     StreamInfo stream;
-    stream.process_id = static_cast<uint64_t>(row.Int64(kPid)) & kGlobalPidMask;
     stream.device_id = static_cast<int32_t>(row.Int64(kDevice));
-    stream.context_id = ToU32(row.Int64(kContext));
     stream.stream_id = ToU32(row.Int64(kStream));
+    if (task.full) {
+      stream.process_id = static_cast<uint64_t>(row.Int64(kPid)) & kGlobalPidMask;
+      stream.context_id = ToU32(row.Int64(kContext));
+      out.block.correlation.push_back(ToU32(row.Int64(kCorrelation)));
+    }
 
     out.block.start_ns.push_back(start);
     out.block.end_ns.push_back(end);
     out.block.bytes.push_back(bytes);
     out.block.signature.push_back(out.signatures.Id(signature));
     out.block.stream.push_back(out.streams.Id(stream));
-    out.block.correlation.push_back(ToU32(row.Int64(kCorrelation)));
     out.block.engine.push_back(signature.engine);
     ++used;
   }
@@ -438,15 +460,25 @@ void ReadDevices(SqliteDatabase& db, const std::vector<std::string>& tables, Tra
 }
 
 std::vector<ChunkTask> PlanChunks(SqliteDatabase& db, const std::vector<std::string>& tables,
-                                  const NsysReadOptions& options, Diagnostics& diagnostics) {
-  std::vector<ChunkTask> tasks;
+                                  const NsysReadOptions& options, int threads,
+                                  Diagnostics& diagnostics) {
+  struct TableSpan {
+    TableKind kind;
+    std::string_view table;
+    std::string select_list;
+    int64_t first;
+    int64_t last;
+  };
+  std::vector<TableSpan> spans;
+  int64_t total_rows = 0;
   const std::pair<TableKind, std::string_view> kTables[] = {{TableKind::kKernel, kKernelTable},
                                                             {TableKind::kMemcpy, kMemcpyTable},
                                                             {TableKind::kMemset, kMemsetTable},
                                                             {TableKind::kGraph, kGraphTable}};
   for (const auto& [kind, table] : kTables) {
     if (!Contains(tables, table)) continue;
-    std::string select_list = BuildSelectList(db, table, ColumnsOf(kind));
+    std::string select_list = BuildSelectList(db, table, ColumnsOf(kind), options.detail);
+    // min/max rowid cost two b-tree descents; nsys never deletes rows, so the span is the count.
     SqliteStatement bounds =
         db.Prepare(fmt::format("SELECT min(rowid), max(rowid) FROM {}", table));
     if (!bounds.Step() || bounds.IsNull(0)) continue;  // an empty table
@@ -456,13 +488,20 @@ std::vector<ChunkTask> PlanChunks(SqliteDatabase& db, const std::vector<std::str
           "counted on the 'graph' engine: their kernels and copies are not traced "
           "one by one");
     }
-    int64_t first = bounds.Int64(0);
-    int64_t last = bounds.Int64(1);
-    int64_t chunk = std::max<int64_t>(options.rows_per_chunk, 1);
-    for (int64_t lo = first; lo <= last;) {
-      int64_t hi = (last - lo < chunk) ? last : lo + chunk - 1;
-      tasks.push_back(ChunkTask{kind, std::string(table), select_list, lo, hi});
-      if (hi == last) break;
+    spans.push_back({kind, table, std::move(select_list), bounds.Int64(0), bounds.Int64(1)});
+    total_rows += bounds.Int64(1) - bounds.Int64(0) + 1;
+  }
+  // A few chunks per thread balance tables of different sizes; tiny traces stay one chunk each.
+  int64_t chunk = options.rows_per_chunk > 0
+                      ? options.rows_per_chunk
+                      : std::max<int64_t>(total_rows / (3 * std::max(threads, 1)) + 1, 65'536);
+  std::vector<ChunkTask> tasks;
+  for (const TableSpan& span : spans) {
+    for (int64_t lo = span.first; lo <= span.last;) {
+      int64_t hi = (span.last - lo < chunk) ? span.last : lo + chunk - 1;
+      tasks.push_back(ChunkTask{span.kind, std::string(span.table), span.select_list, lo, hi,
+                                options.detail == ReadDetail::kFull});
+      if (hi == span.last) break;
       lo = hi + 1;
     }
   }
@@ -586,7 +625,8 @@ Trace ReadNsysSqlite(const std::filesystem::path& path, const NsysReadOptions& o
   FileStrings strings;
   strings.Load(db);
 
-  std::vector<ChunkTask> tasks = PlanChunks(db, tables, options, trace.diagnostics);
+  int threads = ThreadCount(options);
+  std::vector<ChunkTask> tasks = PlanChunks(db, tables, options, threads, trace.diagnostics);
   std::vector<ChunkResult> chunks(tasks.size());
   std::vector<std::function<void()>> jobs;
   for (size_t i = 0; i < tasks.size(); ++i) {
@@ -595,7 +635,7 @@ Trace ReadNsysSqlite(const std::filesystem::path& path, const NsysReadOptions& o
   NvtxResult nvtx;
   bool has_nvtx = Contains(tables, kNvtxTable);
   if (has_nvtx) jobs.emplace_back([&]() { ReadNvtx(path, strings, nvtx); });
-  RunInParallel(jobs, ThreadCount(options));
+  RunInParallel(jobs, threads);
 
   MergeChunks(chunks, strings, trace);
   if (has_nvtx) {

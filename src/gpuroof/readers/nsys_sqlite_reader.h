@@ -6,11 +6,21 @@
 
 namespace gpuroof {
 
+// How much of each op to read. Engine-load analyses (analyze) need only when, where and what
+// engine; reading nothing else keeps the scan at the cost of the SQLite floor.
+enum class ReadDetail {
+  kFull,        // everything: process, context, correlation, kernel shape, memory kinds
+  kEngineLoad,  // start, end, device, stream, engine, bytes, kernel short name; no correlation
+                // column, and signatures hold only the engine and the kernel name
+};
+
 struct NsysReadOptions {
+  ReadDetail detail = ReadDetail::kFull;
   // Reader threads; 0 = one per hardware thread (at most 8). Each opens its own connection.
   int threads = 0;
-  // A table larger than this is split into rowid ranges read in parallel (one block each).
-  int64_t rows_per_chunk = 2'000'000;
+  // Tables are split into rowid ranges of this many rows, read in parallel (one block each);
+  // 0 = automatic (about three chunks per thread, at least 65536 rows each).
+  int64_t rows_per_chunk = 0;
 };
 
 // Reads an Nsight Systems SQLite export (`nsys export --type sqlite`, nsys 2020.3 - 2026.x)

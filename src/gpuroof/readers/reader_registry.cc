@@ -39,6 +39,7 @@ Trace ReadTrace(const std::filesystem::path& path, const ReadOptions& options) {
   }
   NsysReadOptions nsys_options;
   nsys_options.threads = options.threads;
+  nsys_options.detail = options.detail;
   switch (Sniff(path)) {
     case Format::kNsysSqlite:
       return ReadNsysSqlite(path, nsys_options);

@@ -4,13 +4,15 @@
 #include <string>
 
 #include "gpuroof/model/trace.h"
+#include "gpuroof/readers/nsys_sqlite_reader.h"
 
 namespace gpuroof {
 
 class ProcessLauncher;
 
 struct ReadOptions {
-  int threads = 0;                      // 0 = automatic
+  int threads = 0;  // 0 = automatic
+  ReadDetail detail = ReadDetail::kFull;
   ProcessLauncher* launcher = nullptr;  // for `.nsys-rep` exports; nullptr = spawn processes
 };
 

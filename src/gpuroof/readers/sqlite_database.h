@@ -58,6 +58,12 @@ class SqliteStatement {
   bool Step();
   bool IsNull(int column) const;
   int64_t Int64(int column) const;
+  // The value, or `if_null` when the column is NULL. Cheaper than IsNull() + Int64(): SQLite reads
+  // NULL as 0, so the type is only looked at for zeros.
+  int64_t Int64Or(int column, int64_t if_null) const {
+    int64_t value = Int64(column);
+    return value == 0 && IsNull(column) ? if_null : value;
+  }
   double Double(int column) const;
   // Text read as raw bytes and made valid UTF-8 (invalid bytes become U+FFFD): exports may hold
   // Latin-1 metadata that must not abort a read.

@@ -5,6 +5,7 @@
 #include <string>
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -17,7 +18,7 @@ void WriteFileAtomically(const std::filesystem::path& path, std::string_view con
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw InputError(target, "is a directory");
   std::filesystem::path folder = path.parent_path().empty() ? "." : path.parent_path();
-  std::string temp = (folder / ("." + path.filename().string() + ".XXXXXX")).string();
+  std::string temp = (folder / fmt::format(".{}.XXXXXX", path.filename().string())).string();
   int fd = mkstemp(temp.data());
   if (fd < 0)
     throw InputError(target, std::string("cannot create output: ") + std::strerror(errno));

@@ -268,7 +268,10 @@ TEST_F(ReaderTest, ChunkedParallelReadsGiveTheSameAnswer) {
   }
   EngineLoadOptions options;
   options.window = ParseWindowSpec("all");
-  Trace whole = ReadNsysSqlite(file, {1, 1'000'000});
+  NsysReadOptions one_chunk;
+  one_chunk.threads = 1;
+  one_chunk.rows_per_chunk = 1'000'000;
+  Trace whole = ReadNsysSqlite(file, one_chunk);
   NsysReadOptions chunked;
   chunked.threads = 3;
   chunked.rows_per_chunk = 7;
