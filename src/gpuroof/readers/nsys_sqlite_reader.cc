@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include <fmt/format.h>
+#include <sqlite3.h>
 
 #include "gpuroof/model/errors.h"
 #include "gpuroof/readers/nsys_enums.h"
@@ -245,93 +246,140 @@ uint32_t ToU32(int64_t value) {
   return static_cast<uint32_t>(value);
 }
 
-std::array<uint32_t, 3> Dims(const SqliteStatement& row, int first) {
+template <typename Row>
+std::array<uint32_t, 3> Dims(const Row& row, int first) {
   return {ToU32(row.Int64(first)), ToU32(row.Int64(first + 1)), ToU32(row.Int64(first + 2))};
+}
+
+// A result row seen through sqlite3_value pointers: the arguments of the row function below.
+struct ValueRow {
+  sqlite3_value** values;
+  bool IsNull(int column) const { return sqlite3_value_type(values[column]) == SQLITE_NULL; }
+  int64_t Int64(int column) const { return sqlite3_value_int64(values[column]); }
+  int64_t Int64Or(int column, int64_t if_null) const {
+    int64_t value = Int64(column);
+    return value == 0 && IsNull(column) ? if_null : value;
+  }
+};
+
+// Appends one row to the chunk's block; false when the row is skipped (counted in diagnostics).
+template <typename Row>
+bool HandleRow(const Row& row, const ChunkTask& task, const NsysEnums& enums, ChunkResult& out) {
+  // A NULL timestamp reads as INT64_MIN, which no real timestamp is.
+  constexpr int64_t kNull = std::numeric_limits<int64_t>::min();
+  int64_t start = row.Int64Or(kStart, kNull);
+  int64_t end = row.Int64Or(kEnd, kNull);
+  if (start == kNull || end == kNull) {
+    out.diagnostics.Skip(task.table, "null timestamp", Severity::kDataLoss);
+    return false;
+  }
+  if (end < start) {
+    out.diagnostics.Skip(task.table, "end before start", Severity::kError);
+    return false;
+  }
+  RawSignature signature;
+  uint64_t bytes = 0;
+  switch (task.kind) {
+    case TableKind::kKernel:
+      signature.engine = Engine::kKernel;
+      signature.short_name = row.Int64(kShortName);
+      if (task.full) {
+        signature.demangled_name = row.Int64Or(kDemangledName, -1);
+        signature.grid = Dims(row, kGridX);
+        signature.block = Dims(row, kBlockX);
+      }
+      break;
+    case TableKind::kMemcpy: {
+      int64_t copy_kind = row.Int64(kCopyKind);
+      std::optional<Engine> engine = enums.CopyEngine(copy_kind);
+      if (!engine) {
+        out.diagnostics.Skip(task.table, fmt::format("unknown copy kind {}", copy_kind),
+                             Severity::kDataLoss);
+        return false;
+      }
+      signature.engine = *engine;
+      bytes = static_cast<uint64_t>(row.Int64(kBytes));
+      if (!task.full) break;
+      signature.src_kind = enums.Memory(row.Int64Or(kSrcKind, -1));
+      signature.dst_kind = enums.Memory(row.Int64Or(kDstKind, -1));
+      if (*engine == Engine::kP2P) {
+        signature.src_device = static_cast<int32_t>(row.Int64Or(kSrcDevice, -1));
+        signature.dst_device = static_cast<int32_t>(row.Int64Or(kDstDevice, -1));
+      }
+      break;
+    }
+    case TableKind::kMemset:
+      signature.engine = Engine::kMemset;
+      bytes = static_cast<uint64_t>(row.Int64(kMemsetBytes));
+      if (task.full) signature.src_kind = enums.Memory(row.Int64Or(kMemKind, -1));
+      break;
+    case TableKind::kGraph:
+      signature.engine = Engine::kGraph;
+      break;
+  }
+  StreamInfo stream;
+  stream.device_id = static_cast<int32_t>(row.Int64(kDevice));
+  stream.stream_id = ToU32(row.Int64(kStream));
+  if (task.full) {
+    stream.process_id = static_cast<uint64_t>(row.Int64(kPid)) & kGlobalPidMask;
+    stream.context_id = ToU32(row.Int64(kContext));
+    out.block.correlation.push_back(ToU32(row.Int64(kCorrelation)));
+  }
+
+  out.block.start_ns.push_back(start);
+  out.block.end_ns.push_back(end);
+  out.block.bytes.push_back(bytes);
+  out.block.signature.push_back(out.signatures.Id(signature));
+  out.block.stream.push_back(out.streams.Id(stream));
+  out.block.engine.push_back(signature.engine);
+  return true;
+}
+
+// State of the row function: SQLite calls it once per row, inside its own VM, which spares the
+// per-column sqlite3_column_* calls of stepping a result row (about half of SQLite's time).
+struct RowSink {
+  const ChunkTask* task;
+  const NsysEnums* enums;
+  ChunkResult* out;
+  int64_t read = 0;
+  int64_t used = 0;
+  std::exception_ptr error;
+};
+
+void RowFunction(sqlite3_context* context, int /*argc*/, sqlite3_value** values) {
+  auto* sink = static_cast<RowSink*>(sqlite3_user_data(context));
+  try {
+    ++sink->read;
+    if (HandleRow(ValueRow{values}, *sink->task, *sink->enums, *sink->out)) ++sink->used;
+  } catch (...) {
+    // Exceptions must not cross SQLite's C frames: park it, stop the statement, rethrow below.
+    sink->error = std::current_exception();
+    sqlite3_result_error(context, "row handler failed", -1);
+  }
 }
 
 void ReadChunk(const std::filesystem::path& path, const ChunkTask& task, const NsysEnums& enums,
                ChunkResult& out) {
   SqliteDatabase db(path);
-  SqliteStatement row = db.Prepare(
-      fmt::format("SELECT {} FROM {} WHERE rowid BETWEEN ?1 AND ?2", task.select_list, task.table));
+  RowSink sink{&task, &enums, &out, 0, 0, {}};
+  if (sqlite3_create_function_v2(db.handle(), "gpuroof_row", -1, SQLITE_UTF8 | SQLITE_DIRECTONLY,
+                                 &sink, RowFunction, nullptr, nullptr, nullptr) != SQLITE_OK) {
+    db.Fail("cannot register the row function");
+  }
+  SqliteStatement row =
+      db.Prepare(fmt::format("SELECT count(gpuroof_row({})) FROM {} WHERE rowid BETWEEN ?1 AND ?2",
+                             task.select_list, task.table));
   row.BindInt64(1, task.rowid_first);
   row.BindInt64(2, task.rowid_last);
   out.block.Reserve(static_cast<size_t>(task.rowid_last - task.rowid_first + 1), task.full);
-  int64_t read = 0;
-  int64_t used = 0;
-  while (row.Step()) {
-    ++read;
-    // A NULL timestamp reads as INT64_MIN, which no real timestamp is.
-    constexpr int64_t kNull = std::numeric_limits<int64_t>::min();
-    int64_t start = row.Int64Or(kStart, kNull);
-    int64_t end = row.Int64Or(kEnd, kNull);
-    if (start == kNull || end == kNull) {
-      out.diagnostics.Skip(task.table, "null timestamp", Severity::kDataLoss);
-      continue;
-    }
-    if (end < start) {
-      out.diagnostics.Skip(task.table, "end before start", Severity::kError);
-      continue;
-    }
-    RawSignature signature;
-    uint64_t bytes = 0;
-    switch (task.kind) {
-      case TableKind::kKernel:
-        signature.engine = Engine::kKernel;
-        signature.short_name = row.Int64(kShortName);
-        if (task.full) {
-          signature.demangled_name = row.Int64Or(kDemangledName, -1);
-          signature.grid = Dims(row, kGridX);
-          signature.block = Dims(row, kBlockX);
-        }
-        break;
-      case TableKind::kMemcpy: {
-        int64_t copy_kind = row.Int64(kCopyKind);
-        std::optional<Engine> engine = enums.CopyEngine(copy_kind);
-        if (!engine) {
-          out.diagnostics.Skip(task.table, fmt::format("unknown copy kind {}", copy_kind),
-                               Severity::kDataLoss);
-          continue;
-        }
-        signature.engine = *engine;
-        bytes = static_cast<uint64_t>(row.Int64(kBytes));
-        if (!task.full) break;
-        signature.src_kind = enums.Memory(row.Int64Or(kSrcKind, -1));
-        signature.dst_kind = enums.Memory(row.Int64Or(kDstKind, -1));
-        if (*engine == Engine::kP2P) {
-          signature.src_device = static_cast<int32_t>(row.Int64Or(kSrcDevice, -1));
-          signature.dst_device = static_cast<int32_t>(row.Int64Or(kDstDevice, -1));
-        }
-        break;
-      }
-      case TableKind::kMemset:
-        signature.engine = Engine::kMemset;
-        bytes = static_cast<uint64_t>(row.Int64(kMemsetBytes));
-        if (task.full) signature.src_kind = enums.Memory(row.Int64Or(kMemKind, -1));
-        break;
-      case TableKind::kGraph:
-        signature.engine = Engine::kGraph;
-        break;
-    }
-    StreamInfo stream;
-    stream.device_id = static_cast<int32_t>(row.Int64(kDevice));
-    stream.stream_id = ToU32(row.Int64(kStream));
-    if (task.full) {
-      stream.process_id = static_cast<uint64_t>(row.Int64(kPid)) & kGlobalPidMask;
-      stream.context_id = ToU32(row.Int64(kContext));
-      out.block.correlation.push_back(ToU32(row.Int64(kCorrelation)));
-    }
-
-    out.block.start_ns.push_back(start);
-    out.block.end_ns.push_back(end);
-    out.block.bytes.push_back(bytes);
-    out.block.signature.push_back(out.signatures.Id(signature));
-    out.block.stream.push_back(out.streams.Id(stream));
-    out.block.engine.push_back(signature.engine);
-    ++used;
+  try {
+    row.Step();
+  } catch (...) {
+    if (sink.error) std::rethrow_exception(sink.error);
+    throw;
   }
-  out.diagnostics.CountRead(read);
-  out.diagnostics.CountUsed(used);
+  out.diagnostics.CountRead(sink.read);
+  out.diagnostics.CountUsed(sink.used);
   out.block.ShrinkToFit();
   out.block.SortByStart();
 }
@@ -478,9 +526,11 @@ std::vector<ChunkTask> PlanChunks(SqliteDatabase& db, const std::vector<std::str
   for (const auto& [kind, table] : kTables) {
     if (!Contains(tables, table)) continue;
     std::string select_list = BuildSelectList(db, table, ColumnsOf(kind), options.detail);
-    // min/max rowid cost two b-tree descents; nsys never deletes rows, so the span is the count.
-    SqliteStatement bounds =
-        db.Prepare(fmt::format("SELECT min(rowid), max(rowid) FROM {}", table));
+    // Two subqueries, one b-tree descent each; nsys never deletes rows, so the span is the count.
+    // (One query with both min() and max() is a full table scan: SQLite's min/max optimization
+    // only applies to a lone min() or max(), see EXPLAIN QUERY PLAN.)
+    SqliteStatement bounds = db.Prepare(
+        fmt::format("SELECT (SELECT min(rowid) FROM {0}), (SELECT max(rowid) FROM {0})", table));
     if (!bounds.Step() || bounds.IsNull(0)) continue;  // an empty table
     if (kind == TableKind::kGraph) {
       diagnostics.Note(
@@ -495,6 +545,9 @@ std::vector<ChunkTask> PlanChunks(SqliteDatabase& db, const std::vector<std::str
   int64_t chunk = options.rows_per_chunk > 0
                       ? options.rows_per_chunk
                       : std::max<int64_t>(total_rows / (3 * std::max(threads, 1)) + 1, 65'536);
+  // Whole 2 MiB huge pages per column (2^19 rows fill 2 MiB of uint32, 4 MiB of int64): only the
+  // last chunk of a table leaves a partly used huge page behind.
+  if (options.rows_per_chunk <= 0) chunk = (chunk + (int64_t{1} << 19) - 1) >> 19 << 19;
   std::vector<ChunkTask> tasks;
   for (const TableSpan& span : spans) {
     for (int64_t lo = span.first; lo <= span.last;) {

@@ -34,6 +34,7 @@ class SqliteDatabase {
   SqliteStatement Prepare(std::string_view sql);
 
   const std::string& source() const { return source_; }
+  sqlite3* handle() const { return db_; }
   // Throws InputError "<source>: <what>: <sqlite message>".
   [[noreturn]] void Fail(std::string_view what) const;
 
