@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh Debian 12 machine: installs the dependencies, checks the
-# formatting, then configures, builds and runs every test under ASan + UBSan with warnings as
-# errors (`cmake --workflow --preset ci`).
+# formatting, then configures, builds and runs every test twice: under ASan + UBSan
+# (`--preset ci`) and as an optimised release build with the benchmarks (`--preset ci-release`,
+# where GCC's optimiser finds warnings a debug build does not), both with warnings as errors.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,3 +15,4 @@ if [ ${#sources[@]} -gt 0 ]; then
 fi
 
 cmake --workflow --preset ci
+cmake --workflow --preset ci-release

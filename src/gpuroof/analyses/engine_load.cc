@@ -14,12 +14,20 @@ namespace gpuroof {
 
 namespace {
 
-// Per-device spans for the window policies: one unordered pass.
+// Per-device spans for the window policies: one unordered pass. Devices are looked up through
+// a stream -> slot table built once, not per op.
 std::map<int32_t, DeviceSpan> ComputeSpans(const Trace& trace) {
-  std::map<int32_t, DeviceSpan> spans;
+  std::map<int32_t, size_t> slot_of_device;
+  std::vector<size_t> stream_slot(trace.streams.size());
+  for (size_t s = 0; s < trace.streams.size(); ++s) {
+    auto [it, inserted] =
+        slot_of_device.try_emplace(trace.streams[s].device_id, slot_of_device.size());
+    stream_slot[s] = it->second;
+  }
+  std::vector<DeviceSpan> slots(slot_of_device.size());
   for (const ActivityBlock& block : trace.blocks) {
     for (size_t i = 0; i < block.size(); ++i) {
-      DeviceSpan& span = spans[trace.streams[block.stream[i]].device_id];
+      DeviceSpan& span = slots[stream_slot[block.stream[i]]];
       int64_t start = block.start_ns[i];
       int64_t end = block.end_ns[i];
       if (!span.has_ops) {
@@ -45,6 +53,10 @@ std::map<int32_t, DeviceSpan> ComputeSpans(const Trace& trace) {
         span.has_d2h = true;
       }
     }
+  }
+  std::map<int32_t, DeviceSpan> spans;
+  for (const auto& [device, slot] : slot_of_device) {
+    if (slots[slot].has_ops) spans[device] = slots[slot];
   }
   return spans;
 }
