@@ -1,6 +1,9 @@
 // gpuroof: which GPU engine binds your pipeline. This file only wires the subcommands and is the
 // one place where errors become messages and exit codes.
+#include <algorithm>
 #include <exception>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -21,6 +24,20 @@ int Run(int argc, char** argv) {
   int exit_code = gpuroof::kExitOk;
   // Every subcommand, in one place.
   gpuroof::AddAnalyzeCommand(app, exit_code);
+  // CLI11 would call an unknown command a missing one; name it instead.
+  std::vector<CLI::App*> commands = app.get_subcommands({});
+  bool known = std::any_of(commands.begin(), commands.end(), [&](const CLI::App* command) {
+    return argc > 1 && command->get_name() == argv[1];
+  });
+  if (argc > 1 && argv[1][0] != '-' && !known) {
+    std::string names;
+    for (const CLI::App* command : commands) {
+      if (!names.empty()) names += ", ";
+      names += command->get_name();
+    }
+    fmt::print(stderr, "gpuroof: error: unknown command '{}' (commands: {})\n", argv[1], names);
+    return gpuroof::kExitBadInput;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

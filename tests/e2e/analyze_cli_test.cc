@@ -157,6 +157,12 @@ TEST(AnalyzeCli, VersionAndHelp) {
   CliResult help = RunGpuroof({"analyze", "--help"});
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_NE(help.out.find("Examples:"), std::string::npos);
+  CliResult unknown = RunGpuroof({"analyse", "x.sqlite"});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_EQ(unknown.err, "gpuroof: error: unknown command 'analyse' (commands: analyze)\n");
+  CliResult none = RunGpuroof({});
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.err.find("gpuroof: error: "), std::string::npos);
 }
 
 // ---- Bad input: one line naming the file and the problem, exit 2, no output file. ----
