@@ -71,8 +71,7 @@ class Prng {
 
 bool ParseCount(std::string_view text, int64_t& out) {
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-  return ec == std::errc() && ptr == text.data() + text.size() && out > 0 &&
-         out <= kMaxActivities;
+  return ec == std::errc() && ptr == text.data() + text.size() && out > 0 && out <= kMaxActivities;
 }
 
 void Usage() {
@@ -144,7 +143,8 @@ int main(int argc, char** argv) {
   }
   int64_t requested = 0;
   if (!ParseCount(argv[1], requested)) {
-    std::fprintf(stderr, "gpuroof-make-bench-trace: N must be a whole number in 1..%lld, got '%s'\n",
+    std::fprintf(stderr,
+                 "gpuroof-make-bench-trace: N must be a whole number in 1..%lld, got '%s'\n",
                  static_cast<long long>(kMaxActivities), argv[1]);
     Usage();
     return 2;

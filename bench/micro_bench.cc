@@ -5,11 +5,11 @@
 //     either as the nsys reader lays them out (one block per table chunk) or round robin (every
 //     consecutive op in another block: the k-way merge's worst case).
 // Run: build/release/bench/gpuroof_micro_bench [--benchmark_repetitions=5 ...]
-#include <benchmark/benchmark.h>
-
 #include <cstdint>
 #include <utility>
 #include <vector>
+
+#include <benchmark/benchmark.h>
 
 #include "gpuroof/analyses/engine_load.h"
 #include "gpuroof/analyses/interval_union.h"
@@ -58,7 +58,8 @@ void BM_IntervalUnion(benchmark::State& state) {
   const auto intervals = MakeIntervals(state.range(0));
   for (auto _ : state) {
     gpuroof::IntervalUnion interval_union;
-    for (const auto& [start, end] : intervals) interval_union.Add(start, end);
+    for (const auto& [start, end] : intervals)
+      interval_union.Add(start, end);
     benchmark::DoNotOptimize(interval_union.length_ns());
   }
   state.SetItemsProcessed(state.iterations() * state.range(0));
@@ -97,7 +98,8 @@ Trace MakePipelineTrace(int64_t count, Layout layout) {
   trace.source = "bench.memory";
   trace.format = "memory";
   trace.devices.push_back({0, "Bench GPU"});
-  for (uint32_t s = 0; s < 4; ++s) trace.streams.push_back({4242, 0, 1, 13 + 4 * s});
+  for (uint32_t s = 0; s < 4; ++s)
+    trace.streams.push_back({4242, 0, 1, 13 + 4 * s});
   const uint32_t kernel_names[] = {trace.strings.Intern("preprocess"), trace.strings.Intern("conv"),
                                    trace.strings.Intern("gemm"), trace.strings.Intern("topk")};
   for (uint32_t name : kernel_names) {
