@@ -71,6 +71,35 @@ TEST(AnalyzeCliDiagnostics, StrictMakesAnyLossFatal) {
   EXPECT_EQ(clean.exit_code, 0) << clean.err;
 }
 
+TEST(AnalyzeCliDiagnostics, NoKernelFallsBackToAllAndSaysSo) {
+  TempDir dir;
+  std::filesystem::path file = dir / "copies.sqlite";
+  {
+    NsysSqliteBuilder builder(file);
+    MemcpyRow up;
+    up.start_ns = 0;
+    up.end_ns = 400;
+    up.bytes = 4000;
+    builder.AddMemcpy(up);
+    MemcpyRow down = up;
+    down.copy_kind = 2;
+    down.start_ns = 600;
+    down.end_ns = 1000;
+    builder.AddMemcpy(down);
+    builder.Finish();
+  }
+  CliResult r = RunGpuroof({"analyze", file.string(), "--units", "2", "--format", "csv"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("gpuroof: note: " + file.string() +
+                       ": device 0: no kernel on this device: the processing window falls back "
+                       "to all GPU ops"),
+            std::string::npos)
+      << r.err;
+  // Window [0, 1000): H2D and D2H 400 ns each, 200 ns per unit; ties go to H2D.
+  EXPECT_NE(r.out.find(",0.001,0.5,"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(",H2D,0.2,10000000\n"), std::string::npos) << r.out;
+}
+
 TEST(AnalyzeCliNsysReport, ExportsThroughNsysThenAnalyzes) {
   TempDir dir;
   // A stand-in for nsys that "exports" by copying the bundled example to --output.
