@@ -371,7 +371,12 @@ void ReadChunk(const std::filesystem::path& path, const ChunkTask& task, const N
                              task.select_list, task.table));
   row.BindInt64(1, task.rowid_first);
   row.BindInt64(2, task.rowid_last);
-  out.block.Reserve(static_cast<size_t>(task.rowid_last - task.rowid_first + 1), task.full);
+  // nsys numbers rows densely, so the rowid span is the row count and the columns never
+  // reallocate. A file with sparse rowids (edited by hand) must not reserve for rows it lacks.
+  constexpr int64_t kMaxReserve = int64_t{1} << 24;
+  out.block.Reserve(
+      static_cast<size_t>(std::min(task.rowid_last - task.rowid_first + 1, kMaxReserve)),
+      task.full);
   try {
     row.Step();
   } catch (...) {

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include "gpuroof/analyses/engine_load.h"
 #include "gpuroof/model/errors.h"
@@ -292,6 +293,28 @@ TEST_F(ReaderTest, ChunkedParallelReadsGiveTheSameAnswer) {
   // Kernels overlap their neighbour by 50 ns: union = 99 * 100 + 150.
   EXPECT_EQ(a.engine(Engine::kKernel).busy_ns, 99 * 100 + 150);
   EXPECT_EQ(a.engine(Engine::kKernel).sum_ns, 100 * 150);
+}
+
+TEST_F(ReaderTest, SparseRowidsReadEveryRowWithoutReservingForTheGaps) {
+  std::filesystem::path file = Path("sparse.sqlite");
+  {
+    NsysSqliteBuilder builder(file);
+    for (int i = 0; i < 10; ++i)
+      builder.AddKernel(Kernel(i * 10, i * 10 + 5));
+    builder.Finish();
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(file.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(
+      sqlite3_exec(db,
+                   "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET rowid = 1000000000000 WHERE rowid = "
+                   "(SELECT max(rowid) FROM CUPTI_ACTIVITY_KIND_KERNEL)",
+                   nullptr, nullptr, nullptr),
+      SQLITE_OK);
+  sqlite3_close(db);
+  Trace trace = ReadNsysSqlite(file);
+  EXPECT_EQ(trace.activity_count(), 10u);
+  EXPECT_EQ(trace.diagnostics.records_read(), 10);
 }
 
 TEST_F(ReaderTest, ExportWithoutActivityTablesReadsAsEmpty) {
