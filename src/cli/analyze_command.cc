@@ -77,9 +77,10 @@ int RunAnalyze(const AnalyzeOptions& options) {
     analyzed.trace = traces.back().get();
     analyzed.devices = ComputeEngineLoad(*traces.back(), load_options);
     for (const DeviceLoad& device : analyzed.devices) {
-      if (!device.window.note.empty() && !options.output.quiet) {
-        fmt::print(stderr, "gpuroof: note: {}: device {}: {}\n", path, device.device_id,
-                   device.window.note);
+      for (const std::string& note : {device.window.note, device.units_note}) {
+        if (!note.empty() && !options.output.quiet) {
+          fmt::print(stderr, "gpuroof: note: {}: device {}: {}\n", path, device.device_id, note);
+        }
       }
     }
     report.traces.push_back(std::move(analyzed));

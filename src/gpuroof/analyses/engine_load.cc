@@ -136,6 +136,12 @@ std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOp
     load.device_id = id;
     load.device_name = std::string(trace.DeviceName(id));
     load.window = ResolveWindow(trace, options.window, span, trace_first, trace_last);
+    if (load.window.length_ns() <= 0) {
+      throw InputError(trace.source,
+                       fmt::format("device {}: the {} window has zero length (its GPU ops take no "
+                                   "time); choose one with --window START:END",
+                                   id, load.window.policy));
+    }
     load.unit_name = options.units.unit_name;
     for (Engine engine : kAllEngines)
       load.engines[static_cast<size_t>(EngineIndex(engine))].engine = engine;
@@ -197,33 +203,37 @@ std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOp
         load.units = kernel_units[d];
         break;
       case UnitsSpec::Kind::kNvtxRanges: {
-        int64_t count = 0;
-        bool named = false;
-        for (const NvtxRange& range : trace.nvtx_ranges) {
-          std::string_view name = trace.strings.Get(range.name);
-          size_t colon = name.find(':');
-          if (name != options.units.name &&
-              (colon == std::string_view::npos || name.substr(colon + 1) != options.units.name)) {
-            continue;
-          }
-          named = true;
-          if (range.start_ns >= load.window.start_ns && range.start_ns < load.window.end_ns)
-            ++count;
-        }
-        if (!named) {
+        std::vector<const NvtxRange*> ranges = FindNvtxRanges(trace, options.units.name);
+        if (ranges.empty()) {
           throw InputError(trace.source, fmt::format("no NVTX range named '{}' to count units from",
                                                      options.units.name));
         }
-        load.units = count;
+        load.units = std::count_if(ranges.begin(), ranges.end(), [&](const NvtxRange* range) {
+          return range->start_ns >= load.window.start_ns && range->start_ns < load.window.end_ns;
+        });
         break;
       }
     }
+    // A device where no counted unit starts (an idle GPU beside a busy one) gets no per-unit
+    // figures rather than failing the whole trace.
     if (load.units && *load.units <= 0) {
-      throw InputError(trace.source,
-                       fmt::format("--units-from {}: no instance starts in the window of device "
-                                   "{}, so there is no unit to divide by",
-                                   options.units.name, load.device_id));
+      load.units.reset();
+      load.units_note = fmt::format("no {} starts in this device's window: no per-unit figures",
+                                    options.units.kind == UnitsSpec::Kind::kKernelLaunches
+                                        ? "launch of kernel '" + options.units.name + "'"
+                                        : "NVTX range '" + options.units.name + "'");
     }
+  }
+  bool counting = options.units.kind == UnitsSpec::Kind::kKernelLaunches ||
+                  options.units.kind == UnitsSpec::Kind::kNvtxRanges;
+  if (counting && std::none_of(loads.begin(), loads.end(),
+                               [](const DeviceLoad& load) { return load.units.has_value(); })) {
+    throw InputError(
+        trace.source,
+        fmt::format("--units-from {}:{}: no instance starts in the window of any "
+                    "device, so there is no unit to divide by",
+                    options.units.kind == UnitsSpec::Kind::kKernelLaunches ? "kernel" : "nvtx",
+                    options.units.name));
   }
   return loads;
 }

@@ -49,6 +49,7 @@ struct DeviceLoad {
   int64_t any_busy_ns = 0;                         // union over every engine
   int64_t any_ops = 0;
   std::optional<int64_t> units;  // unset without units
+  std::string units_note;        // why a device has no units although they were counted, else ""
   std::string unit_name = "frame";
 
   const EngineLoad& engine(Engine e) const { return engines[static_cast<size_t>(EngineIndex(e))]; }

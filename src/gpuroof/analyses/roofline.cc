@@ -32,6 +32,9 @@ Roofline ComputeRoofline(const DeviceLoad& device) {
       roofline.bottleneck_busy_ns = load.busy_ns;
     }
   }
+  // No engine busy for a positive time (every op in the window has zero length): no bottleneck.
+  roofline.has_bottleneck = roofline.bottleneck_busy_ns > 0;
+  if (!roofline.has_bottleneck) return roofline;
   roofline.per_unit_us = PerUnitUs(roofline.bottleneck_busy_ns, device);
   if (device.units && roofline.bottleneck_busy_ns > 0) {
     roofline.units_per_s = static_cast<double>(*device.units) /

@@ -22,6 +22,7 @@ struct Headroom {
 
 // The tallest engine bar of a device: the bottleneck and the throughput it allows.
 struct Roofline {
+  bool has_bottleneck = false;  // false when no engine was busy for a positive time
   Engine bottleneck = Engine::kKernel;
   int64_t bottleneck_busy_ns = 0;
   std::optional<double> per_unit_us;  // bottleneck busy per unit (us/unit)
@@ -29,8 +30,8 @@ struct Roofline {
   std::vector<Headroom> headroom;     // every other engine present, in engine order
 };
 
-// The engine with the largest busy time (ties: the earlier engine in display order). Throws
-// nothing; a device with no op yields a zero roofline on the kernel engine.
+// The engine with the largest busy time (ties: the earlier engine in display order). A device
+// whose ops all have zero length has no bottleneck (has_bottleneck false, nothing else set).
 Roofline ComputeRoofline(const DeviceLoad& device);
 
 }  // namespace gpuroof

@@ -37,8 +37,9 @@ std::string ListNvtxNames(const Trace& trace) {
   return out;
 }
 
-// Ranges named `name`: an exact match of the full name, else of the part after "domain:".
-std::vector<const NvtxRange*> FindRanges(const Trace& trace, std::string_view name) {
+}  // namespace
+
+std::vector<const NvtxRange*> FindNvtxRanges(const Trace& trace, std::string_view name) {
   std::vector<const NvtxRange*> exact;
   std::vector<const NvtxRange*> undomained;
   for (const NvtxRange& range : trace.nvtx_ranges) {
@@ -52,8 +53,6 @@ std::vector<const NvtxRange*> FindRanges(const Trace& trace, std::string_view na
   }
   return exact.empty() ? undomained : exact;
 }
-
-}  // namespace
 
 int64_t ParseDurationNs(std::string_view text, std::string_view source) {
   auto fail = [&]() -> int64_t {
@@ -165,7 +164,7 @@ Window ResolveWindow(const Trace& trace, const WindowSpec& spec, const DeviceSpa
       break;
     case WindowSpec::Kind::kNvtx: {
       window.policy = "nvtx";
-      std::vector<const NvtxRange*> ranges = FindRanges(trace, spec.nvtx_name);
+      std::vector<const NvtxRange*> ranges = FindNvtxRanges(trace, spec.nvtx_name);
       if (ranges.empty()) {
         std::string names = ListNvtxNames(trace);
         throw InputError(trace.source, fmt::format("no NVTX range named '{}' ({})", spec.nvtx_name,

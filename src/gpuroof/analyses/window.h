@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "gpuroof/model/trace.h"
 
@@ -32,6 +33,10 @@ WindowSpec ParseWindowSpec(std::string_view text);
 // Parses a duration such as "1500", "1.5us", "2ms", "0.25s" into ns. Throws InputError naming
 // `source` when it is not one.
 int64_t ParseDurationNs(std::string_view text, std::string_view source);
+
+// NVTX ranges named `name`, in start order: those whose full name ("Domain:name") matches, or,
+// when none does, those whose name after the domain prefix matches.
+std::vector<const NvtxRange*> FindNvtxRanges(const Trace& trace, std::string_view name);
 
 // The resolved window of one device.
 struct Window {

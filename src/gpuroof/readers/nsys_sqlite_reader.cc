@@ -255,6 +255,7 @@ std::array<uint32_t, 3> Dims(const Row& row, int first) {
 struct ValueRow {
   sqlite3_value** values;
   bool IsNull(int column) const { return sqlite3_value_type(values[column]) == SQLITE_NULL; }
+  bool IsInteger(int column) const { return sqlite3_value_type(values[column]) == SQLITE_INTEGER; }
   int64_t Int64(int column) const { return sqlite3_value_int64(values[column]); }
   int64_t Int64Or(int column, int64_t if_null) const {
     int64_t value = Int64(column);
@@ -262,15 +263,41 @@ struct ValueRow {
   }
 };
 
+// A copy's or memset's byte count; false (counted) when it is not a non-negative integer.
+template <typename Row>
+bool ReadBytes(const Row& row, int column, const ChunkTask& task, ChunkResult& out,
+               uint64_t* bytes) {
+  int64_t value = row.Int64(column);
+  if (!row.IsInteger(column) || value < 0) {
+    out.diagnostics.Skip(task.table, "bytes not a non-negative integer", Severity::kDataLoss);
+    return false;
+  }
+  *bytes = static_cast<uint64_t>(value);
+  return true;
+}
+
 // Appends one row to the chunk's block; false when the row is skipped (counted in diagnostics).
 template <typename Row>
 bool HandleRow(const Row& row, const ChunkTask& task, const NsysEnums& enums, ChunkResult& out) {
-  // A NULL timestamp reads as INT64_MIN, which no real timestamp is.
-  constexpr int64_t kNull = std::numeric_limits<int64_t>::min();
-  int64_t start = row.Int64Or(kStart, kNull);
-  int64_t end = row.Int64Or(kEnd, kNull);
-  if (start == kNull || end == kNull) {
-    out.diagnostics.Skip(task.table, "null timestamp", Severity::kDataLoss);
+  // The columns every figure rests on must be integers: SQLite would silently read text as 0
+  // and 250.7 as 250.
+  if (!row.IsInteger(kStart) || !row.IsInteger(kEnd)) {
+    bool null = row.IsNull(kStart) || row.IsNull(kEnd);
+    out.diagnostics.Skip(task.table, null ? "null timestamp" : "non-integer timestamp",
+                         Severity::kDataLoss);
+    return false;
+  }
+  if (!row.IsInteger(kDevice) || !row.IsInteger(kStream)) {
+    out.diagnostics.Skip(task.table, "missing or non-integer device or stream",
+                         Severity::kDataLoss);
+    return false;
+  }
+  int64_t start = row.Int64(kStart);
+  int64_t end = row.Int64(kEnd);
+  // Session-relative ns: anything beyond ±146 years is corrupt, and would overflow differences.
+  constexpr int64_t kImplausibleNs = int64_t{1} << 62;
+  if (start <= -kImplausibleNs || end >= kImplausibleNs) {
+    out.diagnostics.Skip(task.table, "implausible timestamp", Severity::kError);
     return false;
   }
   if (end < start) {
@@ -298,7 +325,7 @@ bool HandleRow(const Row& row, const ChunkTask& task, const NsysEnums& enums, Ch
         return false;
       }
       signature.engine = *engine;
-      bytes = static_cast<uint64_t>(row.Int64(kBytes));
+      if (!ReadBytes(row, kBytes, task, out, &bytes)) return false;
       if (!task.full) break;
       signature.src_kind = enums.Memory(row.Int64Or(kSrcKind, -1));
       signature.dst_kind = enums.Memory(row.Int64Or(kDstKind, -1));
@@ -310,7 +337,7 @@ bool HandleRow(const Row& row, const ChunkTask& task, const NsysEnums& enums, Ch
     }
     case TableKind::kMemset:
       signature.engine = Engine::kMemset;
-      bytes = static_cast<uint64_t>(row.Int64(kMemsetBytes));
+      if (!ReadBytes(row, kMemsetBytes, task, out, &bytes)) return false;
       if (task.full) signature.src_kind = enums.Memory(row.Int64Or(kMemKind, -1));
       break;
     case TableKind::kGraph:

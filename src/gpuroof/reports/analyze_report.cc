@@ -69,8 +69,8 @@ std::string PluralUnit(const std::string& unit) {
 }
 
 std::string ReadingLine(const DeviceLoad& device, const Roofline& roofline) {
+  if (!roofline.has_bottleneck) return "no engine was busy in the window (every op takes no time).";
   const EngineLoad& bottleneck = device.engine(roofline.bottleneck);
-  if (bottleneck.ops == 0) return "no GPU op in the window.";
   const std::string& unit = device.unit_name;
   std::string binder = EngineLabel(roofline.bottleneck);
   if (!roofline.per_unit_us) {
@@ -116,10 +116,11 @@ std::string RenderAnalyzeText(const AnalyzeReport& report) {
                          HumanDurationNs(static_cast<double>(device.window.end_ns)),
                          HumanDurationNs(static_cast<double>(device.window.length_ns())));
       if (device.units) {
-        out += fmt::format(" · {} {}", *device.units, PluralUnit(unit));
+        out += fmt::format(" · {} {}", *device.units, *device.units == 1 ? unit : PluralUnit(unit));
       }
       out += "\n";
       if (!device.window.note.empty()) out += "note: " + device.window.note + "\n";
+      if (!device.units_note.empty()) out += "note: " + device.units_note + "\n";
       out += "\n";
       std::string per_unit = "us/" + unit;
       TextTable table(
@@ -141,7 +142,7 @@ std::string RenderAnalyzeText(const AnalyzeReport& report) {
                     FixedDouble(PerUnitUs(device.any_busy_ns, device), 3), "-", "-"});
       out += table.Render("  ");
       out += "\n";
-      if (device.any_ops > 0) {
+      if (roofline.has_bottleneck) {
         if (roofline.per_unit_us) {
           out += fmt::format("bottleneck: {} · roofline {:.3f} us/{} = {:.1f} {}/s\n",
                              EngineName(roofline.bottleneck), *roofline.per_unit_us, unit,
@@ -235,7 +236,7 @@ std::string RenderAnalyzeCsv(const AnalyzeReport& report) {
         row.push_back(ShortestDouble(DutyPercent(load.busy_ns, device.window)));
         row.push_back(ShortestDouble(PerUnitUs(load.busy_ns, device)));
       }
-      row.push_back(device.any_ops > 0 ? std::string(EngineName(roofline.bottleneck)) : "");
+      row.push_back(roofline.has_bottleneck ? std::string(EngineName(roofline.bottleneck)) : "");
       row.push_back(ShortestDouble(roofline.per_unit_us));
       row.push_back(ShortestDouble(roofline.units_per_s));
       emit(row);
@@ -287,6 +288,7 @@ std::string RenderAnalyzeJson(const AnalyzeReport& report) {
       json.Key("note").String(device.window.note);
       json.EndObject();
       json.Key("unit_name").String(device.unit_name);
+      json.Key("units_note").String(device.units_note);
       if (device.units) {
         json.Key("units").Int(*device.units);
       } else {
@@ -318,7 +320,7 @@ std::string RenderAnalyzeJson(const AnalyzeReport& report) {
       json.Key("busy_us_per_unit").Double(PerUnitUs(device.any_busy_ns, device));
       json.EndObject();
       json.Key("bottleneck");
-      if (device.any_ops > 0) {
+      if (roofline.has_bottleneck) {
         json.BeginObject();
         json.Key("engine").String(EngineName(roofline.bottleneck));
         json.Key("busy_ns").Int(roofline.bottleneck_busy_ns);

@@ -186,6 +186,52 @@ TEST(EngineLoad, ZeroUnitsInTheWindowIsAnError) {
   EXPECT_THROW(ComputeEngineLoad(trace, options), InputError);
 }
 
+TEST(EngineLoad, ADeviceWithoutCountedUnitsGetsNoPerUnitFigures) {
+  // Device 1 only copies: it has no launch of "frame", device 0 has two.
+  Trace trace = MakeTrace({{Engine::kKernel, 0, 10, 0, 7, 0, "frame"},
+                           {Engine::kKernel, 20, 30, 0, 7, 0, "frame"},
+                           {Engine::kP2P, 0, 50, 1, 7, 100}});
+  EngineLoadOptions options = Options();
+  options.units = ParseUnitsFrom("kernel:frame");
+  std::vector<DeviceLoad> loads = ComputeEngineLoad(trace, options);
+  ASSERT_EQ(loads.size(), 2u);
+  EXPECT_EQ(*loads[0].units, 2);
+  EXPECT_FALSE(loads[1].units.has_value());
+  EXPECT_NE(loads[1].units_note.find("no launch of kernel 'frame'"), std::string::npos);
+  EXPECT_FALSE(ComputeRoofline(loads[1]).per_unit_us.has_value());
+}
+
+TEST(EngineLoad, NvtxUnitsAndWindowsMatchNamesTheSameWay) {
+  // "step" exists undomained and as "D:step": the exact name wins for both features.
+  Trace trace = MakeTrace({{Engine::kKernel, 0, 1000}});
+  AddRange(trace, "D:step", 0, 100);
+  AddRange(trace, "D:step", 100, 200);
+  AddRange(trace, "step", 200, 300);
+  EngineLoadOptions options = Options("all");
+  options.units = ParseUnitsFrom("nvtx:step");
+  EXPECT_EQ(*ComputeEngineLoad(trace, options)[0].units, 1);
+  options.units = ParseUnitsFrom("nvtx:D:step");
+  EXPECT_EQ(*ComputeEngineLoad(trace, options)[0].units, 2);
+}
+
+TEST(EngineLoad, AZeroLengthWindowIsAnError) {
+  Trace trace = MakeTrace({{Engine::kKernel, 100, 100}, {Engine::kH2D, 100, 100}});
+  EXPECT_THROW(ComputeEngineLoad(trace, Options("processing", 2)), InputError);
+}
+
+TEST(Roofline, NoEngineBusyMeansNoBottleneck) {
+  // All ops in the window take no time: nothing binds, and nothing is made up.
+  Trace trace = MakeTrace(
+      {{Engine::kKernel, 0, 100, 1}, {Engine::kH2D, 50, 50, 0}, {Engine::kD2H, 60, 60, 0}});
+  EngineLoadOptions options = Options("0:100", 2);
+  DeviceLoad d = ComputeEngineLoad(trace, options)[0];
+  ASSERT_EQ(d.device_id, 0);
+  Roofline roofline = ComputeRoofline(d);
+  EXPECT_FALSE(roofline.has_bottleneck);
+  EXPECT_FALSE(roofline.per_unit_us.has_value());
+  EXPECT_TRUE(roofline.headroom.empty());
+}
+
 TEST(EngineLoad, EmptyTraceIsAnError) {
   Trace trace = MakeTrace({});
   try {

@@ -317,6 +317,39 @@ TEST_F(ReaderTest, SparseRowidsReadEveryRowWithoutReservingForTheGaps) {
   EXPECT_EQ(trace.diagnostics.records_read(), 10);
 }
 
+TEST_F(ReaderTest, NonIntegerValuesAreSkippedNotGuessed) {
+  std::filesystem::path file = Path("typed.sqlite");
+  {
+    NsysSqliteBuilder builder(file);
+    for (int i = 0; i < 4; ++i)
+      builder.AddKernel(Kernel(i * 100, i * 100 + 50));
+    builder.AddMemcpy(Copy(0, 10, 1, 64));
+    builder.AddMemcpy(Copy(20, 30, 1, 64));
+    builder.Finish();
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(file.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db,
+                         "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = 'abc' WHERE rowid = 1;"
+                         "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET \"end\" = 250.7 WHERE rowid = 2;"
+                         "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = -5000000000000000000 "
+                         "WHERE rowid = 3;"
+                         "UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET bytes = -5 WHERE rowid = 1;",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  Trace trace = ReadNsysSqlite(file);
+  std::map<std::string, int64_t> reasons;
+  for (const SkipCount& skip : trace.diagnostics.skips())
+    reasons[skip.reason] += skip.count;
+  EXPECT_EQ(reasons["non-integer timestamp"], 2);
+  EXPECT_EQ(reasons["implausible timestamp"], 1);
+  EXPECT_EQ(reasons["bytes not a non-negative integer"], 1);
+  EXPECT_EQ(trace.activity_count(), 2u);
+  EXPECT_EQ(trace.diagnostics.records_read(),
+            trace.diagnostics.records_used() + trace.diagnostics.records_skipped());
+}
+
 TEST_F(ReaderTest, ExportWithoutActivityTablesReadsAsEmpty) {
   std::filesystem::path file = Path("nvtx_only.sqlite");
   {
