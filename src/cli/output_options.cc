@@ -18,7 +18,7 @@ void AddOutputOptions(CLI::App& command, OutputOptions& options,
   command.add_option("-o,--output", options.output_path,
                      "Write the result to this file (atomically) instead of stdout");
   command.add_flag("--strict", options.strict,
-                   "Fail (exit 1) when any record of a trace had to be skipped");
+                   "Fail (exit 1) when records a figure needs had to be skipped (data loss)");
   command.add_flag("-q,--quiet", options.quiet, "Do not print diagnostics summaries on stderr");
 }
 

@@ -1,6 +1,7 @@
 // End-to-end tests of `gpuroof analyze`: the bundled example trace against numbers worked out by
 // hand in docs/metrics.md, output formats, and bad input that must end in one clear line.
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <sstream>
 
@@ -94,6 +95,34 @@ TEST(AnalyzeCli, ExampleTableSaysWhatBinds) {
       << r.out;
   EXPECT_NE(r.out.find("NVIDIA H200"), std::string::npos);
   EXPECT_NE(r.out.find("any GPU op"), std::string::npos);
+}
+
+// Whole outputs of the example, pinned: tests/golden/<name>. The numbers in them are the
+// hand-worked ones of docs/metrics.md (checked cell by cell above); the golden files guard the
+// layout. UPDATE_GOLDEN=1 rewrites them; review the diff before committing.
+void ExpectGolden(const std::string& name, const std::vector<std::string>& args) {
+  CliResult r = RunGpuroof(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string out = r.out;
+  // The example's absolute path differs between clones.
+  const std::string path = Example().string();
+  for (size_t at = out.find(path); at != std::string::npos; at = out.find(path, at)) {
+    out.replace(at, path.size(), "<example>");
+  }
+  std::filesystem::path golden = SourceDir() / "tests" / "golden" / name;
+  if (std::getenv("UPDATE_GOLDEN") != nullptr) WriteFile(golden, out);
+  EXPECT_EQ(out, ReadFile(golden)) << "golden file " << golden << " differs (UPDATE_GOLDEN=1 to "
+                                   << "rewrite it after checking the change)";
+}
+
+TEST(AnalyzeCli, ExampleOutputsMatchTheirGoldenFiles) {
+  std::string example = Example().string();
+  ExpectGolden("analyze_example.txt", {"analyze", example, "--units", "2000"});
+  ExpectGolden("analyze_example.csv", {"analyze", example, "--units", "2000", "--format", "csv"});
+  ExpectGolden("analyze_example.json", {"analyze", example, "--units", "2000", "--format", "json"});
+  ExpectGolden("analyze_example_all_batch.csv",
+               {"analyze", example, "--units-from", "kernel:process_frame", "--unit-name", "batch",
+                "--window", "all", "--format", "csv"});
 }
 
 TEST(AnalyzeCli, UnitsFromKernelAndUnitName) {

@@ -85,8 +85,10 @@ std::filesystem::path ResolveNsysReport(const std::filesystem::path& report,
   }
   // Export next to the report under a temporary name, then rename: an interrupted export never
   // leaves a half-written .sqlite that a later run would trust.
+  // The name ends in .sqlite (nsys may append the extension otherwise) and carries the pid, so two
+  // runs exporting the same report never write one file.
   std::filesystem::path partial = sqlite;
-  partial += ".partial";
+  partial.replace_extension(".gpuroof-partial-" + std::to_string(getpid()) + ".sqlite");
   std::filesystem::remove(partial, ec);
   int status = launcher.Run({nsys, "export", "--type", "sqlite", "--force-overwrite", "true",
                              "--output", partial.string(), source});

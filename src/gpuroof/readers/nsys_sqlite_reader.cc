@@ -6,6 +6,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <system_error>
 #include <thread>
 #include <unordered_map>
 
@@ -225,6 +226,21 @@ class Interner {
   uint32_t last_ = 0;  // the previous answer: runs of one stream or shape cost one comparison
 };
 
+// Rows in [first, last] as rowids go, saturated at INT64_MAX: rowids may be anywhere in int64
+// (hand-edited files), where a plain `last - first + 1` overflows.
+int64_t RowSpan(int64_t first, int64_t last) {
+  if (last < first) return 0;
+  // last - first fits in uint64 whenever last >= first; modular arithmetic computes it exactly.
+  uint64_t difference = static_cast<uint64_t>(last) - static_cast<uint64_t>(first);
+  constexpr auto kMax = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+  return difference >= kMax ? std::numeric_limits<int64_t>::max()
+                            : static_cast<int64_t>(difference + 1);
+}
+
+int64_t SaturatingAdd(int64_t a, int64_t b) {
+  return a > std::numeric_limits<int64_t>::max() - b ? std::numeric_limits<int64_t>::max() : a + b;
+}
+
 // One rowid range of one activity table, read by one thread into one block.
 struct ChunkTask {
   TableKind kind;
@@ -402,7 +418,7 @@ void ReadChunk(const std::filesystem::path& path, const ChunkTask& task, const N
   // reallocate. A file with sparse rowids (edited by hand) must not reserve for rows it lacks.
   constexpr int64_t kMaxReserve = int64_t{1} << 24;
   out.block.Reserve(
-      static_cast<size_t>(std::min(task.rowid_last - task.rowid_first + 1, kMaxReserve)),
+      static_cast<size_t>(std::min(RowSpan(task.rowid_first, task.rowid_last), kMaxReserve)),
       task.full);
   try {
     row.Step();
@@ -571,7 +587,7 @@ std::vector<ChunkTask> PlanChunks(SqliteDatabase& db, const std::vector<std::str
           "one by one");
     }
     spans.push_back({kind, table, std::move(select_list), bounds.Int64(0), bounds.Int64(1)});
-    total_rows += bounds.Int64(1) - bounds.Int64(0) + 1;
+    total_rows = SaturatingAdd(total_rows, RowSpan(bounds.Int64(0), bounds.Int64(1)));
   }
   // A few chunks per thread balance tables of different sizes; tiny traces stay one chunk each.
   int64_t chunk = options.rows_per_chunk > 0
@@ -583,7 +599,7 @@ std::vector<ChunkTask> PlanChunks(SqliteDatabase& db, const std::vector<std::str
   std::vector<ChunkTask> tasks;
   for (const TableSpan& span : spans) {
     for (int64_t lo = span.first; lo <= span.last;) {
-      int64_t hi = (span.last - lo < chunk) ? span.last : lo + chunk - 1;
+      int64_t hi = RowSpan(lo, span.last) <= chunk ? span.last : lo + chunk - 1;
       tasks.push_back(ChunkTask{span.kind, std::string(span.table), span.select_list, lo, hi,
                                 options.detail == ReadDetail::kFull});
       if (hi == span.last) break;
@@ -592,7 +608,7 @@ std::vector<ChunkTask> PlanChunks(SqliteDatabase& db, const std::vector<std::str
   }
   // Largest first, so the pool finishes together.
   std::stable_sort(tasks.begin(), tasks.end(), [](const ChunkTask& a, const ChunkTask& b) {
-    return a.rowid_last - a.rowid_first > b.rowid_last - b.rowid_first;
+    return RowSpan(a.rowid_first, a.rowid_last) > RowSpan(b.rowid_first, b.rowid_last);
   });
   return tasks;
 }
@@ -610,9 +626,15 @@ void RunInParallel(std::vector<std::function<void()>>& jobs, int threads) {
     }
   };
   int count = std::max(1, std::min<int>(threads, static_cast<int>(jobs.size())));
+  // One connection per thread is safe only when SQLite was built thread-safe (Debian's is).
+  if (sqlite3_threadsafe() == 0) count = 1;
   std::vector<std::thread> pool;
-  for (int i = 1; i < count; ++i)
-    pool.emplace_back(worker);
+  try {
+    for (int i = 1; i < count; ++i)
+      pool.emplace_back(worker);
+  } catch (const std::system_error&) {
+    // No more threads to be had: the ones started, and this one, share the jobs.
+  }
   worker();
   for (std::thread& t : pool)
     t.join();
