@@ -1,0 +1,52 @@
+#include "gpuroof/analyses/statistics.h"
+
+#include <gtest/gtest.h>
+
+namespace gpuroof {
+namespace {
+
+TEST(SummarizeDurations, OddCount) {
+  std::vector<int64_t> d = {30, 10, 20};
+  DurationStats s = SummarizeDurations(d);
+  EXPECT_EQ(s.count, 3);
+  EXPECT_EQ(s.total_ns, 60);
+  EXPECT_DOUBLE_EQ(s.mean_ns, 20);
+  EXPECT_DOUBLE_EQ(s.median_ns, 20);
+  EXPECT_EQ(s.min_ns, 10);
+  EXPECT_EQ(s.max_ns, 30);
+  EXPECT_DOUBLE_EQ(s.stddev_ns, 10);  // sqrt((100 + 0 + 100) / 2)
+  EXPECT_DOUBLE_EQ(s.p95_ns, 29);     // rank 0.95 * 2 = 1.9 -> 20 + 0.9 * 10
+}
+
+TEST(SummarizeDurations, EvenCountMedianIsTheMeanOfTheMiddleTwo) {
+  // nsys's published example: two values 1024 and 1408 -> StdDev 271.5 (384 / sqrt 2).
+  std::vector<int64_t> d = {1408, 1024};
+  DurationStats s = SummarizeDurations(d);
+  EXPECT_DOUBLE_EQ(s.median_ns, 1216);
+  EXPECT_NEAR(s.stddev_ns, 271.529, 1e-3);
+  std::vector<int64_t> four = {1, 2, 3, 100};
+  EXPECT_DOUBLE_EQ(SummarizeDurations(four).median_ns, 2.5);
+}
+
+TEST(SummarizeDurations, SingleValueAndEmpty) {
+  std::vector<int64_t> one = {7};
+  DurationStats s = SummarizeDurations(one);
+  EXPECT_EQ(s.stddev_ns, 0);
+  EXPECT_EQ(s.p99_ns, 7);
+  std::vector<int64_t> none;
+  EXPECT_EQ(SummarizeDurations(none).count, 0);
+  EXPECT_FALSE(Median(none).has_value());
+}
+
+TEST(Quantile, InterpolatesBetweenRanks) {
+  std::vector<int64_t> v;
+  for (int64_t i = 1; i <= 100; ++i)
+    v.push_back(i);
+  EXPECT_DOUBLE_EQ(*Quantile(v, 0.0), 1);
+  EXPECT_DOUBLE_EQ(*Quantile(v, 1.0), 100);
+  EXPECT_DOUBLE_EQ(*Quantile(v, 0.95), 95.05);  // rank 94.05
+  EXPECT_DOUBLE_EQ(*Quantile(v, 0.99), 99.01);
+}
+
+}  // namespace
+}  // namespace gpuroof
