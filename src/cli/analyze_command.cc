@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "gpuroof/analyses/engine_load.h"
+#include "gpuroof/analyses/engine_overlap.h"
 #include "gpuroof/model/errors.h"
 #include "gpuroof/readers/reader_registry.h"
 #include "gpuroof/reports/analyze_report.h"
@@ -26,6 +27,8 @@ struct AnalyzeOptions {
   std::string units_from;
   std::string window = "processing";
   int threads = 0;
+  bool overlap = false;
+  bool by_stream = false;
   OutputOptions output;
 };
 
@@ -58,6 +61,10 @@ int RunAnalyze(const AnalyzeOptions& options) {
     units_text = "--units-from " + options.units_from;
   }
   load_options.units.unit_name = options.unit_name;
+  load_options.by_stream = options.by_stream;
+  if (options.by_stream && options.overlap) {
+    throw InputError("--by-stream", "give either --by-stream or --overlap, not both");
+  }
 
   std::vector<std::unique_ptr<Trace>> traces;
   AnalyzeReport report;
@@ -68,18 +75,22 @@ int RunAnalyze(const AnalyzeOptions& options) {
   // for --units-from needs the full kernel details.
   ReadOptions read_options;
   read_options.threads = options.threads;
-  read_options.detail = load_options.units.kind == UnitsSpec::Kind::kKernelLaunches
-                            ? ReadDetail::kFull
-                            : ReadDetail::kEngineLoad;
+  read_options.detail =
+      load_options.units.kind == UnitsSpec::Kind::kKernelLaunches || options.by_stream
+          ? ReadDetail::kFull
+          : ReadDetail::kEngineLoad;
   for (const std::string& path : options.traces) {
     traces.push_back(std::make_unique<Trace>(LoadTrace(path, read_options, options.output)));
     AnalyzedTrace analyzed;
     analyzed.trace = traces.back().get();
     analyzed.devices = ComputeEngineLoad(*traces.back(), load_options);
+    if (options.overlap) analyzed.overlaps = ComputeEngineOverlap(*traces.back(), analyzed.devices);
     for (const DeviceLoad& device : analyzed.devices) {
       for (const std::string& note : {device.window.note, device.units_note}) {
         if (!note.empty() && !options.output.quiet) {
-          fmt::print(stderr, "gpuroof: note: {}: device {}: {}\n", path, device.device_id, note);
+          fmt::print(stderr, "gpuroof: note: {}: device {}{}: {}\n", path, device.device_id,
+                     device.stream ? fmt::format(" stream {}", device.stream->stream_id) : "",
+                     note);
         }
       }
     }
@@ -123,6 +134,11 @@ void AddAnalyzeCommand(CLI::App& app, int& exit_code) {
   command
       ->add_option("--window", options->window, "processing | all | START:END | nvtx:NAME[#N|#*]")
       ->capture_default_str();
+  command->add_flag("--overlap", options->overlap,
+                    "Also print how long each pair of engines was busy at the same time, and the "
+                    "time no engine was busy");
+  command->add_flag("--by-stream", options->by_stream,
+                    "One engine table per stream (in its device's window) instead of per device");
   command->add_option("--threads", options->threads, "Reader threads (0 = automatic)")
       ->check(CLI::Range(0, 64));
   AddOutputOptions(*command, options->output, {"table", "csv", "json"});

@@ -11,7 +11,10 @@
 #include "gpuroof/model/errors.h"
 
 #include "analyze_command.h"
+#include "copies_command.h"
 #include "exit_codes.h"
+#include "gaps_command.h"
+#include "kernels_command.h"
 
 namespace {
 
@@ -24,6 +27,9 @@ int Run(int argc, char** argv) {
   int exit_code = gpuroof::kExitOk;
   // Every subcommand, in one place.
   gpuroof::AddAnalyzeCommand(app, exit_code);
+  gpuroof::AddCopiesCommand(app, exit_code);
+  gpuroof::AddGapsCommand(app, exit_code);
+  gpuroof::AddKernelsCommand(app, exit_code);
   // CLI11 would call an unknown command a missing one; name it instead.
   std::vector<CLI::App*> commands = app.get_subcommands({});
   bool known = std::any_of(commands.begin(), commands.end(), [&](const CLI::App* command) {

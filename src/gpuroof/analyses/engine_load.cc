@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -150,6 +151,32 @@ std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOp
   std::vector<size_t> stream_device(trace.streams.size());
   for (size_t s = 0; s < trace.streams.size(); ++s) {
     stream_device[s] = device_index[trace.streams[s].device_id];
+  }
+  if (options.by_stream) {
+    // One row per stream with ops, in the device's window, ordered by device then stream.
+    std::vector<bool> used(trace.streams.size(), false);
+    for (const ActivityBlock& block : trace.blocks) {
+      for (uint32_t s : block.stream)
+        used[s] = true;
+    }
+    std::vector<size_t> order;
+    for (size_t s = 0; s < trace.streams.size(); ++s) {
+      if (used[s]) order.push_back(s);
+    }
+    std::sort(order.begin(), order.end(), [&trace](size_t a, size_t b) {
+      const StreamInfo& x = trace.streams[a];
+      const StreamInfo& y = trace.streams[b];
+      return std::tie(x.device_id, x.stream_id, x.process_id, x.context_id) <
+             std::tie(y.device_id, y.stream_id, y.process_id, y.context_id);
+    });
+    std::vector<DeviceLoad> per_stream;
+    for (size_t s : order) {
+      DeviceLoad load = loads[stream_device[s]];
+      load.stream = trace.streams[s];
+      stream_device[s] = per_stream.size();
+      per_stream.push_back(std::move(load));
+    }
+    loads = std::move(per_stream);
   }
   std::vector<std::array<IntervalUnion, kEngineCount>> engine_unions(loads.size());
   std::vector<IntervalUnion> any_unions(loads.size());

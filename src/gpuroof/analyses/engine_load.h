@@ -51,6 +51,7 @@ struct DeviceLoad {
   std::optional<int64_t> units;  // unset without units
   std::string units_note;        // why a device has no units although they were counted, else ""
   std::string unit_name = "frame";
+  std::optional<StreamInfo> stream;  // set for the rows of EngineLoadOptions::by_stream
 
   const EngineLoad& engine(Engine e) const { return engines[static_cast<size_t>(EngineIndex(e))]; }
 };
@@ -58,12 +59,15 @@ struct DeviceLoad {
 struct EngineLoadOptions {
   WindowSpec window;
   UnitsSpec units;
+  // One DeviceLoad per stream instead of per device (each in its device's window). Stream
+  // identity needs the trace read with ReadDetail::kFull.
+  bool by_stream = false;
 };
 
-// Per-device engine load of `trace`, devices in ascending id order. One ordered pass over the
-// activities; memory is O(devices x engines).
-// Throws InputError naming the trace when it has no GPU activity, when the window is outside it,
-// or when counted units come to zero.
+// Per-device (or, with by_stream, per-stream) engine load of `trace`, in ascending id order. One
+// ordered pass over the activities; memory is O(devices x engines). Throws InputError naming the
+// trace when it has no GPU activity, when the window is outside it, or when counted units come to
+// zero.
 std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOptions& options);
 
 }  // namespace gpuroof

@@ -1,5 +1,7 @@
 #include "gpuroof/reports/analyze_report.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "gpuroof/reports/json_writer.h"
@@ -28,9 +30,11 @@ std::optional<double> WindowUnitsPerS(const DeviceLoad& device) {
 }
 
 std::string DeviceTitle(const DeviceLoad& device) {
-  return device.device_name.empty()
-             ? fmt::format("device {}", device.device_id)
-             : fmt::format("device {} ({})", device.device_id, device.device_name);
+  std::string title = device.device_name.empty()
+                          ? fmt::format("device {}", device.device_id)
+                          : fmt::format("device {} ({})", device.device_id, device.device_name);
+  if (device.stream) title += fmt::format(" · stream {}", device.stream->stream_id);
+  return title;
 }
 
 void WriteDiagnosticsJson(JsonWriter& json, const Diagnostics& diagnostics) {
@@ -55,6 +59,30 @@ void WriteDiagnosticsJson(JsonWriter& json, const Diagnostics& diagnostics) {
   json.EndObject();
 }
 
+// The pairwise matrix of busy-time intersections (ms) and the idle time.
+std::string RenderOverlapText(const EngineOverlap& overlap, const DeviceLoad& device) {
+  std::vector<std::string> header = {"both busy, ms"};
+  for (Engine engine : overlap.engines)
+    header.emplace_back(EngineName(engine));
+  TextTable table(header);
+  for (size_t a = 0; a < overlap.engines.size(); ++a) {
+    std::vector<std::string> row = {std::string(EngineName(overlap.engines[a]))};
+    for (size_t b = 0; b < overlap.engines.size(); ++b) {
+      row.push_back(b < a ? "" : FixedDouble(Ms(overlap.intersection_ns[a][b]), 3));
+    }
+    table.AddRow(row);
+  }
+  return table.Render("  ") +
+         fmt::format("  no engine busy: {} ({:.2f} % of the window)\n\n",
+                     HumanDurationNs(static_cast<double>(overlap.idle_ns)),
+                     DutyPercent(overlap.idle_ns, device.window).value_or(0.0));
+}
+
+// CSV column name of the intersection of two engines.
+std::string OverlapColumn(Engine a, Engine b) {
+  return fmt::format("{}_x_{}_ms", EngineName(a), EngineName(b));
+}
+
 }  // namespace
 
 std::string PluralUnit(const std::string& unit) {
@@ -69,6 +97,7 @@ std::string PluralUnit(const std::string& unit) {
 }
 
 std::string ReadingLine(const DeviceLoad& device, const Roofline& roofline) {
+  if (device.any_ops == 0) return "no GPU op in the window.";
   if (!roofline.has_bottleneck) return "no engine was busy in the window (every op takes no time).";
   const EngineLoad& bottleneck = device.engine(roofline.bottleneck);
   const std::string& unit = device.unit_name;
@@ -107,7 +136,8 @@ std::string RenderAnalyzeText(const AnalyzeReport& report) {
   std::string out;
   for (const AnalyzedTrace& analyzed : report.traces) {
     const Trace& trace = *analyzed.trace;
-    for (const DeviceLoad& device : analyzed.devices) {
+    for (size_t d = 0; d < analyzed.devices.size(); ++d) {
+      const DeviceLoad& device = analyzed.devices[d];
       Roofline roofline = ComputeRoofline(device);
       const std::string& unit = device.unit_name;
       out += fmt::format("{} · {}\n", trace.source, DeviceTitle(device));
@@ -142,6 +172,7 @@ std::string RenderAnalyzeText(const AnalyzeReport& report) {
                     FixedDouble(PerUnitUs(device.any_busy_ns, device), 3), "-", "-"});
       out += table.Render("  ");
       out += "\n";
+      if (d < analyzed.overlaps.size()) out += RenderOverlapText(analyzed.overlaps[d], device);
       if (roofline.has_bottleneck) {
         if (roofline.per_unit_us) {
           out += fmt::format("bottleneck: {} · roofline {:.3f} us/{} = {:.1f} {}/s\n",
@@ -192,6 +223,12 @@ std::string RenderAnalyzeCsv(const AnalyzeReport& report) {
   std::vector<std::string> header;
   if (several_traces) header.push_back("trace");
   header.push_back("device");
+  bool by_stream = false;
+  for (const AnalyzedTrace& analyzed : report.traces) {
+    for (const DeviceLoad& device : analyzed.devices)
+      by_stream = by_stream || device.stream;
+  }
+  if (by_stream) header.push_back("stream");
   header.push_back("n_" + PluralUnit(unit));
   header.push_back("window_ms");
   header.push_back("window_us_per_" + unit);
@@ -207,6 +244,23 @@ std::string RenderAnalyzeCsv(const AnalyzeReport& report) {
   header.push_back("bottleneck");
   header.push_back("roofline_us_per_" + unit);
   header.push_back("roofline_fps");
+  // With --overlap: every pair of the included engines, then the idle time, after the columns
+  // spreadsheets already know.
+  bool with_overlap = std::any_of(report.traces.begin(), report.traces.end(),
+                                  [](const AnalyzedTrace& t) { return !t.overlaps.empty(); });
+  std::vector<std::pair<Engine, Engine>> pairs;
+  if (with_overlap) {
+    for (Engine a : kAllEngines) {
+      for (Engine b : kAllEngines) {
+        if (EngineIndex(a) < EngineIndex(b) && include[static_cast<size_t>(EngineIndex(a))] &&
+            include[static_cast<size_t>(EngineIndex(b))]) {
+          pairs.emplace_back(a, b);
+          header.push_back(OverlapColumn(a, b));
+        }
+      }
+    }
+    header.push_back("idle_ms");
+  }
 
   std::string out;
   auto emit = [&out](const std::vector<std::string>& fields) {
@@ -218,11 +272,13 @@ std::string RenderAnalyzeCsv(const AnalyzeReport& report) {
   };
   emit(header);
   for (const AnalyzedTrace& analyzed : report.traces) {
-    for (const DeviceLoad& device : analyzed.devices) {
+    for (size_t d = 0; d < analyzed.devices.size(); ++d) {
+      const DeviceLoad& device = analyzed.devices[d];
       Roofline roofline = ComputeRoofline(device);
       std::vector<std::string> row;
       if (several_traces) row.push_back(analyzed.trace->source);
       row.push_back(std::to_string(device.device_id));
+      if (by_stream) row.push_back(device.stream ? std::to_string(device.stream->stream_id) : "");
       row.push_back(device.units ? std::to_string(*device.units) : "");
       row.push_back(ShortestDouble(Ms(device.window.length_ns())));
       row.push_back(ShortestDouble(PerUnitUs(device.window.length_ns(), device)));
@@ -239,6 +295,20 @@ std::string RenderAnalyzeCsv(const AnalyzeReport& report) {
       row.push_back(roofline.has_bottleneck ? std::string(EngineName(roofline.bottleneck)) : "");
       row.push_back(ShortestDouble(roofline.per_unit_us));
       row.push_back(ShortestDouble(roofline.units_per_s));
+      if (with_overlap && d < analyzed.overlaps.size()) {
+        const EngineOverlap& overlap = analyzed.overlaps[d];
+        auto position = [&overlap](Engine e) {
+          return static_cast<size_t>(std::find(overlap.engines.begin(), overlap.engines.end(), e) -
+                                     overlap.engines.begin());
+        };
+        for (const auto& [a, b] : pairs) {
+          size_t i = position(a);
+          size_t j = position(b);
+          bool both = i < overlap.engines.size() && j < overlap.engines.size();
+          row.push_back(ShortestDouble(Ms(both ? overlap.intersection_ns[i][j] : 0)));
+        }
+        row.push_back(ShortestDouble(Ms(overlap.idle_ns)));
+      }
       emit(row);
     }
   }
@@ -273,12 +343,20 @@ std::string RenderAnalyzeJson(const AnalyzeReport& report) {
   json.EndArray();
   json.Key("results").BeginArray();
   for (const AnalyzedTrace& analyzed : report.traces) {
-    for (const DeviceLoad& device : analyzed.devices) {
+    for (size_t d = 0; d < analyzed.devices.size(); ++d) {
+      const DeviceLoad& device = analyzed.devices[d];
       Roofline roofline = ComputeRoofline(device);
       json.BeginObject();
       json.Key("trace").String(analyzed.trace->source);
       json.Key("device").Int(device.device_id);
       json.Key("device_name").String(device.device_name);
+      if (device.stream) {
+        json.Key("stream").BeginObject();
+        json.Key("stream_id").UInt(device.stream->stream_id);
+        json.Key("context_id").UInt(device.stream->context_id);
+        json.Key("process_id").UInt(device.stream->process_id);
+        json.EndObject();
+      }
       json.Key("window").BeginObject();
       json.Key("policy").String(device.window.policy);
       json.Key("spec").String(device.window.text);
@@ -344,6 +422,24 @@ std::string RenderAnalyzeJson(const AnalyzeReport& report) {
       }
       json.EndArray();
       json.Key("reading").String(ReadingLine(device, roofline));
+      if (d < analyzed.overlaps.size()) {
+        const EngineOverlap& overlap = analyzed.overlaps[d];
+        json.Key("overlap").BeginObject();
+        json.Key("engines").BeginArray();
+        for (Engine engine : overlap.engines)
+          json.String(EngineName(engine));
+        json.EndArray();
+        json.Key("intersection_ns").BeginArray();
+        for (const std::vector<int64_t>& row : overlap.intersection_ns) {
+          json.BeginArray();
+          for (int64_t value : row)
+            json.Int(value);
+          json.EndArray();
+        }
+        json.EndArray();
+        json.Key("idle_ns").Int(overlap.idle_ns);
+        json.EndObject();
+      }
       json.EndObject();
     }
   }

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "gpuroof/analyses/engine_load.h"
+#include "gpuroof/analyses/engine_overlap.h"
 #include "gpuroof/analyses/roofline.h"
 #include "gpuroof/model/trace.h"
 
@@ -13,6 +14,7 @@ namespace gpuroof {
 struct AnalyzedTrace {
   const Trace* trace = nullptr;
   std::vector<DeviceLoad> devices;
+  std::vector<EngineOverlap> overlaps;  // parallel to devices; empty unless --overlap
 };
 
 struct AnalyzeReport {

@@ -232,6 +232,26 @@ TEST(Roofline, NoEngineBusyMeansNoBottleneck) {
   EXPECT_TRUE(roofline.headroom.empty());
 }
 
+TEST(EngineLoad, ByStreamGivesOneRowPerStreamInItsDevicesWindow) {
+  // Streams 1 and 2 of the hand-worked concurrent trace (window [0, 300)):
+  //   stream 1: kernels [0,100) [200,260), H2D [0,40), D2H [260,300)
+  //   stream 2: kernel [50,150), H2D [30,70)
+  EngineLoadOptions options = Options("processing", 10);
+  options.by_stream = true;
+  std::vector<DeviceLoad> rows = ComputeEngineLoad(MakeTrace(ConcurrentOps(), 2), options);
+  ASSERT_EQ(rows.size(), 2u);
+  ASSERT_TRUE(rows[0].stream.has_value());
+  EXPECT_EQ(rows[0].stream->stream_id, 1u);
+  EXPECT_EQ(rows[0].window.end_ns, 300);
+  EXPECT_EQ(rows[0].engine(Engine::kKernel).busy_ns, 160);
+  EXPECT_EQ(rows[0].engine(Engine::kD2H).ops, 1);
+  EXPECT_EQ(rows[0].any_busy_ns, 100 + 60 + 40);
+  EXPECT_EQ(rows[1].stream->stream_id, 2u);
+  EXPECT_EQ(rows[1].engine(Engine::kKernel).busy_ns, 100);
+  EXPECT_EQ(rows[1].engine(Engine::kH2D).busy_ns, 40);
+  EXPECT_EQ(rows[1].any_busy_ns, 120);  // [30,150)
+}
+
 TEST(EngineLoad, EmptyTraceIsAnError) {
   Trace trace = MakeTrace({});
   try {

@@ -8,6 +8,7 @@
 #include <sqlite3.h>
 
 #include "gpuroof/analyses/engine_load.h"
+#include "gpuroof/analyses/engine_overlap.h"
 #include "gpuroof/readers/nsys_sqlite_reader.h"
 
 namespace gpuroof {
@@ -121,6 +122,37 @@ TEST(SharedNsysFixtures, ConcurrentKernelsUnionIsSmallerThanTheirSum) {
   EXPECT_EQ(loads[0].engine(Engine::kD2H).bytes, 44'160'000u);
   // Windows adapters listed by the file are not devices with work.
   EXPECT_EQ(trace.ActiveDeviceIds(), std::vector<int32_t>{0});
+}
+
+TEST(SharedNsysFixtures, EngineOverlapsMatchTheSchemaReference) {
+  // refs/nsys-sqlite-schema.md §7 gives these intersections (ms, two decimals).
+  struct Expected {
+    const char* file;
+    Engine a, b;
+    double ms;
+  };
+  const Expected cases[] = {
+      {"nsys2022_1_concurrent.sqlite", Engine::kKernel, Engine::kH2D, 2.05},
+      {"nsys2022_1_concurrent.sqlite", Engine::kKernel, Engine::kD2H, 2.28},
+      {"nsys2022_1_concurrent.sqlite", Engine::kH2D, Engine::kD2H, 3.66},
+      {"nsys2022_4_streams4.sqlite", Engine::kKernel, Engine::kH2D, 1.79},
+      {"nsys2022_4_streams4.sqlite", Engine::kH2D, Engine::kD2H, 7.87},
+  };
+  for (const Expected& c : cases) {
+    std::filesystem::path file = FixtureDir() / c.file;
+    if (!std::filesystem::exists(file)) GTEST_SKIP() << "SKIPPED LOUDLY: " << file << " not found";
+    SCOPED_TRACE(c.file);
+    Trace trace = ReadNsysSqlite(file);
+    EngineLoadOptions options;
+    options.window = ParseWindowSpec("all");
+    std::vector<DeviceLoad> loads = ComputeEngineLoad(trace, options);
+    EngineOverlap overlap = ComputeEngineOverlap(trace, loads).at(0);
+    auto at = [&](Engine e) {
+      return static_cast<size_t>(std::find(overlap.engines.begin(), overlap.engines.end(), e) -
+                                 overlap.engines.begin());
+    };
+    EXPECT_NEAR(static_cast<double>(overlap.intersection_ns[at(c.a)][at(c.b)]) / 1e6, c.ms, 0.006);
+  }
 }
 
 TEST(SharedNsysFixtures, VersionsAndDevicesAreRead) {

@@ -39,7 +39,7 @@ AnalyzeReport Report(const Trace& trace, int64_t units, const std::string& unit_
   }
   options.units.unit_name = unit_name;
   AnalyzeReport report;
-  report.traces.push_back({&trace, ComputeEngineLoad(trace, options)});
+  report.traces.push_back({&trace, ComputeEngineLoad(trace, options), {}});
   report.window_text = "all";
   report.tool_version = "test";
   return report;

@@ -1,0 +1,89 @@
+#include "copies_command.h"
+
+#include <memory>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "gpuroof/analyses/copy_summary.h"
+#include "gpuroof/readers/reader_registry.h"
+#include "gpuroof/reports/copy_report.h"
+
+#include "exit_codes.h"
+#include "output_options.h"
+#include "trace_loading.h"
+
+namespace gpuroof {
+
+namespace {
+
+struct CopiesOptions {
+  std::vector<std::string> traces;
+  std::string window = "processing";
+  int threads = 0;
+  OutputOptions output;
+};
+
+int RunCopies(const CopiesOptions& options) {
+  CopySummaryOptions summary_options;
+  summary_options.window = ParseWindowSpec(options.window);
+
+  std::vector<std::unique_ptr<Trace>> traces;
+  CopyReport report;
+  report.window_text = options.window;
+  report.tool_version = GPUROOF_VERSION;
+  // Memory kinds are part of the full detail only.
+  ReadOptions read_options;
+  read_options.threads = options.threads;
+  read_options.detail = ReadDetail::kFull;
+  for (const std::string& path : options.traces) {
+    traces.push_back(std::make_unique<Trace>(LoadTrace(path, read_options, options.output)));
+    CopiedTrace copied;
+    copied.trace = traces.back().get();
+    copied.devices = ComputeCopySummary(*traces.back(), summary_options);
+    for (const DeviceCopies& device : copied.devices) {
+      if (!device.window.note.empty() && !options.output.quiet) {
+        fmt::print(stderr, "gpuroof: note: {}: device {}: {}\n", path, device.device_id,
+                   device.window.note);
+      }
+    }
+    report.traces.push_back(std::move(copied));
+  }
+  std::string content;
+  if (options.output.format == "csv") {
+    content = RenderCopyCsv(report);
+  } else if (options.output.format == "json") {
+    content = RenderCopyJson(report);
+  } else {
+    content = RenderCopyText(report);
+  }
+  EmitOutput(options.output, content);
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddCopiesCommand(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<CopiesOptions>();
+  CLI::App* command = app.add_subcommand(
+      "copies", "Copies and memsets by direction and memory kinds: count, bytes, time, bandwidth");
+  command->footer(
+      "Examples:\n"
+      "  gpuroof copies run.sqlite\n"
+      "  gpuroof copies run.sqlite --window all --format csv -o copies.csv\n"
+      "Copies between pageable host memory and the device are flagged: the driver stages them\n"
+      "through a pinned buffer, so they cannot overlap with kernels.\n"
+      "Windows: processing (default), all, START:END, nvtx:NAME[#N|#*] (as in analyze).\n"
+      "Every figure is defined in docs/metrics.md.");
+  command->add_option("traces", options->traces, "Trace files (nsys .sqlite or .nsys-rep)")
+      ->required();
+  command
+      ->add_option("--window", options->window, "processing | all | START:END | nvtx:NAME[#N|#*]")
+      ->capture_default_str();
+  command->add_option("--threads", options->threads, "Reader threads (0 = automatic)")
+      ->check(CLI::Range(0, 64));
+  AddOutputOptions(*command, options->output, {"table", "csv", "json"});
+  command->callback([options, &exit_code]() { exit_code = RunCopies(*options); });
+}
+
+}  // namespace gpuroof

@@ -1,0 +1,87 @@
+#include "gaps_command.h"
+
+#include <memory>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "gpuroof/analyses/gpu_gaps.h"
+#include "gpuroof/analyses/window.h"
+#include "gpuroof/model/errors.h"
+#include "gpuroof/readers/reader_registry.h"
+#include "gpuroof/reports/gaps_report.h"
+
+#include "exit_codes.h"
+#include "output_options.h"
+#include "trace_loading.h"
+
+namespace gpuroof {
+
+namespace {
+
+struct GapsOptions {
+  std::vector<std::string> traces;
+  std::string min = "1ms";
+  int threads = 0;
+  OutputOptions output;
+};
+
+int RunGaps(const GapsOptions& options) {
+  GapOptions gap_options;
+  gap_options.min_ns = ParseDurationNs(options.min, "--min");
+  if (gap_options.min_ns <= 0) {
+    throw InputError("--min", fmt::format("must be longer than 0, got '{}'", options.min));
+  }
+  std::vector<std::unique_ptr<Trace>> traces;
+  GapsReport report;
+  report.min_ns = gap_options.min_ns;
+  report.min_text = options.min;
+  report.tool_version = GPUROOF_VERSION;
+  // Labels of the ops around a gap need kernel names and memory kinds.
+  ReadOptions read_options;
+  read_options.threads = options.threads;
+  read_options.detail = ReadDetail::kFull;
+  for (const std::string& path : options.traces) {
+    traces.push_back(std::make_unique<Trace>(LoadTrace(path, read_options, options.output)));
+    GappedTrace gapped;
+    gapped.trace = traces.back().get();
+    gapped.devices = ComputeGaps(*traces.back(), gap_options);
+    report.traces.push_back(std::move(gapped));
+  }
+  std::string content;
+  if (options.output.format == "csv") {
+    content = RenderGapsCsv(report);
+  } else if (options.output.format == "json") {
+    content = RenderGapsJson(report);
+  } else {
+    content = RenderGapsText(report);
+  }
+  EmitOutput(options.output, content);
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddGapsCommand(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<GapsOptions>();
+  CLI::App* command =
+      app.add_subcommand("gaps", "Idle intervals of each GPU (no engine busy) longer than --min");
+  command->footer(
+      "Examples:\n"
+      "  gpuroof gaps run.sqlite --min 1ms\n"
+      "  gpuroof gaps run.sqlite --min 250us --format csv -o gaps.csv\n"
+      "A gap is listed when it is strictly longer than --min; gaps lie between the device's\n"
+      "first and last op. Every figure is defined in docs/metrics.md.");
+  command->add_option("traces", options->traces, "Trace files (nsys .sqlite or .nsys-rep)")
+      ->required();
+  command
+      ->add_option("--min", options->min,
+                   "List gaps longer than this (ns, or with us/ms/s, e.g. 1ms)")
+      ->capture_default_str();
+  command->add_option("--threads", options->threads, "Reader threads (0 = automatic)")
+      ->check(CLI::Range(0, 64));
+  AddOutputOptions(*command, options->output, {"table", "csv", "json"});
+  command->callback([options, &exit_code]() { exit_code = RunGaps(*options); });
+}
+
+}  // namespace gpuroof

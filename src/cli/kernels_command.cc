@@ -1,0 +1,109 @@
+#include "kernels_command.h"
+
+#include <charconv>
+#include <memory>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "gpuroof/analyses/kernel_summary.h"
+#include "gpuroof/model/errors.h"
+#include "gpuroof/readers/reader_registry.h"
+#include "gpuroof/reports/kernel_report.h"
+
+#include "exit_codes.h"
+#include "output_options.h"
+#include "trace_loading.h"
+
+namespace gpuroof {
+
+namespace {
+
+struct KernelsOptions {
+  std::vector<std::string> traces;
+  std::string key = "name";
+  std::string top;  // empty: every kernel
+  std::string window = "processing";
+  int threads = 0;
+  OutputOptions output;
+};
+
+int64_t ParseTop(const std::string& text) {
+  int64_t value = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || ptr != text.data() + text.size() || value <= 0) {
+    throw InputError("--top", fmt::format("must be a positive whole number, got '{}'", text));
+  }
+  return value;
+}
+
+int RunKernels(const KernelsOptions& options) {
+  // Every flag is checked before any trace is read.
+  KernelSummaryOptions summary_options;
+  summary_options.window = ParseWindowSpec(options.window);
+  summary_options.key = ParseKernelKey(options.key);
+  if (!options.top.empty()) summary_options.top = ParseTop(options.top);
+
+  std::vector<std::unique_ptr<Trace>> traces;
+  KernelReport report;
+  report.window_text = options.window;
+  report.key = summary_options.key;
+  report.top = summary_options.top;
+  report.tool_version = GPUROOF_VERSION;
+  // Full detail: keys need demangled names and launch shapes.
+  ReadOptions read_options;
+  read_options.threads = options.threads;
+  read_options.detail = ReadDetail::kFull;
+  for (const std::string& path : options.traces) {
+    traces.push_back(std::make_unique<Trace>(LoadTrace(path, read_options, options.output)));
+    SummarizedTrace summarized;
+    summarized.trace = traces.back().get();
+    summarized.devices = ComputeKernelSummary(*traces.back(), summary_options);
+    for (const DeviceKernels& device : summarized.devices) {
+      if (!device.window.note.empty() && !options.output.quiet) {
+        fmt::print(stderr, "gpuroof: note: {}: device {}: {}\n", path, device.device_id,
+                   device.window.note);
+      }
+    }
+    report.traces.push_back(std::move(summarized));
+  }
+  std::string content;
+  if (options.output.format == "csv") {
+    content = RenderKernelCsv(report);
+  } else if (options.output.format == "json") {
+    content = RenderKernelJson(report);
+  } else {
+    content = RenderKernelText(report);
+  }
+  EmitOutput(options.output, content);
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddKernelsCommand(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<KernelsOptions>();
+  CLI::App* command = app.add_subcommand(
+      "kernels", "Per-kernel launch counts, duration statistics and shares of kernel time");
+  command->footer(
+      "Examples:\n"
+      "  gpuroof kernels run.sqlite\n"
+      "  gpuroof kernels run.sqlite --key launch --top 10\n"
+      "  gpuroof kernels a.sqlite b.sqlite --window all --format csv -o kernels.csv\n"
+      "Keys: name (short name, default), demangled, launch (name + grid + block).\n"
+      "Windows: processing (default), all, START:END, nvtx:NAME[#N|#*], as for analyze.\n"
+      "Every figure is defined in docs/metrics.md.");
+  command->add_option("traces", options->traces, "Trace files (nsys .sqlite or .nsys-rep)")
+      ->required();
+  command->add_option("--key", options->key, "name | demangled | launch")->capture_default_str();
+  command->add_option("--top", options->top, "Show only the N kernels with the largest total");
+  command
+      ->add_option("--window", options->window, "processing | all | START:END | nvtx:NAME[#N|#*]")
+      ->capture_default_str();
+  command->add_option("--threads", options->threads, "Reader threads (0 = automatic)")
+      ->check(CLI::Range(0, 64));
+  AddOutputOptions(*command, options->output, {"table", "csv", "json"});
+  command->callback([options, &exit_code]() { exit_code = RunKernels(*options); });
+}
+
+}  // namespace gpuroof

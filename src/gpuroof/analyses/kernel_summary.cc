@@ -1,0 +1,188 @@
+#include "gpuroof/analyses/kernel_summary.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "gpuroof/analyses/engine_load.h"
+#include "gpuroof/model/errors.h"
+
+namespace gpuroof {
+
+namespace {
+
+// The same rule as ComputeEngineLoad(): [start, end) counts when it overlaps the window for a
+// positive time, or when it has zero length inside the closed window.
+bool Intersects(int64_t start, int64_t end, const Window& window) {
+  if (start == end) return start >= window.start_ns && start <= window.end_ns;
+  return start < window.end_ns && end > window.start_ns;
+}
+
+std::string KeyOf(const Trace& trace, const OpSignature& signature, KernelKey key) {
+  std::string_view name = trace.strings.Get(signature.name);
+  switch (key) {
+    case KernelKey::kName:
+      break;
+    case KernelKey::kDemangled: {
+      std::string_view demangled = signature.detail_name == 0
+                                       ? std::string_view()
+                                       : trace.strings.Get(signature.detail_name);
+      if (!demangled.empty()) return std::string(demangled);
+      break;
+    }
+    case KernelKey::kLaunch:
+      return LaunchKey(name, signature.grid, signature.block);
+  }
+  return std::string(name);
+}
+
+std::optional<double> SharePct(int64_t part, int64_t whole) {
+  if (whole <= 0) return std::nullopt;
+  return 100.0 * static_cast<double>(part) / static_cast<double>(whole);
+}
+
+}  // namespace
+
+KernelKey ParseKernelKey(std::string_view text) {
+  if (text == "name") return KernelKey::kName;
+  if (text == "demangled") return KernelKey::kDemangled;
+  if (text == "launch") return KernelKey::kLaunch;
+  throw InputError("--key",
+                   fmt::format("'{}' is not a kernel key (use name, demangled or launch)", text));
+}
+
+std::string_view KernelKeyName(KernelKey key) {
+  switch (key) {
+    case KernelKey::kName:
+      return "name";
+    case KernelKey::kDemangled:
+      return "demangled";
+    case KernelKey::kLaunch:
+      return "launch";
+  }
+  return "name";
+}
+
+std::string LaunchKey(std::string_view name, const std::array<uint32_t, 3>& grid,
+                      const std::array<uint32_t, 3>& block) {
+  return fmt::format("{} <<<({},{},{}),({},{},{})>>>", name, grid[0], grid[1], grid[2], block[0],
+                     block[1], block[2]);
+}
+
+std::vector<DeviceKernels> ComputeKernelSummary(const Trace& trace,
+                                                const KernelSummaryOptions& options) {
+  bool has_kernels = false;
+  for (const ActivityBlock& block : trace.blocks) {
+    has_kernels = has_kernels || std::find(block.engine.begin(), block.engine.end(),
+                                           Engine::kKernel) != block.engine.end();
+  }
+  if (!has_kernels) {
+    throw InputError(trace.source,
+                     "no kernels: the trace has no kernel records (was CUDA tracing on, e.g. "
+                     "nsys profile --trace=cuda?)");
+  }
+  // Windows and kernel busy time come from the engine load, so both commands describe the same
+  // stretch of time with the same numbers.
+  EngineLoadOptions load_options;
+  load_options.window = options.window;
+  std::vector<DeviceLoad> loads = ComputeEngineLoad(trace, load_options);
+
+  // Keys are interned per signature once; ops then need two table look-ups each.
+  std::vector<std::string> keys;
+  std::vector<uint32_t> first_signature;  // per key: the signature that named it first
+  std::unordered_map<std::string, uint32_t> key_index;
+  std::vector<uint32_t> signature_key(trace.signatures.size(), 0);
+  for (size_t s = 0; s < trace.signatures.size(); ++s) {
+    const OpSignature& signature = trace.signatures[s];
+    if (signature.engine != Engine::kKernel) continue;
+    std::string key = KeyOf(trace, signature, options.key);
+    auto [it, inserted] = key_index.try_emplace(key, static_cast<uint32_t>(keys.size()));
+    if (inserted) {
+      keys.push_back(key);
+      first_signature.push_back(static_cast<uint32_t>(s));
+    }
+    signature_key[s] = it->second;
+  }
+  std::map<int32_t, size_t> device_slot;
+  for (size_t d = 0; d < loads.size(); ++d)
+    device_slot[loads[d].device_id] = d;
+  // Streams of devices without ops have no load; their kernels cannot exist, but stay safe.
+  std::vector<size_t> stream_slot(trace.streams.size(), loads.size());
+  for (size_t s = 0; s < trace.streams.size(); ++s) {
+    auto it = device_slot.find(trace.streams[s].device_id);
+    if (it != device_slot.end()) stream_slot[s] = it->second;
+  }
+
+  // durations[device][key]: clipped durations of the counted launches.
+  std::vector<std::vector<std::vector<int64_t>>> durations(
+      loads.size(), std::vector<std::vector<int64_t>>(keys.size()));
+  for (const ActivityBlock& block : trace.blocks) {
+    for (size_t i = 0; i < block.size(); ++i) {
+      if (block.engine[i] != Engine::kKernel) continue;
+      size_t d = stream_slot[block.stream[i]];
+      if (d == loads.size()) continue;
+      const Window& window = loads[d].window;
+      int64_t start = block.start_ns[i];
+      int64_t end = block.end_ns[i];
+      if (!Intersects(start, end, window)) continue;
+      int64_t clipped = std::min(end, window.end_ns) - std::max(start, window.start_ns);
+      durations[d][signature_key[block.signature[i]]].push_back(std::max<int64_t>(0, clipped));
+    }
+  }
+
+  std::vector<DeviceKernels> result;
+  for (size_t d = 0; d < loads.size(); ++d) {
+    const DeviceLoad& load = loads[d];
+    const EngineLoad& kernel = load.engine(Engine::kKernel);
+    if (kernel.ops == 0) continue;
+    DeviceKernels device;
+    device.device_id = load.device_id;
+    device.device_name = load.device_name;
+    device.window = load.window;
+    device.kernel_ops = kernel.ops;
+    device.kernel_sum_ns = kernel.sum_ns;
+    device.kernel_busy_ns = kernel.busy_ns;
+    for (size_t k = 0; k < keys.size(); ++k) {
+      if (durations[d][k].empty()) continue;
+      KernelRow row;
+      row.key = keys[k];
+      const OpSignature& signature = trace.signatures[first_signature[k]];
+      row.name = std::string(trace.strings.Get(signature.name));
+      if (options.key == KernelKey::kLaunch) {
+        row.grid = signature.grid;
+        row.block = signature.block;
+      }
+      row.stats = SummarizeDurations(durations[d][k]);
+      std::vector<int64_t>().swap(durations[d][k]);
+      row.sum_share_pct = SharePct(row.stats.total_ns, device.kernel_sum_ns);
+      row.busy_share_pct = SharePct(row.stats.total_ns, device.kernel_busy_ns);
+      device.rows.push_back(std::move(row));
+    }
+    std::sort(device.rows.begin(), device.rows.end(), [](const KernelRow& a, const KernelRow& b) {
+      if (a.stats.total_ns != b.stats.total_ns) return a.stats.total_ns > b.stats.total_ns;
+      if (a.stats.count != b.stats.count) return a.stats.count > b.stats.count;
+      return a.key < b.key;
+    });
+    device.key_count = static_cast<int64_t>(device.rows.size());
+    if (options.top > 0 && device.key_count > options.top) {
+      for (size_t r = static_cast<size_t>(options.top); r < device.rows.size(); ++r) {
+        ++device.omitted_keys;
+        device.omitted_ops += device.rows[r].stats.count;
+        device.omitted_total_ns += device.rows[r].stats.total_ns;
+      }
+      device.rows.resize(static_cast<size_t>(options.top));
+    }
+    result.push_back(std::move(device));
+  }
+  if (result.empty()) {
+    throw InputError(trace.source,
+                     fmt::format("no kernel runs in the {} window of any device; choose another "
+                                 "with --window",
+                                 loads.front().window.policy));
+  }
+  return result;
+}
+
+}  // namespace gpuroof

@@ -1,0 +1,75 @@
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpuroof/analyses/statistics.h"
+#include "gpuroof/analyses/window.h"
+#include "gpuroof/model/trace.h"
+
+namespace gpuroof {
+
+// What makes two kernel launches "the same kernel" in the summary (docs/metrics.md, "Kernel
+// summary").
+enum class KernelKey {
+  kName,       // short name, e.g. "Fan2"
+  kDemangled,  // demangled name; the short name when the trace has none
+  kLaunch,     // short name + grid + block, e.g. "Fan2 <<<(1024,1,1),(4,1,1)>>>"
+};
+
+// Parses "name", "demangled" or "launch". Throws InputError (source "--key") otherwise.
+KernelKey ParseKernelKey(std::string_view text);
+std::string_view KernelKeyName(KernelKey key);
+
+// "NAME <<<(gx,gy,gz),(bx,by,bz)>>>", the key of a launch shape.
+std::string LaunchKey(std::string_view name, const std::array<uint32_t, 3>& grid,
+                      const std::array<uint32_t, 3>& block);
+
+// One kernel key on one device: statistics of the clipped durations (ns) of its launches that
+// count in the window.
+struct KernelRow {
+  std::string key;
+  std::string name;  // short name (of the first launch seen with this key)
+  // Launch shape; set only for KernelKey::kLaunch.
+  std::optional<std::array<uint32_t, 3>> grid;
+  std::optional<std::array<uint32_t, 3>> block;
+  DurationStats stats;
+  std::optional<double> sum_share_pct;   // 100 * total / device kernel sum; unset when that is 0
+  std::optional<double> busy_share_pct;  // 100 * total / device kernel busy; unset when that is 0
+};
+
+// The kernels of one device, sorted by total desc, then instances desc, then key.
+struct DeviceKernels {
+  int32_t device_id = 0;
+  std::string device_name;
+  Window window;
+  int64_t kernel_ops = 0;       // kernel launches that count in the window
+  int64_t kernel_sum_ns = 0;    // sum of their clipped durations
+  int64_t kernel_busy_ns = 0;   // length of the union of their clipped intervals
+  int64_t key_count = 0;        // distinct keys before --top
+  std::vector<KernelRow> rows;  // at most `top` rows when top > 0
+  // What --top left out.
+  int64_t omitted_keys = 0;
+  int64_t omitted_ops = 0;
+  int64_t omitted_total_ns = 0;
+};
+
+struct KernelSummaryOptions {
+  WindowSpec window;
+  KernelKey key = KernelKey::kName;
+  int64_t top = 0;  // 0 = every key
+};
+
+// Per-device kernel summary of `trace`, devices in ascending id order; devices where no kernel
+// counts in the window are left out. Windows, the rule for which ops count and the clipping are
+// those of ComputeEngineLoad() (docs/metrics.md, "Window").
+// Throws InputError naming the trace when it has no kernels, when no kernel counts in the window
+// of any device, or when the window cannot be resolved (as ComputeEngineLoad()).
+std::vector<DeviceKernels> ComputeKernelSummary(const Trace& trace,
+                                                const KernelSummaryOptions& options);
+
+}  // namespace gpuroof

@@ -1,0 +1,34 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gpuroof/analyses/gpu_gaps.h"
+#include "gpuroof/model/trace.h"
+
+namespace gpuroof {
+
+struct GappedTrace {
+  const Trace* trace = nullptr;
+  std::vector<DeviceGaps> devices;
+};
+
+struct GapsReport {
+  std::vector<GappedTrace> traces;
+  int64_t min_ns = 0;
+  std::string min_text;  // the --min value as given
+  std::string tool_version;
+};
+
+// Per device a summary line and the gaps, longest first.
+std::string RenderGapsText(const GapsReport& report);
+// One row per gap (a `trace` column leads when there are several traces).
+std::string RenderGapsCsv(const GapsReport& report);
+// Schema "gpuroof.gaps/1" (docs/cli.md).
+std::string RenderGapsJson(const GapsReport& report);
+
+// "3 gaps longer than 1 ms: 5.2 ms in all, 15.40 % of the 33.7 ms span"
+std::string GapsSummaryLine(const DeviceGaps& device, const std::string& min_text);
+
+}  // namespace gpuroof

@@ -1,0 +1,243 @@
+#include "gpuroof/reports/kernel_report.h"
+
+#include <fmt/format.h>
+
+#include "gpuroof/reports/json_writer.h"
+#include "gpuroof/reports/number_format.h"
+#include "gpuroof/reports/text_table.h"
+
+namespace gpuroof {
+
+namespace {
+
+double Ms(int64_t ns) {
+  return static_cast<double>(ns) / 1e6;
+}
+
+double Us(double ns) {
+  return ns / 1e3;
+}
+
+std::string DeviceTitle(const DeviceKernels& device) {
+  return device.device_name.empty()
+             ? fmt::format("device {}", device.device_id)
+             : fmt::format("device {} ({})", device.device_id, device.device_name);
+}
+
+std::string KeyColumn(KernelKey key) {
+  switch (key) {
+    case KernelKey::kName:
+      return "kernel";
+    case KernelKey::kDemangled:
+      return "kernel (demangled)";
+    case KernelKey::kLaunch:
+      return "kernel <<<grid,block>>>";
+  }
+  return "kernel";
+}
+
+void WriteDiagnosticsJson(JsonWriter& json, const Diagnostics& diagnostics) {
+  json.BeginObject();
+  json.Key("records_read").Int(diagnostics.records_read());
+  json.Key("records_used").Int(diagnostics.records_used());
+  json.Key("records_skipped").Int(diagnostics.records_skipped());
+  json.Key("skipped").BeginArray();
+  for (const SkipCount& skip : diagnostics.skips()) {
+    json.BeginObject();
+    json.Key("table").String(skip.table);
+    json.Key("reason").String(skip.reason);
+    json.Key("severity").String(SeverityName(skip.severity));
+    json.Key("count").Int(skip.count);
+    json.EndObject();
+  }
+  json.EndArray();
+  json.Key("notes").BeginArray();
+  for (const std::string& note : diagnostics.notes())
+    json.String(note);
+  json.EndArray();
+  json.EndObject();
+}
+
+void WriteDim(JsonWriter& json, const std::array<uint32_t, 3>& dim) {
+  json.BeginArray();
+  for (uint32_t v : dim)
+    json.UInt(v);
+  json.EndArray();
+}
+
+}  // namespace
+
+std::string RenderKernelText(const KernelReport& report) {
+  std::string out;
+  for (const SummarizedTrace& summarized : report.traces) {
+    for (const DeviceKernels& device : summarized.devices) {
+      out += fmt::format("{} · {}\n", summarized.trace->source, DeviceTitle(device));
+      out += fmt::format("window {}: {} to {} on the trace clock, {} long\n", device.window.policy,
+                         HumanDurationNs(static_cast<double>(device.window.start_ns)),
+                         HumanDurationNs(static_cast<double>(device.window.end_ns)),
+                         HumanDurationNs(static_cast<double>(device.window.length_ns())));
+      if (!device.window.note.empty()) out += "note: " + device.window.note + "\n";
+      out += fmt::format("{} launch{} of {} kernel{} (key: {}) · sum {} · busy {}\n\n",
+                         device.kernel_ops, device.kernel_ops == 1 ? "" : "es", device.key_count,
+                         device.key_count == 1 ? "" : "s", KernelKeyName(report.key),
+                         HumanDurationNs(static_cast<double>(device.kernel_sum_ns)),
+                         HumanDurationNs(static_cast<double>(device.kernel_busy_ns)));
+      TextTable table({KeyColumn(report.key), "instances", "total ms", "avg us", "median us",
+                       "min us", "max us", "stddev us", "p95 us", "p99 us", "% sum", "% busy"});
+      for (const KernelRow& row : device.rows) {
+        const DurationStats& s = row.stats;
+        table.AddRow({row.key, std::to_string(s.count), FixedDouble(Ms(s.total_ns), 3),
+                      FixedDouble(Us(s.mean_ns), 3), FixedDouble(Us(s.median_ns), 3),
+                      FixedDouble(Us(static_cast<double>(s.min_ns)), 3),
+                      FixedDouble(Us(static_cast<double>(s.max_ns)), 3),
+                      FixedDouble(Us(s.stddev_ns), 3), FixedDouble(Us(s.p95_ns), 3),
+                      FixedDouble(Us(s.p99_ns), 3), FixedDouble(row.sum_share_pct, 2),
+                      FixedDouble(row.busy_share_pct, 2)});
+      }
+      out += table.Render("  ");
+      if (device.omitted_keys > 0) {
+        out += fmt::format("  ... {} more kernel{} (--top {}): {} launch{}, {} ms\n",
+                           device.omitted_keys, device.omitted_keys == 1 ? "" : "s", report.top,
+                           device.omitted_ops, device.omitted_ops == 1 ? "" : "es",
+                           FixedDouble(Ms(device.omitted_total_ns), 3));
+      }
+      out += "\n";
+    }
+  }
+  return out;
+}
+
+std::string RenderKernelCsv(const KernelReport& report) {
+  bool several_traces = report.traces.size() > 1;
+  std::string out;
+  auto emit = [&out](const std::vector<std::string>& fields) {
+    for (size_t i = 0; i < fields.size(); ++i) {
+      if (i > 0) out += ',';
+      out += CsvField(fields[i]);
+    }
+    out += '\n';
+  };
+  std::vector<std::string> header;
+  if (several_traces) header.push_back("trace");
+  for (const char* column :
+       {"device", "kernel", "instances", "total_ns", "mean_ns", "median_ns", "min_ns", "max_ns",
+        "stddev_ns", "p95_ns", "p99_ns", "sum_share_pct", "busy_share_pct"}) {
+    header.emplace_back(column);
+  }
+  emit(header);
+  for (const SummarizedTrace& summarized : report.traces) {
+    for (const DeviceKernels& device : summarized.devices) {
+      for (const KernelRow& row : device.rows) {
+        const DurationStats& s = row.stats;
+        std::vector<std::string> fields;
+        if (several_traces) fields.push_back(summarized.trace->source);
+        fields.push_back(std::to_string(device.device_id));
+        fields.push_back(row.key);
+        fields.push_back(std::to_string(s.count));
+        fields.push_back(std::to_string(s.total_ns));
+        fields.push_back(ShortestDouble(s.mean_ns));
+        fields.push_back(ShortestDouble(s.median_ns));
+        fields.push_back(std::to_string(s.min_ns));
+        fields.push_back(std::to_string(s.max_ns));
+        fields.push_back(ShortestDouble(s.stddev_ns));
+        fields.push_back(ShortestDouble(s.p95_ns));
+        fields.push_back(ShortestDouble(s.p99_ns));
+        fields.push_back(ShortestDouble(row.sum_share_pct));
+        fields.push_back(ShortestDouble(row.busy_share_pct));
+        emit(fields);
+      }
+    }
+  }
+  return out;
+}
+
+std::string RenderKernelJson(const KernelReport& report) {
+  JsonWriter json;
+  json.BeginObject();
+  json.Key("schema").String("gpuroof.kernels/1");
+  json.Key("tool").BeginObject().Key("name").String("gpuroof");
+  json.Key("version").String(report.tool_version).EndObject();
+  json.Key("options").BeginObject();
+  json.Key("window").String(report.window_text);
+  json.Key("key").String(KernelKeyName(report.key));
+  if (report.top > 0) {
+    json.Key("top").Int(report.top);
+  } else {
+    json.Key("top").Null();
+  }
+  json.EndObject();
+  json.Key("inputs").BeginArray();
+  for (const SummarizedTrace& summarized : report.traces) {
+    const Trace& trace = *summarized.trace;
+    json.BeginObject();
+    json.Key("path").String(trace.source);
+    json.Key("format").String(trace.format);
+    json.Key("metadata").BeginObject();
+    for (const auto& [key, value] : trace.metadata)
+      json.Key(key).String(value);
+    json.EndObject();
+    json.Key("activities").UInt(trace.activity_count());
+    json.Key("diagnostics");
+    WriteDiagnosticsJson(json, trace.diagnostics);
+    json.EndObject();
+  }
+  json.EndArray();
+  json.Key("results").BeginArray();
+  for (const SummarizedTrace& summarized : report.traces) {
+    for (const DeviceKernels& device : summarized.devices) {
+      json.BeginObject();
+      json.Key("trace").String(summarized.trace->source);
+      json.Key("device").Int(device.device_id);
+      json.Key("device_name").String(device.device_name);
+      json.Key("window").BeginObject();
+      json.Key("policy").String(device.window.policy);
+      json.Key("spec").String(device.window.text);
+      json.Key("start_ns").Int(device.window.start_ns);
+      json.Key("end_ns").Int(device.window.end_ns);
+      json.Key("length_ns").Int(device.window.length_ns());
+      json.Key("note").String(device.window.note);
+      json.EndObject();
+      json.Key("kernel_ops").Int(device.kernel_ops);
+      json.Key("kernel_sum_ns").Int(device.kernel_sum_ns);
+      json.Key("kernel_busy_ns").Int(device.kernel_busy_ns);
+      json.Key("keys").Int(device.key_count);
+      json.Key("omitted").BeginObject();
+      json.Key("keys").Int(device.omitted_keys);
+      json.Key("instances").Int(device.omitted_ops);
+      json.Key("total_ns").Int(device.omitted_total_ns);
+      json.EndObject();
+      json.Key("kernels").BeginArray();
+      for (const KernelRow& row : device.rows) {
+        const DurationStats& s = row.stats;
+        json.BeginObject();
+        json.Key("key").String(row.key);
+        json.Key("name").String(row.name);
+        if (row.grid && row.block) {
+          json.Key("grid");
+          WriteDim(json, *row.grid);
+          json.Key("block");
+          WriteDim(json, *row.block);
+        }
+        json.Key("instances").Int(s.count);
+        json.Key("total_ns").Int(s.total_ns);
+        json.Key("mean_ns").Double(s.mean_ns);
+        json.Key("median_ns").Double(s.median_ns);
+        json.Key("min_ns").Int(s.min_ns);
+        json.Key("max_ns").Int(s.max_ns);
+        json.Key("stddev_ns").Double(s.stddev_ns);
+        json.Key("p95_ns").Double(s.p95_ns);
+        json.Key("p99_ns").Double(s.p99_ns);
+        json.Key("sum_share_pct").Double(row.sum_share_pct);
+        json.Key("busy_share_pct").Double(row.busy_share_pct);
+        json.EndObject();
+      }
+      json.EndArray();
+      json.EndObject();
+    }
+  }
+  json.EndArray();
+  json.EndObject();
+  return json.str();
+}
+
+}  // namespace gpuroof
