@@ -7,39 +7,13 @@
 
 #include <fmt/format.h>
 
+#include "gpuroof/analyses/engine_load.h"
 #include "gpuroof/analyses/statistics.h"
 #include "gpuroof/model/errors.h"
 
 namespace gpuroof {
 
 namespace {
-
-// Same rule as ComputeEngineLoad(): an op counts when it overlaps the window for a positive time,
-// or when it has zero length and lies inside the closed window.
-bool Intersects(int64_t start, int64_t end, const Window& window) {
-  if (start == end) return start >= window.start_ns && start <= window.end_ns;
-  return start < window.end_ns && end > window.start_ns;
-}
-
-void Extend(DeviceSpan& span, Engine engine, int64_t start, int64_t end) {
-  if (!span.has_ops) {
-    span.first_start_ns = start;
-    span.last_end_ns = end;
-    span.has_ops = true;
-  } else {
-    span.first_start_ns = std::min(span.first_start_ns, start);
-    span.last_end_ns = std::max(span.last_end_ns, end);
-  }
-  if (engine == Engine::kKernel) {
-    span.first_kernel_start_ns =
-        span.has_kernels ? std::min(span.first_kernel_start_ns, start) : start;
-    span.last_kernel_end_ns = span.has_kernels ? std::max(span.last_kernel_end_ns, end) : end;
-    span.has_kernels = true;
-  } else if (engine == Engine::kD2H) {
-    span.last_d2h_end_ns = span.has_d2h ? std::max(span.last_d2h_end_ns, end) : end;
-    span.has_d2h = true;
-  }
-}
 
 double MedianOf(std::vector<double>& values) {
   std::sort(values.begin(), values.end());
@@ -93,13 +67,10 @@ std::vector<DeviceCopies> ComputeCopySummary(const Trace& trace,
         slot_of_device.try_emplace(trace.streams[s].device_id, slot_of_device.size());
     stream_slot[s] = it->second;
   }
-  std::vector<DeviceSpan> spans(slot_of_device.size());
   std::vector<bool> copies_on(slot_of_device.size(), false);
   for (const ActivityBlock& block : trace.blocks) {
     for (size_t i = 0; i < block.size(); ++i) {
-      size_t slot = stream_slot[block.stream[i]];
-      Extend(spans[slot], block.engine[i], block.start_ns[i], block.end_ns[i]);
-      if (EngineMovesBytes(block.engine[i])) copies_on[slot] = true;
+      if (EngineMovesBytes(block.engine[i])) copies_on[stream_slot[block.stream[i]]] = true;
     }
   }
   if (std::find(copies_on.begin(), copies_on.end(), true) == copies_on.end()) {
@@ -107,21 +78,19 @@ std::vector<DeviceCopies> ComputeCopySummary(const Trace& trace,
                      "no memory copies or memsets in the trace (nothing for 'copies' to "
                      "summarize; was CUDA memcpy tracing on?)");
   }
-  int64_t trace_first = std::numeric_limits<int64_t>::max();
-  int64_t trace_last = std::numeric_limits<int64_t>::min();
-  for (const DeviceSpan& span : spans) {
-    if (!span.has_ops) continue;
-    trace_first = std::min(trace_first, span.first_start_ns);
-    trace_last = std::max(trace_last, span.last_end_ns);
+  // Windows come from the engine load, so `copies` and `analyze` describe the same stretch.
+  EngineLoadOptions load_options;
+  load_options.window = options.window;
+  std::map<int32_t, Window> windows;
+  for (const DeviceLoad& load : ComputeEngineLoad(trace, load_options)) {
+    windows[load.device_id] = load.window;
   }
   std::vector<DeviceCopies> devices(slot_of_device.size());
   for (const auto& [id, slot] : slot_of_device) {
     DeviceCopies& device = devices[slot];
     device.device_id = id;
     device.device_name = std::string(trace.DeviceName(id));
-    if (copies_on[slot]) {
-      device.window = ResolveWindow(trace, options.window, spans[slot], trace_first, trace_last);
-    }
+    if (copies_on[slot]) device.window = windows.at(id);
   }
 
   // Pass 2 (any order): the counted copies, grouped by device and copy class.
@@ -134,7 +103,7 @@ std::vector<DeviceCopies> ComputeCopySummary(const Trace& trace,
       const Window& window = devices[slot].window;
       int64_t start = block.start_ns[i];
       int64_t end = block.end_ns[i];
-      if (!Intersects(start, end, window)) continue;
+      if (!OpCountsInWindow(start, end, window)) continue;
       const OpSignature& signature = trace.signatures[block.signature[i]];
       MemoryKind dst = engine == Engine::kMemset ? MemoryKind::kUnknown : signature.dst_kind;
       auto key = std::make_tuple(slot, EngineIndex(engine), static_cast<int>(signature.src_kind),

@@ -62,13 +62,6 @@ std::map<int32_t, DeviceSpan> ComputeSpans(const Trace& trace) {
   return spans;
 }
 
-// True when [start, end) counts in `window`: it overlaps it for a positive time, or it is a
-// zero-length op inside the closed window.
-bool Intersects(int64_t start, int64_t end, const Window& window) {
-  if (start == end) return start >= window.start_ns && start <= window.end_ns;
-  return start < window.end_ns && end > window.start_ns;
-}
-
 std::vector<bool> SignaturesNamed(const Trace& trace, const std::string& name) {
   std::vector<bool> matches(trace.signatures.size(), false);
   for (size_t s = 0; s < trace.signatures.size(); ++s) {
@@ -196,7 +189,7 @@ std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOp
     const Window& window = load.window;
     int64_t start = block.start_ns[i];
     int64_t end = block.end_ns[i];
-    if (!Intersects(start, end, window)) return;
+    if (!OpCountsInWindow(start, end, window)) return;
     int64_t clipped_start = std::max(start, window.start_ns);
     int64_t clipped_end = std::min(end, window.end_ns);
     auto e = static_cast<size_t>(EngineIndex(block.engine[i]));

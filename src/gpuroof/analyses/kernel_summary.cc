@@ -13,13 +13,6 @@ namespace gpuroof {
 
 namespace {
 
-// The same rule as ComputeEngineLoad(): [start, end) counts when it overlaps the window for a
-// positive time, or when it has zero length inside the closed window.
-bool Intersects(int64_t start, int64_t end, const Window& window) {
-  if (start == end) return start >= window.start_ns && start <= window.end_ns;
-  return start < window.end_ns && end > window.start_ns;
-}
-
 std::string KeyOf(const Trace& trace, const OpSignature& signature, KernelKey key) {
   std::string_view name = trace.strings.Get(signature.name);
   switch (key) {
@@ -126,7 +119,7 @@ std::vector<DeviceKernels> ComputeKernelSummary(const Trace& trace,
       const Window& window = loads[d].window;
       int64_t start = block.start_ns[i];
       int64_t end = block.end_ns[i];
-      if (!Intersects(start, end, window)) continue;
+      if (!OpCountsInWindow(start, end, window)) continue;
       int64_t clipped = std::min(end, window.end_ns) - std::max(start, window.start_ns);
       durations[d][signature_key[block.signature[i]]].push_back(std::max<int64_t>(0, clipped));
     }

@@ -48,6 +48,14 @@ struct Window {
   int64_t length_ns() const { return end_ns - start_ns; }
 };
 
+// Whether the op [start_ns, end_ns) counts in `window` (docs/metrics.md, "Which ops count"): it
+// overlaps the window for a positive time, or it has zero length and lies inside the closed
+// window. Every analysis uses this one rule, so their counts agree.
+inline bool OpCountsInWindow(int64_t start_ns, int64_t end_ns, const Window& window) {
+  if (start_ns == end_ns) return start_ns >= window.start_ns && start_ns <= window.end_ns;
+  return start_ns < window.end_ns && end_ns > window.start_ns;
+}
+
 // The first and last GPU op times of a device, as the window policies need them.
 struct DeviceSpan {
   int64_t first_start_ns = 0;
