@@ -1,6 +1,8 @@
 #include "gpuroof/analyses/engine_overlap.h"
 
 #include <algorithm>
+#include <array>
+#include <limits>
 #include <map>
 #include <utility>
 
@@ -10,32 +12,56 @@ namespace gpuroof {
 
 namespace {
 
-using Segments = std::vector<std::pair<int64_t, int64_t>>;  // sorted, disjoint [start, end)
+// Sweep state of one device. Ops arrive in start order, so when an op starting at t arrives,
+// nothing can change any engine's busy state before t any more: the stretch [cursor, t) is
+// final and is credited to every pair of engines busy in it. Each engine has one open busy
+// segment [start, end) (the union of its ops so far that reach past the previous cut).
+struct DeviceSweep {
+  std::array<int64_t, kEngineCount> open_start{};
+  std::array<int64_t, kEngineCount> open_end{};
+  std::array<bool, kEngineCount> has_open{};
+  int64_t cursor = std::numeric_limits<int64_t>::min();
+  std::vector<std::vector<int64_t>> both_ns =
+      std::vector<std::vector<int64_t>>(kEngineCount, std::vector<int64_t>(kEngineCount, 0));
 
-// Length of the intersection of two sorted lists of disjoint segments: a linear merge.
-int64_t IntersectionNs(const Segments& a, const Segments& b) {
-  int64_t total = 0;
-  size_t i = 0;
-  size_t j = 0;
-  while (i < a.size() && j < b.size()) {
-    int64_t start = std::max(a[i].first, b[j].first);
-    int64_t end = std::min(a[i].second, b[j].second);
-    if (end > start) total += end - start;
-    if (a[i].second < b[j].second) {
-      ++i;
+  // Credits [cursor, t) to the pairs of engines busy in it, then moves the cursor to t.
+  void AdvanceTo(int64_t t) {
+    if (t <= cursor) return;
+    std::array<std::pair<int64_t, int64_t>, kEngineCount> busy{};
+    std::array<size_t, kEngineCount> engines{};
+    size_t count = 0;
+    for (size_t e = 0; e < static_cast<size_t>(kEngineCount); ++e) {
+      if (!has_open[e]) continue;
+      int64_t from = std::max(open_start[e], cursor);
+      int64_t to = std::min(open_end[e], t);
+      if (to <= from) continue;
+      busy[count] = {from, to};
+      engines[count++] = e;
+    }
+    for (size_t i = 0; i < count; ++i) {
+      for (size_t j = i + 1; j < count; ++j) {
+        int64_t both =
+            std::min(busy[i].second, busy[j].second) - std::max(busy[i].first, busy[j].first);
+        if (both > 0) {
+          both_ns[engines[i]][engines[j]] += both;
+          both_ns[engines[j]][engines[i]] += both;
+        }
+      }
+    }
+    cursor = t;
+  }
+
+  void Add(size_t engine, int64_t start, int64_t end) {
+    AdvanceTo(start);
+    if (!has_open[engine] || start > open_end[engine]) {
+      open_start[engine] = start;
+      open_end[engine] = end;
+      has_open[engine] = true;
     } else {
-      ++j;
+      open_end[engine] = std::max(open_end[engine], end);
     }
   }
-  return total;
-}
-
-int64_t LengthNs(const Segments& segments) {
-  int64_t total = 0;
-  for (const auto& [start, end] : segments)
-    total += end - start;
-  return total;
-}
+};
 
 }  // namespace
 
@@ -50,29 +76,20 @@ std::vector<EngineOverlap> ComputeEngineOverlap(const Trace& trace,
     auto it = index_of_device.find(trace.streams[s].device_id);
     if (it != index_of_device.end()) stream_device[s] = it->second;
   }
-  // Busy segments per device and engine, merged on the fly from clipped ops in start order.
-  std::vector<std::vector<Segments>> segments(loads.size(), std::vector<Segments>(kEngineCount));
-  std::vector<Segments> any(loads.size());
-  auto extend = [](Segments& list, int64_t start, int64_t end) {
-    if (end <= start) return;
-    if (list.empty() || start > list.back().second) {
-      list.emplace_back(start, end);
-    } else {
-      list.back().second = std::max(list.back().second, end);
-    }
-  };
+  std::vector<DeviceSweep> sweeps(loads.size());
   ForEachInStartOrder(trace, [&](const ActivityBlock& block, size_t i) {
     size_t d = stream_device[block.stream[i]];
     if (d == kNoDevice) return;
     const Window& window = loads[d].window;
     int64_t start = std::max(block.start_ns[i], window.start_ns);
     int64_t end = std::min(block.end_ns[i], window.end_ns);
-    extend(segments[d][static_cast<size_t>(EngineIndex(block.engine[i]))], start, end);
-    extend(any[d], start, end);
+    if (end <= start) return;  // outside the window, or no time
+    sweeps[d].Add(static_cast<size_t>(EngineIndex(block.engine[i])), start, end);
   });
 
   std::vector<EngineOverlap> overlaps;
   for (size_t d = 0; d < loads.size(); ++d) {
+    sweeps[d].AdvanceTo(std::numeric_limits<int64_t>::max());
     EngineOverlap overlap;
     overlap.device_id = loads[d].device_id;
     for (Engine engine : kAllEngines) {
@@ -81,14 +98,14 @@ std::vector<EngineOverlap> ComputeEngineOverlap(const Trace& trace,
     size_t n = overlap.engines.size();
     overlap.intersection_ns.assign(n, std::vector<int64_t>(n, 0));
     for (size_t a = 0; a < n; ++a) {
-      const Segments& sa = segments[d][static_cast<size_t>(EngineIndex(overlap.engines[a]))];
-      overlap.intersection_ns[a][a] = LengthNs(sa);
-      for (size_t b = a + 1; b < n; ++b) {
-        const Segments& sb = segments[d][static_cast<size_t>(EngineIndex(overlap.engines[b]))];
-        overlap.intersection_ns[a][b] = overlap.intersection_ns[b][a] = IntersectionNs(sa, sb);
+      auto ea = static_cast<size_t>(EngineIndex(overlap.engines[a]));
+      for (size_t b = 0; b < n; ++b) {
+        auto eb = static_cast<size_t>(EngineIndex(overlap.engines[b]));
+        overlap.intersection_ns[a][b] =
+            a == b ? loads[d].engines[ea].busy_ns : sweeps[d].both_ns[ea][eb];
       }
     }
-    overlap.idle_ns = loads[d].window.length_ns() - LengthNs(any[d]);
+    overlap.idle_ns = loads[d].window.length_ns() - loads[d].any_busy_ns;
     overlaps.push_back(std::move(overlap));
   }
   return overlaps;

@@ -19,8 +19,8 @@ struct EngineOverlap {
 };
 
 // The pairwise busy-time intersections of every device in `loads` (as ComputeEngineLoad made
-// them, whose windows it reuses). Keeps each engine's merged busy segments: memory grows with
-// the number of separate busy stretches, not with the ops.
+// them, whose windows, busy times and any-op unions it reuses). One sweep over the ops in start
+// order; memory O(devices x engines^2).
 std::vector<EngineOverlap> ComputeEngineOverlap(const Trace& trace,
                                                 const std::vector<DeviceLoad>& loads);
 
