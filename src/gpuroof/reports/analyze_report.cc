@@ -6,6 +6,7 @@
 
 #include "gpuroof/reports/json_writer.h"
 #include "gpuroof/reports/number_format.h"
+#include "gpuroof/reports/report_json.h"
 #include "gpuroof/reports/text_table.h"
 
 namespace gpuroof {
@@ -35,28 +36,6 @@ std::string DeviceTitle(const DeviceLoad& device) {
                           : fmt::format("device {} ({})", device.device_id, device.device_name);
   if (device.stream) title += fmt::format(" · stream {}", device.stream->stream_id);
   return title;
-}
-
-void WriteDiagnosticsJson(JsonWriter& json, const Diagnostics& diagnostics) {
-  json.BeginObject();
-  json.Key("records_read").Int(diagnostics.records_read());
-  json.Key("records_used").Int(diagnostics.records_used());
-  json.Key("records_skipped").Int(diagnostics.records_skipped());
-  json.Key("skipped").BeginArray();
-  for (const SkipCount& skip : diagnostics.skips()) {
-    json.BeginObject();
-    json.Key("table").String(skip.table);
-    json.Key("reason").String(skip.reason);
-    json.Key("severity").String(SeverityName(skip.severity));
-    json.Key("count").Int(skip.count);
-    json.EndObject();
-  }
-  json.EndArray();
-  json.Key("notes").BeginArray();
-  for (const std::string& note : diagnostics.notes())
-    json.String(note);
-  json.EndArray();
-  json.EndObject();
 }
 
 // The pairwise matrix of busy-time intersections (ms) and the idle time.
@@ -318,28 +297,14 @@ std::string RenderAnalyzeCsv(const AnalyzeReport& report) {
 std::string RenderAnalyzeJson(const AnalyzeReport& report) {
   JsonWriter json;
   json.BeginObject();
-  json.Key("schema").String("gpuroof.analyze/1");
-  json.Key("tool").BeginObject().Key("name").String("gpuroof");
-  json.Key("version").String(report.tool_version).EndObject();
+  WriteJsonHeader(json, "gpuroof.analyze/1", report.tool_version);
   json.Key("options").BeginObject();
   json.Key("window").String(report.window_text);
   json.Key("units").String(report.units_text);
   json.EndObject();
   json.Key("inputs").BeginArray();
-  for (const AnalyzedTrace& analyzed : report.traces) {
-    const Trace& trace = *analyzed.trace;
-    json.BeginObject();
-    json.Key("path").String(trace.source);
-    json.Key("format").String(trace.format);
-    json.Key("metadata").BeginObject();
-    for (const auto& [key, value] : trace.metadata)
-      json.Key(key).String(value);
-    json.EndObject();
-    json.Key("activities").UInt(trace.activity_count());
-    json.Key("diagnostics");
-    WriteDiagnosticsJson(json, trace.diagnostics);
-    json.EndObject();
-  }
+  for (const AnalyzedTrace& analyzed : report.traces)
+    WriteInputJson(json, *analyzed.trace);
   json.EndArray();
   json.Key("results").BeginArray();
   for (const AnalyzedTrace& analyzed : report.traces) {
@@ -357,14 +322,7 @@ std::string RenderAnalyzeJson(const AnalyzeReport& report) {
         json.Key("process_id").UInt(device.stream->process_id);
         json.EndObject();
       }
-      json.Key("window").BeginObject();
-      json.Key("policy").String(device.window.policy);
-      json.Key("spec").String(device.window.text);
-      json.Key("start_ns").Int(device.window.start_ns);
-      json.Key("end_ns").Int(device.window.end_ns);
-      json.Key("length_ns").Int(device.window.length_ns());
-      json.Key("note").String(device.window.note);
-      json.EndObject();
+      WriteWindowJson(json, device.window);
       json.Key("unit_name").String(device.unit_name);
       json.Key("units_note").String(device.units_note);
       if (device.units) {

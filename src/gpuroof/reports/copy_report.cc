@@ -4,6 +4,7 @@
 
 #include "gpuroof/reports/json_writer.h"
 #include "gpuroof/reports/number_format.h"
+#include "gpuroof/reports/report_json.h"
 #include "gpuroof/reports/text_table.h"
 
 namespace gpuroof {
@@ -120,20 +121,11 @@ std::string RenderCopyCsv(const CopyReport& report) {
 std::string RenderCopyJson(const CopyReport& report) {
   JsonWriter json;
   json.BeginObject();
-  json.Key("schema").String("gpuroof.copies/1");
-  json.Key("tool").BeginObject().Key("name").String("gpuroof");
-  json.Key("version").String(report.tool_version).EndObject();
+  WriteJsonHeader(json, "gpuroof.copies/1", report.tool_version);
   json.Key("options").BeginObject().Key("window").String(report.window_text).EndObject();
   json.Key("inputs").BeginArray();
-  for (const CopiedTrace& copied : report.traces) {
-    const Trace& trace = *copied.trace;
-    json.BeginObject();
-    json.Key("path").String(trace.source);
-    json.Key("format").String(trace.format);
-    json.Key("activities").UInt(trace.activity_count());
-    json.Key("records_skipped").Int(trace.diagnostics.records_skipped());
-    json.EndObject();
-  }
+  for (const CopiedTrace& copied : report.traces)
+    WriteInputJson(json, *copied.trace);
   json.EndArray();
   json.Key("results").BeginArray();
   for (const CopiedTrace& copied : report.traces) {
@@ -142,14 +134,7 @@ std::string RenderCopyJson(const CopyReport& report) {
       json.Key("trace").String(copied.trace->source);
       json.Key("device").Int(device.device_id);
       json.Key("device_name").String(device.device_name);
-      json.Key("window").BeginObject();
-      json.Key("policy").String(device.window.policy);
-      json.Key("spec").String(device.window.text);
-      json.Key("start_ns").Int(device.window.start_ns);
-      json.Key("end_ns").Int(device.window.end_ns);
-      json.Key("length_ns").Int(device.window.length_ns());
-      json.Key("note").String(device.window.note);
-      json.EndObject();
+      WriteWindowJson(json, device.window);
       json.Key("copies").BeginArray();
       for (const CopyRow& row : device.rows) {
         json.BeginObject();

@@ -6,6 +6,7 @@
 
 #include "gpuroof/reports/json_writer.h"
 #include "gpuroof/reports/number_format.h"
+#include "gpuroof/reports/report_json.h"
 #include "gpuroof/reports/text_table.h"
 
 namespace gpuroof {
@@ -111,20 +112,11 @@ std::string RenderGapsCsv(const GapsReport& report) {
 std::string RenderGapsJson(const GapsReport& report) {
   JsonWriter json;
   json.BeginObject();
-  json.Key("schema").String("gpuroof.gaps/1");
-  json.Key("tool").BeginObject().Key("name").String("gpuroof");
-  json.Key("version").String(report.tool_version).EndObject();
+  WriteJsonHeader(json, "gpuroof.gaps/1", report.tool_version);
   json.Key("options").BeginObject().Key("min_ns").Int(report.min_ns).EndObject();
   json.Key("inputs").BeginArray();
-  for (const GappedTrace& gapped : report.traces) {
-    const Trace& trace = *gapped.trace;
-    json.BeginObject();
-    json.Key("path").String(trace.source);
-    json.Key("format").String(trace.format);
-    json.Key("activities").UInt(trace.activity_count());
-    json.Key("records_skipped").Int(trace.diagnostics.records_skipped());
-    json.EndObject();
-  }
+  for (const GappedTrace& gapped : report.traces)
+    WriteInputJson(json, *gapped.trace);
   json.EndArray();
   json.Key("results").BeginArray();
   for (const GappedTrace& gapped : report.traces) {

@@ -4,6 +4,7 @@
 
 #include "gpuroof/reports/json_writer.h"
 #include "gpuroof/reports/number_format.h"
+#include "gpuroof/reports/report_json.h"
 #include "gpuroof/reports/text_table.h"
 
 namespace gpuroof {
@@ -34,28 +35,6 @@ std::string KeyColumn(KernelKey key) {
       return "kernel <<<grid,block>>>";
   }
   return "kernel";
-}
-
-void WriteDiagnosticsJson(JsonWriter& json, const Diagnostics& diagnostics) {
-  json.BeginObject();
-  json.Key("records_read").Int(diagnostics.records_read());
-  json.Key("records_used").Int(diagnostics.records_used());
-  json.Key("records_skipped").Int(diagnostics.records_skipped());
-  json.Key("skipped").BeginArray();
-  for (const SkipCount& skip : diagnostics.skips()) {
-    json.BeginObject();
-    json.Key("table").String(skip.table);
-    json.Key("reason").String(skip.reason);
-    json.Key("severity").String(SeverityName(skip.severity));
-    json.Key("count").Int(skip.count);
-    json.EndObject();
-  }
-  json.EndArray();
-  json.Key("notes").BeginArray();
-  for (const std::string& note : diagnostics.notes())
-    json.String(note);
-  json.EndArray();
-  json.EndObject();
 }
 
 void WriteDim(JsonWriter& json, const std::array<uint32_t, 3>& dim) {
@@ -154,9 +133,7 @@ std::string RenderKernelCsv(const KernelReport& report) {
 std::string RenderKernelJson(const KernelReport& report) {
   JsonWriter json;
   json.BeginObject();
-  json.Key("schema").String("gpuroof.kernels/1");
-  json.Key("tool").BeginObject().Key("name").String("gpuroof");
-  json.Key("version").String(report.tool_version).EndObject();
+  WriteJsonHeader(json, "gpuroof.kernels/1", report.tool_version);
   json.Key("options").BeginObject();
   json.Key("window").String(report.window_text);
   json.Key("key").String(KernelKeyName(report.key));
@@ -167,20 +144,8 @@ std::string RenderKernelJson(const KernelReport& report) {
   }
   json.EndObject();
   json.Key("inputs").BeginArray();
-  for (const SummarizedTrace& summarized : report.traces) {
-    const Trace& trace = *summarized.trace;
-    json.BeginObject();
-    json.Key("path").String(trace.source);
-    json.Key("format").String(trace.format);
-    json.Key("metadata").BeginObject();
-    for (const auto& [key, value] : trace.metadata)
-      json.Key(key).String(value);
-    json.EndObject();
-    json.Key("activities").UInt(trace.activity_count());
-    json.Key("diagnostics");
-    WriteDiagnosticsJson(json, trace.diagnostics);
-    json.EndObject();
-  }
+  for (const SummarizedTrace& summarized : report.traces)
+    WriteInputJson(json, *summarized.trace);
   json.EndArray();
   json.Key("results").BeginArray();
   for (const SummarizedTrace& summarized : report.traces) {
@@ -189,14 +154,7 @@ std::string RenderKernelJson(const KernelReport& report) {
       json.Key("trace").String(summarized.trace->source);
       json.Key("device").Int(device.device_id);
       json.Key("device_name").String(device.device_name);
-      json.Key("window").BeginObject();
-      json.Key("policy").String(device.window.policy);
-      json.Key("spec").String(device.window.text);
-      json.Key("start_ns").Int(device.window.start_ns);
-      json.Key("end_ns").Int(device.window.end_ns);
-      json.Key("length_ns").Int(device.window.length_ns());
-      json.Key("note").String(device.window.note);
-      json.EndObject();
+      WriteWindowJson(json, device.window);
       json.Key("kernel_ops").Int(device.kernel_ops);
       json.Key("kernel_sum_ns").Int(device.kernel_sum_ns);
       json.Key("kernel_busy_ns").Int(device.kernel_busy_ns);

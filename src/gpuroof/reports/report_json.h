@@ -1,0 +1,26 @@
+#pragma once
+
+#include <string_view>
+
+#include "gpuroof/analyses/window.h"
+#include "gpuroof/model/trace.h"
+#include "gpuroof/reports/json_writer.h"
+
+namespace gpuroof {
+
+// Pieces every JSON report shares, so one input or window reads the same in all of them
+// (docs/formats.md).
+
+// "schema": schema, "tool": {"name", "version"} — inside the open top-level object.
+void WriteJsonHeader(JsonWriter& json, std::string_view schema, std::string_view tool_version);
+
+// One element of "inputs": path, format, metadata, activities and the full diagnostics.
+void WriteInputJson(JsonWriter& json, const Trace& trace);
+
+// The diagnostics object: records read/used/skipped, the skips by reason, the notes.
+void WriteDiagnosticsJson(JsonWriter& json, const Diagnostics& diagnostics);
+
+// "window": {policy, spec, start_ns, end_ns, length_ns, note}.
+void WriteWindowJson(JsonWriter& json, const Window& window);
+
+}  // namespace gpuroof
