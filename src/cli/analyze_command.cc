@@ -86,25 +86,14 @@ int RunAnalyze(const AnalyzeOptions& options) {
     analyzed.devices = ComputeEngineLoad(*traces.back(), load_options);
     if (options.overlap) analyzed.overlaps = ComputeEngineOverlap(*traces.back(), analyzed.devices);
     for (const DeviceLoad& device : analyzed.devices) {
-      for (const std::string& note : {device.window.note, device.units_note}) {
-        if (!note.empty() && !options.output.quiet) {
-          fmt::print(stderr, "gpuroof: note: {}: device {}{}: {}\n", path, device.device_id,
-                     device.stream ? fmt::format(" stream {}", device.stream->stream_id) : "",
-                     note);
-        }
-      }
+      std::string where = fmt::format("device {}", device.device_id);
+      if (device.stream) where += fmt::format(" stream {}", device.stream->stream_id);
+      PrintNote(options.output, path, where, device.window.note);
+      PrintNote(options.output, path, where, device.units_note);
     }
     report.traces.push_back(std::move(analyzed));
   }
-  std::string content;
-  if (options.output.format == "csv") {
-    content = RenderAnalyzeCsv(report);
-  } else if (options.output.format == "json") {
-    content = RenderAnalyzeJson(report);
-  } else {
-    content = RenderAnalyzeText(report);
-  }
-  EmitOutput(options.output, content);
+  RenderAndEmit(options.output, report, RenderAnalyzeText, RenderAnalyzeCsv, RenderAnalyzeJson);
   return kExitOk;
 }
 

@@ -42,22 +42,12 @@ int RunCopies(const CopiesOptions& options) {
     copied.trace = traces.back().get();
     copied.devices = ComputeCopySummary(*traces.back(), summary_options);
     for (const DeviceCopies& device : copied.devices) {
-      if (!device.window.note.empty() && !options.output.quiet) {
-        fmt::print(stderr, "gpuroof: note: {}: device {}: {}\n", path, device.device_id,
-                   device.window.note);
-      }
+      PrintNote(options.output, path, fmt::format("device {}", device.device_id),
+                device.window.note);
     }
     report.traces.push_back(std::move(copied));
   }
-  std::string content;
-  if (options.output.format == "csv") {
-    content = RenderCopyCsv(report);
-  } else if (options.output.format == "json") {
-    content = RenderCopyJson(report);
-  } else {
-    content = RenderCopyText(report);
-  }
-  EmitOutput(options.output, content);
+  RenderAndEmit(options.output, report, RenderCopyText, RenderCopyCsv, RenderCopyJson);
   return kExitOk;
 }
 

@@ -48,15 +48,7 @@ int RunGaps(const GapsOptions& options) {
     gapped.devices = ComputeGaps(*traces.back(), gap_options);
     report.traces.push_back(std::move(gapped));
   }
-  std::string content;
-  if (options.output.format == "csv") {
-    content = RenderGapsCsv(report);
-  } else if (options.output.format == "json") {
-    content = RenderGapsJson(report);
-  } else {
-    content = RenderGapsText(report);
-  }
-  EmitOutput(options.output, content);
+  RenderAndEmit(options.output, report, RenderGapsText, RenderGapsCsv, RenderGapsJson);
   return kExitOk;
 }
 

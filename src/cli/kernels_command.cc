@@ -60,22 +60,12 @@ int RunKernels(const KernelsOptions& options) {
     summarized.trace = traces.back().get();
     summarized.devices = ComputeKernelSummary(*traces.back(), summary_options);
     for (const DeviceKernels& device : summarized.devices) {
-      if (!device.window.note.empty() && !options.output.quiet) {
-        fmt::print(stderr, "gpuroof: note: {}: device {}: {}\n", path, device.device_id,
-                   device.window.note);
-      }
+      PrintNote(options.output, path, fmt::format("device {}", device.device_id),
+                device.window.note);
     }
     report.traces.push_back(std::move(summarized));
   }
-  std::string content;
-  if (options.output.format == "csv") {
-    content = RenderKernelCsv(report);
-  } else if (options.output.format == "json") {
-    content = RenderKernelJson(report);
-  } else {
-    content = RenderKernelText(report);
-  }
-  EmitOutput(options.output, content);
+  RenderAndEmit(options.output, report, RenderKernelText, RenderKernelCsv, RenderKernelJson);
   return kExitOk;
 }
 

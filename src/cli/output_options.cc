@@ -33,4 +33,10 @@ void EmitOutput(const OutputOptions& options, const std::string& content) {
   WriteFileAtomically(options.output_path, content);
 }
 
+void PrintNote(const OutputOptions& options, const std::string& path, const std::string& where,
+               const std::string& note) {
+  if (note.empty() || options.quiet) return;
+  fmt::print(stderr, "gpuroof: note: {}: {}: {}\n", path, where, note);
+}
+
 }  // namespace gpuroof

@@ -26,4 +26,17 @@ void AddOutputOptions(CLI::App& command, OutputOptions& options,
 // file when it cannot be written.
 void EmitOutput(const OutputOptions& options, const std::string& content);
 
+// Renders `report` in the chosen --format and emits it (EmitOutput).
+template <typename Report>
+void RenderAndEmit(const OutputOptions& options, const Report& report,
+                   std::string (*text)(const Report&), std::string (*csv)(const Report&),
+                   std::string (*json)(const Report&)) {
+  const auto render = options.format == "csv" ? csv : options.format == "json" ? json : text;
+  EmitOutput(options, render(report));
+}
+
+// "gpuroof: note: <path>: <where>: <note>" on stderr, unless the note is empty or --quiet.
+void PrintNote(const OutputOptions& options, const std::string& path, const std::string& where,
+               const std::string& note);
+
 }  // namespace gpuroof
