@@ -137,7 +137,7 @@ TEST(CopiesCli, ExampleWindowAllFlagsThePageableSetupUpload) {
 
 TEST(CopiesCli, SaxpyFixturePageableCopies) {
   if (!std::filesystem::exists(SaxpyFixture())) {
-    GTEST_SKIP() << "shared fixture missing: " << SaxpyFixture();
+    GTEST_SKIP() << "SKIPPED LOUDLY: shared fixture missing: " << SaxpyFixture();
   }
   CliResult r =
       RunGpuroof({"copies", SaxpyFixture().string(), "--window", "all", "--format", "csv"});
@@ -258,7 +258,7 @@ TEST(GapsCli, ExampleHasNoIdleGap) {
 // The fixture's gaps against the union of its op intervals computed here from SQL.
 TEST(GapsCli, SaxpyFixtureMatchesAnIndependentUnion) {
   if (!std::filesystem::exists(SaxpyFixture())) {
-    GTEST_SKIP() << "shared fixture missing: " << SaxpyFixture();
+    GTEST_SKIP() << "SKIPPED LOUDLY: shared fixture missing: " << SaxpyFixture();
   }
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open_v2(SaxpyFixture().c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);

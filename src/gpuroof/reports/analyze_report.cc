@@ -242,13 +242,7 @@ std::string RenderAnalyzeCsv(const AnalyzeReport& report) {
   }
 
   std::string out;
-  auto emit = [&out](const std::vector<std::string>& fields) {
-    for (size_t i = 0; i < fields.size(); ++i) {
-      if (i > 0) out += ',';
-      out += CsvField(fields[i]);
-    }
-    out += '\n';
-  };
+  auto emit = [&out](const std::vector<std::string>& fields) { out += CsvLine(fields); };
   emit(header);
   for (const AnalyzedTrace& analyzed : report.traces) {
     for (size_t d = 0; d < analyzed.devices.size(); ++d) {

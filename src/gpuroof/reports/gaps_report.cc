@@ -76,13 +76,7 @@ std::string RenderGapsText(const GapsReport& report) {
 std::string RenderGapsCsv(const GapsReport& report) {
   bool several_traces = report.traces.size() > 1;
   std::string out;
-  auto emit = [&out](const std::vector<std::string>& fields) {
-    for (size_t i = 0; i < fields.size(); ++i) {
-      if (i > 0) out += ',';
-      out += CsvField(fields[i]);
-    }
-    out += '\n';
-  };
+  auto emit = [&out](const std::vector<std::string>& fields) { out += CsvLine(fields); };
   std::vector<std::string> header;
   if (several_traces) header.push_back("trace");
   for (const char* name :

@@ -57,4 +57,14 @@ std::string CsvField(const std::string& field) {
   return out;
 }
 
+std::string CsvLine(const std::vector<std::string>& fields) {
+  std::string line;
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (i > 0) line += ',';
+    line += CsvField(fields[i]);
+  }
+  line += '\n';
+  return line;
+}
+
 }  // namespace gpuroof
