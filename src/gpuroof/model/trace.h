@@ -93,6 +93,18 @@ struct NvtxRange {
   bool start_end = false;  // true: start/end range; false: push/pop range
 };
 
+// A CPU-side API call that can launch GPU work (CUDA runtime or driver call: a kernel launch, an
+// async copy, a memset). Its correlation id names the GPU ops it launched; the thread ties them to
+// the NVTX ranges open on that thread when the call was made.
+struct ApiCall {
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  uint64_t process_id = 0;  // same key as StreamInfo::process_id (nsys: globalTid with TID cleared)
+  uint64_t thread_id = 0;   // same key as NvtxRange::thread_id (nsys: globalTid)
+  uint32_t correlation = 0;
+  uint32_t name = 0;  // e.g. "cudaLaunchKernel"; 0 when the trace does not say
+};
+
 // Everything gpuroof knows about one trace file. No I/O here: readers fill it.
 struct Trace {
   std::string source;                           // path the trace came from, for messages
@@ -104,6 +116,9 @@ struct Trace {
   std::vector<OpSignature> signatures;
   std::vector<ActivityBlock> blocks;
   std::vector<NvtxRange> nvtx_ranges;  // sorted by start
+  // Calls with a non-zero correlation id, sorted by (process_id, correlation). Only read when the
+  // reader is asked for full detail; empty when the trace has no API calls.
+  std::vector<ApiCall> api_calls;
   Diagnostics diagnostics;
 
   size_t activity_count() const;

@@ -1,0 +1,44 @@
+#include "gpuroof/analyses/mser.h"
+
+#include <algorithm>
+
+namespace gpuroof {
+
+MserResult MserTruncation(std::span<const double> series, size_t batch_size) {
+  MserResult result;
+  if (batch_size == 0) batch_size = 1;
+  const size_t batches = series.size() / batch_size;
+  result.batch_means.reserve(batches);
+  for (size_t b = 0; b < batches; ++b) {
+    double sum = 0;
+    for (size_t i = 0; i < batch_size; ++i)
+      sum += series[b * batch_size + i];
+    result.batch_means.push_back(sum / static_cast<double>(batch_size));
+  }
+  if (batches < 2) {
+    result.hit_cap = true;
+    return result;
+  }
+  const size_t cap = batches / 2;
+  for (size_t d = 0; d <= cap; ++d) {
+    const size_t kept = batches - d;
+    double mean = 0;
+    for (size_t i = d; i < batches; ++i)
+      mean += result.batch_means[i];
+    mean /= static_cast<double>(kept);
+    double squares = 0;
+    for (size_t i = d; i < batches; ++i) {
+      const double delta = result.batch_means[i] - mean;
+      squares += delta * delta;
+    }
+    result.statistic.push_back(squares / (static_cast<double>(kept) * static_cast<double>(kept)));
+  }
+  // First minimum on ties: min_element returns the first of equal smallest values.
+  const auto best = std::min_element(result.statistic.begin(), result.statistic.end());
+  result.truncated_batches = static_cast<size_t>(best - result.statistic.begin());
+  result.dropped = std::max<size_t>(1, result.truncated_batches * batch_size);
+  result.hit_cap = result.truncated_batches == cap;
+  return result;
+}
+
+}  // namespace gpuroof
