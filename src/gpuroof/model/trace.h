@@ -91,6 +91,10 @@ struct NvtxRange {
   uint32_t name = 0;       // full display name, "domain:" prefix included when not default
   uint64_t thread_id = 0;  // the trace's thread key (nsys: globalTid)
   bool start_end = false;  // true: start/end range; false: push/pop range
+  // Drawn on the GPU timeline (Kineto's gpu_user_annotation) rather than a CPU thread: GPU work
+  // is attributed to it by time overlap, not through launches.
+  bool on_gpu = false;
+  int32_t device_id = -1;  // on_gpu ranges: the device whose timeline holds it
 };
 
 // A CPU-side API call that can launch GPU work (CUDA runtime or driver call: a kernel launch, an
