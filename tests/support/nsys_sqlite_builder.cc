@@ -104,6 +104,14 @@ std::vector<Column> NvtxColumns() {
           Real("floatValue"),  Int("jsonTextId"),   Text("jsonText")};
 }
 
+std::vector<Column> RuntimeColumns(NsysSchema schema) {
+  std::vector<Column> c = {IntNN("start"),      IntNN("end"),         IntNN("eventClass"),
+                           IntNN("globalTid"),  Int("correlationId"), IntNN("nameId"),
+                           IntNN("returnValue")};
+  if (IsAtLeast2021(schema)) c.push_back(Int("callchainId"));
+  return c;
+}
+
 std::vector<Column> GpuColumns(NsysSchema schema) {
   if (!IsAtLeast2021(schema)) {
     return {IntNN("vmId"), IntNN("deviceId"), Text("name"), Text("busLocation"), Int("isDiscrete")};
@@ -183,6 +191,8 @@ const char* TableName(NsysSqliteBuilder::Table table) {
       return "CUPTI_ACTIVITY_KIND_MEMSET";
     case NsysSqliteBuilder::Table::kNvtx:
       return "NVTX_EVENTS";
+    case NsysSqliteBuilder::Table::kRuntime:
+      return "CUPTI_ACTIVITY_KIND_RUNTIME";
   }
   throw std::invalid_argument("NsysSqliteBuilder: unknown table");
 }
@@ -437,6 +447,24 @@ class NsysSqliteBuilder::Impl {
     b.Step();
   }
 
+  void AddApiCall(const ApiCallRow& row) {
+    EnsureUsable();
+    CheckPid(row.pid, "ApiCallRow.pid");
+    CheckPid(row.tid, "ApiCallRow.tid");
+    sqlite3_stmt* stmt = TableInsert(Table::kRuntime);
+    const int64_t name_id = Intern(row.name);
+    Binder b(this, stmt);
+    b.Int(row.start_ns)
+        .Int(row.end_ns)
+        .Int(row.driver ? 1 : 0)
+        .Int(GlobalPid(row.pid) | row.tid)
+        .Int(row.correlation)
+        .Int(name_id)
+        .Int(0);                                   // returnValue: success
+    if (IsAtLeast2021(options_.schema)) b.Null();  // callchainId
+    b.Step();
+  }
+
   void CreateEmptyTable(Table table) {
     EnsureUsable();
     TableInsert(table);
@@ -654,6 +682,9 @@ class NsysSqliteBuilder::Impl {
       case Table::kNvtx:
         columns = NvtxColumns();
         break;
+      case Table::kRuntime:
+        columns = RuntimeColumns(options_.schema);
+        break;
     }
     Exec(CreateTableSql(TableName(table), columns, options_.allow_nulls));
     stmt = Prepare(InsertAllSql(TableName(table), columns.size()));
@@ -725,7 +756,7 @@ class NsysSqliteBuilder::Impl {
   Db db_;
   Stmt string_insert_;
   Stmt gpu_insert_;
-  std::array<Stmt, 4> table_inserts_;
+  std::array<Stmt, 5> table_inserts_;
   std::unordered_map<std::string, int64_t, StringHash, std::equal_to<>> strings_;
   int64_t next_string_id_ = 0;  // real exports number StringIds from 0
   int64_t next_grid_id_ = 1;
@@ -767,6 +798,10 @@ void NsysSqliteBuilder::AddMemset(const MemsetRow& row) {
 }
 void NsysSqliteBuilder::AddNvtx(const NvtxRow& row) {
   impl_->AddNvtx(row);
+}
+
+void NsysSqliteBuilder::AddApiCall(const ApiCallRow& row) {
+  impl_->AddApiCall(row);
 }
 void NsysSqliteBuilder::CreateEmptyTable(Table table) {
   impl_->CreateEmptyTable(table);

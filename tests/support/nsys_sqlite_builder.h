@@ -104,6 +104,17 @@ struct NvtxRow {
   std::optional<int64_t> range_id;
 };
 
+// One CUPTI_ACTIVITY_KIND_RUNTIME row: a CUDA runtime (or driver) API call on a CPU thread.
+struct ApiCallRow {
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  uint32_t pid = 4242;  // 24 bits, like tid; globalTid = globalPid | tid
+  uint32_t tid = 4242;
+  uint32_t correlation = 0;  // names the GPU ops it launched (same process)
+  std::string name = "cudaLaunchKernel_v7000";
+  bool driver = false;  // eventClass 1 (driver) instead of 0 (runtime)
+};
+
 // Builds one nsys-style SQLite file. Rows are written as they are added, inside a single
 // transaction with journaling off, so millions of rows stay cheap. The file is written under
 // `output` + ".tmp" and only renamed to `output` by Finish(), so an interrupted or failed build
@@ -139,8 +150,9 @@ class NsysSqliteBuilder {
   void AddMemcpy(const MemcpyRow& row);
   void AddMemset(const MemsetRow& row);
   void AddNvtx(const NvtxRow& row);
+  void AddApiCall(const ApiCallRow& row);
 
-  enum class Table { kKernel, kMemcpy, kMemset, kNvtx };
+  enum class Table { kKernel, kMemcpy, kMemset, kNvtx, kRuntime };
   // Creates `table` even if it never gets a row. nsys creates tables lazily, so an empty table
   // is normally absent; this produces the unusual present-but-empty case. Idempotent.
   void CreateEmptyTable(Table table);

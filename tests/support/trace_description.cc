@@ -38,6 +38,7 @@ enum class Directive {
   kMemcpy,
   kMemset,
   kNvtx,
+  kApi,
   kEmptyTable,
   kEnum,
   kMeta,
@@ -125,6 +126,12 @@ constexpr KeySpec kNvtxKeys[] = {
     {"rangeid", ValueKind::kInt, FieldId::kRangeId},
 };
 
+constexpr KeySpec kApiKeys[] = {
+    {"start", ValueKind::kTime, FieldId::kStart},     {"end", ValueKind::kTime, FieldId::kEnd},
+    {"corr", ValueKind::kInt, FieldId::kCorrelation}, {"pid", ValueKind::kInt, FieldId::kPid},
+    {"tid", ValueKind::kInt, FieldId::kTid},          {"name", ValueKind::kString, FieldId::kName},
+};
+
 struct Keyword {
   std::string_view name;
   int value;
@@ -171,7 +178,8 @@ struct Field {
   IntExpression expression;
 };
 
-using RowTemplate = std::variant<std::monostate, KernelRow, MemcpyRow, MemsetRow, NvtxRow>;
+using RowTemplate =
+    std::variant<std::monostate, KernelRow, MemcpyRow, MemsetRow, NvtxRow, ApiCallRow>;
 
 // One parsed directive. Row directives keep a row template whose constant parts (names, kinds)
 // are filled at parse time; only `fields` are evaluated per emitted row.
@@ -282,7 +290,8 @@ class Parser {
       ParseGpu(tokens, statement);
     } else if (word == "domain") {
       ParseDomain(tokens, statement);
-    } else if (word == "kernel" || word == "memcpy" || word == "memset" || word == "nvtx") {
+    } else if (word == "kernel" || word == "memcpy" || word == "memset" || word == "nvtx" ||
+               word == "api") {
       ParseRow(tokens, statement);
     } else if (word == "empty-table") {
       ParseEmptyTable(tokens, statement);
@@ -293,7 +302,7 @@ class Parser {
     } else {
       Fail(fmt::format(
           "unknown directive '{}' (expected schema, allow-nulls, gpu, domain, kernel, memcpy, "
-          "memset, nvtx, empty-table, enum, meta, repeat)",
+          "memset, nvtx, api, empty-table, enum, meta, repeat)",
           word));
     }
     Add(std::move(statement));
@@ -448,6 +457,10 @@ class Parser {
       statement.directive = Directive::kMemset;
       statement.row = MemsetRow{};
       specs = {kActivityKeys, kMemsetKeys};
+    } else if (directive == "api") {
+      statement.directive = Directive::kApi;
+      statement.row = ApiCallRow{};
+      specs = {kApiKeys};
     } else {
       statement.directive = Directive::kNvtx;
       statement.row = NvtxRow{};
@@ -473,9 +486,10 @@ class Parser {
     std::vector<std::string_view> required = {"start"};
     if (statement.directive != Directive::kNvtx) required.push_back("end");
     if (statement.directive == Directive::kMemcpy) required.push_back("kind");
-    if (statement.directive != Directive::kKernel && statement.directive != Directive::kNvtx) {
+    if (statement.directive == Directive::kMemcpy || statement.directive == Directive::kMemset) {
       required.push_back("bytes");
     }
+    if (statement.directive == Directive::kApi) required.push_back("corr");
     for (std::string_view key : required) {
       if (!has(key)) Fail(fmt::format("{} needs {}=", directive, key));
     }
@@ -552,7 +566,11 @@ class Parser {
   void SetString(FieldId field, const std::string& value, RowTemplate& row) {
     switch (field) {
       case FieldId::kName:
-        std::get<KernelRow>(row).short_name = value;
+        if (auto* call = std::get_if<ApiCallRow>(&row)) {
+          call->name = value;
+        } else {
+          std::get<KernelRow>(row).short_name = value;
+        }
         return;
       case FieldId::kDemangled:
         std::get<KernelRow>(row).demangled_name = value;
@@ -675,6 +693,7 @@ class Executor {
       case Directive::kMemcpy:
       case Directive::kMemset:
       case Directive::kNvtx:
+      case Directive::kApi:
         for (const Field& field : statement.fields)
           Apply(statement, depth, shift, field);
         std::visit(
@@ -684,6 +703,7 @@ class Executor {
               if constexpr (std::is_same_v<Row, MemcpyRow>) builder_.AddMemcpy(row);
               if constexpr (std::is_same_v<Row, MemsetRow>) builder_.AddMemset(row);
               if constexpr (std::is_same_v<Row, NvtxRow>) builder_.AddNvtx(row);
+              if constexpr (std::is_same_v<Row, ApiCallRow>) builder_.AddApiCall(row);
             },
             statement.row);
         return;
@@ -736,6 +756,8 @@ class Executor {
       ApplyMemset(*memset, statement, depth, field, value);
     } else if (auto* nvtx = std::get_if<NvtxRow>(&row)) {
       ApplyNvtx(*nvtx, statement, depth, field, value);
+    } else if (auto* call = std::get_if<ApiCallRow>(&row)) {
+      ApplyApiCall(*call, statement, depth, field, value);
     }
   }
 
@@ -839,6 +861,23 @@ class Executor {
         return;
       case FieldId::kRangeId:
         row.range_id = value;
+        return;
+      default:
+        return;
+    }
+  }
+
+  void ApplyApiCall(ApiCallRow& row, const Statement& statement, int depth, const Field& field,
+                    int64_t value) {
+    switch (field.id) {
+      case FieldId::kCorrelation:
+        row.correlation = Narrow<uint32_t>(statement, depth, field, value);
+        return;
+      case FieldId::kPid:
+        row.pid = Pid(statement, depth, field, value);
+        return;
+      case FieldId::kTid:
+        row.tid = Pid(statement, depth, field, value);
         return;
       default:
         return;

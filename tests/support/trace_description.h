@@ -19,6 +19,7 @@
 //   memset start=T end=T bytes=N [value=N] [mem=MEM] [dev ctx stream pid corr]
 //   nvtx start=T [end=T] (text="..." | registered="...") [domain=N]
 //        [type=pushpop|startend|mark|N] [pid=N] [tid=N] [rangeid=N]
+//   api start=T end=T corr=N [pid=N] [tid=N] [name=NAME]   a CUDA API call (launch) on a thread
 //   empty-table kernel|memcpy|memset|nvtx
 //   enum ENUM_CUDA_MEMCPY_OPER|ENUM_CUDA_MEM_KIND ID NAME "LABEL"
 //   meta NAME "VALUE"

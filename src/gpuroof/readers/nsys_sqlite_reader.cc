@@ -14,6 +14,7 @@
 #include <sqlite3.h>
 
 #include "gpuroof/model/errors.h"
+#include "gpuroof/readers/nsys_api_calls.h"
 #include "gpuroof/readers/nsys_enums.h"
 #include "gpuroof/readers/sqlite_database.h"
 
@@ -694,6 +695,21 @@ void MergeChunks(std::vector<ChunkResult>& chunks, const FileStrings& strings, T
   trace.streams = streams.keys();
 }
 
+// Replaces each call's file nameId by the trace's interned name (distinct names are few).
+void InternApiCallNames(const FileStrings& strings, std::vector<ApiCall>& calls,
+                        StringTable& table) {
+  std::unordered_map<uint32_t, uint32_t> interned;
+  for (ApiCall& call : calls) {
+    if (call.name == kNoApiCallName) {
+      call.name = 0;
+      continue;
+    }
+    auto [it, inserted] = interned.try_emplace(call.name, 0);
+    if (inserted) it->second = table.Intern(StringOrPlaceholder(strings, call.name));
+    call.name = it->second;
+  }
+}
+
 int ThreadCount(const NsysReadOptions& options) {
   if (options.threads > 0) return options.threads;
   unsigned hardware = std::thread::hardware_concurrency();
@@ -742,6 +758,11 @@ Trace ReadNsysSqlite(const std::filesystem::path& path, const NsysReadOptions& o
   NvtxResult nvtx;
   bool has_nvtx = Contains(tables, kNvtxTable);
   if (has_nvtx) jobs.emplace_back([&]() { ReadNvtx(path, strings, nvtx); });
+  // API calls only matter for attributing work to NVTX ranges; engine-load reads skip them.
+  NsysApiCalls api_calls;
+  const bool read_api_calls =
+      options.detail == ReadDetail::kFull && Contains(tables, "CUPTI_ACTIVITY_KIND_RUNTIME");
+  if (read_api_calls) jobs.emplace_back([&]() { api_calls = ReadNsysApiCalls(path); });
   RunInParallel(jobs, threads);
 
   MergeChunks(chunks, strings, trace);
@@ -754,6 +775,11 @@ Trace ReadNsysSqlite(const std::filesystem::path& path, const NsysReadOptions& o
         trace.nvtx_ranges.begin(), trace.nvtx_ranges.end(),
         [](const NvtxRange& a, const NvtxRange& b) { return a.start_ns < b.start_ns; });
     trace.diagnostics.Merge(nvtx.diagnostics);
+  }
+  if (read_api_calls) {
+    InternApiCallNames(strings, api_calls.calls, trace.strings);
+    trace.api_calls = std::move(api_calls.calls);
+    trace.diagnostics.Merge(api_calls.diagnostics);
   }
   return trace;
 }

@@ -1,0 +1,159 @@
+#include "gpuroof/analyses/range_attribution.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+namespace gpuroof {
+namespace {
+
+// Instances to search by time, sorted by start, with the longest duration so a search for the
+// instances containing time t only looks back that far.
+struct InstanceIndex {
+  std::vector<size_t> by_start;  // positions in the instance list
+  int64_t longest_ns = 0;
+};
+
+void SortIndex(InstanceIndex& index, const std::vector<const NvtxRange*>& ranges) {
+  std::stable_sort(index.by_start.begin(), index.by_start.end(),
+                   [&](size_t a, size_t b) { return ranges[a]->start_ns < ranges[b]->start_ns; });
+  for (size_t position : index.by_start) {
+    index.longest_ns =
+        std::max(index.longest_ns, ranges[position]->end_ns - ranges[position]->start_ns);
+  }
+}
+
+// Calls `visit(position)` for every instance of `index` whose interval intersects
+// [start_ns, end_ns] (a point when start == end: containment).
+template <typename Visit>
+void ForEachOverlapping(const InstanceIndex& index, const std::vector<const NvtxRange*>& ranges,
+                        int64_t start_ns, int64_t end_ns, bool point, Visit&& visit) {
+  // First instance that starts after the op ends (or after the point).
+  auto it =
+      std::upper_bound(index.by_start.begin(), index.by_start.end(), end_ns,
+                       [&](int64_t t, size_t position) { return t < ranges[position]->start_ns; });
+  const int64_t earliest_start = start_ns - index.longest_ns;
+  while (it != index.by_start.begin()) {
+    --it;
+    const NvtxRange& range = *ranges[*it];
+    if (range.start_ns < earliest_start) break;
+    const bool hit = point ? (range.start_ns <= start_ns && start_ns <= range.end_ns)
+                           : (range.start_ns < end_ns && start_ns < range.end_ns);
+    if (hit) visit(*it);
+  }
+}
+
+bool HasCorrelations(const Trace& trace) {
+  for (const ActivityBlock& block : trace.blocks) {
+    if (block.correlation.size() != block.size()) return false;
+  }
+  return true;
+}
+
+const ApiCall* FindCall(const Trace& trace, uint64_t process_id, uint32_t correlation) {
+  auto it = std::lower_bound(
+      trace.api_calls.begin(), trace.api_calls.end(), std::make_pair(process_id, correlation),
+      [](const ApiCall& call, const std::pair<uint64_t, uint32_t>& key) {
+        return std::tie(call.process_id, call.correlation) < std::tie(key.first, key.second);
+      });
+  if (it == trace.api_calls.end() || it->process_id != process_id ||
+      it->correlation != correlation) {
+    return nullptr;
+  }
+  return &*it;
+}
+
+}  // namespace
+
+RangeAttribution AttributeGpuWork(const Trace& trace, std::span<const NvtxRange* const> ranges) {
+  RangeAttribution result;
+  const std::vector<const NvtxRange*> instances(ranges.begin(), ranges.end());
+  result.instances.resize(instances.size());
+  for (size_t i = 0; i < instances.size(); ++i) {
+    result.instances[i].range_index = static_cast<size_t>(instances[i] - trace.nvtx_ranges.data());
+  }
+
+  const bool correlate = !trace.api_calls.empty() && HasCorrelations(trace);
+  if (!correlate) {
+    result.method = AttributionMethod::kTimeOverlap;
+    result.method_note =
+        trace.api_calls.empty()
+            ? "the trace has no CUDA API calls: GPU work attributed to CPU ranges by time overlap"
+            : "the trace was read without correlation ids: GPU work attributed by time overlap";
+  }
+
+  // CPU ranges by thread (launch correlation), or all CPU ranges (time overlap, any device);
+  // GPU-timeline ranges by device.
+  std::map<uint64_t, InstanceIndex> cpu_by_thread;
+  InstanceIndex cpu_all;
+  std::map<int32_t, InstanceIndex> gpu_by_device;
+  for (size_t i = 0; i < instances.size(); ++i) {
+    const NvtxRange& range = *instances[i];
+    if (range.on_gpu) {
+      result.instances[i].method = AttributionMethod::kTimeOverlap;
+      gpu_by_device[range.device_id].by_start.push_back(i);
+    } else if (correlate) {
+      cpu_by_thread[range.thread_id].by_start.push_back(i);
+    } else {
+      result.instances[i].method = AttributionMethod::kTimeOverlap;
+      cpu_all.by_start.push_back(i);
+    }
+  }
+  for (auto& [thread, index] : cpu_by_thread)
+    SortIndex(index, instances);
+  for (auto& [device, index] : gpu_by_device)
+    SortIndex(index, instances);
+  SortIndex(cpu_all, instances);
+
+  for (uint32_t b = 0; b < trace.blocks.size(); ++b) {
+    const ActivityBlock& block = trace.blocks[b];
+    for (uint32_t row = 0; row < block.size(); ++row) {
+      const OpRef op{b, row};
+      const auto add = [&](size_t position) { result.instances[position].ops.push_back(op); };
+      const int64_t start_ns = block.start_ns[row];
+      const int64_t end_ns = block.end_ns[row];
+      const StreamInfo& stream = trace.streams[block.stream[row]];
+      if (!gpu_by_device.empty()) {
+        auto it = gpu_by_device.find(stream.device_id);
+        if (it != gpu_by_device.end()) {
+          ForEachOverlapping(it->second, instances, start_ns, end_ns, false, add);
+        }
+      }
+      if (!cpu_all.by_start.empty()) {
+        ForEachOverlapping(cpu_all, instances, start_ns, end_ns, false, add);
+      }
+      if (!cpu_by_thread.empty() && block.correlation[row] != 0) {
+        const ApiCall* call = FindCall(trace, stream.process_id, block.correlation[row]);
+        if (call == nullptr) {
+          ++result.unmatched_ops;
+          continue;
+        }
+        auto it = cpu_by_thread.find(call->thread_id);
+        if (it != cpu_by_thread.end()) {
+          ForEachOverlapping(it->second, instances, call->start_ns, call->start_ns, true, add);
+        }
+      }
+    }
+  }
+
+  for (RangeInstanceWork& instance : result.instances) {
+    std::sort(instance.ops.begin(), instance.ops.end(), [&](OpRef a, OpRef b) {
+      return std::tie(trace.blocks[a.block].start_ns[a.index], a.block, a.index) <
+             std::tie(trace.blocks[b.block].start_ns[b.index], b.block, b.index);
+    });
+  }
+  return result;
+}
+
+OpInterval CountedInterval(const Trace& trace, const RangeInstanceWork& instance, OpRef op) {
+  const ActivityBlock& block = trace.blocks[op.block];
+  OpInterval interval{block.start_ns[op.index], block.end_ns[op.index]};
+  if (instance.method == AttributionMethod::kTimeOverlap) {
+    const NvtxRange& range = trace.nvtx_ranges[instance.range_index];
+    interval.start_ns = std::max(interval.start_ns, range.start_ns);
+    interval.end_ns = std::min(interval.end_ns, range.end_ns);
+  }
+  return interval;
+}
+
+}  // namespace gpuroof

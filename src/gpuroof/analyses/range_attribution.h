@@ -1,0 +1,64 @@
+// Which GPU work each instance of an NVTX (or annotation) range launched — nsys's "GPU
+// projection" of CPU ranges. See docs/metrics.md "NVTX ranges".
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "gpuroof/model/trace.h"
+
+namespace gpuroof {
+
+// One op of a trace: trace.blocks[block], row `index`.
+struct OpRef {
+  uint32_t block = 0;
+  uint32_t index = 0;
+  bool operator==(const OpRef&) const = default;
+};
+
+enum class AttributionMethod {
+  // An op belongs to a CPU range instance when the API call that launched it (same correlation
+  // id, same process) was made on the range's thread while the range was open.
+  kLaunchCorrelation,
+  // An op belongs to a range instance when it runs while the range is open (clipped to it). Used
+  // for GPU-timeline ranges, and for CPU ranges when the trace has no API calls.
+  kTimeOverlap,
+};
+
+struct RangeInstanceWork {
+  size_t range_index = 0;  // into trace.nvtx_ranges
+  AttributionMethod method = AttributionMethod::kLaunchCorrelation;
+  // GPU ops attributed to the instance, sorted by start. With kTimeOverlap they are clipped to
+  // the range's interval by the consumer (see ClippedInterval).
+  std::vector<OpRef> ops;
+};
+
+struct RangeAttribution {
+  // How CPU ranges were attributed (GPU-timeline ranges always use time overlap).
+  AttributionMethod method = AttributionMethod::kLaunchCorrelation;
+  // Empty when CPU ranges used launch correlation; otherwise why they did not (for the user).
+  std::string method_note;
+  std::vector<RangeInstanceWork> instances;  // in the order of `ranges`
+  // Ops with a correlation id that no API call of the trace names (counted, not attributed).
+  int64_t unmatched_ops = 0;
+};
+
+// Attributes GPU work to each of `ranges` (pointers into trace.nvtx_ranges, e.g. from
+// FindNvtxRanges). CPU ranges use launch correlation when the trace has API calls and its ops
+// carry correlation ids (read with ReadDetail::kFull), else time overlap; GPU-timeline ranges
+// (NvtxRange::on_gpu) always use time overlap on their own device. An op can belong to several
+// instances (nested ranges of one name). O(ops x log(calls)) time, O(attributed ops) memory.
+RangeAttribution AttributeGpuWork(const Trace& trace, std::span<const NvtxRange* const> ranges);
+
+// The interval of `op` that counts for an instance: the whole op for launch correlation, the op
+// clipped to the range for time overlap.
+struct OpInterval {
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+};
+OpInterval CountedInterval(const Trace& trace, const RangeInstanceWork& instance, OpRef op);
+
+}  // namespace gpuroof

@@ -1,0 +1,65 @@
+#include "gpuroof/readers/nsys_api_calls.h"
+
+#include <algorithm>
+#include <string>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "gpuroof/readers/sqlite_database.h"
+
+namespace gpuroof {
+namespace {
+
+constexpr std::string_view kRuntimeTable = "CUPTI_ACTIVITY_KIND_RUNTIME";
+// globalTid with the thread bits cleared is the globalPid of the activity tables (refs §2.1).
+constexpr uint64_t kGlobalPidMask = 0xFFFFFFFFFF000000ULL;
+
+}  // namespace
+
+NsysApiCalls ReadNsysApiCalls(const std::filesystem::path& path) {
+  NsysApiCalls out;
+  SqliteDatabase db(path);
+  const std::vector<std::string> present = db.ColumnNames(kRuntimeTable);
+  if (std::find(present.begin(), present.end(), "correlationId") == present.end()) {
+    // Without correlation ids no call can be tied to its GPU work: read none.
+    out.diagnostics.Skip(kRuntimeTable, "table has no correlationId column", Severity::kInfo);
+    return out;
+  }
+  const bool has_name = std::find(present.begin(), present.end(), "nameId") != present.end();
+  SqliteStatement row = db.Prepare(fmt::format(
+      "SELECT start, \"end\", globalTid, correlationId, {} FROM CUPTI_ACTIVITY_KIND_RUNTIME "
+      "WHERE correlationId IS NOT NULL AND correlationId != 0",
+      has_name ? "nameId" : "NULL"));
+  int64_t read = 0;
+  while (row.Step()) {
+    ++read;
+    if (row.IsNull(0) || row.IsNull(1) || row.IsNull(2)) {
+      out.diagnostics.Skip(kRuntimeTable, "null start, end or thread", Severity::kDataLoss);
+      continue;
+    }
+    const int64_t correlation = row.Int64(3);
+    if (correlation < 0 || correlation > 0xFFFFFFFFLL) {
+      out.diagnostics.Skip(kRuntimeTable, "correlation id out of range", Severity::kDataLoss);
+      continue;
+    }
+    ApiCall call;
+    call.start_ns = row.Int64(0);
+    call.end_ns = row.Int64(1);
+    call.thread_id = static_cast<uint64_t>(row.Int64(2));
+    call.process_id = call.thread_id & kGlobalPidMask;
+    call.correlation = static_cast<uint32_t>(correlation);
+    const int64_t name = row.IsNull(4) ? -1 : row.Int64(4);
+    call.name = name >= 0 && name < kNoApiCallName ? static_cast<uint32_t>(name) : kNoApiCallName;
+    out.calls.push_back(call);
+  }
+  std::sort(out.calls.begin(), out.calls.end(), [](const ApiCall& a, const ApiCall& b) {
+    return std::tie(a.process_id, a.correlation, a.start_ns) <
+           std::tie(b.process_id, b.correlation, b.start_ns);
+  });
+  out.diagnostics.CountRead(read);
+  out.diagnostics.CountUsed(static_cast<int64_t>(out.calls.size()));
+  return out;
+}
+
+}  // namespace gpuroof
