@@ -15,6 +15,7 @@
 #include "exit_codes.h"
 #include "gaps_command.h"
 #include "kernels_command.h"
+#include "ranges_command.h"
 
 namespace {
 
@@ -30,6 +31,7 @@ int Run(int argc, char** argv) {
   gpuroof::AddCopiesCommand(app, exit_code);
   gpuroof::AddGapsCommand(app, exit_code);
   gpuroof::AddKernelsCommand(app, exit_code);
+  gpuroof::AddRangesCommand(app, exit_code);
   // CLI11 would call an unknown command a missing one; name it instead.
   std::vector<CLI::App*> commands = app.get_subcommands({});
   bool known = std::any_of(commands.begin(), commands.end(), [&](const CLI::App* command) {

@@ -41,14 +41,28 @@ Trace MakeTrace(const std::vector<Op>& ops, int blocks) {
   return trace;
 }
 
-void AddRange(Trace& trace, const std::string& name, int64_t start_ns, int64_t end_ns) {
+void AddRange(Trace& trace, const std::string& name, int64_t start_ns, int64_t end_ns,
+              uint64_t thread_id) {
   NvtxRange range;
+  range.thread_id = thread_id;
   range.start_ns = start_ns;
   range.end_ns = end_ns;
   range.name = trace.strings.Intern(name);
   trace.nvtx_ranges.push_back(range);
   std::stable_sort(trace.nvtx_ranges.begin(), trace.nvtx_ranges.end(),
                    [](const NvtxRange& a, const NvtxRange& b) { return a.start_ns < b.start_ns; });
+}
+
+void AddLaunch(Trace& trace, size_t op_index, uint64_t thread_id, int64_t start_ns) {
+  ApiCall call;
+  call.start_ns = start_ns;
+  call.end_ns = start_ns + 5;
+  call.process_id = 4242;
+  call.thread_id = thread_id;
+  call.correlation = static_cast<uint32_t>(op_index + 1);
+  trace.api_calls.push_back(call);
+  std::sort(trace.api_calls.begin(), trace.api_calls.end(),
+            [](const ApiCall& a, const ApiCall& b) { return a.correlation < b.correlation; });
 }
 
 }  // namespace gpuroof::testing

@@ -24,6 +24,11 @@ struct Op {
 Trace MakeTrace(const std::vector<Op>& ops, int blocks = 1);
 
 // Adds an NVTX range to `trace` (kept sorted by start).
-void AddRange(Trace& trace, const std::string& name, int64_t start_ns, int64_t end_ns);
+void AddRange(Trace& trace, const std::string& name, int64_t start_ns, int64_t end_ns,
+              uint64_t thread_id = 0);
+
+// Adds the API call that launched op number `op_index` of MakeTrace's list (correlation
+// op_index + 1, process 4242), made on `thread_id` at `start_ns` (kept sorted).
+void AddLaunch(Trace& trace, size_t op_index, uint64_t thread_id, int64_t start_ns);
 
 }  // namespace gpuroof::testing

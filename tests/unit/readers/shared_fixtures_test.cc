@@ -9,6 +9,7 @@
 
 #include "gpuroof/analyses/engine_load.h"
 #include "gpuroof/analyses/engine_overlap.h"
+#include "gpuroof/analyses/range_summary.h"
 #include "gpuroof/readers/nsys_sqlite_reader.h"
 
 namespace gpuroof {
@@ -168,6 +169,51 @@ TEST(SharedNsysFixtures, VersionsAndDevicesAreRead) {
     has_mpi = has_mpi || trace.strings.Get(range.name).substr(0, 4) == "MPI:";
   }
   EXPECT_TRUE(has_mpi);
+}
+
+}  // namespace
+}  // namespace gpuroof
+
+namespace gpuroof {
+namespace {
+
+// GPU work per NVTX range: the number of (range instance, GPU op) pairs that `gpuroof ranges`
+// attributes equals a SQL join of the same rows — the launching API call was made on the range's
+// thread while it was open, and names the op by correlation id within the process.
+TEST(SharedNsysFixtures, RangeAttributionMatchesSqlJoin) {
+  if (!std::filesystem::is_directory(FixtureDir())) {
+    GTEST_SKIP() << "SKIPPED LOUDLY: shared fixtures not found at " << FixtureDir();
+  }
+  int checked = 0;
+  for (const std::filesystem::path& file : Fixtures()) {
+    if (!HasTable(file, "NVTX_EVENTS") || !HasTable(file, "CUPTI_ACTIVITY_KIND_RUNTIME")) continue;
+    SCOPED_TRACE(file.filename().string());
+    std::string ops_sql;
+    for (const char* table : {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
+                              "CUPTI_ACTIVITY_KIND_MEMSET"}) {
+      if (!HasTable(file, table)) continue;
+      if (!ops_sql.empty()) ops_sql += " UNION ALL ";
+      ops_sql += std::string("SELECT correlationId, globalPid FROM ") + table;
+    }
+    const int64_t expected = QueryInt(
+        file,
+        "WITH ops AS (" + ops_sql +
+            "), r AS (SELECT start s, \"end\" e, globalTid t FROM NVTX_EVENTS "
+            "WHERE eventType IN (59, 60, 70, 71) AND \"end\" IS NOT NULL) "
+            "SELECT count(*) FROM r JOIN CUPTI_ACTIVITY_KIND_RUNTIME a ON a.globalTid = r.t AND "
+            "a.start BETWEEN r.s AND r.e JOIN ops o ON o.correlationId = a.correlationId AND "
+            "o.globalPid = (a.globalTid & 0xFFFFFFFFFF000000)");
+    NsysReadOptions options;
+    options.detail = ReadDetail::kFull;
+    const Trace trace = ReadNsysSqlite(file, options);
+    if (trace.nvtx_ranges.empty()) continue;
+    int64_t attributed = 0;
+    for (const RangeGroup& group : SummarizeRanges(trace, {}).groups)
+      attributed += group.gpu_ops;
+    EXPECT_EQ(attributed, expected);
+    ++checked;
+  }
+  EXPECT_GE(checked, 4) << "fewer fixtures with NVTX ranges and API calls than expected";
 }
 
 }  // namespace

@@ -1,0 +1,188 @@
+#include "gpuroof/analyses/range_summary.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "gpuroof/analyses/interval_union.h"
+#include "gpuroof/analyses/window.h"
+#include "gpuroof/model/errors.h"
+
+namespace gpuroof {
+namespace {
+
+// Accumulates one instance's work on one device. Ops arrive in start order (and clipping to a
+// range keeps that order), so each engine's union streams.
+struct DeviceAccumulator {
+  RangeInstanceLoad row;
+  std::array<IntervalUnion, kEngineCount> unions{};
+  IntervalUnion any_union;
+  bool has_ops = false;
+
+  void Add(Engine engine, int64_t start_ns, int64_t end_ns, uint64_t bytes) {
+    RangeEngineWork& work = row.engines[static_cast<size_t>(EngineIndex(engine))];
+    ++work.ops;
+    work.sum_ns += end_ns - start_ns;
+    work.bytes += bytes;
+    unions[static_cast<size_t>(EngineIndex(engine))].Add(start_ns, end_ns);
+    any_union.Add(start_ns, end_ns);
+    ++row.gpu_ops;
+    row.gpu_start_ns = has_ops ? std::min(row.gpu_start_ns, start_ns) : start_ns;
+    row.gpu_end_ns = has_ops ? std::max(row.gpu_end_ns, end_ns) : end_ns;
+    has_ops = true;
+  }
+
+  RangeInstanceLoad Finish() {
+    for (int i = 0; i < kEngineCount; ++i) {
+      RangeEngineWork& work = row.engines[static_cast<size_t>(i)];
+      work.busy_ns = unions[static_cast<size_t>(i)].length_ns();
+      if (work.ops > 0 && (!row.bottleneck || work.busy_ns > row.roofline_ns)) {
+        row.bottleneck = kAllEngines[static_cast<size_t>(i)];
+        row.roofline_ns = work.busy_ns;
+      }
+    }
+    row.any_busy_ns = any_union.length_ns();
+    return row;
+  }
+};
+
+std::string SomeRangeNames(const Trace& trace) {
+  std::vector<std::string_view> names;
+  for (const NvtxRange& range : trace.nvtx_ranges) {
+    std::string_view name = trace.strings.Get(range.name);
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  std::string list;
+  const size_t shown = std::min<size_t>(names.size(), 8);
+  for (size_t i = 0; i < shown; ++i)
+    list += fmt::format("{}'{}'", i == 0 ? "" : ", ", names[i]);
+  if (names.size() > shown) list += fmt::format(" and {} more", names.size() - shown);
+  return list;
+}
+
+void AddInto(std::array<RangeEngineWork, kEngineCount>& total,
+             const std::array<RangeEngineWork, kEngineCount>& part) {
+  for (size_t i = 0; i < total.size(); ++i) {
+    total[i].ops += part[i].ops;
+    total[i].sum_ns += part[i].sum_ns;
+    total[i].busy_ns += part[i].busy_ns;
+    total[i].bytes += part[i].bytes;
+  }
+}
+
+}  // namespace
+
+std::vector<RangeInstanceLoad> ComputeInstanceLoads(const Trace& trace,
+                                                    const RangeAttribution& attribution) {
+  std::vector<RangeInstanceLoad> rows;
+  int64_t ordinal = 0;
+  for (const RangeInstanceWork& instance : attribution.instances) {
+    ++ordinal;
+    std::map<int32_t, DeviceAccumulator> devices;
+    for (OpRef op : instance.ops) {
+      const ActivityBlock& block = trace.blocks[op.block];
+      const OpInterval interval = CountedInterval(trace, instance, op);
+      if (interval.end_ns < interval.start_ns) continue;  // clipped away
+      const int32_t device = trace.streams[block.stream[op.index]].device_id;
+      DeviceAccumulator& accumulator = devices[device];
+      accumulator.Add(block.engine[op.index], interval.start_ns, interval.end_ns,
+                      block.bytes[op.index]);
+    }
+    if (devices.empty()) {
+      RangeInstanceLoad row;
+      row.range_index = instance.range_index;
+      row.ordinal = ordinal;
+      rows.push_back(row);
+      continue;
+    }
+    for (auto& [device, accumulator] : devices) {
+      accumulator.row.range_index = instance.range_index;
+      accumulator.row.ordinal = ordinal;
+      accumulator.row.device_id = device;
+      rows.push_back(accumulator.Finish());
+    }
+  }
+  return rows;
+}
+
+RangeSummary SummarizeRanges(const Trace& trace, const RangeSummaryOptions& options) {
+  if (trace.nvtx_ranges.empty()) {
+    throw InputError(trace.source,
+                     "has no NVTX or annotation ranges (nsys: no NVTX_EVENTS ranges; profile with "
+                     "--trace=cuda,nvtx)");
+  }
+  // Group the ranges by (side, name), instances in start order (nvtx_ranges is sorted).
+  std::map<std::pair<bool, std::string_view>, std::vector<const NvtxRange*>> by_name;
+  if (options.name.empty()) {
+    for (const NvtxRange& range : trace.nvtx_ranges) {
+      by_name[{range.on_gpu, trace.strings.Get(range.name)}].push_back(&range);
+    }
+  } else {
+    std::vector<const NvtxRange*> found = FindNvtxRanges(trace, options.name);
+    if (found.empty()) {
+      throw InputError(trace.source, fmt::format("no NVTX range named '{}' (ranges include {})",
+                                                 options.name, SomeRangeNames(trace)));
+    }
+    for (const NvtxRange* range : found) {
+      by_name[{range->on_gpu, trace.strings.Get(range->name)}].push_back(range);
+    }
+  }
+
+  RangeSummary summary;
+  bool method_known = false;
+  for (const auto& [key, ranges] : by_name) {
+    const RangeAttribution attribution = AttributeGpuWork(trace, ranges);
+    if (!key.first && !method_known) {
+      summary.method = attribution.method;
+      summary.method_note = attribution.method_note;
+      summary.unmatched_ops = attribution.unmatched_ops;
+      method_known = true;
+    }
+    RangeGroup group;
+    group.name = std::string(key.second);
+    group.on_gpu = key.first;
+    group.method = key.first ? AttributionMethod::kTimeOverlap : attribution.method;
+    std::vector<int64_t> durations;
+    durations.reserve(ranges.size());
+    for (const NvtxRange* range : ranges)
+      durations.push_back(range->end_ns - range->start_ns);
+    group.cpu = SummarizeDurations(durations);
+
+    std::vector<RangeInstanceLoad> rows = ComputeInstanceLoads(trace, attribution);
+    int64_t last_ordinal = 0;
+    for (const RangeInstanceLoad& row : rows) {
+      group.gpu_ops += row.gpu_ops;
+      if (row.gpu_ops > 0 && row.ordinal != last_ordinal) ++group.instances_with_work;
+      if (row.gpu_ops > 0) last_ordinal = row.ordinal;
+      AddInto(group.engines, row.engines);
+    }
+    for (int i = 0; i < kEngineCount; ++i) {
+      const RangeEngineWork& work = group.engines[static_cast<size_t>(i)];
+      if (work.ops > 0 &&
+          (!group.bottleneck ||
+           work.busy_ns >
+               group.engines[static_cast<size_t>(EngineIndex(*group.bottleneck))].busy_ns)) {
+        group.bottleneck = kAllEngines[static_cast<size_t>(i)];
+      }
+    }
+    if (group.bottleneck) {
+      group.roofline_ns_per_instance =
+          static_cast<double>(
+              group.engines[static_cast<size_t>(EngineIndex(*group.bottleneck))].busy_ns) /
+          static_cast<double>(ranges.size());
+    }
+    if (!options.name.empty()) group.instance_rows = std::move(rows);
+    summary.groups.push_back(std::move(group));
+  }
+  std::stable_sort(summary.groups.begin(), summary.groups.end(),
+                   [](const RangeGroup& a, const RangeGroup& b) {
+                     return std::tie(b.cpu.total_ns, a.on_gpu, a.name) <
+                            std::tie(a.cpu.total_ns, b.on_gpu, b.name);
+                   });
+  return summary;
+}
+
+}  // namespace gpuroof

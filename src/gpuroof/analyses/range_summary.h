@@ -1,0 +1,79 @@
+// Per NVTX range name: CPU duration statistics and the GPU work its instances launched, per
+// engine (docs/metrics.md, "NVTX ranges").
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpuroof/analyses/range_attribution.h"
+#include "gpuroof/analyses/statistics.h"
+#include "gpuroof/model/engine.h"
+#include "gpuroof/model/trace.h"
+
+namespace gpuroof {
+
+// GPU work of one engine attributed to a range instance (or summed over instances).
+struct RangeEngineWork {
+  int64_t ops = 0;
+  int64_t sum_ns = 0;   // summed durations of the counted intervals
+  int64_t busy_ns = 0;  // union of the counted intervals (per instance; summed over instances)
+  uint64_t bytes = 0;
+};
+
+// One instance of a range, on one device (an instance that launched work on two devices has two
+// rows; one with no GPU work has a single row with device_id -1).
+struct RangeInstanceLoad {
+  size_t range_index = 0;  // into trace.nvtx_ranges
+  int64_t ordinal = 0;     // 1-based instance number within its name, in start order
+  int32_t device_id = -1;
+  int64_t gpu_ops = 0;
+  int64_t gpu_start_ns = 0;  // first counted op start; 0 when no GPU work
+  int64_t gpu_end_ns = 0;    // last counted op end
+  int64_t any_busy_ns = 0;   // union over every engine
+  std::array<RangeEngineWork, kEngineCount> engines{};  // indexed by EngineIndex()
+  std::optional<Engine> bottleneck;                     // the engine with the largest busy time
+  int64_t roofline_ns = 0;                              // that busy time: the instance's bound
+
+  int64_t gpu_span_ns() const { return gpu_end_ns - gpu_start_ns; }
+};
+
+// All instances of one range name on one side (CPU thread or GPU timeline).
+struct RangeGroup {
+  std::string name;
+  bool on_gpu = false;
+  AttributionMethod method = AttributionMethod::kLaunchCorrelation;
+  DurationStats cpu;  // durations of the instances themselves (for GPU ranges: on the GPU)
+  int64_t gpu_ops = 0;
+  int64_t instances_with_work = 0;
+  // Summed over instance rows; divided by the instance count for the per-instance figures.
+  std::array<RangeEngineWork, kEngineCount> engines{};
+  std::optional<Engine> bottleneck;  // largest summed busy time
+  double roofline_ns_per_instance = 0;
+  std::vector<RangeInstanceLoad> instance_rows;  // only for RangeSummaryOptions::name
+};
+
+struct RangeSummaryOptions {
+  // Only ranges with this name (matched as FindNvtxRanges does), with per-instance rows. Empty:
+  // every range name, no instance rows.
+  std::string name;
+};
+
+struct RangeSummary {
+  AttributionMethod method = AttributionMethod::kLaunchCorrelation;
+  std::string method_note;         // set when CPU ranges fell back to time overlap
+  int64_t unmatched_ops = 0;       // ops whose correlation id no API call names
+  std::vector<RangeGroup> groups;  // by total CPU duration, largest first; then name
+};
+
+// Throws InputError naming the trace when it has no NVTX ranges at all, or none named
+// `options.name` (the message lists a few names it does have).
+RangeSummary SummarizeRanges(const Trace& trace, const RangeSummaryOptions& options);
+
+// Per-instance rows of the given ranges (all of one name), for `analyze --per-range`.
+std::vector<RangeInstanceLoad> ComputeInstanceLoads(const Trace& trace,
+                                                    const RangeAttribution& attribution);
+
+}  // namespace gpuroof

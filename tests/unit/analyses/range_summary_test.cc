@@ -1,0 +1,176 @@
+#include "gpuroof/analyses/range_summary.h"
+
+#include <gtest/gtest.h>
+
+#include "gpuroof/analyses/window.h"
+#include "gpuroof/model/errors.h"
+
+#include "common/memory_trace.h"
+
+namespace gpuroof {
+namespace {
+
+using testing::AddLaunch;
+using testing::AddRange;
+using testing::MakeTrace;
+using testing::Op;
+
+// Worked by hand. Ops (correlation = index + 1):
+//   0 kernel a [1000,1100) dev0     launched on thread 1 at 100   -> step #1
+//   1 H2D      [900,1000)  dev0     launched on thread 1 at 50    -> step #1
+//   2 kernel b [1100,1300) dev0     launched on thread 1 at 200   -> step #1
+//   3 kernel c [2000,2050) dev0     launched on thread 1 at 1600  -> step #2
+//   4 D2H      [2050,2150) dev0     launched on thread 1 at 1700  -> step #2
+//   5 kernel d [3000,3100) dev1     launched on thread 2 at 300   -> other
+// Ranges: step [0,500) and [1500,1800) on thread 1; other [0,5000) on thread 2.
+// The GPU work runs after the CPU ranges closed: only launch correlation can attribute it.
+Trace Example(int blocks = 1) {
+  Trace trace = MakeTrace(
+      {
+          {Engine::kKernel, 1000, 1100, 0, 1, 0, "a"},
+          {Engine::kH2D, 900, 1000, 0, 2, 100},
+          {Engine::kKernel, 1100, 1300, 0, 1, 0, "b"},
+          {Engine::kKernel, 2000, 2050, 0, 1, 0, "c"},
+          {Engine::kD2H, 2050, 2150, 0, 2, 40},
+          {Engine::kKernel, 3000, 3100, 1, 1, 0, "d"},
+      },
+      blocks);
+  AddRange(trace, "step", 0, 500, 1);
+  AddRange(trace, "step", 1500, 1800, 1);
+  AddRange(trace, "other", 0, 5000, 2);
+  const int64_t launch_times[] = {100, 50, 200, 1600, 1700, 300};
+  for (size_t i = 0; i < 6; ++i)
+    AddLaunch(trace, i, i == 5 ? 2 : 1, launch_times[i]);
+  return trace;
+}
+
+const RangeEngineWork& Work(const RangeInstanceLoad& row, Engine engine) {
+  return row.engines[static_cast<size_t>(EngineIndex(engine))];
+}
+
+TEST(RangeAttributionTest, LaunchCorrelationTiesOpsToTheRangeOpenOnTheLaunchingThread) {
+  for (int blocks : {1, 3}) {
+    const Trace trace = Example(blocks);
+    const std::vector<const NvtxRange*> steps = FindNvtxRanges(trace, "step");
+    const RangeAttribution attribution = AttributeGpuWork(trace, steps);
+    EXPECT_EQ(attribution.method, AttributionMethod::kLaunchCorrelation);
+    EXPECT_TRUE(attribution.method_note.empty());
+    ASSERT_EQ(attribution.instances.size(), 2u);
+    // Sorted by start: H2D (900), a (1000), b (1100).
+    ASSERT_EQ(attribution.instances[0].ops.size(), 3u);
+    const auto start = [&](OpRef op) { return trace.blocks[op.block].start_ns[op.index]; };
+    EXPECT_EQ(start(attribution.instances[0].ops[0]), 900);
+    EXPECT_EQ(start(attribution.instances[0].ops[1]), 1000);
+    EXPECT_EQ(start(attribution.instances[0].ops[2]), 1100);
+    ASSERT_EQ(attribution.instances[1].ops.size(), 2u);
+    EXPECT_EQ(start(attribution.instances[1].ops[0]), 2000);
+  }
+}
+
+TEST(RangeAttributionTest, InstanceLoadsPerEngine) {
+  const Trace trace = Example();
+  const std::vector<const NvtxRange*> steps = FindNvtxRanges(trace, "step");
+  const std::vector<RangeInstanceLoad> rows =
+      ComputeInstanceLoads(trace, AttributeGpuWork(trace, steps));
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].ordinal, 1);
+  EXPECT_EQ(rows[0].device_id, 0);
+  EXPECT_EQ(rows[0].gpu_ops, 3);
+  EXPECT_EQ(Work(rows[0], Engine::kKernel).busy_ns, 300);
+  EXPECT_EQ(Work(rows[0], Engine::kH2D).busy_ns, 100);
+  EXPECT_EQ(Work(rows[0], Engine::kH2D).bytes, 100u);
+  EXPECT_EQ(rows[0].gpu_span_ns(), 400);
+  EXPECT_EQ(rows[0].any_busy_ns, 400);
+  EXPECT_EQ(rows[0].bottleneck, Engine::kKernel);
+  EXPECT_EQ(rows[0].roofline_ns, 300);
+  EXPECT_EQ(rows[1].ordinal, 2);
+  EXPECT_EQ(Work(rows[1], Engine::kKernel).busy_ns, 50);
+  EXPECT_EQ(Work(rows[1], Engine::kD2H).busy_ns, 100);
+  EXPECT_EQ(rows[1].bottleneck, Engine::kD2H);
+  EXPECT_EQ(rows[1].roofline_ns, 100);
+}
+
+TEST(RangeAttributionTest, WithoutApiCallsFallsBackToTimeOverlapAndSaysSo) {
+  Trace trace = Example();
+  trace.api_calls.clear();
+  AddRange(trace, "window", 950, 1050, 1);
+  const std::vector<const NvtxRange*> window = FindNvtxRanges(trace, "window");
+  const RangeAttribution attribution = AttributeGpuWork(trace, window);
+  EXPECT_EQ(attribution.method, AttributionMethod::kTimeOverlap);
+  EXPECT_NE(attribution.method_note.find("no CUDA API calls"), std::string::npos);
+  const std::vector<RangeInstanceLoad> rows = ComputeInstanceLoads(trace, attribution);
+  ASSERT_EQ(rows.size(), 1u);
+  // H2D [900,1000) and kernel a [1000,1100) clipped to [950,1050): 50 ns each.
+  EXPECT_EQ(Work(rows[0], Engine::kH2D).busy_ns, 50);
+  EXPECT_EQ(Work(rows[0], Engine::kKernel).busy_ns, 50);
+  EXPECT_EQ(rows[0].gpu_start_ns, 950);
+  EXPECT_EQ(rows[0].gpu_end_ns, 1050);
+}
+
+TEST(RangeAttributionTest, GpuTimelineRangesUseTimeOverlapOnTheirDevice) {
+  Trace trace = Example();
+  AddRange(trace, "gpu step", 1050, 2025);
+  for (NvtxRange& range : trace.nvtx_ranges) {
+    if (trace.strings.Get(range.name) == "gpu step") {
+      range.on_gpu = true;
+      range.device_id = 0;
+    }
+  }
+  const std::vector<const NvtxRange*> ranges = FindNvtxRanges(trace, "gpu step");
+  const RangeAttribution attribution = AttributeGpuWork(trace, ranges);
+  const std::vector<RangeInstanceLoad> rows = ComputeInstanceLoads(trace, attribution);
+  ASSERT_EQ(rows.size(), 1u);
+  // a [1050,1100) 50 + b [1100,1300) 200 + c [2000,2025) 25; dev1's kernel is not counted.
+  EXPECT_EQ(Work(rows[0], Engine::kKernel).busy_ns, 275);
+  EXPECT_EQ(Work(rows[0], Engine::kKernel).ops, 3);
+  EXPECT_EQ(rows[0].device_id, 0);
+}
+
+TEST(RangeSummaryTest, GroupsPerNameWithCpuStatisticsAndPerInstanceRoofline) {
+  const Trace trace = Example();
+  const RangeSummary summary = SummarizeRanges(trace, {});
+  ASSERT_EQ(summary.groups.size(), 2u);
+  // "other" (5000 ns of CPU time) sorts before "step" (800 ns).
+  const RangeGroup& other = summary.groups[0];
+  EXPECT_EQ(other.name, "other");
+  EXPECT_EQ(other.gpu_ops, 1);
+  const RangeGroup& step = summary.groups[1];
+  EXPECT_EQ(step.name, "step");
+  EXPECT_EQ(step.cpu.count, 2);
+  EXPECT_EQ(step.cpu.total_ns, 800);
+  EXPECT_DOUBLE_EQ(step.cpu.median_ns, 400);
+  EXPECT_EQ(step.gpu_ops, 5);
+  EXPECT_EQ(step.instances_with_work, 2);
+  EXPECT_EQ(step.engines[static_cast<size_t>(EngineIndex(Engine::kKernel))].busy_ns, 350);
+  EXPECT_EQ(step.engines[static_cast<size_t>(EngineIndex(Engine::kD2H))].busy_ns, 100);
+  EXPECT_EQ(step.bottleneck, Engine::kKernel);
+  EXPECT_DOUBLE_EQ(step.roofline_ns_per_instance, 175);
+  EXPECT_TRUE(step.instance_rows.empty());
+}
+
+TEST(RangeSummaryTest, NamedRangeKeepsInstanceRows) {
+  const Trace trace = Example();
+  RangeSummaryOptions options;
+  options.name = "step";
+  const RangeSummary summary = SummarizeRanges(trace, options);
+  ASSERT_EQ(summary.groups.size(), 1u);
+  EXPECT_EQ(summary.groups[0].instance_rows.size(), 2u);
+}
+
+TEST(RangeSummaryTest, MissingRangesAreClearErrors) {
+  Trace trace = Example();
+  RangeSummaryOptions options;
+  options.name = "epoch";
+  try {
+    SummarizeRanges(trace, options);
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("no NVTX range named 'epoch'"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("'other', 'step'"), std::string::npos);
+  }
+  trace.nvtx_ranges.clear();
+  EXPECT_THROW(SummarizeRanges(trace, {}), InputError);
+}
+
+}  // namespace
+}  // namespace gpuroof
