@@ -36,6 +36,7 @@ int RunCopies(const CopiesOptions& options) {
   ReadOptions read_options;
   read_options.threads = options.threads;
   read_options.detail = ReadDetail::kFull;
+  read_options.api_calls = false;  // no range attribution here
   for (const std::string& path : options.traces) {
     traces.push_back(std::make_unique<Trace>(LoadTrace(path, read_options, options.output)));
     CopiedTrace copied;

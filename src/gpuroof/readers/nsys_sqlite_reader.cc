@@ -760,8 +760,8 @@ Trace ReadNsysSqlite(const std::filesystem::path& path, const NsysReadOptions& o
   if (has_nvtx) jobs.emplace_back([&]() { ReadNvtx(path, strings, nvtx); });
   // API calls only matter for attributing work to NVTX ranges; engine-load reads skip them.
   NsysApiCalls api_calls;
-  const bool read_api_calls =
-      options.detail == ReadDetail::kFull && Contains(tables, "CUPTI_ACTIVITY_KIND_RUNTIME");
+  const bool read_api_calls = options.detail == ReadDetail::kFull && options.api_calls &&
+                              Contains(tables, "CUPTI_ACTIVITY_KIND_RUNTIME");
   if (read_api_calls) jobs.emplace_back([&]() { api_calls = ReadNsysApiCalls(path); });
   RunInParallel(jobs, threads);
 

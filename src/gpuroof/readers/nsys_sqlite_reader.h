@@ -21,6 +21,8 @@ struct NsysReadOptions {
   // Tables are split into rowid ranges of this many rows, read in parallel (one block each);
   // 0 = automatic (about three chunks per thread, at least 65536 rows each).
   int64_t rows_per_chunk = 0;
+  // With kFull: read CUPTI_ACTIVITY_KIND_RUNTIME into Trace::api_calls.
+  bool api_calls = true;
 };
 
 // Reads an Nsight Systems SQLite export (`nsys export --type sqlite`, nsys 2020.3 - 2026.x)

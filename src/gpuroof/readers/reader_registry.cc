@@ -40,6 +40,7 @@ Trace ReadTrace(const std::filesystem::path& path, const ReadOptions& options) {
   NsysReadOptions nsys_options;
   nsys_options.threads = options.threads;
   nsys_options.detail = options.detail;
+  nsys_options.api_calls = options.api_calls;
   switch (Sniff(path)) {
     case Format::kNsysSqlite:
       return ReadNsysSqlite(path, nsys_options);

@@ -13,6 +13,10 @@ class ProcessLauncher;
 struct ReadOptions {
   int threads = 0;  // 0 = automatic
   ReadDetail detail = ReadDetail::kFull;
+  // With kFull: also read the CUDA API calls that launched GPU work (NVTX range attribution).
+  // Commands that never attribute work to ranges turn it off: a real trace has as many calls as
+  // ops.
+  bool api_calls = true;
   ProcessLauncher* launcher = nullptr;  // for `.nsys-rep` exports; nullptr = spawn processes
 };
 
