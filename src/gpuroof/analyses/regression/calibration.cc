@@ -1,0 +1,78 @@
+#include "gpuroof/analyses/regression/calibration.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "gpuroof/analyses/regression/bootstrap.h"
+#include "gpuroof/analyses/regression/distributions.h"
+#include "gpuroof/analyses/regression/run_level.h"
+#include "gpuroof/model/errors.h"
+
+namespace gpuroof {
+
+Calibration CalibrateNoise(std::span<const ProfileSummary> profiles, const GateSettings& settings) {
+  if (profiles.size() < 2) {
+    throw InputError("--calibrate", "needs at least two profiles of the same code");
+  }
+  Calibration c;
+  c.profiles = profiles.size();
+  if (!profiles.empty()) c.device = profiles.front().device_model;
+  // The A/A gate of the first two profiles: comparability checks, MDEs and false alarms.
+  const CompareResult aa =
+      CompareProfiles(profiles.subspan(0, 1), profiles.subspan(1, 1), settings);
+  std::map<std::string, const MetricComparison*> aa_metrics;
+  for (const MetricComparison& m : aa.metrics) {
+    aa_metrics[m.id] = &m;
+    if (m.gated && m.verdict == Verdict::kRegressed) ++c.aa_false_alarms;
+  }
+  double kernel_time = 0;
+  for (const ProfileSummary& p : profiles)
+    kernel_time += p.kernel_time_ns;
+  const double z = NormalQuantile(1.0 - settings.alpha / 2.0) + NormalQuantile(0.9);
+  const double target = std::log1p(settings.target);
+  std::map<std::string, std::vector<double>> summaries;
+  std::map<std::string, const SampleSet*> sets;
+  std::map<std::string, double> totals;
+  for (const ProfileSummary& p : profiles) {
+    for (const auto& [id, set] : p.metrics) {
+      if (set.values.empty()) continue;
+      std::vector<double> values = set.values;
+      summaries[id].push_back(std::log(std::max(MedianInPlace(values), 1.0)));
+      sets[id] = &set;
+      totals[id] += set.total;
+    }
+  }
+  for (const auto& [id, logs] : summaries) {
+    const SampleSet& set = *sets[id];
+    const bool kernel = set.level == MetricLevel::kKernel;
+    if (set.level != MetricLevel::kIteration && set.level != MetricLevel::kGpuBusy && !kernel) {
+      continue;
+    }
+    if (kernel && (kernel_time <= 0 || totals[id] / kernel_time < settings.kernel_min_share)) {
+      continue;
+    }
+    NoiseRow row;
+    row.id = id;
+    row.level = set.level;
+    row.name = set.name;
+    row.runs = logs.size();
+    row.sigma = std::sqrt(SampleVariance(logs));
+    row.floor = kernel ? settings.floor_kernel : settings.floor_time;
+    row.floor_ok = std::log1p(row.floor) >= 3.3 * row.sigma;
+    auto aa_metric = aa_metrics.find(id);
+    if (aa_metric != aa_metrics.end()) row.mde = aa_metric->second->mde;
+    const double k = 2.0 * std::pow(z * row.sigma / target, 2);
+    row.profiles_per_side = std::max<size_t>(2, static_cast<size_t>(std::ceil(k)));
+    c.rows.push_back(row);
+  }
+  std::stable_sort(c.rows.begin(), c.rows.end(), [](const NoiseRow& l, const NoiseRow& r) {
+    return static_cast<int>(l.level) < static_cast<int>(r.level);
+  });
+  c.detects_target = !c.rows.empty();
+  for (const NoiseRow& row : c.rows)
+    c.detects_target = c.detects_target && row.floor_ok && row.mde && *row.mde <= settings.target;
+  return c;
+}
+
+}  // namespace gpuroof

@@ -1,0 +1,69 @@
+// The gate's decision rule, floors and defaults (refs/regression-gate.md §3.4-3.5;
+// docs/metrics.md, "compare"). Pure: numbers in, verdict out.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+namespace gpuroof {
+
+enum class Verdict {
+  kLowN,          // too few samples for an interval: threshold-only fallback
+  kRegressed,     // slower beyond the floor and the minimum effect
+  kImproved,      // faster beyond the floor and the minimum effect
+  kInconclusive,  // a regression of the target size cannot be ruled out
+  kWithinNoise,   // statistically different, but not beyond floor / minimum effect
+  kNoChange,      // "~"
+  kNew,           // only in the current profiles
+  kRemoved,       // only in the baseline profiles
+  kChanged,       // an exact count (launches, bytes per iteration) differs
+};
+
+// "REGRESSED", "~", "WITHIN NOISE", ... as the text table prints them.
+std::string_view VerdictLabel(Verdict verdict);
+// "regressed", "no-change", "within-noise", ... as the JSON writes them.
+std::string_view VerdictId(Verdict verdict);
+
+// Settings of the gate; defaults of §3.5.
+struct GateSettings {
+  double alpha = 0.01;
+  double min_effect = 0.02;
+  double target = 0.05;
+  double floor_time = 0.03;    // iteration time, GPU busy, ranges (single-run)
+  double floor_kernel = 0.05;  // kernels (single-run)
+  double floor_copy = 0.35;    // copy engines (single-run; report-only unless gated)
+  size_t n_min = 6;
+  double kernel_min_share = 0.01;    // of baseline GPU time
+  double kernel_min_impact = 0.005;  // of the iteration
+  bool fail_on_inconclusive = false;
+  bool gate_copies = false;
+  bool gate_counts = false;
+  bool low_n_gate = false;
+};
+
+// The verdict for an estimated log ratio `theta` with two-sided interval [low, high], floor f
+// (a fraction, 0 in multi-run and history modes), under `settings` (first match wins):
+//   REGRESSED    low > ln(1+f) and theta > ln(1+min_effect)
+//   IMPROVED     high < -ln(1+f) and theta < -ln(1+min_effect)
+//   INCONCLUSIVE high >= ln(1+target)
+//   WITHIN NOISE low > 0 or high < 0
+//   ~            otherwise
+Verdict Decide(double theta, double low, double high, double floor, const GateSettings& settings);
+
+// The LOW-N fallback: whether the point ratio exceeds 1 + floor + min_effect (then the metric is
+// flagged and gates only under --low-n gate).
+bool LowNExceedsThreshold(double ratio, double floor, const GateSettings& settings);
+
+// History mode (§4.4): REGRESSED when the current log summary is above the one-sided upper
+// prediction limit mean + q and more than ln(1 + min_effect) above the history mean; IMPROVED
+// mirrored below mean - q; WITHIN NOISE beyond a limit without the minimum effect; else ~.
+// `half_width` is q = t_{1-alpha,h-1} sd sqrt(1 + 1/h).
+Verdict DecideHistory(double current, double history_mean, double half_width,
+                      const GateSettings& settings);
+
+// Kernel impact as a fraction of the iteration (§4.7): share * (ratio - 1).
+inline double KernelImpact(double share, double ratio) {
+  return share * (ratio - 1.0);
+}
+
+}  // namespace gpuroof

@@ -1,0 +1,464 @@
+#include "gpuroof/analyses/regression/gate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "gpuroof/analyses/regression/hodges_lehmann.h"
+#include "gpuroof/analyses/regression/holm.h"
+#include "gpuroof/analyses/regression/mann_whitney.h"
+#include "gpuroof/analyses/regression/run_level.h"
+#include "gpuroof/model/errors.h"
+
+namespace gpuroof {
+
+namespace {
+
+// Durations are clamped to 1 ns before logs: an engine idle for a whole iteration has busy 0.
+std::vector<double> SortedLogs(const std::vector<double>& values) {
+  std::vector<double> logs;
+  logs.reserve(values.size());
+  for (double v : values)
+    logs.push_back(std::log(std::max(v, 1.0)));
+  std::sort(logs.begin(), logs.end());
+  return logs;
+}
+
+double SortedQuantile(const std::vector<double>& sorted, double q) {
+  const double rank = q * static_cast<double>(sorted.size() - 1);
+  const auto below = static_cast<size_t>(std::floor(rank));
+  const size_t above = std::min(below + 1, sorted.size() - 1);
+  return sorted[below] + (rank - static_cast<double>(below)) * (sorted[above] - sorted[below]);
+}
+
+SideSummary Summarize(std::vector<double> values) {
+  SideSummary side;
+  side.n = values.size();
+  if (values.empty()) return side;
+  side.median = MedianInPlace(values);
+  std::sort(values.begin(), values.end());
+  if (side.median > 0) {
+    side.iqr_rel = (SortedQuantile(values, 0.75) - SortedQuantile(values, 0.25)) / side.median;
+  }
+  return side;
+}
+
+double Median(std::vector<double> values) {
+  return MedianInPlace(values);
+}
+
+// The samples of one metric on one side: per profile (empty where the profile lacks it).
+struct SideSamples {
+  std::vector<const SampleSet*> profiles;
+  bool any() const {
+    return std::any_of(profiles.begin(), profiles.end(), [](const SampleSet* s) { return s; });
+  }
+  std::vector<double> Pooled() const {
+    std::vector<double> all;
+    for (const SampleSet* s : profiles)
+      if (s) all.insert(all.end(), s->values.begin(), s->values.end());
+    return all;
+  }
+  // ln(median) of each profile that has the metric: the run summaries of §4.4.
+  std::vector<double> RunSummaries() const {
+    std::vector<double> out;
+    for (const SampleSet* s : profiles)
+      if (s && !s->values.empty()) out.push_back(std::log(std::max(Median(s->values), 1.0)));
+    return out;
+  }
+  double Total() const {
+    double total = 0;
+    for (const SampleSet* s : profiles)
+      if (s) total += s->total;
+    return total;
+  }
+  size_t Count() const {
+    size_t n = 0;
+    for (const SampleSet* s : profiles)
+      if (s) n += s->values.size();
+    return n;
+  }
+};
+
+SideSamples Collect(std::span<const ProfileSummary> profiles, const std::string& id) {
+  SideSamples side;
+  for (const ProfileSummary& p : profiles) {
+    auto it = p.metrics.find(id);
+    side.profiles.push_back(it == p.metrics.end() ? nullptr : &it->second);
+  }
+  return side;
+}
+
+// Within-profile estimate (single-run): HL + Moses on logs, MWU, optional bootstrap.
+void EstimateSingleRun(MetricComparison& m, const std::vector<double>& x,
+                       const std::vector<double>& y, double alpha, const GateSettings& settings,
+                       bool bootstrap) {
+  m.baseline = Summarize(x);
+  m.current = Summarize(y);
+  m.ci_level = 1.0 - alpha;
+  if (x.size() < settings.n_min || y.size() < settings.n_min || m.baseline->median <= 0) {
+    m.method = "median-ratio";
+    if (m.baseline->median > 0) m.ratio = m.current->median / m.baseline->median;
+    m.verdict = Verdict::kLowN;
+    m.low_n_over_threshold = m.ratio && LowNExceedsThreshold(*m.ratio, m.floor, settings);
+    return;
+  }
+  const std::vector<double> a = SortedLogs(x);
+  const std::vector<double> b = SortedLogs(y);
+  const ShiftEstimate shift = HodgesLehmannShift(a, b, alpha);
+  m.method = "hodges-lehmann-log/moses";
+  m.ratio = std::exp(shift.estimate);
+  const MannWhitneyResult test = MannWhitneyU(a, b);
+  m.test = test.exact ? "mann-whitney-u-exact" : "mann-whitney-u";
+  m.p_value = test.p_value;
+  if (bootstrap) m.median_ratio = BootstrapMedianRatio(x, y, alpha);
+  if (!shift.ci_low || !shift.ci_high) {
+    m.verdict = Verdict::kLowN;
+    m.low_n_over_threshold = LowNExceedsThreshold(*m.ratio, m.floor, settings);
+    return;
+  }
+  m.ci_low = std::exp(*shift.ci_low);
+  m.ci_high = std::exp(*shift.ci_high);
+  m.verdict = Decide(shift.estimate, *shift.ci_low, *shift.ci_high, m.floor, settings);
+  m.mde = m.floor + (*m.ci_high - *m.ci_low) / 2.0;
+}
+
+// Run-level estimate (multi-run): pooled t on ln(run medians), floor 0.
+void EstimateRunLevel(MetricComparison& m, const SideSamples& base, const SideSamples& cur,
+                      double alpha, const GateSettings& settings) {
+  const std::vector<double> sb = base.RunSummaries();
+  const std::vector<double> sc = cur.RunSummaries();
+  std::vector<double> eb;
+  std::vector<double> ec;
+  for (double s : sb)
+    eb.push_back(std::exp(s));
+  for (double s : sc)
+    ec.push_back(std::exp(s));
+  m.baseline = Summarize(eb);
+  m.current = Summarize(ec);
+  m.ci_level = 1.0 - alpha;
+  m.floor = 0;
+  const auto t = PooledT(sb, sc, alpha);
+  if (!t) {
+    m.method = "median-ratio";
+    if (m.baseline->median > 0) m.ratio = m.current->median / m.baseline->median;
+    m.verdict = Verdict::kLowN;
+    m.low_n_over_threshold = m.ratio && LowNExceedsThreshold(*m.ratio, 0, settings);
+    return;
+  }
+  m.method = "pooled-t-log";
+  m.test = "pooled-t";
+  m.ratio = std::exp(t->mean_difference);
+  m.ci_low = std::exp(t->ci_low);
+  m.ci_high = std::exp(t->ci_high);
+  m.p_value = t->p_value;
+  if (sb.size() >= 5 && sc.size() >= 5) m.run_mwu_p = MannWhitneyU(sb, sc).p_value;
+  m.verdict = Decide(t->mean_difference, t->ci_low, t->ci_high, 0.0, settings);
+  m.mde = RunLevelMde(t->standard_error, t->df, alpha);
+}
+
+}  // namespace
+
+std::string_view CompareModeName(CompareMode mode) {
+  switch (mode) {
+    case CompareMode::kSingleRun:
+      return "single-run";
+    case CompareMode::kMultiRun:
+      return "multi-run";
+    case CompareMode::kHistory:
+      return "history";
+  }
+  return "?";
+}
+
+namespace {
+
+void CheckComparable(std::span<const ProfileSummary> baseline,
+                     std::span<const ProfileSummary> current) {
+  const ProfileSummary& reference = baseline.front();
+  auto check = [&](const ProfileSummary& p) {
+    if (p.device_model != reference.device_model) {
+      throw InputError(p.path, fmt::format("not comparable: GPU model '{}' differs from '{}' in {}",
+                                           p.device_model, reference.device_model, reference.path));
+    }
+    if (p.device_count != reference.device_count) {
+      throw InputError(p.path, fmt::format("not comparable: {} active device(s), {} has {}",
+                                           p.device_count, reference.path, reference.device_count));
+    }
+  };
+  for (const ProfileSummary& p : baseline)
+    check(p);
+  for (const ProfileSummary& p : current)
+    check(p);
+}
+
+int LevelOrder(MetricLevel level) {
+  switch (level) {
+    case MetricLevel::kIteration:
+      return 0;
+    case MetricLevel::kGpuBusy:
+      return 1;
+    case MetricLevel::kKernel:
+      return 2;
+    case MetricLevel::kCopyBusy:
+      return 3;
+    case MetricLevel::kLaunches:
+      return 4;
+    case MetricLevel::kBytes:
+      return 5;
+  }
+  return 6;
+}
+
+bool GatedRegression(const MetricComparison& m, const GateSettings& settings) {
+  if (!m.gated) return false;
+  if (m.verdict == Verdict::kRegressed) return true;
+  if (m.verdict == Verdict::kInconclusive && settings.fail_on_inconclusive) return true;
+  return m.verdict == Verdict::kLowN && m.low_n_over_threshold && settings.low_n_gate;
+}
+
+void ExactCount(MetricComparison& m, const SideSamples& b, const SideSamples& c,
+                const GateSettings& settings) {
+  m.method = "exact";
+  m.baseline = Summarize(b.Pooled());
+  m.current = Summarize(c.Pooled());
+  m.delta = m.current->median - m.baseline->median;
+  if (m.baseline->median > 0) m.ratio = m.current->median / m.baseline->median;
+  m.verdict = *m.delta == 0 ? Verdict::kNoChange : Verdict::kChanged;
+  m.gated = settings.gate_counts;
+  // --gate-counts fails on an increase of more than 5 % (§3.3).
+  if (m.gated && m.ratio && *m.ratio > 1.05) m.verdict = Verdict::kRegressed;
+}
+
+double SumSteadyIterations(std::span<const ProfileSummary> profiles) {
+  double n = 0;
+  for (const ProfileSummary& p : profiles)
+    n += static_cast<double>(p.steady_iterations);
+  return n;
+}
+
+}  // namespace
+
+CompareResult CompareProfiles(std::span<const ProfileSummary> baseline,
+                              std::span<const ProfileSummary> current,
+                              const GateSettings& settings) {
+  if (baseline.empty() || current.empty()) {
+    throw InputError("compare", "need at least one baseline and one current profile");
+  }
+  CheckComparable(baseline, current);
+  CompareResult result;
+  result.settings = settings;
+  const bool multi = baseline.size() > 1 || current.size() > 1;
+  result.mode = multi ? CompareMode::kMultiRun : CompareMode::kSingleRun;
+  const double alpha = settings.alpha;
+
+  std::set<std::string> ids;
+  for (const auto* side : {&baseline, &current})
+    for (const ProfileSummary& p : *side)
+      for (const auto& [id, set] : p.metrics)
+        ids.insert(id);
+
+  const bool has_iterations = baseline.front().has_iterations;
+  const double base_steady = SumSteadyIterations(baseline);
+  const double cur_steady = SumSteadyIterations(current);
+  double base_kernel_time = 0;
+  for (const ProfileSummary& p : baseline)
+    base_kernel_time += p.kernel_time_ns;
+  const SideSamples base_iteration = Collect(baseline, "iteration");
+  const double base_iteration_median = base_iteration.any() ? Median(base_iteration.Pooled()) : 0.0;
+
+  size_t common = 0;
+  std::vector<MetricComparison> metrics;
+  std::vector<size_t> kernels;  // indices into metrics
+  for (const std::string& id : ids) {
+    const SideSamples b = Collect(baseline, id);
+    const SideSamples c = Collect(current, id);
+    const SampleSet* any = nullptr;
+    for (const SideSamples* side : {&b, &c})
+      for (const SampleSet* s : side->profiles)
+        if (!any && s) any = s;
+    MetricComparison m;
+    m.id = id;
+    m.level = any->level;
+    m.name = any->name;
+    if (!b.any() || !c.any()) {
+      m.verdict = b.any() ? Verdict::kRemoved : Verdict::kNew;
+      (b.any() ? m.baseline : m.current) = Summarize((b.any() ? b : c).Pooled());
+      metrics.push_back(std::move(m));
+      continue;
+    }
+    ++common;
+    switch (m.level) {
+      case MetricLevel::kLaunches:
+      case MetricLevel::kBytes:
+        ExactCount(m, b, c, settings);
+        break;
+      case MetricLevel::kIteration:
+      case MetricLevel::kGpuBusy:
+      case MetricLevel::kCopyBusy:
+      case MetricLevel::kKernel: {
+        const bool copy = m.level == MetricLevel::kCopyBusy;
+        const bool kernel = m.level == MetricLevel::kKernel;
+        m.gated = copy ? settings.gate_copies : !kernel;
+        m.floor = copy ? settings.floor_copy : kernel ? settings.floor_kernel : settings.floor_time;
+        if (multi) {
+          EstimateRunLevel(m, b, c, alpha, settings);
+        } else {
+          // Bootstrapping every launch of every kernel would dominate the run time; the median
+          // ratio is shown for the iteration-level metrics, whose samples are few.
+          EstimateSingleRun(m, b.Pooled(), c.Pooled(), alpha, settings, !kernel);
+        }
+        if (kernel) {
+          m.share = base_kernel_time > 0 ? b.Total() / base_kernel_time : 0.0;
+          const double launch_ratio =
+              has_iterations && b.Count() > 0 && base_steady > 0 && cur_steady > 0
+                  ? (static_cast<double>(c.Count()) / cur_steady) /
+                        (static_cast<double>(b.Count()) / base_steady)
+                  : 1.0;
+          m.time_ratio = m.ratio.value_or(1.0) * launch_ratio;
+          const double share_of_iteration =
+              has_iterations && base_iteration_median > 0 && base_steady > 0
+                  ? (b.Total() / base_steady) / base_iteration_median
+                  : *m.share;
+          m.impact = KernelImpact(share_of_iteration, *m.time_ratio);
+          m.gated = *m.share >= settings.kernel_min_share &&
+                    std::fabs(*m.impact) >= settings.kernel_min_impact;
+          kernels.push_back(metrics.size());
+        }
+        break;
+      }
+    }
+    metrics.push_back(std::move(m));
+  }
+  if (common == 0) {
+    throw InputError(current.front().path,
+                     "not comparable: no metric is present in both the baseline and the current "
+                     "profiles");
+  }
+
+  // The gated kernel family: intervals at 1 - alpha/m_K (Bonferroni), Holm on the p-values.
+  std::vector<size_t> gated_kernels;
+  for (size_t k : kernels)
+    if (metrics[k].gated) gated_kernels.push_back(k);
+  if (!gated_kernels.empty()) {
+    const double family_alpha = alpha / static_cast<double>(gated_kernels.size());
+    std::vector<double> p_values;
+    for (size_t k : gated_kernels) {
+      MetricComparison& m = metrics[k];
+      const SideSamples b = Collect(baseline, m.id);
+      const SideSamples c = Collect(current, m.id);
+      if (multi) {
+        EstimateRunLevel(m, b, c, family_alpha, settings);
+      } else {
+        EstimateSingleRun(m, b.Pooled(), c.Pooled(), family_alpha, settings, false);
+      }
+      p_values.push_back(m.p_value.value_or(1.0));
+    }
+    const std::vector<double> adjusted = HolmAdjust(p_values);
+    const double target = std::log1p(settings.target);
+    for (size_t i = 0; i < gated_kernels.size(); ++i) {
+      MetricComparison& m = metrics[gated_kernels[i]];
+      m.p_adjusted = adjusted[i];
+      // Holm does not reject: not a significant difference, whatever the interval says.
+      if ((m.verdict == Verdict::kRegressed || m.verdict == Verdict::kImproved ||
+           m.verdict == Verdict::kWithinNoise) &&
+          adjusted[i] > alpha) {
+        m.verdict = m.ci_high && std::log(*m.ci_high) >= target ? Verdict::kInconclusive
+                                                                : Verdict::kNoChange;
+      }
+    }
+  }
+
+  if (multi) {
+    // sigma_s: pooled SD of the run summaries of iteration time (§4.4).
+    const SideSamples c = Collect(current, "iteration");
+    if (base_iteration.any() && c.any()) {
+      const std::vector<double> sb = base_iteration.RunSummaries();
+      const std::vector<double> sc = c.RunSummaries();
+      const double dof = static_cast<double>(sb.size() + sc.size()) - 2.0;
+      if (dof > 0) {
+        result.noise_sd = std::sqrt((static_cast<double>(sb.size() - 1) * SampleVariance(sb) +
+                                     static_cast<double>(sc.size() - 1) * SampleVariance(sc)) /
+                                    dof);
+        if (settings.floor_time < 3.3 * *result.noise_sd) {
+          result.warnings.push_back(fmt::format(
+              "run-to-run noise {:.2f}%: the {:.0f}% single-run floor is below 3.3 sigma, too low "
+              "for 1% false alarms",
+              100.0 * *result.noise_sd, 100.0 * settings.floor_time));
+        }
+      }
+    }
+    if (baseline.size() < 3 || current.size() < 3) {
+      result.warnings.push_back("fewer than 3 profiles on a side: run-level intervals are wide");
+    }
+  }
+
+  result.metrics = std::move(metrics);
+  FinishComparison(result, baseline, current);
+  return result;
+}
+
+void FinishComparison(CompareResult& result, std::span<const ProfileSummary> baseline,
+                      std::span<const ProfileSummary> current) {
+  const GateSettings& settings = result.settings;
+  std::vector<MetricComparison>& metrics = result.metrics;
+  // Summary figures.
+  double weighted = 0;
+  double weights = 0;
+  double plain = 0;
+  size_t count = 0;
+  for (const MetricComparison& m : metrics) {
+    if (m.gated) {
+      ++result.summary.gated;
+      if (m.verdict == Verdict::kRegressed) ++result.summary.regressed;
+      if (m.verdict == Verdict::kImproved) ++result.summary.improved;
+      if (m.verdict == Verdict::kInconclusive) ++result.summary.inconclusive;
+    } else {
+      ++result.summary.reported;
+    }
+    if (m.level == MetricLevel::kKernel && m.gated && m.time_ratio && *m.time_ratio > 0) {
+      weighted += m.share.value_or(0) * std::log(*m.time_ratio);
+      weights += m.share.value_or(0);
+      plain += std::log(*m.time_ratio);
+      ++count;
+    }
+    if (m.gated && m.mde && *m.mde > settings.target &&
+        (m.level == MetricLevel::kIteration || m.level == MetricLevel::kGpuBusy)) {
+      result.warnings.push_back(fmt::format(
+          "{} {}: minimum detectable effect {:.1f}% exceeds the {:.0f}% target; this setup cannot "
+          "reliably detect such a change (more iterations or profiles)",
+          m.level == MetricLevel::kIteration ? "iteration time" : "GPU busy", m.name,
+          100.0 * *m.mde, 100.0 * settings.target));
+    }
+  }
+  if (count > 0) {
+    if (weights > 0) result.geomean_weighted = std::exp(weighted / weights);
+    result.geomean_plain = std::exp(plain / static_cast<double>(count));
+  }
+  std::stable_sort(metrics.begin(), metrics.end(), [](const auto& l, const auto& r) {
+    const bool lr = l.gated && l.verdict == Verdict::kRegressed;
+    const bool rr = r.gated && r.verdict == Verdict::kRegressed;
+    if (lr != rr) return lr;
+    if (LevelOrder(l.level) != LevelOrder(r.level))
+      return LevelOrder(l.level) < LevelOrder(r.level);
+    const double li = std::fabs(l.impact.value_or(0));
+    const double ri = std::fabs(r.impact.value_or(0));
+    if (li != ri) return li > ri;
+    return l.id < r.id;
+  });
+
+  bool warned = result.summary.inconclusive > 0;
+  for (const auto* side : {&baseline, &current})
+    for (const ProfileSummary& p : *side)
+      for (const std::string& w : p.warnings)
+        warned = warned || w.rfind("NONSTATIONARY", 0) == 0;
+  result.exit_code = 0;
+  for (const MetricComparison& m : result.metrics)
+    if (GatedRegression(m, settings)) result.exit_code = 1;
+  result.verdict = result.exit_code == 1 ? "regression" : warned ? "pass-with-warnings" : "pass";
+}
+
+}  // namespace gpuroof

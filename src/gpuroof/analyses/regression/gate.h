@@ -1,0 +1,91 @@
+// The regression gate: compares baseline and current profile summaries metric by metric and
+// decides (refs/regression-gate.md §3.3-3.5, §4; docs/metrics.md, "compare").
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpuroof/analyses/regression/bootstrap.h"
+#include "gpuroof/analyses/regression/decision.h"
+#include "gpuroof/analyses/regression/profile_samples.h"
+
+namespace gpuroof {
+
+enum class CompareMode {
+  kSingleRun,  // one profile per side: within-profile tests, level noise floors
+  kMultiRun,   // several profiles on a side: run-level pooled t, floor 0
+  kHistory,    // current run against a history of earlier runs: prediction interval
+};
+std::string_view CompareModeName(CompareMode mode);
+
+// One side of a metric: sample (single-run) or run (multi-run) count, median, spread.
+struct SideSummary {
+  size_t n = 0;
+  double median = 0;
+  double iqr_rel = 0;  // (p75 - p25) / median
+};
+
+struct MetricComparison {
+  std::string id;  // stable: "iteration", "busy:kernel:0", "copy:H2D:0", "kernel:KEY", ...
+  MetricLevel level = MetricLevel::kIteration;
+  std::string name;
+  bool gated = false;
+  std::optional<SideSummary> baseline;  // unset for NEW
+  std::optional<SideSummary> current;   // unset for REMOVED
+  std::optional<double> ratio;          // current / baseline (HL on logs, or geomean ratio)
+  std::optional<double> ci_low;         // ratio interval
+  std::optional<double> ci_high;
+  double ci_level = 0;  // 1 - alpha (1 - alpha/m_K for gated kernels)
+  std::string method;   // "hodges-lehmann-log/moses", "pooled-t-log", "exact", "median-ratio"
+  std::optional<BootstrapInterval> median_ratio;  // iteration-level metrics, single-run
+  std::string test;                               // "mann-whitney-u", "pooled-t", ""
+  std::optional<double> p_value;
+  std::optional<double> p_adjusted;  // Holm, gated kernels
+  std::optional<double> run_mwu_p;   // multi-run, >= 5 runs per side: exact MWU on summaries
+  std::optional<double> share;       // kernels: of baseline kernel time
+  std::optional<double> time_ratio;  // kernels: time-per-iteration ratio
+  std::optional<double> impact;      // kernels: share of iteration x (time ratio - 1)
+  std::optional<double> mde;         // minimum detectable effect (gated metrics)
+  std::optional<double> delta;       // exact levels: current - baseline median
+  double floor = 0;
+  Verdict verdict = Verdict::kNoChange;
+  bool low_n_over_threshold = false;
+};
+
+struct CompareSummary {
+  size_t gated = 0;
+  size_t regressed = 0;  // gated REGRESSED
+  size_t improved = 0;   // gated IMPROVED
+  size_t inconclusive = 0;
+  size_t reported = 0;  // not gated
+};
+
+struct CompareResult {
+  CompareMode mode = CompareMode::kSingleRun;
+  GateSettings settings;
+  std::vector<MetricComparison> metrics;  // gated REGRESSED first, then by level and impact
+  CompareSummary summary;
+  std::optional<double> geomean_weighted;  // gated kernels' time ratios, weights = share
+  std::optional<double> geomean_plain;
+  std::optional<double> noise_sd;  // multi-run: pooled SD of the iteration (or top kernel) logs
+  std::vector<std::string> warnings;
+  int exit_code = 0;    // 0 pass, 1 regression
+  std::string verdict;  // "pass", "pass-with-warnings", "regression"
+};
+
+// Compares the profiles. Throws InputError when they are not comparable: different GPU model or
+// device count, iterations on one side only, or no metric present on both sides.
+CompareResult CompareProfiles(std::span<const ProfileSummary> baseline,
+                              std::span<const ProfileSummary> current,
+                              const GateSettings& settings);
+
+// The steps every mode shares once `result.metrics` hold their verdicts: summary counts,
+// geomeans, MDE warnings, display order, verdict and exit code. `profiles` are scanned for
+// NONSTATIONARY warnings.
+void FinishComparison(CompareResult& result, std::span<const ProfileSummary> baseline,
+                      std::span<const ProfileSummary> current);
+
+}  // namespace gpuroof

@@ -1,0 +1,300 @@
+#include "gpuroof/analyses/regression/history.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "gpuroof/analyses/regression/bootstrap.h"
+#include "gpuroof/analyses/regression/distributions.h"
+#include "gpuroof/analyses/regression/run_level.h"
+#include "gpuroof/model/errors.h"
+
+namespace gpuroof {
+
+namespace {
+
+// A strict little JSON reader for history lines: enough of RFC 8259 for objects, strings,
+// numbers and literals; arrays are skipped. History files are written by this tool, but may be
+// edited or truncated by CI scripts, so every problem is a clean InputError.
+class LineParser {
+ public:
+  LineParser(std::string_view text, std::string where) : text_(text), where_(std::move(where)) {}
+
+  HistoryEntry ParseEntry() {
+    HistoryEntry entry;
+    Expect('{');
+    if (!Consume('}')) {
+      do {
+        const std::string key = ParseString();
+        Expect(':');
+        if (key == "device") {
+          entry.device = ParseString();
+        } else if (key == "metrics") {
+          Expect('{');
+          if (!Consume('}')) {
+            do {
+              const std::string id = ParseString();
+              Expect(':');
+              entry.medians[id] = ParseNumber();
+            } while (Consume(','));
+            Expect('}');
+          }
+        } else {
+          SkipValue(0);
+        }
+      } while (Consume(','));
+      Expect('}');
+    }
+    SkipSpace();
+    if (pos_ != text_.size()) Fail("unexpected text after the object");
+    return entry;
+  }
+
+ private:
+  [[noreturn]] void Fail(const std::string& problem) const {
+    throw InputError(where_, fmt::format("{} (column {})", problem, pos_ + 1));
+  }
+  void SkipSpace() {
+    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' ||
+                                   text_[pos_] == '\r' || text_[pos_] == '\n'))
+      ++pos_;
+  }
+  bool Consume(char c) {
+    SkipSpace();
+    if (pos_ < text_.size() && text_[pos_] == c) {
+      ++pos_;
+      return true;
+    }
+    return false;
+  }
+  void Expect(char c) {
+    if (!Consume(c)) Fail(fmt::format("expected '{}'", c));
+  }
+  std::string ParseString() {
+    Expect('"');
+    std::string out;
+    while (pos_ < text_.size() && text_[pos_] != '"') {
+      char c = text_[pos_++];
+      if (c != '\\') {
+        out += c;
+        continue;
+      }
+      if (pos_ >= text_.size()) break;
+      const char e = text_[pos_++];
+      switch (e) {
+        case 'n':
+          out += '\n';
+          break;
+        case 't':
+          out += '\t';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case 'b':
+          out += '\b';
+          break;
+        case 'f':
+          out += '\f';
+          break;
+        case 'u': {
+          unsigned code = 0;
+          if (pos_ + 4 > text_.size() ||
+              std::from_chars(text_.data() + pos_, text_.data() + pos_ + 4, code, 16).ptr !=
+                  text_.data() + pos_ + 4) {
+            Fail("bad \\u escape");
+          }
+          pos_ += 4;
+          // History ids are ASCII in practice; keep other code points as UTF-8 (BMP only).
+          if (code < 0x80) {
+            out += static_cast<char>(code);
+          } else if (code < 0x800) {
+            out += static_cast<char>(0xC0 | (code >> 6));
+            out += static_cast<char>(0x80 | (code & 0x3F));
+          } else {
+            out += static_cast<char>(0xE0 | (code >> 12));
+            out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
+            out += static_cast<char>(0x80 | (code & 0x3F));
+          }
+          break;
+        }
+        default:
+          out += e;  // \" \\ \/
+      }
+    }
+    if (pos_ >= text_.size()) Fail("unterminated string");
+    ++pos_;
+    return out;
+  }
+  double ParseNumber() {
+    SkipSpace();
+    double value = 0;
+    const auto [ptr, ec] = std::from_chars(text_.data() + pos_, text_.data() + text_.size(), value);
+    if (ec != std::errc() || !std::isfinite(value)) Fail("expected a number");
+    pos_ = static_cast<size_t>(ptr - text_.data());
+    return value;
+  }
+  void SkipValue(int depth) {
+    if (depth > 64) Fail("nested too deeply");
+    SkipSpace();
+    if (pos_ >= text_.size()) Fail("expected a value");
+    const char c = text_[pos_];
+    if (c == '"') {
+      ParseString();
+    } else if (c == '{' || c == '[') {
+      const char close = c == '{' ? '}' : ']';
+      ++pos_;
+      if (Consume(close)) return;
+      do {
+        if (c == '{') {
+          ParseString();
+          Expect(':');
+        }
+        SkipValue(depth + 1);
+      } while (Consume(','));
+      Expect(close);
+    } else if (text_.substr(pos_, 4) == "true" || text_.substr(pos_, 4) == "null") {
+      pos_ += 4;
+    } else if (text_.substr(pos_, 5) == "false") {
+      pos_ += 5;
+    } else {
+      ParseNumber();
+    }
+  }
+
+  std::string_view text_;
+  std::string where_;
+  size_t pos_ = 0;
+};
+
+bool HistoryLevel(MetricLevel level) {
+  return level == MetricLevel::kIteration || level == MetricLevel::kGpuBusy ||
+         level == MetricLevel::kKernel || level == MetricLevel::kCopyBusy;
+}
+
+}  // namespace
+
+HistoryEntry HistoryEntryOf(const ProfileSummary& profile) {
+  HistoryEntry entry;
+  entry.device = profile.device_model;
+  for (const auto& [id, set] : profile.metrics) {
+    if (set.values.empty()) continue;
+    std::vector<double> values = set.values;
+    entry.medians[id] = MedianInPlace(values);
+  }
+  return entry;
+}
+
+std::vector<HistoryEntry> ParseHistory(std::string_view text, const std::string& source) {
+  std::vector<HistoryEntry> entries;
+  size_t line_number = 0;
+  while (!text.empty()) {
+    ++line_number;
+    const size_t end = text.find('\n');
+    const std::string_view line = text.substr(0, end);
+    text = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+    entries.push_back(LineParser(line, fmt::format("{}:{}", source, line_number)).ParseEntry());
+  }
+  return entries;
+}
+
+CompareResult CompareWithHistory(std::span<const HistoryEntry> history,
+                                 std::span<const ProfileSummary> current,
+                                 const GateSettings& settings, const std::string& history_source) {
+  if (current.empty()) throw InputError("compare", "need at least one current profile");
+  for (const HistoryEntry& entry : history) {
+    if (!entry.device.empty() && entry.device != current.front().device_model) {
+      throw InputError(
+          history_source,
+          fmt::format("not comparable: history device '{}' differs from '{}' in {}", entry.device,
+                      current.front().device_model, current.front().path));
+    }
+  }
+  CompareResult result;
+  result.settings = settings;
+  result.mode = CompareMode::kHistory;
+  double kernel_time = 0;
+  for (const ProfileSummary& p : current)
+    kernel_time += p.kernel_time_ns;
+  std::map<std::string, std::vector<double>> now;  // id -> log run summaries of current
+  std::map<std::string, const SampleSet*> sets;
+  std::map<std::string, double> totals;
+  for (const ProfileSummary& p : current) {
+    for (const auto& [id, set] : p.metrics) {
+      if (set.values.empty() || !HistoryLevel(set.level)) continue;
+      std::vector<double> values = set.values;
+      now[id].push_back(std::log(std::max(MedianInPlace(values), 1.0)));
+      sets[id] = &set;
+      totals[id] += set.total;
+    }
+  }
+  const double one_sided_alpha = settings.alpha;
+  for (const auto& [id, logs] : now) {
+    std::vector<double> past;
+    for (const HistoryEntry& entry : history) {
+      auto it = entry.medians.find(id);
+      if (it != entry.medians.end()) past.push_back(std::log(std::max(it->second, 1.0)));
+    }
+    if (past.empty()) continue;
+    const SampleSet& set = *sets[id];
+    MetricComparison m;
+    m.id = id;
+    m.level = set.level;
+    m.name = set.name;
+    m.method = "history-prediction-interval";
+    const double current_log = Mean(logs);
+    const double history_mean = Mean(past);
+    m.ratio = std::exp(current_log - history_mean);
+    SideSummary base;
+    base.n = past.size();
+    base.median = std::exp(history_mean);
+    SideSummary cur;
+    cur.n = logs.size();
+    cur.median = std::exp(current_log);
+    m.baseline = base;
+    m.current = cur;
+    const bool kernel = set.level == MetricLevel::kKernel;
+    if (kernel) {
+      m.share = kernel_time > 0 ? totals[id] / kernel_time : 0.0;
+      m.time_ratio = m.ratio;
+      m.impact = KernelImpact(*m.share, *m.ratio);
+      m.gated = *m.share >= settings.kernel_min_share &&
+                std::fabs(*m.impact) >= settings.kernel_min_impact;
+    } else {
+      m.gated = set.level != MetricLevel::kCopyBusy || settings.gate_copies;
+    }
+    const auto limit = HistoryPredictionLimit(past, one_sided_alpha);
+    if (past.size() < kHistoryMinEntries || !limit) {
+      m.verdict = Verdict::kLowN;
+      m.low_n_over_threshold = LowNExceedsThreshold(*m.ratio, 0, settings);
+      result.metrics.push_back(std::move(m));
+      continue;
+    }
+    const double half_width = limit->limit - limit->mean;
+    // The band of ratios the history predicts for an unchanged run, (1 - alpha) one-sided each.
+    m.ci_low = std::exp(-half_width);
+    m.ci_high = std::exp(half_width);
+    m.ci_level = 1.0 - one_sided_alpha;
+    m.test = "prediction-t";
+    const double scale = limit->sd * std::sqrt(1.0 + 1.0 / static_cast<double>(past.size()));
+    if (scale > 0) {
+      m.p_value = StudentTUpperTail((current_log - history_mean) / scale,
+                                    static_cast<double>(past.size() - 1));
+    }
+    m.verdict = DecideHistory(current_log, history_mean, half_width, settings);
+    m.mde = std::expm1(half_width);
+    result.metrics.push_back(std::move(m));
+  }
+  if (result.metrics.empty()) {
+    throw InputError(history_source,
+                     "not comparable: no metric is present in both the history and the current "
+                     "profiles");
+  }
+  FinishComparison(result, {}, current);
+  return result;
+}
+
+}  // namespace gpuroof

@@ -1,0 +1,239 @@
+#include "gpuroof/analyses/regression/profile_samples.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "gpuroof/analyses/interval_union.h"
+#include "gpuroof/analyses/mser.h"
+#include "gpuroof/analyses/ordered_scan.h"
+#include "gpuroof/analyses/range_attribution.h"
+#include "gpuroof/analyses/regression/hodges_lehmann.h"
+#include "gpuroof/analyses/regression/mann_whitney.h"
+#include "gpuroof/analyses/window.h"
+#include "gpuroof/model/errors.h"
+
+namespace gpuroof {
+
+namespace {
+
+// Kernel keys by signature index, computed once per signature.
+class KernelKeys {
+ public:
+  KernelKeys(const Trace& trace, KernelKey key) : trace_(trace), key_(key) {}
+  const std::string& Of(uint32_t signature) {
+    auto it = cache_.find(signature);
+    if (it != cache_.end()) return it->second;
+    const OpSignature& s = trace_.signatures[signature];
+    const std::string_view name = trace_.strings.Get(s.name);
+    std::string key;
+    if (key_ == KernelKey::kLaunch) {
+      key = LaunchKey(name, s.grid, s.block);
+    } else if (key_ == KernelKey::kDemangled && s.detail_name != 0) {
+      key = std::string(trace_.strings.Get(s.detail_name));
+    }
+    if (key.empty()) key = std::string(name);
+    return cache_.emplace(signature, std::move(key)).first->second;
+  }
+
+ private:
+  const Trace& trace_;
+  KernelKey key_;
+  std::unordered_map<uint32_t, std::string> cache_;
+};
+
+// How many leading samples to drop: fixed, or MSER-5 (at least one when there are two or more).
+size_t WarmupToDrop(const std::vector<double>& series, const ProfileOptions& options,
+                    bool* no_steady_state) {
+  if (options.warmup) return std::min(*options.warmup, series.size());
+  const MserResult mser = MserTruncation(series);
+  if (no_steady_state) *no_steady_state = mser.hit_cap && series.size() >= 10;
+  return series.size() >= 2 ? std::max<size_t>(1, mser.dropped) : 0;
+}
+
+// Stationarity of the kept window (§3.2 step 3): first half against second half.
+void CheckStationarity(const std::vector<double>& steady, const ProfileOptions& options,
+                       std::vector<std::string>& warnings) {
+  const size_t half = steady.size() / 2;
+  if (half < 6) return;
+  std::vector<double> first(steady.begin(), steady.begin() + static_cast<ptrdiff_t>(half));
+  std::vector<double> second(steady.end() - static_cast<ptrdiff_t>(half), steady.end());
+  const MannWhitneyResult test = MannWhitneyU(first, second);
+  if (test.p_value >= 0.01) return;
+  for (double& v : first)
+    v = std::log(std::max(v, 1.0));
+  for (double& v : second)
+    v = std::log(std::max(v, 1.0));
+  std::sort(first.begin(), first.end());
+  std::sort(second.begin(), second.end());
+  const double ratio = std::exp(HodgesLehmannShift(first, second, 0.01).estimate);
+  if (std::fabs(ratio - 1.0) > options.min_effect) {
+    warnings.push_back(fmt::format(
+        "NONSTATIONARY: iteration time drifts {:+.1f}% from the first to the second half of the "
+        "steady iterations (p = {:.2g}); thermal drift, throttling or contention?",
+        100.0 * (ratio - 1.0), test.p_value));
+  }
+}
+
+std::string DeviceSuffix(int32_t device, size_t device_count) {
+  return device_count > 1 ? fmt::format(" [dev {}]", device) : std::string();
+}
+
+void SummarizeIterations(const Trace& trace, const ProfileOptions& options,
+                         const std::vector<int32_t>& devices, ProfileSummary& summary) {
+  const std::vector<const NvtxRange*> ranges = FindNvtxRanges(trace, options.iteration_range);
+  if (ranges.empty()) {
+    throw InputError(trace.source, fmt::format("iteration range '{}' not found (no NVTX range of "
+                                               "that name)",
+                                               options.iteration_range));
+  }
+  const RangeAttribution attribution = AttributeGpuWork(trace, ranges);
+  summary.has_iterations = true;
+  summary.attribution = attribution.method == AttributionMethod::kLaunchCorrelation
+                            ? "launch-correlation"
+                            : "time-overlap";
+  if (!attribution.method_note.empty()) summary.warnings.push_back(attribution.method_note);
+  summary.iterations = ranges.size();
+  std::vector<double> walls;
+  for (const NvtxRange* range : ranges)
+    walls.push_back(static_cast<double>(range->end_ns - range->start_ns));
+  bool no_steady_state = false;
+  const size_t drop = WarmupToDrop(walls, options, &no_steady_state);
+  summary.warmup_dropped = drop;
+  summary.steady_iterations = walls.size() - drop;
+  if (summary.steady_iterations == 0) {
+    throw InputError(trace.source,
+                     fmt::format("no steady iterations: {} instance(s) of '{}', {} dropped as "
+                                 "warm-up",
+                                 walls.size(), options.iteration_range, drop));
+  }
+  if (no_steady_state) {
+    summary.warnings.push_back(
+        "NO STEADY STATE: MSER-5 dropped the largest warm-up it may (half of the iterations)");
+  }
+  const std::vector<double> steady(walls.begin() + static_cast<ptrdiff_t>(drop), walls.end());
+  CheckStationarity(steady, options, summary.warnings);
+
+  SampleSet& wall = summary.metrics["iteration"];
+  wall.level = MetricLevel::kIteration;
+  wall.name = options.iteration_range;
+  wall.values = steady;
+  SampleSet& launches = summary.metrics["launches"];
+  launches.level = MetricLevel::kLaunches;
+  launches.name = "kernel launches";
+  SampleSet& bytes = summary.metrics["bytes"];
+  bytes.level = MetricLevel::kBytes;
+  bytes.name = "bytes moved";
+
+  KernelKeys keys(trace, options.kernel_key);
+  std::unordered_map<uint32_t, SampleSet*> by_signature;  // std::map nodes do not move
+  // Engines seen per device, so a metric exists only where the profile has that engine.
+  std::set<std::pair<int32_t, Engine>> seen;
+  std::map<std::pair<int32_t, Engine>, std::vector<double>> busy_by_engine;
+  for (size_t it = drop; it < attribution.instances.size(); ++it) {
+    const RangeInstanceWork& work = attribution.instances[it];
+    std::map<std::pair<int32_t, Engine>, IntervalUnion> unions;
+    double kernel_launches = 0;
+    double moved = 0;
+    for (const OpRef& op : work.ops) {
+      const ActivityBlock& block = trace.blocks[op.block];
+      const OpInterval interval = CountedInterval(trace, work, op);
+      const Engine engine = block.engine[op.index];
+      const int32_t device = trace.streams[block.stream[op.index]].device_id;
+      unions[{device, engine}].Add(interval.start_ns, interval.end_ns);
+      seen.insert({device, engine});
+      if (engine == Engine::kKernel) {
+        kernel_launches += 1;
+        const double duration = static_cast<double>(interval.end_ns - interval.start_ns);
+        // One map lookup per signature, not per launch (a million launches is the target).
+        SampleSet*& cached = by_signature[block.signature[op.index]];
+        if (!cached) {
+          const std::string& key = keys.Of(block.signature[op.index]);
+          cached = &summary.metrics["kernel:" + key];
+          cached->level = MetricLevel::kKernel;
+          cached->name = key;
+        }
+        SampleSet& kernel = *cached;
+        kernel.values.push_back(duration);
+        kernel.total += duration;
+        summary.kernel_time_ns += duration;
+      } else {
+        moved += static_cast<double>(block.bytes[op.index]);
+      }
+    }
+    launches.values.push_back(kernel_launches);
+    bytes.values.push_back(moved);
+    // Every engine of the profile gets a value for every iteration (0 when idle in it).
+    for (const auto& key : seen) {
+      auto u = unions.find(key);
+      busy_by_engine[key].resize(it - drop, 0.0);
+      busy_by_engine[key].push_back(u == unions.end() ? 0.0
+                                                      : static_cast<double>(u->second.length_ns()));
+    }
+  }
+  for (auto& [key, values] : busy_by_engine) {
+    values.resize(summary.steady_iterations, 0.0);
+    const auto [device, engine] = key;
+    const bool compute = engine == Engine::kKernel;
+    SampleSet& set = summary.metrics[fmt::format("{}:{}:{}", compute ? "busy" : "copy",
+                                                 EngineName(engine), device)];
+    set.level = compute ? MetricLevel::kGpuBusy : MetricLevel::kCopyBusy;
+    set.name = std::string(EngineName(engine)) + DeviceSuffix(device, devices.size());
+    set.values = std::move(values);
+  }
+}
+
+// Without iterations: every launch of a kernel is a sample; each kernel's warm-up is trimmed
+// on its own launch series.
+void SummarizeLaunches(const Trace& trace, const ProfileOptions& options, ProfileSummary& summary) {
+  summary.warnings.push_back(
+      "no iteration annotation: kernel-level metrics only (give --iteration-range NAME)");
+  KernelKeys keys(trace, options.kernel_key);
+  std::map<std::string, std::vector<double>> series;
+  std::unordered_map<uint32_t, std::vector<double>*> by_signature;  // map nodes do not move
+  ForEachInStartOrder(trace, [&](const ActivityBlock& block, size_t i) {
+    if (block.engine[i] != Engine::kKernel) return;
+    std::vector<double>*& cached = by_signature[block.signature[i]];
+    if (!cached) cached = &series[keys.Of(block.signature[i])];
+    cached->push_back(static_cast<double>(block.end_ns[i] - block.start_ns[i]));
+  });
+  for (auto& [key, values] : series) {
+    const size_t drop = WarmupToDrop(values, options, nullptr);
+    if (drop >= values.size()) continue;
+    SampleSet& kernel = summary.metrics["kernel:" + key];
+    kernel.level = MetricLevel::kKernel;
+    kernel.name = key;
+    kernel.values.assign(values.begin() + static_cast<ptrdiff_t>(drop), values.end());
+    for (double v : kernel.values)
+      kernel.total += v;
+    summary.kernel_time_ns += kernel.total;
+  }
+}
+
+}  // namespace
+
+ProfileSummary SummarizeProfile(const Trace& trace, const ProfileOptions& options) {
+  ProfileSummary summary;
+  summary.path = trace.source;
+  const std::vector<int32_t> devices = trace.ActiveDeviceIds();
+  if (devices.empty()) throw InputError(trace.source, "empty profile: no GPU activity");
+  summary.device_count = devices.size();
+  std::set<std::string> models;
+  for (int32_t id : devices) {
+    const std::string_view name = trace.DeviceName(id);
+    models.insert(name.empty() ? std::string("unknown GPU") : std::string(name));
+  }
+  for (const std::string& model : models)
+    summary.device_model += (summary.device_model.empty() ? "" : " + ") + model;
+  if (options.iteration_range.empty()) {
+    SummarizeLaunches(trace, options, summary);
+  } else {
+    SummarizeIterations(trace, options, devices, summary);
+  }
+  return summary;
+}
+
+}  // namespace gpuroof

@@ -1,0 +1,59 @@
+// Per-profile pre-processing for the regression gate (refs/regression-gate.md §3.2;
+// docs/metrics.md, "compare"): iterations, warm-up trim, stationarity, and the samples of every
+// metric level, kept per profile so the gate can test within profiles or across runs.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpuroof/analyses/kernel_summary.h"
+#include "gpuroof/model/trace.h"
+
+namespace gpuroof {
+
+enum class MetricLevel {
+  kIteration,  // wall time of an iteration (the range instance's duration)
+  kGpuBusy,    // busy time of the compute engine per iteration (union of its kernels)
+  kCopyBusy,   // busy time of one copy/memset engine per iteration
+  kKernel,     // per-launch duration of one kernel key
+  kLaunches,   // kernel launches per iteration (exact)
+  kBytes,      // bytes moved per iteration (exact)
+};
+
+// The steady samples of one metric in one profile.
+struct SampleSet {
+  MetricLevel level = MetricLevel::kIteration;
+  std::string name;            // "train_step", "kernel", "H2D", or the kernel key
+  std::vector<double> values;  // ns (counts and bytes for the exact levels), in time order
+  double total = 0;            // kernels: summed steady launch time, ns
+};
+
+struct ProfileOptions {
+  std::string iteration_range;   // NVTX range name; empty: no iterations (kernel level only)
+  std::optional<size_t> warmup;  // unset: auto (MSER-5); else drop this many iterations/launches
+  KernelKey kernel_key = KernelKey::kLaunch;
+  double min_effect = 0.02;  // for the stationarity warning
+};
+
+struct ProfileSummary {
+  std::string path;
+  std::string device_model;  // distinct names of the devices with activity, joined by " + "
+  size_t device_count = 0;
+  bool has_iterations = false;
+  size_t iterations = 0;  // range instances found (0 without iterations)
+  size_t steady_iterations = 0;
+  size_t warmup_dropped = 0;
+  std::string attribution;                   // "launch-correlation" | "time-overlap" | ""
+  std::vector<std::string> warnings;         // "NONSTATIONARY: ...", "NO STEADY STATE: ...", notes
+  double kernel_time_ns = 0;                 // sum of steady kernel launch times (for shares)
+  std::map<std::string, SampleSet> metrics;  // by metric id, e.g. "iteration", "kernel:KEY"
+};
+
+// Summarizes one profile. Throws InputError naming the trace when it has no GPU activity, the
+// iteration range is missing, or no iteration is left after the warm-up.
+ProfileSummary SummarizeProfile(const Trace& trace, const ProfileOptions& options);
+
+}  // namespace gpuroof

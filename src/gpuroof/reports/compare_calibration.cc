@@ -1,0 +1,38 @@
+#include <fmt/format.h>
+
+#include "gpuroof/reports/compare_report.h"
+#include "gpuroof/reports/text_table.h"
+
+namespace gpuroof {
+
+std::string RenderCalibrationText(const Calibration& calibration, const GateSettings& settings) {
+  std::string out = fmt::format("calibration: {} profiles of the same code  {}\n\n",
+                                calibration.profiles, calibration.device);
+  TextTable table({"metric", "runs", "noise sigma_s", "floor", "floor >= 3.3 sigma", "A/A MDE",
+                   fmt::format("profiles/side for {:g}%", 100 * settings.target)});
+  for (const NoiseRow& row : calibration.rows) {
+    std::string label = row.level == MetricLevel::kIteration ? "iteration time [" + row.name + "]"
+                        : row.level == MetricLevel::kGpuBusy ? "GPU busy / iter " + row.name
+                                                             : "kernel " + row.name;
+    table.AddRow({label, std::to_string(row.runs), fmt::format("{:.2f}%", 100 * row.sigma),
+                  fmt::format("{:g}%", 100 * row.floor), row.floor_ok ? "yes" : "NO",
+                  row.mde ? fmt::format("{:.1f}%", 100 * *row.mde) : "-",
+                  std::to_string(row.profiles_per_side)});
+  }
+  out += table.Render();
+  out += fmt::format("A/A gate of the first two profiles: {} false alarm(s)\n",
+                     calibration.aa_false_alarms);
+  out += calibration.detects_target
+             ? fmt::format(
+                   "result: the configured floors can detect a {:g}% change at ~1% false "
+                   "alarms with one profile per side\n",
+                   100 * settings.target)
+             : fmt::format(
+                   "result: this setup cannot reliably detect a {:g}% change with one "
+                   "profile per side: lock clocks, raise the floors, or use the "
+                   "profiles/side above\n",
+                   100 * settings.target);
+  return out;
+}
+
+}  // namespace gpuroof

@@ -1,0 +1,96 @@
+#include "gpuroof/reports/compare_cells.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "gpuroof/reports/number_format.h"
+
+namespace gpuroof {
+
+std::string RatioPercent(double ratio, int decimals) {
+  return fmt::format("{:+.{}f}%", 100.0 * (ratio - 1.0), decimals);
+}
+
+std::string MetricLabel(const MetricComparison& m) {
+  std::string label;
+  switch (m.level) {
+    case MetricLevel::kIteration:
+      label = fmt::format("iteration time [{}]", m.name);
+      break;
+    case MetricLevel::kGpuBusy:
+      label = "GPU compute busy / iter" +
+              (m.name.size() > 6 ? m.name.substr(6) : std::string());  // " [dev N]"
+      break;
+    case MetricLevel::kCopyBusy:
+      label = fmt::format("copy {} busy / iter", m.name);
+      break;
+    case MetricLevel::kKernel:
+      label = "kernel " + m.name;
+      break;
+    case MetricLevel::kLaunches:
+      label = "launches / iter";
+      break;
+    case MetricLevel::kBytes:
+      label = "bytes / iter";
+      break;
+  }
+  if (!m.gated) label += " (report)";
+  return label;
+}
+
+std::string SideValue(const MetricComparison& m, const std::optional<SideSummary>& side) {
+  if (!side || side->n == 0) return "-";
+  switch (m.level) {
+    case MetricLevel::kLaunches:
+      return fmt::format("{:.0f}", side->median);
+    case MetricLevel::kBytes:
+      return HumanBytes(side->median);
+    default:
+      return HumanDurationNs(side->median);
+  }
+}
+
+std::string SideValueWithSpread(const MetricComparison& m, const std::optional<SideSummary>& side) {
+  std::string value = SideValue(m, side);
+  if (!side || side->n < 2 || m.method == "exact") return value;
+  return fmt::format("{} ±{:.1f}%", value, 100.0 * side->iqr_rel / 2.0);
+}
+
+std::string DeltaCell(const MetricComparison& m) {
+  if (m.method == "exact" && m.delta) {
+    const std::string delta = m.level == MetricLevel::kBytes
+                                  ? (*m.delta >= 0 ? "+" : "-") + HumanBytes(std::fabs(*m.delta))
+                                  : fmt::format("{:+.0f}", *m.delta);
+    return delta + " (exact)";
+  }
+  if (!m.ratio) return "-";
+  if (!m.ci_low || !m.ci_high) return RatioPercent(*m.ratio) + " (low n)";
+  return fmt::format("{} [{}, {}]", RatioPercent(*m.ratio), RatioPercent(*m.ci_low),
+                     RatioPercent(*m.ci_high));
+}
+
+std::string PValueCell(const MetricComparison& m) {
+  if (!m.p_value) return "-";
+  const double p = m.p_adjusted.value_or(*m.p_value);
+  if (p < 1e-9) return "<1e-9";
+  return fmt::format("{:.2g}", p);
+}
+
+std::string CountCell(const MetricComparison& m) {
+  auto n = [](const std::optional<SideSummary>& side) {
+    return side ? std::to_string(side->n) : std::string("-");
+  };
+  return n(m.baseline) + "/" + n(m.current);
+}
+
+std::string VerdictCell(const MetricComparison& m) {
+  std::string cell(VerdictLabel(m.verdict));
+  if (m.verdict == Verdict::kLowN && m.low_n_over_threshold) cell += " (over threshold)";
+  if (m.impact && m.verdict != Verdict::kNoChange) {
+    cell += fmt::format(" (impact {:+.1f}%)", 100.0 * *m.impact);
+  }
+  return cell;
+}
+
+}  // namespace gpuroof

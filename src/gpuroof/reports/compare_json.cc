@@ -1,0 +1,199 @@
+#include "gpuroof/reports/compare_report.h"
+#include "gpuroof/reports/json_writer.h"
+#include "gpuroof/reports/number_format.h"
+#include "gpuroof/reports/report_json.h"
+
+namespace gpuroof {
+
+namespace {
+
+std::string_view LevelId(MetricLevel level) {
+  switch (level) {
+    case MetricLevel::kIteration:
+      return "iteration";
+    case MetricLevel::kGpuBusy:
+      return "gpu-busy";
+    case MetricLevel::kCopyBusy:
+      return "copy-busy";
+    case MetricLevel::kKernel:
+      return "kernel";
+    case MetricLevel::kLaunches:
+      return "launches";
+    case MetricLevel::kBytes:
+      return "bytes";
+  }
+  return "?";
+}
+
+std::string_view Unit(MetricLevel level) {
+  return level == MetricLevel::kLaunches ? "count" : level == MetricLevel::kBytes ? "bytes" : "ns";
+}
+
+void WriteSide(JsonWriter& json, const std::optional<SideSummary>& side) {
+  if (!side) {
+    json.Null();
+    return;
+  }
+  json.BeginObject();
+  json.Key("n").UInt(side->n);
+  json.Key("median").Double(side->median);
+  json.Key("iqr_rel").Double(side->iqr_rel);
+  json.EndObject();
+}
+
+void WriteProfiles(JsonWriter& json, const std::vector<ProfileSummary>& profiles) {
+  json.BeginArray();
+  for (const ProfileSummary& p : profiles) {
+    json.BeginObject();
+    json.Key("path").String(p.path);
+    json.Key("device").String(p.device_model);
+    json.Key("devices").UInt(p.device_count);
+    json.Key("iterations").UInt(p.iterations);
+    json.Key("steady_iterations").UInt(p.steady_iterations);
+    json.Key("warmup_dropped").UInt(p.warmup_dropped);
+    json.Key("attribution").String(p.attribution);
+    json.Key("warnings").BeginArray();
+    for (const std::string& w : p.warnings)
+      json.String(w);
+    json.EndArray();
+    json.EndObject();
+  }
+  json.EndArray();
+}
+
+void WriteMetric(JsonWriter& json, const MetricComparison& m) {
+  json.BeginObject();
+  json.Key("id").String(m.id);
+  json.Key("level").String(LevelId(m.level));
+  json.Key("name").String(m.name);
+  json.Key("unit").String(Unit(m.level));
+  json.Key("gated").Bool(m.gated);
+  json.Key("baseline");
+  WriteSide(json, m.baseline);
+  json.Key("current");
+  WriteSide(json, m.current);
+  json.Key("ratio");
+  if (m.ratio) {
+    json.BeginObject();
+    json.Key("estimate").Double(m.ratio);
+    json.Key("ci");
+    if (m.ci_low && m.ci_high) {
+      json.BeginArray().Double(*m.ci_low).Double(*m.ci_high).EndArray();
+    } else {
+      json.Null();
+    }
+    json.Key("ci_level").Double(m.ci_level);
+    json.Key("method").String(m.method);
+    json.EndObject();
+  } else {
+    json.Null();
+  }
+  json.Key("median_ratio");
+  if (m.median_ratio) {
+    json.BeginObject();
+    json.Key("estimate").Double(m.median_ratio->estimate);
+    json.Key("ci").BeginArray().Double(m.median_ratio->low).Double(m.median_ratio->high);
+    json.EndArray();
+    json.Key("method").String("bootstrap-percentile");
+    json.EndObject();
+  } else {
+    json.Null();
+  }
+  json.Key("test");
+  if (m.test.empty()) {
+    json.Null();
+  } else {
+    json.String(m.test);
+  }
+  json.Key("p_value").Double(m.p_value);
+  json.Key("p_adjusted").Double(m.p_adjusted ? m.p_adjusted : m.p_value);
+  json.Key("run_mwu_p").Double(m.run_mwu_p);
+  json.Key("share").Double(m.share);
+  json.Key("time_ratio").Double(m.time_ratio);
+  json.Key("impact").Double(m.impact);
+  json.Key("mde").Double(m.mde);
+  json.Key("delta").Double(m.delta);
+  json.Key("floor").Double(m.floor);
+  json.Key("verdict").String(VerdictId(m.verdict));
+  json.Key("low_n_over_threshold").Bool(m.low_n_over_threshold);
+  json.EndObject();
+}
+
+}  // namespace
+
+std::string RenderCompareJson(const CompareReport& report) {
+  const CompareResult& r = report.result;
+  const GateSettings& s = r.settings;
+  JsonWriter json;
+  json.BeginObject();
+  WriteJsonHeader(json, "gpuroof.compare/1", report.tool_version);
+  json.Key("verdict").String(r.verdict);
+  json.Key("exit_code").Int(r.exit_code);
+  json.Key("mode").String(CompareModeName(r.mode));
+  json.Key("settings").BeginObject();
+  json.Key("alpha").Double(s.alpha);
+  json.Key("min_effect").Double(s.min_effect);
+  json.Key("target").Double(s.target);
+  json.Key("floors").BeginObject();
+  json.Key("time").Double(s.floor_time);
+  json.Key("kernel").Double(s.floor_kernel);
+  json.Key("copy").Double(s.floor_copy);
+  json.EndObject();
+  json.Key("n_min").UInt(s.n_min);
+  json.Key("warmup").String(report.warmup_text);
+  json.Key("kernel_key").String(report.kernel_key);
+  json.Key("multiple_testing").String("holm");
+  json.Key("bootstrap").BeginObject();
+  json.Key("B").Int(kBootstrapReplicates);
+  json.Key("seed").UInt(kBootstrapSeed);
+  json.Key("rng").String("splitmix64");
+  json.EndObject();
+  json.EndObject();
+  json.Key("inputs").BeginObject();
+  json.Key("baseline");
+  WriteProfiles(json, report.baseline);
+  json.Key("current");
+  WriteProfiles(json, report.current);
+  json.Key("history");
+  if (report.history_source.empty()) {
+    json.Null();
+  } else {
+    json.BeginObject().Key("path").String(report.history_source);
+    json.Key("entries").UInt(report.history_entries).EndObject();
+  }
+  json.EndObject();
+  json.Key("metrics").BeginArray();
+  for (const MetricComparison& m : r.metrics)
+    WriteMetric(json, m);
+  json.EndArray();
+  json.Key("summary").BeginObject();
+  json.Key("gated").UInt(r.summary.gated);
+  json.Key("regressed").UInt(r.summary.regressed);
+  json.Key("improved").UInt(r.summary.improved);
+  json.Key("inconclusive").UInt(r.summary.inconclusive);
+  json.Key("reported").UInt(r.summary.reported);
+  json.Key("geomean_weighted").Double(r.geomean_weighted);
+  json.Key("geomean_plain").Double(r.geomean_plain);
+  json.Key("noise_sd").Double(r.noise_sd);
+  json.EndObject();
+  json.Key("warnings").BeginArray();
+  for (const std::string& w : r.warnings)
+    json.String(w);
+  json.EndArray();
+  json.EndObject();
+  return json.str();
+}
+
+std::string RenderHistoryLine(const HistoryEntry& entry, const std::string& path) {
+  // One line per run: JsonWriter indents, so this is written by hand with its quoting.
+  std::string line = "{\"schema\": \"gpuroof.compare-history/1\", \"path\": " + JsonQuote(path) +
+                     ", \"device\": " + JsonQuote(entry.device) + ", \"metrics\": {";
+  bool first = true;
+  for (const auto& [id, median] : entry.medians) {
+    line += (first ? "" : ", ") + JsonQuote(id) + ": " + ShortestDouble(median);
+    first = false;
+  }
+  return line + "}}\n";
+}
+
+}  // namespace gpuroof

@@ -1,0 +1,178 @@
+#include "gpuroof/analyses/regression/gate.h"
+
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "gpuroof/analyses/regression/bootstrap.h"
+#include "gpuroof/model/errors.h"
+
+namespace gpuroof {
+namespace {
+
+ProfileSummary Profile(const std::string& path, std::vector<double> iteration,
+                       const std::string& model = "GPU X") {
+  ProfileSummary p;
+  p.path = path;
+  p.device_model = model;
+  p.device_count = 1;
+  p.has_iterations = true;
+  p.iterations = iteration.size();
+  p.steady_iterations = iteration.size();
+  SampleSet& set = p.metrics["iteration"];
+  set.level = MetricLevel::kIteration;
+  set.name = "step";
+  set.values = std::move(iteration);
+  return p;
+}
+
+void AddKernel(ProfileSummary& p, const std::string& key, std::vector<double> launches) {
+  SampleSet& set = p.metrics["kernel:" + key];
+  set.level = MetricLevel::kKernel;
+  set.name = key;
+  set.values = std::move(launches);
+  for (double v : set.values)
+    set.total += v;
+  p.kernel_time_ns += set.total;
+}
+
+const MetricComparison& Find(const CompareResult& r, const std::string& id) {
+  for (const MetricComparison& m : r.metrics)
+    if (m.id == id) return m;
+  throw std::runtime_error("no metric " + id);
+}
+
+// E4's samples as iteration times, single-run: INCONCLUSIVE, exit 0 (the gate does not fail on
+// it unless asked to).
+TEST(GateTest, ExampleE4IsInconclusiveInSingleRun) {
+  const std::vector<ProfileSummary> base = {Profile("b", {100, 102, 98, 101, 99, 103, 100, 97})};
+  const std::vector<ProfileSummary> cur = {Profile("c", {105, 104, 108, 103, 106, 107, 104, 105})};
+  GateSettings settings;
+  const CompareResult r = CompareProfiles(base, cur, settings);
+  const MetricComparison& m = Find(r, "iteration");
+  EXPECT_EQ(r.mode, CompareMode::kSingleRun);
+  EXPECT_EQ(m.verdict, Verdict::kInconclusive);
+  EXPECT_NEAR(*m.ratio, 1.050252494893634, 1e-12);
+  EXPECT_NEAR(*m.ci_low, 104.0 / 102.0, 1e-12);
+  EXPECT_NEAR(*m.ci_high, 105.0 / 97.0, 1e-12);
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.verdict, "pass-with-warnings");
+  // MDE = floor + half the interval width.
+  EXPECT_NEAR(*m.mde, 0.03 + (105.0 / 97.0 - 104.0 / 102.0) / 2.0, 1e-12);
+  settings.fail_on_inconclusive = true;
+  EXPECT_EQ(CompareProfiles(base, cur, settings).exit_code, 1);
+}
+
+// E8: five runs per side, one run summary each -> pooled t, REGRESSED, exit 1.
+TEST(GateTest, ExampleE8MultiRunRegresses) {
+  std::vector<ProfileSummary> base;
+  std::vector<ProfileSummary> cur;
+  for (double v : {41.2, 41.5, 40.9, 41.3, 41.1})
+    base.push_back(Profile("b", {v * 1e6}));
+  for (double v : {43.0, 43.4, 42.8, 43.3, 42.9})
+    cur.push_back(Profile("c", {v * 1e6}));
+  const CompareResult r = CompareProfiles(base, cur, GateSettings{});
+  const MetricComparison& m = Find(r, "iteration");
+  EXPECT_EQ(r.mode, CompareMode::kMultiRun);
+  EXPECT_EQ(m.method, "pooled-t-log");
+  EXPECT_NEAR(*m.ratio, 1.045628301759646, 1e-12);
+  EXPECT_NEAR(*m.ci_low, 1.033005318482090, 1e-12);
+  EXPECT_NEAR(*m.ci_high, 1.058405533717218, 1e-12);
+  EXPECT_NEAR(*m.run_mwu_p, 0.007936507936508, 1e-12);
+  EXPECT_EQ(m.verdict, Verdict::kRegressed);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.verdict, "regression");
+}
+
+TEST(GateTest, SelfComparisonIsExactlyOne) {
+  ProfileSummary p = Profile("p", {1000, 1010, 990, 1005, 1003, 998, 1001, 1020, 999, 1002});
+  AddKernel(p, "k", {500, 505, 495, 502, 501, 499, 500, 503, 497, 500});
+  const std::vector<ProfileSummary> side = {p};
+  const CompareResult r = CompareProfiles(side, side, GateSettings{});
+  for (const MetricComparison& m : r.metrics) {
+    ASSERT_TRUE(m.ratio) << m.id;
+    EXPECT_EQ(*m.ratio, 1.0) << m.id;
+    EXPECT_NE(m.verdict, Verdict::kRegressed) << m.id;
+  }
+  EXPECT_EQ(r.exit_code, 0);
+}
+
+// A kernel with half of the GPU time made 10 % slower, 200 launches per side, is gated and
+// REGRESSED; a kernel with 0.5 % of the time made 50 % slower is reported only.
+TEST(GateTest, KernelGatingByShareAndImpact) {
+  ProfileSummary b;
+  ProfileSummary c;
+  b.path = "b";
+  c.path = "c";
+  b.device_model = c.device_model = "GPU X";
+  b.device_count = c.device_count = 1;
+  SplitMix64 rng(1);
+  std::vector<double> big_b;
+  std::vector<double> big_c;
+  std::vector<double> tiny_b;
+  std::vector<double> tiny_c;
+  std::vector<double> rest_b;
+  std::vector<double> rest_c;
+  for (int i = 0; i < 200; ++i) {
+    const double noise = 1.0 + 0.01 * (static_cast<double>(rng.NextIndex(2001)) / 1000.0 - 1.0);
+    big_b.push_back(1000 * noise);
+    big_c.push_back(1100 * noise);
+    tiny_b.push_back(10 * noise);
+    tiny_c.push_back(15 * noise);
+    rest_b.push_back(990 * noise);
+    rest_c.push_back(990 * noise);
+  }
+  AddKernel(b, "big", big_b);
+  AddKernel(c, "big", big_c);
+  AddKernel(b, "tiny", tiny_b);
+  AddKernel(c, "tiny", tiny_c);
+  AddKernel(b, "rest", rest_b);
+  AddKernel(c, "rest", rest_c);
+  const std::vector<ProfileSummary> base = {b};
+  const std::vector<ProfileSummary> cur = {c};
+  const CompareResult r = CompareProfiles(base, cur, GateSettings{});
+  const MetricComparison& big = Find(r, "kernel:big");
+  const MetricComparison& tiny = Find(r, "kernel:tiny");
+  const MetricComparison& rest = Find(r, "kernel:rest");
+  // share = 1000 / (1000 + 10 + 990) = 0.5 (noise is common to all three), impact = 0.05.
+  EXPECT_NEAR(*big.share, 0.5, 1e-3);
+  EXPECT_NEAR(*big.impact, 0.05, 1e-3);
+  EXPECT_TRUE(big.gated);
+  EXPECT_EQ(big.verdict, Verdict::kRegressed);
+  EXPECT_NEAR(*big.ratio, 1.1, 1e-9);
+  // The gated family is {big} (rest has impact 0): its interval is at 1 - 0.01/1.
+  EXPECT_DOUBLE_EQ(big.ci_level, 0.99);
+  EXPECT_FALSE(tiny.gated);                       // share 0.005 < 1 %
+  EXPECT_FALSE(rest.gated);                       // impact 0
+  EXPECT_EQ(r.metrics.front().id, "kernel:big");  // gated regressions first
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NEAR(*r.geomean_weighted, 1.1, 1e-9);
+}
+
+TEST(GateTest, IncomparableProfilesAreInputErrors) {
+  const std::vector<ProfileSummary> base = {Profile("b", {1, 2, 3, 4, 5, 6}, "GPU X")};
+  const std::vector<ProfileSummary> other = {Profile("c", {1, 2, 3, 4, 5, 6}, "GPU Y")};
+  EXPECT_THROW(CompareProfiles(base, other, GateSettings{}), InputError);
+  ProfileSummary no_common = Profile("c", {});
+  no_common.metrics.clear();
+  AddKernel(no_common, "k", {1, 2});
+  const std::vector<ProfileSummary> cur = {no_common};
+  EXPECT_THROW(CompareProfiles(base, cur, GateSettings{}), InputError);
+}
+
+TEST(GateTest, FewSamplesAreLowN) {
+  const std::vector<ProfileSummary> base = {Profile("b", {100, 100, 100})};
+  const std::vector<ProfileSummary> cur = {Profile("c", {110, 110, 110})};
+  const CompareResult r = CompareProfiles(base, cur, GateSettings{});
+  const MetricComparison& m = Find(r, "iteration");
+  EXPECT_EQ(m.verdict, Verdict::kLowN);
+  EXPECT_DOUBLE_EQ(*m.ratio, 1.1);
+  EXPECT_TRUE(m.low_n_over_threshold);  // 10 % > floor 3 % + min effect 2 %
+  EXPECT_EQ(r.exit_code, 0);            // LOW-N never gates unless --low-n gate
+  GateSettings gate;
+  gate.low_n_gate = true;
+  EXPECT_EQ(CompareProfiles(base, cur, gate).exit_code, 1);
+}
+
+}  // namespace
+}  // namespace gpuroof
