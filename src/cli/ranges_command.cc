@@ -14,15 +14,6 @@
 
 namespace gpuroof {
 
-namespace {
-
-struct RangesOptions {
-  std::vector<std::string> traces;
-  std::string name;
-  int threads = 0;
-  OutputOptions output;
-};
-
 int RunRanges(const RangesOptions& options) {
   std::vector<std::unique_ptr<Trace>> traces;
   RangesReport report;
@@ -45,8 +36,6 @@ int RunRanges(const RangesOptions& options) {
   RenderAndEmit(options.output, report, RenderRangesText, RenderRangesCsv, RenderRangesJson);
   return kExitOk;
 }
-
-}  // namespace
 
 void AddRangesCommand(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<RangesOptions>();

@@ -103,16 +103,7 @@ TEST(AnalyzeCli, ExampleTableSaysWhatBinds) {
 void ExpectGolden(const std::string& name, const std::vector<std::string>& args) {
   CliResult r = RunGpuroof(args);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  std::string out = r.out;
-  // The example's absolute path differs between clones.
-  const std::string path = Example().string();
-  for (size_t at = out.find(path); at != std::string::npos; at = out.find(path, at)) {
-    out.replace(at, path.size(), "<example>");
-  }
-  std::filesystem::path golden = SourceDir() / "tests" / "golden" / name;
-  if (std::getenv("UPDATE_GOLDEN") != nullptr) WriteFile(golden, out);
-  EXPECT_EQ(out, ReadFile(golden)) << "golden file " << golden << " differs (UPDATE_GOLDEN=1 to "
-                                   << "rewrite it after checking the change)";
+  ExpectGoldenOutput(name, r.out, Example().string(), "<example>");
 }
 
 TEST(AnalyzeCli, ExampleOutputsMatchTheirGoldenFiles) {

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -73,6 +74,17 @@ void WriteFile(const std::filesystem::path& path, const std::string& content) {
 
 std::filesystem::path SourceDir() {
   return GPUROOF_SOURCE_DIR;
+}
+
+void ExpectGoldenOutput(const std::string& name, std::string out, const std::string& path,
+                        const std::string& placeholder) {
+  for (size_t at = out.find(path); at != std::string::npos; at = out.find(path, at)) {
+    out.replace(at, path.size(), placeholder);
+  }
+  const std::filesystem::path golden = SourceDir() / "tests" / "golden" / name;
+  if (std::getenv("UPDATE_GOLDEN") != nullptr) WriteFile(golden, out);
+  EXPECT_EQ(out, ReadFile(golden)) << "golden file " << golden << " differs (UPDATE_GOLDEN=1 to "
+                                   << "rewrite it after checking the change)";
 }
 
 }  // namespace gpuroof::testing

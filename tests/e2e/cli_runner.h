@@ -38,4 +38,10 @@ void WriteFile(const std::filesystem::path& path, const std::string& content);
 // Path of the bundled example trace and of the repository root.
 std::filesystem::path SourceDir();
 
+// Compares `out` with tests/golden/<name> after replacing every occurrence of `path` (a trace's
+// absolute path, which differs between clones) by `<placeholder>`. UPDATE_GOLDEN=1 rewrites the
+// golden file instead; review the diff before committing.
+void ExpectGoldenOutput(const std::string& name, std::string out, const std::string& path,
+                        const std::string& placeholder);
+
 }  // namespace gpuroof::testing

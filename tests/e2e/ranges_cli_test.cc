@@ -149,6 +149,39 @@ TEST(RangesCliTest, JsonNamesTheSchema) {
       << result.out.substr(0, 200);
 }
 
+TEST(RangesCliTest, AnalyzePerRangeGivesTheInstanceRows) {
+  TempDir dir;
+  const auto trace = Build(dir, "epochs.sqlite", kEpochs);
+  const CliResult ranges =
+      RunGpuroof({"ranges", trace.string(), "--name", "epoch", "--format", "csv"});
+  const CliResult analyze =
+      RunGpuroof({"analyze", trace.string(), "--per-range", "epoch", "--format", "csv"});
+  ASSERT_EQ(analyze.exit_code, 0) << analyze.err;
+  EXPECT_EQ(analyze.out, ranges.out);
+  EXPECT_EQ(CsvRows(analyze.out).size(), 3u);
+
+  const CliResult mixed =
+      RunGpuroof({"analyze", trace.string(), "--per-range", "epoch", "--units", "3"});
+  EXPECT_EQ(mixed.exit_code, 2);
+  EXPECT_NE(mixed.err.find("--per-range"), std::string::npos) << mixed.err;
+}
+
+// The tables' layout, pinned (the numbers in them are checked cell by cell above).
+TEST(RangesCliTest, TablesMatchTheirGoldenFiles) {
+  TempDir dir;
+  const auto trace = Build(dir, "epochs.sqlite", kEpochs);
+  for (const auto& [golden, extra] : std::vector<std::pair<std::string, std::vector<std::string>>>{
+           {"ranges_epochs.txt", {}},
+           {"ranges_epochs_instances.txt", {"--name", "epoch"}},
+           {"ranges_epochs_instances.json", {"--name", "epoch", "--format", "json"}}}) {
+    std::vector<std::string> args = {"ranges", trace.string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const CliResult result = RunGpuroof(args);
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    ExpectGoldenOutput(golden, result.out, trace.string(), "<epochs>");
+  }
+}
+
 bool IsOneErrorLine(const std::string& err) {
   return err.rfind("gpuroof: error: ", 0) == 0 && std::count(err.begin(), err.end(), '\n') == 1;
 }
