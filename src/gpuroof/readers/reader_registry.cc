@@ -3,6 +3,7 @@
 #include <fstream>
 
 #include "gpuroof/model/errors.h"
+#include "gpuroof/readers/kineto_json_reader.h"
 #include "gpuroof/readers/nsys_report_export.h"
 #include "gpuroof/readers/nsys_sqlite_reader.h"
 
@@ -36,6 +37,12 @@ Trace ReadTrace(const std::filesystem::path& path, const ReadOptions& options) {
   if (std::filesystem::is_directory(path, ec)) {
     throw InputError(path.string(),
                      "is a directory, expected a trace file (" + SupportedFormats() + ")");
+  }
+  if (IsKinetoJsonFile(path)) {
+    KinetoReadOptions kineto_options;
+    kineto_options.detail = options.detail;
+    kineto_options.api_calls = options.api_calls;
+    return ReadKinetoJson(path, kineto_options);
   }
   NsysReadOptions nsys_options;
   nsys_options.threads = options.threads;

@@ -1,0 +1,713 @@
+#include "gpuroof/readers/kineto_json_reader.h"
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include <fmt/format.h>
+#include <simdjson.h>
+
+#include "gpuroof/model/errors.h"
+#include "gpuroof/readers/gzip_input.h"
+#include "gpuroof/readers/json_structure_scanner.h"
+#include "gpuroof/readers/kineto_event_kinds.h"
+#include "gpuroof/readers/kineto_trace_builder.h"
+
+namespace gpuroof {
+
+namespace {
+
+namespace od = simdjson::ondemand;
+using simdjson::error_code;
+using simdjson::SUCCESS;
+
+// Top-level values larger than this (other than traceEvents) are skipped, not parsed.
+constexpr size_t kMaxCapturedBytes = size_t{16} << 20;
+// Bytes readable past any document handed to simdjson, which reads ahead in 64-byte blocks.
+constexpr size_t kPadding = simdjson::SIMDJSON_PADDING + JsonStructureScanner::kBlockBytes;
+
+bool IsSpace(char c) {
+  return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+std::string_view TrimRight(std::string_view text) {
+  while (!text.empty() && IsSpace(text.back()))
+    text.remove_suffix(1);
+  return text;
+}
+
+class StringSource : public ByteSource {
+ public:
+  explicit StringSource(std::string_view text) : text_(text) {}
+  size_t Read(char* out, size_t size) override {
+    size_t n = std::min(size, text_.size());
+    std::memcpy(out, text_.data(), n);
+    text_.remove_prefix(n);
+    return n;
+  }
+  bool compressed() const override { return false; }
+
+ private:
+  std::string_view text_;
+};
+
+// A JSON number or string holding an integer ("7", 7); nullopt otherwise.
+std::optional<int64_t> ReadInteger(od::value value) {
+  od::json_type type;
+  if (value.type().get(type) != SUCCESS) return std::nullopt;
+  std::string_view text;
+  if (type == od::json_type::number) {
+    return ParseInteger(TrimRight(value.raw_json_token()));
+  }
+  if (type == od::json_type::string && value.get_string().get(text) == SUCCESS) {
+    return ParseInteger(text);
+  }
+  return std::nullopt;
+}
+
+// A string value's text between its quotes, still escaped. Stage 1 validated it (UTF-8,
+// control characters), so without a backslash it is the string itself: most names are never
+// copied or unescaped.
+error_code ReadRawString(od::value value, std::string_view& out) {
+  std::string_view token = TrimRight(value.raw_json_token());
+  if (token.size() < 2 || token.front() != '"' || token.back() != '"') {
+    return simdjson::INCORRECT_TYPE;
+  }
+  out = token.substr(1, token.size() - 2);
+  return SUCCESS;
+}
+
+// ts / dur: the number's text as written (exact decimal parsing happens later, only for the
+// events that need it).
+error_code ReadTimeText(od::value value, std::optional<std::string_view>& out) {
+  od::json_type type;
+  if (error_code e = value.type().get(type)) return e;
+  std::string_view text;
+  if (type == od::json_type::number) {
+    out = TrimRight(value.raw_json_token());
+  } else if (type == od::json_type::string && ReadRawString(value, text) == SUCCESS) {
+    out = text;
+  } else {
+    out = std::string_view();  // present but not a number
+  }
+  return SUCCESS;
+}
+
+error_code ReadId(od::value value, KinetoId& out) {
+  od::json_type type;
+  if (error_code e = value.type().get(type)) return e;
+  std::string_view text;
+  if (type == od::json_type::number) {
+    out.type = KinetoId::Type::kNumber;
+    out.text = TrimRight(value.raw_json_token());
+  } else if (type == od::json_type::string && ReadRawString(value, text) == SUCCESS) {
+    out.type = KinetoId::Type::kString;
+    out.text = text;
+  }
+  return SUCCESS;  // other types: absent for our purposes
+}
+
+// A string field; values of another type are ignored (left empty).
+void ReadString(od::value value, std::string_view& out) {
+  if (ReadRawString(value, out) != SUCCESS) out = {};
+}
+
+error_code ReadDims(od::value value, std::array<uint32_t, 3>& out) {
+  od::array array;
+  if (value.get_array().get(array) != SUCCESS) return SUCCESS;
+  size_t i = 0;
+  for (auto element : array) {
+    od::value item;
+    if (error_code e = std::move(element).get(item)) return e;
+    std::optional<int64_t> n = ReadInteger(item);
+    if (i < out.size() && n && *n >= 0) out[i] = static_cast<uint32_t>(*n);
+    ++i;
+  }
+  return SUCCESS;
+}
+
+error_code ReadArgs(od::value value, KinetoEvent::Args& args) {
+  od::object object;
+  if (value.get_object().get(object) != SUCCESS) return SUCCESS;
+  for (auto field_result : object) {
+    od::field field;
+    if (error_code e = std::move(field_result).get(field)) return e;
+    od::raw_json_string key = field.key();
+    od::value v = field.value();
+    switch (key.raw()[0]) {
+      case 'd':
+        if (key.unsafe_is_equal("device")) args.device = ReadInteger(v);
+        break;
+      case 's':
+        if (key.unsafe_is_equal("stream")) args.stream = ReadInteger(v);
+        break;
+      case 'c':
+        if (key.unsafe_is_equal("correlation")) {
+          args.correlation = ReadInteger(v);
+        } else if (key.unsafe_is_equal("context")) {
+          args.context = ReadInteger(v);
+        }
+        break;
+      case 'b':
+        if (key.unsafe_is_equal("bytes")) {
+          args.bytes = ReadInteger(v);
+        } else if (key.unsafe_is_equal("block")) {
+          if (error_code e = ReadDims(v, args.block)) return e;
+        }
+        break;
+      case 'g':
+        if (key.unsafe_is_equal("grid")) {
+          if (error_code e = ReadDims(v, args.grid)) return e;
+        }
+        break;
+      case 'f':
+        if (key.unsafe_is_equal("fromDevice")) args.from_device = ReadInteger(v);
+        break;
+      case 't':
+        if (key.unsafe_is_equal("toDevice")) args.to_device = ReadInteger(v);
+        break;
+      default:
+        break;
+    }
+  }
+  return SUCCESS;
+}
+
+// One event object, in one pass over its fields in file order (On Demand is forward-only).
+// `name` is left escaped (see ReadRawString). Returns early, leaving the rest of the object
+// unread, once the category and name show an event gpuroof does not use (most of a trace:
+// cpu_op, python_function, flows); `*used` tells which.
+error_code ReadEvent(od::object object, const KinetoTraceBuilder& builder, KinetoEvent& event,
+                     bool* used) {
+  bool has_category = false;
+  bool has_name = false;
+  // Only complete ('X') events are records: of others (flows, instants, metadata) the category
+  // and name are enough to count them.
+  bool values_wanted = true;
+  *used = true;
+  for (auto field_result : object) {
+    od::field field;
+    if (error_code e = std::move(field_result).get(field)) return e;
+    od::raw_json_string key = field.key();
+    od::value value = field.value();
+    error_code e = SUCCESS;
+    switch (key.raw()[0]) {
+      case 'p':
+        if (key.unsafe_is_equal("ph")) {
+          ReadString(value, event.phase);
+          values_wanted = event.phase == "X";
+        } else if (values_wanted && key.unsafe_is_equal("pid")) {
+          e = ReadId(value, event.pid);
+        }
+        break;
+      case 'c':
+        if (key.unsafe_is_equal("cat")) {
+          ReadString(value, event.category);
+          event.kind = ClassifyKinetoCategory(event.category);
+          has_category = true;
+        }
+        break;
+      case 'n':
+        if (key.unsafe_is_equal("name")) {
+          ReadString(value, event.name);
+          has_name = true;
+        }
+        break;
+      case 't':
+        if (!values_wanted) break;
+        if (key.unsafe_is_equal("ts")) {
+          e = ReadTimeText(value, event.ts);
+        } else if (key.unsafe_is_equal("tid")) {
+          e = ReadId(value, event.tid);
+        }
+        break;
+      case 'd':
+        if (values_wanted && key.unsafe_is_equal("dur")) e = ReadTimeText(value, event.dur);
+        break;
+      case 'a':
+        if (values_wanted && key.unsafe_is_equal("args") &&
+            (!has_category || KinetoTraceBuilder::NeedsArgs(event.kind))) {
+          e = ReadArgs(value, event.args);
+        }
+        break;
+      default:
+        break;
+    }
+    if (e != SUCCESS) return e;
+    if (has_category && has_name && (!values_wanted || !builder.IsUsed(event.kind, event.name))) {
+      // Stop here; a non-'X' event of a used kind is still counted (as skipped) by Add().
+      *used = builder.IsUsed(event.kind, event.name);
+      return SUCCESS;
+    }
+  }
+  *used = builder.IsUsed(event.kind, event.name);
+  return SUCCESS;
+}
+
+class KinetoJsonParser {
+ public:
+  KinetoJsonParser(ByteSource& input, std::string source, const KinetoReadOptions& options)
+      : input_(input),
+        source_(source),
+        options_(options),
+        capacity_(std::max<size_t>(options.chunk_bytes, 4096)),
+        data_(new char[capacity_ + kPadding]),
+        builder_(std::move(source), options.detail, options.api_calls) {
+    std::memset(data_.get(), ' ', capacity_ + kPadding);
+  }
+
+  Trace Parse();
+
+ private:
+  uint64_t End() const { return base_ + size_; }
+  char* Ptr(uint64_t offset) { return data_.get() + (offset - base_); }
+  char At(uint64_t offset) const { return data_[offset - base_]; }
+  // simdjson's capacity argument for a document starting at `offset`.
+  size_t CapacityFrom(uint64_t offset) const { return capacity_ + kPadding - (offset - base_); }
+
+  [[noreturn]] void Fail(uint64_t offset, std::string_view problem) const;
+  // Reads more input, keeping the bytes from `keep` - 1 on (one byte before is kept so that a
+  // batch of events can be wrapped in brackets in place). Grows the buffer when the kept bytes
+  // fill it. False at the end of the input.
+  bool ReadMore(uint64_t keep);
+  int Peek();
+  int SkipSpace();
+  std::string ReadStringToken();
+  std::string ReadScalarToken();
+  bool CaptureContainer(std::string& out);
+  void ReadEvents(int depth, bool array_form);
+  void ProcessEvents(uint64_t region, const std::vector<uint64_t>& ends);
+  error_code ProcessBatch(uint64_t region, const std::vector<uint64_t>& ends, size_t* done);
+  void ProcessOneByOne(uint64_t region, const std::vector<uint64_t>& ends, size_t from);
+  void TopLevelValue(const std::string& key, const std::string& raw, uint64_t offset);
+  // Unescapes the name of an event gpuroof keeps, when it has escapes, into scratch_.
+  error_code Unescape(KinetoEvent& event);
+
+  ByteSource& input_;
+  std::string source_;
+  KinetoReadOptions options_;
+  size_t capacity_;
+  std::unique_ptr<char[]> data_;
+  size_t size_ = 0;
+  uint64_t base_ = 0;  // stream offset of data_[0]
+  uint64_t pos_ = 0;   // stream offset of the next byte to look at
+  bool eof_ = false;
+  od::parser parser_;
+  KinetoTraceBuilder builder_;
+  std::vector<size_t> scan_ends_;
+  std::vector<uint8_t> scratch_;
+  std::vector<uint64_t> ends_;
+  int64_t elements_ = 0;
+};
+
+void KinetoJsonParser::Fail(uint64_t offset, std::string_view problem) const {
+  throw InputError(source_, fmt::format("{} (at byte {}{})", problem, offset,
+                                        input_.compressed() ? " of the decompressed JSON" : ""));
+}
+
+bool KinetoJsonParser::ReadMore(uint64_t keep) {
+  if (eof_) return false;
+  keep = std::clamp(keep, base_, End());
+  uint64_t from = keep > base_ ? keep - 1 : base_;
+  size_t shift = static_cast<size_t>(from - base_);
+  if (shift > 0) {
+    std::memmove(data_.get(), data_.get() + shift, size_ - shift);
+    size_ -= shift;
+    base_ = from;
+  }
+  if (size_ == capacity_) {
+    if (size_ >= options_.max_value_bytes) {
+      Fail(keep, fmt::format("a JSON value longer than {} MiB starts here (an unterminated string "
+                             "or a corrupt file?)",
+                             options_.max_value_bytes >> 20));
+    }
+    size_t grown = std::min(capacity_ * 2, options_.max_value_bytes + 1);
+    std::unique_ptr<char[]> bigger(new char[grown + kPadding]);
+    std::memcpy(bigger.get(), data_.get(), size_);
+    std::memset(bigger.get() + size_, ' ', grown + kPadding - size_);
+    data_ = std::move(bigger);
+    capacity_ = grown;
+  }
+  size_t n = input_.Read(data_.get() + size_, capacity_ - size_);
+  if (n == 0) {
+    eof_ = true;
+    return false;
+  }
+  size_ += n;
+  return true;
+}
+
+int KinetoJsonParser::Peek() {
+  while (pos_ >= End()) {
+    if (!ReadMore(pos_)) return -1;
+  }
+  return static_cast<unsigned char>(At(pos_));
+}
+
+int KinetoJsonParser::SkipSpace() {
+  int c = Peek();
+  while (c != -1 && IsSpace(static_cast<char>(c))) {
+    ++pos_;
+    c = Peek();
+  }
+  return c;
+}
+
+std::string KinetoJsonParser::ReadStringToken() {
+  uint64_t start = pos_;
+  uint64_t i = pos_ + 1;
+  bool escaped = false;
+  for (;;) {
+    if (i >= End()) {
+      if (!ReadMore(start)) Fail(start, "truncated JSON: the file ends inside a string");
+      continue;
+    }
+    char c = At(i);
+    if (escaped) {
+      escaped = false;
+    } else if (c == '\\') {
+      escaped = true;
+    } else if (c == '"') {
+      break;
+    }
+    ++i;
+  }
+  pos_ = i + 1;
+  return std::string(Ptr(start), static_cast<size_t>(pos_ - start));
+}
+
+std::string KinetoJsonParser::ReadScalarToken() {
+  uint64_t start = pos_;
+  for (;;) {
+    if (pos_ >= End() && !ReadMore(start)) break;
+    char c = At(pos_);
+    if (IsSpace(c) || c == ',' || c == '}' || c == ']') break;
+    ++pos_;
+  }
+  return std::string(Ptr(start), static_cast<size_t>(pos_ - start));
+}
+
+// Reads the object or array at pos_ (not traceEvents). Returns true with its text in `out` when
+// it is at most kMaxCapturedBytes long; longer values are skipped without being kept.
+bool KinetoJsonParser::CaptureContainer(std::string& out) {
+  uint64_t start = pos_;
+  JsonStructureScanner scanner(0);
+  uint64_t scan = pos_;
+  bool keep = true;
+  out.clear();
+  for (;;) {
+    scan_ends_.clear();
+    auto result = eof_ ? scanner.ScanTail(Ptr(scan), End() - scan, 0, scan_ends_)
+                       : scanner.Scan(Ptr(scan), End() - scan, 0, scan_ends_);
+    uint64_t stop = scan_ends_.empty() ? scan + result.scanned : scan + scan_ends_[0];
+    if (keep && out.size() + (stop - scan) <= kMaxCapturedBytes) {
+      out.append(Ptr(scan), static_cast<size_t>(stop - scan));
+    } else {
+      keep = false;
+      out.clear();
+    }
+    scan = stop;
+    if (!scan_ends_.empty()) {
+      pos_ = scan;
+      return keep;
+    }
+    if (result.left) Fail(scan - 1, "unbalanced brackets");
+    if (eof_) Fail(start, "truncated JSON: the file ends inside this value");
+    ReadMore(scan);
+  }
+}
+
+void KinetoJsonParser::ReadEvents(int depth, bool array_form) {
+  JsonStructureScanner scanner(depth);
+  uint64_t region = pos_;  // start of the bytes not yet handed over as events
+  uint64_t scan = pos_;
+  for (;;) {
+    scan_ends_.clear();
+    auto result = eof_ ? scanner.ScanTail(Ptr(scan), End() - scan, depth, scan_ends_)
+                       : scanner.Scan(Ptr(scan), End() - scan, depth, scan_ends_);
+    if (!scan_ends_.empty()) {
+      ends_.clear();
+      for (size_t e : scan_ends_)
+        ends_.push_back(scan + e);
+      ProcessEvents(region, ends_);
+      region = ends_.back();
+    }
+    scan += result.scanned;
+    // Whether only separators follow the last event, up to `end`.
+    auto blank_until = [&](uint64_t end) {
+      for (uint64_t i = region; i < end; ++i) {
+        if (!IsSpace(At(i)) && At(i) != ',') return false;
+      }
+      return true;
+    };
+    if (result.left) {
+      // A scalar among the events (not an object): counted, not fatal.
+      if (!blank_until(scan - 1)) builder_.AddMalformed(region, "an element that is not an object");
+      pos_ = scan;
+      return;
+    }
+    if (eof_) {
+      if (array_form && !scanner.in_string() && blank_until(End())) {
+        // The Trace Event Format allows a bare array without its closing bracket (a writer that
+        // was killed still leaves a readable file).
+        builder_.SetMetadata("kineto_unterminated_array", "true");
+        pos_ = End();
+        return;
+      }
+      Fail(region, fmt::format("truncated JSON: the file ends inside traceEvents, after {} "
+                               "complete events",
+                               elements_));
+    }
+    ReadMore(region);
+  }
+}
+
+void KinetoJsonParser::ProcessEvents(uint64_t region, const std::vector<uint64_t>& ends) {
+  size_t done = 0;
+  if (ProcessBatch(region, ends, &done) != SUCCESS) ProcessOneByOne(region, ends, done);
+  elements_ += static_cast<int64_t>(ends.size());
+}
+
+// Parses the events ending at `ends` as one JSON array: the separator before the first event
+// (or the byte before it) becomes '[' and the byte after the last one ']', restored afterwards.
+error_code KinetoJsonParser::ProcessBatch(uint64_t region, const std::vector<uint64_t>& ends,
+                                          size_t* done) {
+  uint64_t first = region;
+  while (first < ends[0] && IsSpace(At(first)))
+    ++first;
+  uint64_t begin = At(first) == ',' ? first : region - 1;
+  if (begin < base_) return simdjson::TAPE_ERROR;  // no byte to spare: one event at a time
+  uint64_t last = ends.back();
+  char saved_begin = At(begin);
+  char saved_last = At(last);
+  *Ptr(begin) = '[';
+  *Ptr(last) = ']';
+  error_code error = SUCCESS;
+  od::document doc;
+  od::array array;
+  error = parser_.iterate(Ptr(begin), static_cast<size_t>(last + 1 - begin), CapacityFrom(begin))
+              .get(doc);
+  if (error == SUCCESS) error = doc.get_array().get(array);
+  if (error == SUCCESS) {
+    for (auto element : array) {
+      od::object object;
+      if ((error = element.get_object().get(object)) != SUCCESS) break;
+      KinetoEvent event;
+      bool used = false;
+      if ((error = ReadEvent(object, builder_, event, &used)) != SUCCESS) break;
+      if (used && (error = Unescape(event)) != SUCCESS) break;
+      builder_.Add(event);
+      ++*done;
+    }
+  }
+  *Ptr(begin) = saved_begin;
+  *Ptr(last) = saved_last;
+  if (error == SUCCESS && *done != ends.size()) error = simdjson::TAPE_ERROR;
+  return error;
+}
+
+// The fallback when a batch fails: each event on its own, so that one malformed event (invalid
+// UTF-8, an unescaped quote or control character) is counted and the others are kept.
+void KinetoJsonParser::ProcessOneByOne(uint64_t region, const std::vector<uint64_t>& ends,
+                                       size_t from) {
+  uint64_t previous = from == 0 ? region : ends[from - 1];
+  for (size_t i = from; i < ends.size(); ++i) {
+    uint64_t start = previous;
+    while (start < ends[i] && (IsSpace(At(start)) || At(start) == ','))
+      ++start;
+    previous = ends[i];
+    od::document doc;
+    od::object object;
+    KinetoEvent event;
+    bool used = false;
+    error_code error =
+        parser_.iterate(Ptr(start), static_cast<size_t>(ends[i] - start), CapacityFrom(start))
+            .get(doc);
+    if (error == SUCCESS) error = doc.get_object().get(object);
+    if (error == SUCCESS) error = ReadEvent(object, builder_, event, &used);
+    if (error == SUCCESS && used) error = Unescape(event);
+    if (error == SUCCESS) {
+      builder_.Add(event);
+    } else {
+      builder_.AddMalformed(start, simdjson::error_message(error));
+    }
+  }
+}
+
+error_code KinetoJsonParser::Unescape(KinetoEvent& event) {
+  if (event.name.find('\\') == std::string_view::npos ||
+      !KinetoTraceBuilder::NeedsName(event.kind)) {
+    return SUCCESS;
+  }
+  scratch_.resize(event.name.size() + simdjson::SIMDJSON_PADDING);
+  uint8_t* out = scratch_.data();
+  // raw_json_string points just past the opening quote.
+  od::raw_json_string raw(reinterpret_cast<const uint8_t*>(event.name.data()));
+  return parser_.unescape(raw, out).get(event.name);
+}
+
+void KinetoJsonParser::TopLevelValue(const std::string& key, const std::string& raw,
+                                     uint64_t offset) {
+  simdjson::padded_string padded(raw);
+  od::document doc;
+  if (parser_.iterate(padded).get(doc) != SUCCESS) Fail(offset, "invalid JSON value");
+  if (key == "deviceProperties") {
+    od::array devices;
+    if (doc.get_array().get(devices) != SUCCESS) return;
+    for (auto element : devices) {
+      od::object object;
+      if (element.get_object().get(object) != SUCCESS) continue;
+      DeviceInfo device;
+      bool has_id = false;
+      for (auto field_result : object) {
+        od::field field;
+        if (std::move(field_result).get(field) != SUCCESS) break;
+        if (field.key().unsafe_is_equal("id")) {
+          std::optional<int64_t> id = ReadInteger(field.value());
+          has_id = id.has_value();
+          device.id = static_cast<int32_t>(id.value_or(0));
+        } else if (field.key().unsafe_is_equal("name")) {
+          std::string_view name;
+          if (field.value().get_string().get(name) == SUCCESS) device.name = name;
+        }
+      }
+      if (has_id) builder_.AddDevice(std::move(device));
+    }
+    return;
+  }
+  if (key == "baseTimeNanoseconds") {
+    // A scalar document: its text is the number (or a quoted number).
+    std::string_view text = TrimRight(raw);
+    if (text.size() >= 2 && text.front() == '"' && text.back() == '"') {
+      text = text.substr(1, text.size() - 2);
+    }
+    std::optional<int64_t> base = ParseInteger(text);
+    if (!base) Fail(offset, "baseTimeNanoseconds is not an integer");
+    builder_.SetBaseTimeNs(*base);
+    builder_.SetMetadata("kineto_base_time_ns", std::to_string(*base));
+    return;
+  }
+  // Scalars worth showing with the trace; everything else is skipped.
+  static constexpr std::string_view kKept[] = {
+      "schemaVersion", "displayTimeUnit",      "traceName",
+      "cupti_version", "cuda_runtime_version", "cuda_driver_version"};
+  if (std::find(std::begin(kKept), std::end(kKept), key) == std::end(kKept)) return;
+  std::string_view text_value;
+  od::json_type type;
+  if (doc.type().get(type) != SUCCESS) return;
+  if (type == od::json_type::string) {
+    if (doc.get_string().get(text_value) != SUCCESS) return;
+  } else if (doc.raw_json_token().get(text_value) != SUCCESS) {
+    return;
+  }
+  builder_.SetMetadata("kineto_" + key, std::string(TrimRight(text_value)));
+}
+
+Trace KinetoJsonParser::Parse() {
+  int c = Peek();
+  // A UTF-8 byte-order mark.
+  if (c == 0xEF && End() - pos_ >= 3 && static_cast<unsigned char>(At(pos_ + 1)) == 0xBB &&
+      static_cast<unsigned char>(At(pos_ + 2)) == 0xBF) {
+    pos_ += 3;
+  }
+  c = SkipSpace();
+  if (c == -1) Fail(pos_, "empty file, expected a Kineto (PyTorch profiler) JSON trace");
+  if (c == '[') {
+    ++pos_;
+    builder_.SetMetadata("kineto_container", "array");
+    ReadEvents(1, true);
+  } else if (c == '{') {
+    ++pos_;
+    bool has_events = false;
+    c = SkipSpace();
+    if (c == '}') ++pos_;
+    while (c != '}') {
+      if (c != '"') Fail(pos_, "expected a key string in the top-level JSON object");
+      uint64_t key_offset = pos_;
+      std::string raw_key = ReadStringToken();
+      simdjson::padded_string padded_key(raw_key);
+      std::string_view key_view;
+      od::document key_doc;
+      if (parser_.iterate(padded_key).get(key_doc) != SUCCESS ||
+          key_doc.get_string().get(key_view) != SUCCESS) {
+        Fail(key_offset, "invalid JSON string");
+      }
+      std::string key(key_view);
+      if (SkipSpace() != ':') Fail(pos_, "expected ':' after a key in the top-level JSON object");
+      ++pos_;
+      c = SkipSpace();
+      uint64_t value_offset = pos_;
+      if (key == "traceEvents") {
+        if (c != '[') Fail(pos_, "traceEvents is not an array");
+        ++pos_;
+        has_events = true;
+        ReadEvents(2, false);
+      } else if (c == '{' || c == '[') {
+        std::string raw;
+        if (CaptureContainer(raw)) TopLevelValue(key, raw, value_offset);
+      } else if (c == '"') {
+        TopLevelValue(key, ReadStringToken(), value_offset);
+      } else if (c == -1) {
+        Fail(pos_, "truncated JSON: the file ends after a key");
+      } else {
+        TopLevelValue(key, ReadScalarToken(), value_offset);
+      }
+      c = SkipSpace();
+      if (c == ',') {
+        ++pos_;
+        c = SkipSpace();
+      } else if (c == '}') {
+        ++pos_;
+        break;
+      } else if (c == -1) {
+        Fail(pos_, "truncated JSON: the file ends inside the top-level object");
+      } else {
+        Fail(pos_, "expected ',' or '}' in the top-level JSON object");
+      }
+    }
+    if (!has_events) {
+      Fail(0, "a JSON object without a traceEvents array: not a Chrome/Kineto trace");
+    }
+    builder_.SetMetadata("kineto_container", "object");
+  } else {
+    Fail(pos_, "not JSON: expected '{' or '[' (a Kineto / PyTorch profiler trace)");
+  }
+  if (SkipSpace() != -1) Fail(pos_, "unexpected data after the end of the JSON trace");
+  if (input_.compressed()) builder_.SetMetadata("kineto_compression", "gzip");
+  return builder_.Finish();
+}
+
+}  // namespace
+
+bool LooksLikeJson(std::string_view head) {
+  if (head.substr(0, 3) == "\xEF\xBB\xBF") head.remove_prefix(3);
+  while (!head.empty() && IsSpace(head.front()))
+    head.remove_prefix(1);
+  return !head.empty() && (head.front() == '{' || head.front() == '[');
+}
+
+bool IsKinetoJsonFile(const std::filesystem::path& path) {
+  std::unique_ptr<ByteSource> input = OpenByteSource(path);
+  char head[512];
+  size_t n = 0;
+  while (n < sizeof head) {
+    size_t got = input->Read(head + n, sizeof head - n);
+    if (got == 0) break;
+    n += got;
+  }
+  return LooksLikeJson(std::string_view(head, n));
+}
+
+Trace ReadKinetoJson(const std::filesystem::path& path, const KinetoReadOptions& options) {
+  std::unique_ptr<ByteSource> input = OpenByteSource(path);
+  return KinetoJsonParser(*input, path.string(), options).Parse();
+}
+
+Trace ReadKinetoJsonText(std::string_view json, const std::string& source,
+                         const KinetoReadOptions& options) {
+  StringSource input(json);
+  return KinetoJsonParser(input, source, options).Parse();
+}
+
+}  // namespace gpuroof

@@ -1,0 +1,467 @@
+#include "gpuroof/readers/kineto_trace_builder.h"
+
+#include <algorithm>
+#include <cstring>
+#include <iterator>
+#include <limits>
+#include <new>
+#include <unordered_map>
+#include <utility>
+
+#include <fmt/format.h>
+#include <sys/mman.h>
+
+#include "gpuroof/model/errors.h"
+
+namespace gpuroof {
+
+namespace {
+
+constexpr std::string_view kGpuTable = "traceEvents (GPU ops)";
+constexpr std::string_view kAnnotationTable = "traceEvents (annotations)";
+constexpr std::string_view kCallTable = "traceEvents (CUDA API calls)";
+constexpr std::string_view kEventTable = "traceEvents";
+
+// Longer GPU ops or ranges are corrupt (refs/kineto-format.md §3.9 item 6).
+constexpr int64_t kMaxDurationNs = int64_t{7} * 24 * 3600 * 1'000'000'000;
+
+// Ids up to 2^31 are used as they are; larger or non-numeric ones are interned with this bit.
+constexpr uint64_t kInternedBit = uint64_t{1} << 31;
+
+bool ContainsIgnoringCase(std::string_view text, std::string_view word) {
+  auto lower = [](char c) {
+    return static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  };
+  return std::search(text.begin(), text.end(), word.begin(), word.end(),
+                     [&](char a, char b) { return lower(a) == lower(b); }) != text.end();
+}
+
+// CUDA/HIP runtime and driver calls that enqueue GPU work: kernel and graph launches, copies,
+// memsets (cudaLaunchKernel, cuLaunchKernelEx, cudaGraphLaunch, cudaMemcpyAsync, hipMemset...).
+// Other calls (cudaEventQuery, cudaStreamSynchronize...) carry correlation ids too but launch
+// nothing; not keeping them bounds the memory of CPU-side events.
+bool CanLaunchGpuWork(std::string_view name) {
+  // The usual spellings first (cudaLaunchKernel, cuLaunchKernelEx, cudaMemcpyAsync): no folding.
+  for (std::string_view word : {"Launch", "Memcpy", "Memset"}) {
+    if (name.find(word) != std::string_view::npos) return true;
+  }
+  return ContainsIgnoringCase(name, "launch") || ContainsIgnoringCase(name, "memcpy") ||
+         ContainsIgnoringCase(name, "memset");
+}
+
+// Appends the bytes of each field (never of a whole struct: padding bytes are indeterminate).
+template <typename... T>
+std::string KeyOf(const T&... fields) {
+  std::string key;
+  (key.append(reinterpret_cast<const char*>(&fields), sizeof fields), ...);
+  return key;
+}
+
+// "stream 7" (PyTorch <= 1.9 GPU rows) -> 7.
+std::optional<int64_t> LegacyStreamNumber(std::string_view text) {
+  constexpr std::string_view kPrefix = "stream ";
+  if (text.substr(0, kPrefix.size()) != kPrefix) return std::nullopt;
+  std::string_view rest = text.substr(kPrefix.size());
+  while (!rest.empty() && rest.back() == ' ')
+    rest.remove_suffix(1);
+  return ParseInteger(rest);
+}
+
+std::optional<int64_t> NumericId(const KinetoId& id) {
+  if (id.type == KinetoId::Type::kAbsent) return std::nullopt;
+  return ParseInteger(id.text);
+}
+
+}  // namespace
+
+CallChunk::CallChunk() {
+  void* memory = mmap(nullptr, kCapacity * sizeof(ApiCall), PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (memory == MAP_FAILED) throw std::bad_alloc();
+  calls_ = static_cast<ApiCall*>(memory);
+}
+
+CallChunk::~CallChunk() {
+  if (calls_ != nullptr) munmap(calls_, kCapacity * sizeof(ApiCall));
+}
+
+CallChunk::CallChunk(CallChunk&& other) noexcept
+    : calls_(std::exchange(other.calls_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+
+KinetoTraceBuilder::KinetoTraceBuilder(std::string source, ReadDetail detail, bool api_calls)
+    : detail_(detail), keep_calls_(detail == ReadDetail::kFull && api_calls) {
+  trace_.source = std::move(source);
+  trace_.format = "kineto-json";
+}
+
+bool KinetoTraceBuilder::NeedsArgs(KinetoEventKind kind) {
+  return kind != KinetoEventKind::kOther && kind != KinetoEventKind::kCpuAnnotation &&
+         kind != KinetoEventKind::kGpuNotEngineWork;
+}
+
+bool KinetoTraceBuilder::NeedsName(KinetoEventKind kind) {
+  return kind != KinetoEventKind::kGpuNotEngineWork;
+}
+
+namespace {
+// PyTorch 1.8 wrote the step ranges as operators ("Operator" category): they are the iterations
+// all the same.
+bool IsLegacyStep(KinetoEventKind kind, std::string_view name) {
+  return kind == KinetoEventKind::kOther && name.substr(0, 13) == "ProfilerStep#";
+}
+}  // namespace
+
+bool KinetoTraceBuilder::IsUsed(KinetoEventKind kind, std::string_view name) const {
+  switch (kind) {
+    case KinetoEventKind::kRuntimeCall:
+      return keep_calls_ && CanLaunchGpuWork(name);
+    case KinetoEventKind::kGpuNotEngineWork:
+      return false;
+    case KinetoEventKind::kOther:
+      return IsLegacyStep(kind, name);
+    default:
+      return true;
+  }
+}
+
+void KinetoTraceBuilder::Skip(std::string_view table, std::string_view reason, Severity severity) {
+  trace_.diagnostics.Skip(table, reason, severity);
+}
+
+void KinetoTraceBuilder::AddMalformed(uint64_t offset, std::string_view problem) {
+  ++events_;
+  trace_.diagnostics.CountRead(1);
+  Skip(kEventTable, "malformed JSON event", Severity::kDataLoss);
+  if (malformed_++ == 0) {
+    trace_.diagnostics.Note(
+        fmt::format("first malformed traceEvents element at byte {}: {}", offset, problem));
+  }
+}
+
+void KinetoTraceBuilder::Add(const KinetoEvent& event) {
+  ++events_;
+  KinetoEventKind kind = event.kind;
+  if (IsLegacyStep(kind, event.name)) kind = KinetoEventKind::kCpuAnnotation;
+  switch (kind) {
+    case KinetoEventKind::kKernel:
+    case KinetoEventKind::kMemcpy:
+    case KinetoEventKind::kMemset:
+      trace_.diagnostics.CountRead(1);
+      AddGpuOp(event, kind);
+      return;
+    case KinetoEventKind::kCpuAnnotation:
+    case KinetoEventKind::kGpuAnnotation:
+      trace_.diagnostics.CountRead(1);
+      AddAnnotation(event, kind == KinetoEventKind::kGpuAnnotation);
+      return;
+    case KinetoEventKind::kRuntimeCall:
+      AddApiCall(event);
+      return;
+    case KinetoEventKind::kGpuNotEngineWork:
+    case KinetoEventKind::kOther:
+      return;  // not records gpuroof reads (docs/formats.md, Kineto)
+  }
+}
+
+bool KinetoTraceBuilder::ReadInterval(const KinetoEvent& event, std::string_view table,
+                                      int64_t* start_ns, int64_t* end_ns) {
+  if (event.phase != "X") {
+    Skip(table, "not a complete ('X') event", Severity::kDataLoss);
+    return false;
+  }
+  // ts and dur: present, and a number of microseconds.
+  auto microseconds = [&](const std::optional<std::string_view>& text,
+                          std::string_view name) -> std::optional<int64_t> {
+    if (!text) {
+      Skip(table, fmt::format("missing {}", name), Severity::kDataLoss);
+      return std::nullopt;
+    }
+    std::optional<int64_t> ns = ParseMicrosecondsAsNs(*text);
+    if (!ns) Skip(table, fmt::format("{} not a number of microseconds", name), Severity::kDataLoss);
+    return ns;
+  };
+  std::optional<int64_t> start = microseconds(event.ts, "ts");
+  if (!start) return false;
+  std::optional<int64_t> duration = microseconds(event.dur, "dur");
+  if (!duration) return false;
+  if (*duration < 0) {
+    Skip(table, "negative duration", Severity::kError);
+    return false;
+  }
+  if (*duration > kMaxDurationNs) {
+    Skip(table, "duration over 7 days", Severity::kError);
+    return false;
+  }
+  if (*start > std::numeric_limits<int64_t>::max() - *duration) {
+    Skip(table, "implausible timestamp", Severity::kError);
+    return false;
+  }
+  *start_ns = *start;
+  *end_ns = *start + *duration;
+  return true;
+}
+
+uint32_t KinetoTraceBuilder::InternedKeyPart(const KinetoId& id) {
+  std::optional<int64_t> number = NumericId(id);
+  if (number && *number >= 0 && static_cast<uint64_t>(*number) < kInternedBit) {
+    return static_cast<uint32_t>(*number);
+  }
+  std::string key =
+      id.type == KinetoId::Type::kString ? std::string(id.text) : fmt::format("#{}", id.text);
+  auto [it, inserted] =
+      id_keys_.try_emplace(std::move(key), static_cast<uint32_t>(kInternedBit | id_keys_.size()));
+  return it->second;
+}
+
+uint64_t KinetoTraceBuilder::ProcessKey(const KinetoId& pid) {
+  return InternedKeyPart(pid);
+}
+
+uint64_t KinetoTraceBuilder::ThreadKey(const KinetoId& pid, const KinetoId& tid) {
+  return ProcessKey(pid) << 32 | InternedKeyPart(tid);
+}
+
+uint32_t KinetoTraceBuilder::StreamId(const StreamInfo& stream) {
+  auto [it, inserted] =
+      stream_ids_.try_emplace(KeyOf(stream.device_id, stream.context_id, stream.stream_id),
+                              static_cast<uint32_t>(stream_ids_.size()));
+  if (inserted) trace_.streams.push_back(stream);
+  return it->second;
+}
+
+uint32_t KinetoTraceBuilder::SignatureId(const OpSignature& signature) {
+  const OpSignature& s = signature;
+  auto [it, inserted] =
+      signature_ids_.try_emplace(KeyOf(s.engine, s.name, s.detail_name, s.grid, s.block, s.src_kind,
+                                       s.dst_kind, s.src_device, s.dst_device),
+                                 static_cast<uint32_t>(signature_ids_.size()));
+  if (inserted) trace_.signatures.push_back(signature);
+  return it->second;
+}
+
+void KinetoTraceBuilder::AddGpuOp(const KinetoEvent& event, KinetoEventKind kind) {
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  if (!ReadInterval(event, kGpuTable, &start_ns, &end_ns)) return;
+  std::optional<int64_t> device = event.args.device ? event.args.device : NumericId(event.pid);
+  std::optional<int64_t> stream = event.args.stream;
+  if (!stream) {
+    stream = event.tid.type == KinetoId::Type::kString ? LegacyStreamNumber(event.tid.text)
+                                                       : std::nullopt;
+    if (!stream) stream = NumericId(event.tid);
+  }
+  if (!device || *device < 0 || *device > std::numeric_limits<int32_t>::max()) {
+    Skip(kGpuTable, "no device (args.device or a numeric pid)", Severity::kDataLoss);
+    return;
+  }
+  if (!stream) {
+    Skip(kGpuTable, "no stream (args.stream or a numeric tid)", Severity::kDataLoss);
+    return;
+  }
+  bool full = detail_ == ReadDetail::kFull;
+  OpSignature signature;
+  uint64_t bytes = 0;
+  if (kind != KinetoEventKind::kKernel && event.args.bytes && *event.args.bytes > 0) {
+    bytes = static_cast<uint64_t>(*event.args.bytes);
+  }
+  switch (kind) {
+    case KinetoEventKind::kKernel:
+      signature.engine = Engine::kKernel;
+      signature.name = trace_.strings.Intern(event.name);
+      if (full) {
+        signature.grid = event.args.grid;
+        signature.block = event.args.block;
+      }
+      break;
+    case KinetoEventKind::kMemcpy: {
+      std::optional<CopyShape> shape = ParseMemcpyName(event.name);
+      if (!shape) {
+        Skip(kGpuTable, "copy of unknown direction (name is not 'Memcpy HtoD|DtoH|DtoD|PtoP...')",
+             Severity::kDataLoss);
+        return;
+      }
+      signature.engine = shape->engine;
+      if (full) {
+        signature.src_kind = shape->src;
+        signature.dst_kind = shape->dst;
+        if (shape->engine == Engine::kP2P) {
+          signature.src_device = static_cast<int32_t>(event.args.from_device.value_or(-1));
+          signature.dst_device = static_cast<int32_t>(event.args.to_device.value_or(-1));
+        }
+      }
+      break;
+    }
+    default:
+      signature.engine = Engine::kMemset;
+      if (full) signature.src_kind = ParseMemsetName(event.name);
+      break;
+  }
+  StreamInfo info;
+  info.device_id = static_cast<int32_t>(*device);
+  info.stream_id = static_cast<uint32_t>(*stream);
+  if (full) info.context_id = static_cast<uint32_t>(event.args.context.value_or(0));
+
+  if (trace_.blocks.empty() || trace_.blocks.back().size() == kBlockOps) {
+    trace_.blocks.emplace_back().Reserve(kBlockOps, full);
+  }
+  ActivityBlock& block = trace_.blocks.back();
+  block.start_ns.push_back(start_ns);
+  block.end_ns.push_back(end_ns);
+  block.bytes.push_back(bytes);
+  block.signature.push_back(SignatureId(signature));
+  block.stream.push_back(StreamId(info));
+  if (full) block.correlation.push_back(static_cast<uint32_t>(event.args.correlation.value_or(0)));
+  block.engine.push_back(signature.engine);
+  if (start_ns == end_ns) ++zero_duration_ops_;
+  trace_.diagnostics.CountUsed(1);
+}
+
+void KinetoTraceBuilder::AddAnnotation(const KinetoEvent& event, bool on_gpu) {
+  NvtxRange range;
+  if (!ReadInterval(event, kAnnotationTable, &range.start_ns, &range.end_ns)) return;
+  range.name = trace_.strings.Intern(event.name);
+  range.start_end = false;
+  range.on_gpu = on_gpu;
+  if (on_gpu) {
+    std::optional<int64_t> device = event.args.device ? event.args.device : NumericId(event.pid);
+    if (!device || *device < 0 || *device > std::numeric_limits<int32_t>::max()) {
+      Skip(kAnnotationTable, "GPU annotation without a device", Severity::kDataLoss);
+      return;
+    }
+    range.device_id = static_cast<int32_t>(*device);
+  } else {
+    range.thread_id = ThreadKey(event.pid, event.tid);
+  }
+  trace_.nvtx_ranges.push_back(range);
+  trace_.diagnostics.CountUsed(1);
+}
+
+void KinetoTraceBuilder::AddApiCall(const KinetoEvent& event) {
+  // Only calls that may have launched GPU work are records (see CanLaunchGpuWork); Finish()
+  // keeps those whose correlation names a traced op.
+  if (!keep_calls_ || !CanLaunchGpuWork(event.name)) return;
+  if (!event.args.correlation || *event.args.correlation <= 0) return;
+  ApiCall call;
+  trace_.diagnostics.CountRead(1);
+  if (!ReadInterval(event, kCallTable, &call.start_ns, &call.end_ns)) return;
+  call.process_id = ProcessKey(event.pid);
+  call.thread_id = ThreadKey(event.pid, event.tid);
+  call.correlation = static_cast<uint32_t>(*event.args.correlation);
+  call.name = trace_.strings.Intern(event.name);
+  if (call_chunks_.empty() || call_chunks_.back().full()) call_chunks_.emplace_back();
+  call_chunks_.back().push_back(call);
+}
+
+Trace KinetoTraceBuilder::Finish() {
+  // Launch calls: keep those whose correlation id names a traced op, and give each stream the
+  // host process that launched onto it (a GPU row's pid is the device, not the process). Sorted
+  // vectors rather than hash tables (4 bytes per op at the memory peak instead of ~40), and each
+  // chunk of calls is freed as soon as its kept calls are copied.
+  std::vector<uint32_t> op_correlations;
+  op_correlations.reserve(trace_.activity_count());
+  for (const ActivityBlock& block : trace_.blocks) {
+    for (uint32_t c : block.correlation) {
+      if (c != 0) op_correlations.push_back(c);
+    }
+  }
+  std::sort(op_correlations.begin(), op_correlations.end());
+  op_correlations.erase(std::unique(op_correlations.begin(), op_correlations.end()),
+                        op_correlations.end());
+  auto launched_an_op = [&](const ApiCall& call) {
+    return std::binary_search(op_correlations.begin(), op_correlations.end(), call.correlation);
+  };
+  size_t calls_read = 0;
+  size_t calls_kept = 0;
+  for (const CallChunk& chunk : call_chunks_) {
+    calls_read += chunk.size();
+    calls_kept += static_cast<size_t>(std::count_if(chunk.begin(), chunk.end(), launched_an_op));
+  }
+  trace_.api_calls.reserve(calls_kept);
+  for (CallChunk& chunk : call_chunks_) {
+    std::copy_if(chunk.begin(), chunk.end(), std::back_inserter(trace_.api_calls), launched_an_op);
+    CallChunk freed = std::move(chunk);
+  }
+  call_chunks_.clear();
+  std::vector<uint32_t>().swap(op_correlations);
+  // Launch-like calls that launched no traced op are not records (like cpu_op events): the
+  // launch may have failed, or its op fell outside the capture window (pytorch #192021).
+  trace_.diagnostics.CountRead(-static_cast<int64_t>(calls_read - calls_kept));
+  trace_.diagnostics.CountUsed(static_cast<int64_t>(calls_kept));
+
+  if (base_time_ns_ && *base_time_ns_ != 0) {
+    int64_t base = *base_time_ns_;
+    auto shift = [&](int64_t& t) {
+      if (__builtin_add_overflow(t, base, &t)) {
+        throw InputError(trace_.source,
+                         fmt::format("baseTimeNanoseconds {} makes timestamps overflow", base));
+      }
+    };
+    for (ActivityBlock& block : trace_.blocks) {
+      for (int64_t& t : block.start_ns)
+        shift(t);
+      for (int64_t& t : block.end_ns)
+        shift(t);
+    }
+    for (NvtxRange& range : trace_.nvtx_ranges) {
+      shift(range.start_ns);
+      shift(range.end_ns);
+    }
+    for (ApiCall& call : trace_.api_calls) {
+      shift(call.start_ns);
+      shift(call.end_ns);
+    }
+  }
+
+  std::sort(trace_.api_calls.begin(), trace_.api_calls.end(),
+            [](const ApiCall& a, const ApiCall& b) {
+              return a.correlation != b.correlation ? a.correlation < b.correlation
+                                                    : a.process_id < b.process_id;
+            });
+  bool one_process = std::all_of(
+      trace_.api_calls.begin(), trace_.api_calls.end(),
+      [&](const ApiCall& call) { return call.process_id == trace_.api_calls[0].process_id; });
+  std::vector<std::optional<uint64_t>> stream_process(trace_.streams.size());
+  if (!one_process) {
+    // Several host processes in one file (rare): the first launch found for each stream.
+    for (const ActivityBlock& block : trace_.blocks) {
+      for (size_t i = 0; i < block.correlation.size(); ++i) {
+        std::optional<uint64_t>& process = stream_process[block.stream[i]];
+        if (process) continue;
+        auto it =
+            std::lower_bound(trace_.api_calls.begin(), trace_.api_calls.end(), block.correlation[i],
+                             [](const ApiCall& call, uint32_t c) { return call.correlation < c; });
+        if (it != trace_.api_calls.end() && it->correlation == block.correlation[i]) {
+          process = it->process_id;
+        }
+      }
+    }
+  }
+  uint64_t only_process =
+      one_process && !trace_.api_calls.empty() ? trace_.api_calls[0].process_id : 0;
+  for (size_t s = 0; s < trace_.streams.size(); ++s)
+    trace_.streams[s].process_id = stream_process[s].value_or(only_process);
+
+  std::sort(trace_.api_calls.begin(), trace_.api_calls.end(),
+            [](const ApiCall& a, const ApiCall& b) {
+              return a.process_id != b.process_id ? a.process_id < b.process_id
+                                                  : a.correlation < b.correlation;
+            });
+  std::stable_sort(trace_.nvtx_ranges.begin(), trace_.nvtx_ranges.end(),
+                   [](const NvtxRange& a, const NvtxRange& b) { return a.start_ns < b.start_ns; });
+  // No ShrinkToFit: it would copy every column; capacity never written is not resident.
+  for (ActivityBlock& block : trace_.blocks)
+    block.SortByStart();
+  std::sort(trace_.devices.begin(), trace_.devices.end(),
+            [](const DeviceInfo& a, const DeviceInfo& b) { return a.id < b.id; });
+
+  trace_.metadata["kineto_events"] = std::to_string(events_);
+  if (zero_duration_ops_ > 0) {
+    trace_.diagnostics.Note(fmt::format(
+        "{} GPU op(s) have zero duration (the file's timestamps are whole microseconds); they are "
+        "kept and counted",
+        zero_duration_ops_));
+  }
+  return std::move(trace_);
+}
+
+}  // namespace gpuroof

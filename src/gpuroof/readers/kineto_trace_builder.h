@@ -1,0 +1,139 @@
+// Turns Kineto trace events, one at a time, into gpuroof's Trace model (refs/kineto-format.md).
+// No JSON here: kineto_json_reader.cc hands over each event's fields as text.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "gpuroof/model/trace.h"
+#include "gpuroof/readers/kineto_event_kinds.h"
+#include "gpuroof/readers/nsys_sqlite_reader.h"
+
+namespace gpuroof {
+
+// A pid or tid: Kineto writes numbers, negative numbers, or strings ("stream 7", "Spans").
+// Kept as text: most events' ids are never looked at, so they are parsed only when used.
+struct KinetoId {
+  enum class Type : uint8_t { kAbsent, kNumber, kString };
+  Type type = Type::kAbsent;
+  std::string_view text;  // the number as written (kNumber), or the string's text (kString)
+};
+
+// One event's fields as the JSON gave them. Views stay valid until the next event.
+struct KinetoEvent {
+  std::string_view phase;
+  std::string_view category;
+  KinetoEventKind kind = KinetoEventKind::kOther;  // ClassifyKinetoCategory(category)
+  std::string_view name;
+  KinetoId pid;
+  KinetoId tid;
+  // Number text in µs as written ("1365627866520.196"); nullopt when the key is absent, "" when
+  // its value is not a number or a string.
+  std::optional<std::string_view> ts;
+  std::optional<std::string_view> dur;
+  struct Args {
+    std::optional<int64_t> device;
+    std::optional<int64_t> stream;
+    std::optional<int64_t> context;
+    std::optional<int64_t> correlation;
+    std::optional<int64_t> bytes;
+    std::optional<int64_t> from_device;  // peer copies
+    std::optional<int64_t> to_device;
+    std::array<uint32_t, 3> grid = {0, 0, 0};
+    std::array<uint32_t, 3> block = {0, 0, 0};
+  } args;
+};
+
+// A fixed-capacity array of launch calls in its own memory mapping, so that freeing it hands the
+// memory straight back to the system (malloc may keep large freed blocks): joining the chunks
+// into Trace::api_calls at the end then costs one chunk of extra memory, not all of them.
+class CallChunk {
+ public:
+  static constexpr size_t kCapacity = size_t{1} << 16;
+  CallChunk();  // throws std::bad_alloc
+  ~CallChunk();
+  CallChunk(CallChunk&& other) noexcept;
+  CallChunk& operator=(CallChunk&&) = delete;
+  CallChunk(const CallChunk&) = delete;
+  CallChunk& operator=(const CallChunk&) = delete;
+
+  bool full() const { return size_ == kCapacity; }
+  void push_back(const ApiCall& call) { calls_[size_++] = call; }
+  const ApiCall* begin() const { return calls_; }
+  const ApiCall* end() const { return calls_ + size_; }
+  size_t size() const { return size_; }
+
+ private:
+  ApiCall* calls_ = nullptr;
+  size_t size_ = 0;
+};
+
+class KinetoTraceBuilder {
+ public:
+  // `api_calls`: with ReadDetail::kFull, keep the launch calls (Trace::api_calls).
+  KinetoTraceBuilder(std::string source, ReadDetail detail, bool api_calls);
+
+  // Whether gpuroof uses events of this kind (their args, times, ids).
+  static bool NeedsArgs(KinetoEventKind kind);
+  // Whether it keeps their names (so that escaped names must be unescaped first).
+  static bool NeedsName(KinetoEventKind kind);
+  // Whether an event of this kind and (still escaped) name is one Add() reads at all; the JSON
+  // reader stops reading an event as soon as this says no.
+  bool IsUsed(KinetoEventKind kind, std::string_view name) const;
+
+  // Takes one event of traceEvents; anything unusable is counted in the diagnostics.
+  void Add(const KinetoEvent& event);
+  // An element of traceEvents that is not valid JSON (or not an object); `offset` is its byte
+  // offset in the (decompressed) file.
+  void AddMalformed(uint64_t offset, std::string_view problem);
+
+  void SetBaseTimeNs(int64_t base_ns) { base_time_ns_ = base_ns; }
+  void AddDevice(DeviceInfo device) { trace_.devices.push_back(std::move(device)); }
+  void SetMetadata(std::string key, std::string value) {
+    trace_.metadata[std::move(key)] = std::move(value);
+  }
+
+  // Finishes the trace: applies baseTimeNanoseconds, links launch calls to streams, keeps only
+  // the calls that launched a traced GPU op, and sorts every table. Throws InputError when
+  // shifting by baseTimeNanoseconds overflows.
+  Trace Finish();
+
+ private:
+  // Activities per block, reserved whole when the block starts: columns never reallocate (no
+  // copy doubling the memory peak), and untouched capacity is never resident. 2^18 int64 values
+  // fill one 2 MiB huge page.
+  static constexpr size_t kBlockOps = size_t{1} << 18;
+
+  void AddGpuOp(const KinetoEvent& event, KinetoEventKind kind);
+  void AddAnnotation(const KinetoEvent& event, bool on_gpu);
+  void AddApiCall(const KinetoEvent& event);
+  // start/end in ns, or false with the reason counted under `table`.
+  bool ReadInterval(const KinetoEvent& event, std::string_view table, int64_t* start_ns,
+                    int64_t* end_ns);
+  uint64_t ProcessKey(const KinetoId& pid);
+  uint64_t ThreadKey(const KinetoId& pid, const KinetoId& tid);
+  uint32_t InternedKeyPart(const KinetoId& id);
+  uint32_t StreamId(const StreamInfo& stream);
+  uint32_t SignatureId(const OpSignature& signature);
+  void Skip(std::string_view table, std::string_view reason, Severity severity);
+
+  Trace trace_;
+  ReadDetail detail_;
+  bool keep_calls_;
+  std::optional<int64_t> base_time_ns_;
+  std::unordered_map<std::string, uint32_t> id_keys_;  // pid/tid text -> key part
+  // Streams and signatures interned by their bytes (both are small, padding-free PODs).
+  std::unordered_map<std::string, uint32_t> stream_ids_;
+  std::unordered_map<std::string, uint32_t> signature_ids_;
+  std::vector<CallChunk> call_chunks_;  // launch calls, joined into api_calls by Finish()
+  int64_t zero_duration_ops_ = 0;
+  int64_t events_ = 0;
+  int64_t malformed_ = 0;
+};
+
+}  // namespace gpuroof
