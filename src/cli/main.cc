@@ -11,6 +11,7 @@
 #include "gpuroof/model/errors.h"
 
 #include "analyze_command.h"
+#include "compare_command.h"
 #include "copies_command.h"
 #include "exit_codes.h"
 #include "gaps_command.h"
@@ -28,6 +29,7 @@ int Run(int argc, char** argv) {
   int exit_code = gpuroof::kExitOk;
   // Every subcommand, in one place.
   gpuroof::AddAnalyzeCommand(app, exit_code);
+  gpuroof::AddCompareCommand(app, exit_code);
   gpuroof::AddCopiesCommand(app, exit_code);
   gpuroof::AddGapsCommand(app, exit_code);
   gpuroof::AddKernelsCommand(app, exit_code);

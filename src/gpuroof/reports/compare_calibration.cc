@@ -12,7 +12,7 @@ std::string RenderCalibrationText(const Calibration& calibration, const GateSett
                    fmt::format("profiles/side for {:g}%", 100 * settings.target)});
   for (const NoiseRow& row : calibration.rows) {
     std::string label = row.level == MetricLevel::kIteration ? "iteration time [" + row.name + "]"
-                        : row.level == MetricLevel::kGpuBusy ? "GPU busy / iter " + row.name
+                        : row.level == MetricLevel::kGpuBusy ? "GPU compute busy / iter"
                                                              : "kernel " + row.name;
     table.AddRow({label, std::to_string(row.runs), fmt::format("{:.2f}%", 100 * row.sigma),
                   fmt::format("{:g}%", 100 * row.floor), row.floor_ok ? "yes" : "NO",

@@ -9,7 +9,10 @@
 namespace gpuroof {
 
 std::string RatioPercent(double ratio, int decimals) {
-  return fmt::format("{:+.{}f}%", 100.0 * (ratio - 1.0), decimals);
+  double percent = 100.0 * (ratio - 1.0);
+  // Rounding noise around 1 (a geometric mean of equal values) would print as "-0.0%".
+  if (std::fabs(percent) < 0.5 * std::pow(10.0, -decimals)) percent = 0.0;
+  return fmt::format("{:+.{}f}%", percent, decimals);
 }
 
 std::string MetricLabel(const MetricComparison& m) {
@@ -87,7 +90,9 @@ std::string CountCell(const MetricComparison& m) {
 std::string VerdictCell(const MetricComparison& m) {
   std::string cell(VerdictLabel(m.verdict));
   if (m.verdict == Verdict::kLowN && m.low_n_over_threshold) cell += " (over threshold)";
-  if (m.impact && m.verdict != Verdict::kNoChange) {
+  // The impact matters where the interval says something changed (or may have).
+  if (m.impact && (m.verdict == Verdict::kRegressed || m.verdict == Verdict::kImproved ||
+                   m.verdict == Verdict::kInconclusive || m.verdict == Verdict::kWithinNoise)) {
     cell += fmt::format(" (impact {:+.1f}%)", 100.0 * *m.impact);
   }
   return cell;

@@ -28,9 +28,11 @@ struct NoiseRow {
 struct Calibration {
   size_t profiles = 0;
   std::string device;
-  std::vector<NoiseRow> rows;   // iteration, GPU busy, then kernels with >= 1 % of kernel time
-  size_t aa_false_alarms = 0;   // gated REGRESSED when the first two profiles are compared
-  bool detects_target = false;  // every row: floor_ok and mde <= target
+  std::vector<NoiseRow> rows;  // iteration, GPU busy, then kernels with >= 1 % of kernel time
+  size_t aa_false_alarms = 0;  // gated REGRESSED when the first two profiles are compared
+  // Every row passes the floor check, and the iteration-level rows (iteration time, GPU busy;
+  // at least one) have MDE <= target.
+  bool detects_target = false;
 };
 
 // Throws InputError as CompareProfiles() does when the profiles are not comparable.

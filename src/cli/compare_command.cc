@@ -1,0 +1,324 @@
+#include "compare_command.h"
+
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "gpuroof/analyses/regression/calibration.h"
+#include "gpuroof/analyses/regression/epoch_ratio.h"
+#include "gpuroof/analyses/regression/gate.h"
+#include "gpuroof/analyses/regression/history.h"
+#include "gpuroof/analyses/regression/profile_samples.h"
+#include "gpuroof/model/errors.h"
+#include "gpuroof/readers/reader_registry.h"
+#include "gpuroof/reports/compare_report.h"
+#include "gpuroof/reports/output_file.h"
+
+#include "exit_codes.h"
+#include "output_options.h"
+#include "trace_loading.h"
+
+namespace gpuroof {
+
+namespace {
+
+struct CompareOptions {
+  std::vector<std::string> profiles;  // positional: BASE CURRENT, or the --calibrate set
+  std::vector<std::string> baseline;
+  std::vector<std::string> current;
+  std::string epochs;
+  std::string threshold = "1.20";
+  bool calibrate = false;
+  std::string iteration_range;
+  std::string warmup = "auto";
+  std::string kernel_key = "launch";
+  std::string alpha = "0.01";
+  std::string min_effect = "0.02";
+  std::string target = "0.05";
+  std::string floor = "0.03";
+  std::string kernel_floor = "0.05";
+  std::string fail_on = "regression";
+  std::string low_n = "report";
+  bool gate_copies = false;
+  bool gate_counts = false;
+  std::string json_path;
+  std::string markdown_path;
+  std::string history_path;
+  std::string history_append_path;
+  int threads = 0;
+  OutputOptions output;
+};
+
+double ParseNumber(const std::string& text, const std::string& flag, double min, double max,
+                   const std::string& what) {
+  double value = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || ptr != text.data() + text.size() || !(value >= min && value <= max)) {
+    throw InputError(flag, fmt::format("must be {}, got '{}'", what, text));
+  }
+  return value;
+}
+
+int64_t ParseCount(const std::string& text, const std::string& flag, int64_t min) {
+  int64_t value = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || ptr != text.data() + text.size() || value < min) {
+    throw InputError(flag, fmt::format("must be a whole number >= {}, got '{}'", min, text));
+  }
+  return value;
+}
+
+GateSettings ParseSettings(const CompareOptions& o) {
+  GateSettings s;
+  s.alpha = ParseNumber(o.alpha, "--alpha", 1e-9, 0.5, "a probability in (0, 0.5]");
+  s.min_effect = ParseNumber(o.min_effect, "--min-effect", 0, 10, "a fraction >= 0 (0.02 = 2%)");
+  s.target = ParseNumber(o.target, "--target", 1e-6, 10, "a fraction > 0 (0.05 = 5%)");
+  s.floor_time = ParseNumber(o.floor, "--floor", 0, 10, "a fraction >= 0 (0.03 = 3%)");
+  s.floor_kernel =
+      ParseNumber(o.kernel_floor, "--kernel-floor", 0, 10, "a fraction >= 0 (0.05 = 5%)");
+  if (o.fail_on != "regression" && o.fail_on != "inconclusive") {
+    throw InputError("--fail-on",
+                     fmt::format("must be regression or inconclusive, got '{}'", o.fail_on));
+  }
+  s.fail_on_inconclusive = o.fail_on == "inconclusive";
+  if (o.low_n != "report" && o.low_n != "gate") {
+    throw InputError("--low-n", fmt::format("must be report or gate, got '{}'", o.low_n));
+  }
+  s.low_n_gate = o.low_n == "gate";
+  s.gate_copies = o.gate_copies;
+  s.gate_counts = o.gate_counts;
+  return s;
+}
+
+ProfileOptions ParseProfileOptions(const CompareOptions& o, const GateSettings& settings) {
+  ProfileOptions p;
+  p.iteration_range = o.iteration_range;
+  if (o.warmup != "auto") p.warmup = static_cast<size_t>(ParseCount(o.warmup, "--warmup", 0));
+  if (o.kernel_key != "launch" && o.kernel_key != "name" && o.kernel_key != "demangled") {
+    throw InputError("--kernel-key",
+                     fmt::format("must be launch, name or demangled, got '{}'", o.kernel_key));
+  }
+  p.kernel_key = ParseKernelKey(o.kernel_key);
+  p.min_effect = settings.min_effect;
+  return p;
+}
+
+ReadOptions Reading(const CompareOptions& o, ReadDetail detail) {
+  ReadOptions read;
+  read.threads = o.threads;
+  read.detail = detail;
+  // API calls are only needed to attribute work to iteration ranges; a trace has one per op.
+  read.api_calls = !o.iteration_range.empty();
+  return read;
+}
+
+std::vector<ProfileSummary> Summarize(const std::vector<std::string>& paths,
+                                      const CompareOptions& o, const ProfileOptions& profile) {
+  std::vector<ProfileSummary> out;
+  for (const std::string& path : paths) {
+    // One trace at a time: only its summary (the samples) is kept.
+    const Trace trace = LoadTrace(path, Reading(o, ReadDetail::kFull), o.output);
+    out.push_back(SummarizeProfile(trace, profile));
+  }
+  return out;
+}
+
+int RunSimple(const CompareOptions& o) {
+  const int64_t epochs = ParseCount(o.epochs, "--epochs", 1);
+  const double threshold =
+      ParseNumber(o.threshold, "--threshold", 1.0, 1e9, "a ratio >= 1 (e.g. 1.20)");
+  if (o.profiles.size() != 2) {
+    throw InputError("compare", fmt::format("--epochs needs exactly two profiles, BASE CURRENT "
+                                            "(got {})",
+                                            o.profiles.size()));
+  }
+  const Trace base = LoadTrace(o.profiles[0], Reading(o, ReadDetail::kEngineLoad), o.output);
+  const Trace cur = LoadTrace(o.profiles[1], Reading(o, ReadDetail::kEngineLoad), o.output);
+  const EpochRatio r = CompareKernelTimePerEpoch(TotalKernelTimeNs(base), TotalKernelTimeNs(cur),
+                                                 epochs, threshold, o.profiles[0]);
+  const std::string line = fmt::format(
+      "{}: GPU kernel time per epoch baseline={:.3f}ms/epoch current={:.3f}ms/epoch "
+      "ratio={:.3f}x (threshold {:.2f}x, {} epochs)\n",
+      r.pass ? "PASS" : "FAIL", r.baseline_ns_per_epoch / 1e6, r.current_ns_per_epoch / 1e6,
+      r.ratio, threshold, epochs);
+  EmitOutput(o.output, line);
+  return r.pass ? kExitOk : kExitCheckFailed;
+}
+
+int RunCalibrate(const CompareOptions& o) {
+  const GateSettings settings = ParseSettings(o);
+  const ProfileOptions profile = ParseProfileOptions(o, settings);
+  if (o.profiles.size() < 2) {
+    throw InputError("--calibrate", fmt::format("needs at least two profiles of the same code "
+                                                "(got {})",
+                                                o.profiles.size()));
+  }
+  const std::vector<ProfileSummary> profiles = Summarize(o.profiles, o, profile);
+  const Calibration calibration = CalibrateNoise(profiles, settings);
+  EmitOutput(o.output, RenderCalibrationText(calibration, settings));
+  return kExitOk;
+}
+
+// The whole file, or "" when it does not exist yet (a history starts empty). Throws InputError
+// naming the file when it exists but cannot be read.
+std::string ReadHistoryFile(const std::string& path, bool must_exist) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    if (must_exist) throw InputError(path, "cannot open the history file: no such file");
+    return {};
+  }
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (!in.good() && !in.eof()) throw InputError(path, "cannot read the history file");
+  return text.str();
+}
+
+// --history-append: the current profiles' run summaries added as new lines, atomically.
+void AppendHistory(const CompareOptions& o, const std::vector<ProfileSummary>& current) {
+  std::string text = ReadHistoryFile(o.history_append_path, false);
+  ParseHistory(text, o.history_append_path);  // never append to a file that is not a history
+  if (!text.empty() && text.back() != '\n') text += '\n';
+  for (const ProfileSummary& p : current)
+    text += RenderHistoryLine(HistoryEntryOf(p), p.path);
+  WriteFileAtomically(o.history_append_path, text);
+}
+
+int RunGate(const CompareOptions& o) {
+  const GateSettings settings = ParseSettings(o);
+  const ProfileOptions profile = ParseProfileOptions(o, settings);
+  std::vector<std::string> base_paths = o.baseline;
+  std::vector<std::string> cur_paths = o.current;
+  if (!o.profiles.empty()) {
+    if (!base_paths.empty() || !cur_paths.empty() || o.profiles.size() != 2) {
+      throw InputError("compare", "give either BASE CURRENT or --baseline B... --current C...");
+    }
+    base_paths = {o.profiles[0]};
+    cur_paths = {o.profiles[1]};
+  }
+  if (!o.history_path.empty() && !base_paths.empty()) {
+    throw InputError("--history", "give --baseline or --history, not both");
+  }
+  if (cur_paths.empty()) throw InputError("compare", "need --current profiles (or BASE CURRENT)");
+  if (base_paths.empty() && o.history_path.empty()) {
+    if (o.history_append_path.empty()) {
+      throw InputError("compare", "need --baseline (or --history) and --current profiles");
+    }
+    // Seeding a history: nothing to compare against yet.
+    const std::vector<ProfileSummary> current = Summarize(cur_paths, o, profile);
+    AppendHistory(o, current);
+    EmitOutput(o.output,
+               fmt::format("appended {} run(s) to {}\n", current.size(), o.history_append_path));
+    return kExitOk;
+  }
+  CompareReport report;
+  report.tool_version = GPUROOF_VERSION;
+  report.warmup_text = o.warmup;
+  report.kernel_key = o.kernel_key;
+  std::vector<HistoryEntry> history;
+  if (!o.history_path.empty()) {
+    history = ParseHistory(ReadHistoryFile(o.history_path, true), o.history_path);
+    report.history_source = o.history_path;
+    report.history_entries = history.size();
+  } else {
+    report.baseline = Summarize(base_paths, o, profile);
+  }
+  report.current = Summarize(cur_paths, o, profile);
+  report.result = history.empty() && o.history_path.empty()
+                      ? CompareProfiles(report.baseline, report.current, settings)
+                      : CompareWithHistory(history, report.current, settings, o.history_path);
+  // Files first: a failure to write one is exit 2, and stdout then holds nothing misleading.
+  if (!o.json_path.empty()) WriteFileAtomically(o.json_path, RenderCompareJson(report));
+  if (!o.markdown_path.empty()) {
+    WriteFileAtomically(o.markdown_path, RenderCompareMarkdown(report));
+  }
+  if (!o.history_append_path.empty()) AppendHistory(o, report.current);
+  EmitOutput(o.output, RenderCompareText(report));
+  return report.result.exit_code == 1 ? kExitCheckFailed : kExitOk;
+}
+
+}  // namespace
+
+void AddCompareCommand(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<CompareOptions>();
+  CLI::App* command = app.add_subcommand(
+      "compare",
+      "CI regression gate: did this change make the GPU work slower? (exit 0 pass, 1 "
+      "regression, 2 invalid or incomparable input)");
+  command->footer(
+      "Examples:\n"
+      "  gpuroof compare --baseline main.sqlite --current pr.sqlite --iteration-range train_step\n"
+      "  gpuroof compare --baseline m1.sqlite m2.sqlite m3.sqlite --current p1.sqlite p2.sqlite "
+      "p3.sqlite --json gate.json --markdown gate.md\n"
+      "  gpuroof compare base.sqlite current.sqlite --epochs 10 --threshold 1.20\n"
+      "  gpuroof compare --calibrate a1.sqlite a2.sqlite a3.sqlite --iteration-range step\n"
+      "  gpuroof compare --history main.jsonl --current pr.sqlite --iteration-range step\n"
+      "Statistics, defaults and verdicts: docs/metrics.md, section \"compare\".");
+  command->add_option("profiles", options->profiles,
+                      "BASE CURRENT (simple mode or a 1-vs-1 gate), or the --calibrate profiles");
+  command->add_option("--baseline", options->baseline, "Baseline profiles (one or more)");
+  command->add_option("--current", options->current, "Current profiles (one or more)");
+  command->add_option("--epochs", options->epochs,
+                      "Simple mode: compare total kernel time / N of BASE and CURRENT");
+  command->add_option("--threshold", options->threshold, "Simple mode: fail above this ratio")
+      ->capture_default_str();
+  command->add_flag("--calibrate", options->calibrate,
+                    "A/A calibration: run-to-run noise of profiles of the same code");
+  command->add_option("--iteration-range", options->iteration_range,
+                      "NVTX range that marks one iteration (e.g. train_step)");
+  command->add_option("--warmup", options->warmup, "auto (MSER-5) or iterations to drop")
+      ->capture_default_str();
+  command
+      ->add_option("--kernel-key", options->kernel_key,
+                   "launch (name+grid+block) | name | "
+                   "demangled")
+      ->capture_default_str();
+  command->add_option("--alpha", options->alpha, "Two-sided significance level")
+      ->capture_default_str();
+  command->add_option("--min-effect", options->min_effect, "Smallest change that can fail")
+      ->capture_default_str();
+  command->add_option("--target", options->target, "Regression size that must be caught")
+      ->capture_default_str();
+  command->add_option("--floor", options->floor, "Single-run noise floor: iteration, GPU busy")
+      ->capture_default_str();
+  command->add_option("--kernel-floor", options->kernel_floor, "Single-run noise floor: kernels")
+      ->capture_default_str();
+  command->add_option("--fail-on", options->fail_on, "regression | inconclusive")
+      ->capture_default_str();
+  command->add_option("--low-n", options->low_n, "report | gate (LOW-N over threshold fails)")
+      ->capture_default_str();
+  command->add_flag("--gate-copies", options->gate_copies, "Gate copy-engine busy time too");
+  command->add_flag("--gate-counts", options->gate_counts,
+                    "Fail when launches or bytes per iteration grow by more than 5%");
+  command->add_option("--history", options->history_path,
+                      "JSONL of earlier main-branch runs: test the current run against it");
+  command->add_option("--history-append", options->history_append_path,
+                      "Append the current run's summaries to this JSONL history");
+  command->add_option("--json", options->json_path, "Write gpuroof.compare/1 JSON to FILE");
+  command->add_option("--markdown", options->markdown_path,
+                      "Write a pull-request comment (Markdown, < 60 KB) to FILE");
+  command->add_option("--threads", options->threads, "Reader threads (0 = automatic)")
+      ->check(CLI::Range(0, 64));
+  command->add_flag("--strict", options->output.strict,
+                    "Fail (exit 1) when records had to be skipped (data loss)");
+  command->add_flag("-q,--quiet", options->output.quiet, "No diagnostics summaries on stderr");
+  command->callback([options, &exit_code]() {
+    const CompareOptions& o = *options;
+    if (!o.epochs.empty()) {
+      exit_code = RunSimple(o);
+    } else if (o.calibrate) {
+      exit_code = RunCalibrate(o);
+    } else {
+      exit_code = RunGate(o);
+    }
+  });
+}
+
+}  // namespace gpuroof

@@ -1,0 +1,265 @@
+// End-to-end tests of `gpuroof compare` on builder-made profiles: the statistical gate (single-
+// and multi-run), the simple per-epoch mode, calibration, outputs, and bad input that must end in
+// one clear line with exit 2. Expected verdicts follow from the numbers written into each
+// profile, not from the program's own output.
+#include <algorithm>
+#include <regex>
+#include <string>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "cli_runner.h"
+#include "support/trace_description.h"
+
+namespace gpuroof::testing {
+namespace {
+
+std::filesystem::path SharedFixtures() {
+  return std::filesystem::path(GPUROOF_SHARED_FIXTURES_DIR);
+}
+
+struct ProfileSpec {
+  std::string gpu = "NVIDIA TestGPU";
+  int64_t gemm_ns = 300000;  // gemm's base duration
+  int64_t noise_ns = 0;      // amplitude of the +-30-step pseudo-random noise on gemm
+  int seed = 0;              // varies the noise sequence between profiles
+  int iterations = 200;
+};
+
+// `iterations` steps of 1 ms: an NVTX range "step" (CPU) that launches gemm (grid 256,2 block
+// 128) and then small (200 us), each through its own API call and correlation id. gemm's
+// duration is gemm_ns + ((i*7919 + seed) % 61 - 30) * noise_ns.
+std::filesystem::path WriteProfile(const TempDir& dir, const std::string& name,
+                                   const ProfileSpec& spec) {
+  const std::filesystem::path file = dir / (name + ".sqlite");
+  const std::string description =
+      fmt::format(R"desc(
+gpu 0 "{}"
+repeat {} step=1ms {{
+  nvtx start=0 end=900us text="step"
+  api start=10us end=20us corr=1+2*i
+  kernel start=100us end=100us+{}+((i*7919+{})%61-30)*{} corr=1+2*i name=gemm grid=256,2 block=128
+  api start=30us end=40us corr=2+2*i
+  kernel start=500us end=700us corr=2+2*i name=small grid=64 block=64
+}}
+)desc",
+                  spec.gpu, spec.iterations, spec.gemm_ns, spec.seed, spec.noise_ns);
+  testsupport::BuildFromDescription(description, name, file);
+  return file;
+}
+
+size_t Lines(const std::string& text) {
+  return static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+const char kGemm[] = "kernel gemm <<<(256,2,1),(128,1,1)>>>";
+
+std::string RowOf(const std::string& out, const std::string& label) {
+  const size_t at = out.find(label);
+  if (at == std::string::npos) return "";
+  return out.substr(at, out.find('\n', at) - at);
+}
+
+TEST(CompareCli, ProfileAgainstItselfHasEveryRatioExactlyOne) {
+  TempDir dir;
+  const auto p = WriteProfile(dir, "p", {.noise_ns = 100});
+  const CliResult r =
+      RunGpuroof({"compare", "--baseline", p.string(), "--current", p.string(), "--iteration-range",
+                  "step", "--json", (dir / "g.json").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("result: PASS"), std::string::npos) << r.out;
+  const std::string json = ReadFile(dir / "g.json");
+  EXPECT_NE(json.find("\"schema\": \"gpuroof.compare/1\""), std::string::npos);
+  const std::regex estimate("\"ratio\": \\{\\s*\"estimate\": ([^,]+),");
+  size_t ratios = 0;
+  for (auto it = std::sregex_iterator(json.begin(), json.end(), estimate);
+       it != std::sregex_iterator(); ++it) {
+    EXPECT_EQ((*it)[1].str(), "1") << json;
+    ++ratios;
+  }
+  // iteration, GPU busy, two kernels, launches/iter.
+  EXPECT_GE(ratios, 5u) << json;
+}
+
+TEST(CompareCli, TenPercentSlowerKernelIsARegression) {
+  TempDir dir;
+  const auto base = WriteProfile(dir, "base", {.noise_ns = 100});
+  const auto cur = WriteProfile(dir, "cur", {.gemm_ns = 330000, .noise_ns = 100, .seed = 5});
+  const CliResult r =
+      RunGpuroof({"compare", "--baseline", base.string(), "--current", cur.string(),
+                  "--iteration-range", "step", "--markdown", (dir / "gate.md").string()});
+  EXPECT_EQ(r.exit_code, 1) << r.err << r.out;
+  const std::string gemm = RowOf(r.out, kGemm);
+  EXPECT_NE(gemm.find("REGRESSED"), std::string::npos) << r.out;
+  EXPECT_NE(gemm.find("+10.0%"), std::string::npos) << gemm;
+  // GPU busy per iteration: 500 us -> 530 us, +6 % > the 3 % floor.
+  EXPECT_NE(RowOf(r.out, "GPU compute busy / iter").find("REGRESSED"), std::string::npos) << r.out;
+  EXPECT_NE(RowOf(r.out, "kernel small").find("~"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("result: REGRESSION"), std::string::npos);
+  const std::string md = ReadFile(dir / "gate.md");
+  EXPECT_EQ(md.rfind("### ❌ GPU performance gate: 2 regressions", 0), 0u) << md;
+  EXPECT_LT(md.size(), 60000u);
+}
+
+TEST(CompareCli, OnePercentChangeInOnePercentNoiseIsNotARegression) {
+  TempDir dir;
+  // Noise step 100 ns x +-30 = +-1 % of 300 us; the change is +1 %.
+  const auto base = WriteProfile(dir, "base", {.noise_ns = 100});
+  const auto cur = WriteProfile(dir, "cur", {.gemm_ns = 303000, .noise_ns = 100, .seed = 17});
+  const CliResult r = RunGpuroof({"compare", "--baseline", base.string(), "--current", cur.string(),
+                                  "--iteration-range", "step"});
+  EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_EQ(r.out.find("REGRESSED"), std::string::npos) << r.out;
+}
+
+TEST(CompareCli, ThreeProfilesPerSideUseRunLevelStatistics) {
+  TempDir dir;
+  std::vector<std::string> args = {"compare", "--iteration-range", "step", "--baseline"};
+  // Session noise: each profile's gemm is offset by up to +-0.3 %.
+  const int64_t offsets[] = {-900, 0, 900};
+  for (int k = 0; k < 3; ++k) {
+    args.push_back(WriteProfile(dir, fmt::format("b{}", k),
+                                {.gemm_ns = 300000 + offsets[k], .noise_ns = 50, .seed = k})
+                       .string());
+  }
+  args.push_back("--current");
+  for (int k = 0; k < 3; ++k) {
+    args.push_back(WriteProfile(dir, fmt::format("c{}", k),
+                                {.gemm_ns = 330000 + offsets[2 - k], .noise_ns = 50, .seed = 7 + k})
+                       .string());
+  }
+  const CliResult r = RunGpuroof(args);
+  EXPECT_EQ(r.exit_code, 1) << r.err << r.out;
+  EXPECT_NE(r.out.find("mode: multi-run"), std::string::npos) << r.out;
+  EXPECT_NE(RowOf(r.out, kGemm).find("REGRESSED"), std::string::npos) << r.out;
+  EXPECT_NE(RowOf(r.out, kGemm).find("3/3"), std::string::npos) << r.out;
+}
+
+TEST(CompareCli, DifferentGpuModelIsIncomparable) {
+  TempDir dir;
+  const auto base = WriteProfile(dir, "base", {});
+  const auto cur = WriteProfile(dir, "cur", {.gpu = "NVIDIA OtherGPU"});
+  const CliResult r = RunGpuroof({"compare", base.string(), cur.string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(Lines(r.err), 1u) << r.err;
+  EXPECT_NE(r.err.find("not comparable: GPU model 'NVIDIA OtherGPU'"), std::string::npos) << r.err;
+}
+
+TEST(CompareCli, BadInputEndsInOneLineAndExit2) {
+  TempDir dir;
+  const auto p = WriteProfile(dir, "p", {.iterations = 20});
+  const auto only_other = dir / "other.sqlite";
+  testsupport::BuildFromDescription("gpu 0 \"NVIDIA TestGPU\"\nkernel start=0 end=100 name=other\n",
+                                    "other", only_other);
+  const std::string missing = (dir / "missing.sqlite").string();
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"compare", p.string(), missing}, missing},
+      {{"compare", p.string(), p.string(), "--epochs", "0"}, "--epochs"},
+      {{"compare", p.string(), p.string(), "--epochs", "2", "--threshold", "0.9"}, "--threshold"},
+      {{"compare", p.string(), only_other.string()}, only_other.string()},
+      {{"compare", p.string(), p.string(), "--iteration-range", "epoch"}, p.string()},
+      {{"compare", p.string(), p.string(), "--warmup", "x"}, "--warmup"},
+      {{"compare", "--baseline", p.string()}, "compare"},
+  };
+  for (const auto& [args, source] : cases) {
+    const CliResult r = RunGpuroof(args);
+    EXPECT_EQ(r.exit_code, 2) << args.back() << "\n" << r.err;
+    EXPECT_EQ(r.out, "");
+    EXPECT_EQ(Lines(r.err), 1u) << r.err;
+    EXPECT_EQ(r.err.rfind("gpuroof: error: " + source + ":", 0), 0u) << r.err;
+  }
+}
+
+// Simple mode: 4 kernels of 1.5 ms against 4 of 1.8 ms over 2 epochs: 3.000 and 3.600 ms/epoch,
+// ratio 1.2 exactly: PASS at --threshold 1.20, FAIL at 1.19.
+TEST(CompareCli, SimpleModeComparesKernelTimePerEpoch) {
+  TempDir dir;
+  const auto base = dir / "base.sqlite";
+  const auto cur = dir / "cur.sqlite";
+  testsupport::BuildFromDescription(
+      "gpu 0 \"G\"\nrepeat 4 step=2ms {\n kernel start=0 end=1.5ms name=k\n}\n", "base", base);
+  testsupport::BuildFromDescription(
+      "gpu 0 \"G\"\nrepeat 4 step=2ms {\n kernel start=0 end=1.8ms name=k\n}\n", "cur", cur);
+  const CliResult pass =
+      RunGpuroof({"compare", base.string(), cur.string(), "--epochs", "2", "--threshold", "1.20"});
+  EXPECT_EQ(pass.exit_code, 0) << pass.err;
+  EXPECT_EQ(pass.out,
+            "PASS: GPU kernel time per epoch baseline=3.000ms/epoch current=3.600ms/epoch "
+            "ratio=1.200x (threshold 1.20x, 2 epochs)\n");
+  const CliResult fail =
+      RunGpuroof({"compare", base.string(), cur.string(), "--epochs", "2", "--threshold", "1.19"});
+  EXPECT_EQ(fail.exit_code, 1) << fail.err;
+  EXPECT_EQ(fail.out.rfind("FAIL: ", 0), 0u) << fail.out;
+}
+
+TEST(CompareCli, CalibrationReportsTheNoise) {
+  TempDir dir;
+  std::vector<std::string> args = {"compare", "--calibrate", "--iteration-range", "step"};
+  for (int k = 0; k < 3; ++k)
+    args.push_back(WriteProfile(dir, fmt::format("a{}", k), {.noise_ns = 30, .seed = k}).string());
+  const CliResult r = RunGpuroof(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_EQ(r.out.rfind("calibration: 3 profiles of the same code  NVIDIA TestGPU", 0), 0u)
+      << r.out;
+  EXPECT_NE(r.out.find("A/A gate of the first two profiles: 0 false alarm(s)"), std::string::npos)
+      << r.out;
+}
+
+// A history of six main-branch runs (session noise +-0.3 %), then a PR run 10 % slower in gemm.
+TEST(CompareCli, HistoryModeAgainstEarlierRuns) {
+  TempDir dir;
+  const std::string history = (dir / "main.jsonl").string();
+  for (int k = 0; k < 6; ++k) {
+    const auto run =
+        WriteProfile(dir, fmt::format("m{}", k),
+                     {.gemm_ns = 300000 + (k % 3 - 1) * 900, .noise_ns = 50, .seed = k});
+    const CliResult seed = RunGpuroof({"compare", "--current", run.string(), "--history-append",
+                                       history, "--iteration-range", "step"});
+    ASSERT_EQ(seed.exit_code, 0) << seed.err;
+  }
+  EXPECT_EQ(Lines(ReadFile(history)), 6u);
+  const auto slow = WriteProfile(dir, "pr", {.gemm_ns = 330000, .noise_ns = 50, .seed = 40});
+  const CliResult r = RunGpuroof(
+      {"compare", "--history", history, "--current", slow.string(), "--iteration-range", "step"});
+  EXPECT_EQ(r.exit_code, 1) << r.err << r.out;
+  EXPECT_NE(r.out.find("mode: history"), std::string::npos) << r.out;
+  EXPECT_NE(RowOf(r.out, kGemm).find("REGRESSED"), std::string::npos) << r.out;
+  const auto same = WriteProfile(dir, "pr2", {.noise_ns = 50, .seed = 41});
+  const CliResult ok = RunGpuroof(
+      {"compare", "--history", history, "--current", same.string(), "--iteration-range", "step"});
+  EXPECT_EQ(ok.exit_code, 0) << ok.err << ok.out;
+  WriteFile(dir / "bad.jsonl", "{\"metrics\": [}\n");
+  const CliResult bad = RunGpuroof(
+      {"compare", "--history", (dir / "bad.jsonl").string(), "--current", same.string()});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.err.rfind("gpuroof: error: " + (dir / "bad.jsonl").string() + ":1:", 0), 0u)
+      << bad.err;
+}
+
+TEST(CompareCli, EverySharedNsysFixtureComparedWithItselfPasses) {
+  const std::filesystem::path folder = SharedFixtures() / "nsys";
+  if (!std::filesystem::is_directory(folder)) {
+    GTEST_SKIP() << "shared fixtures missing: " << folder;
+  }
+  size_t compared = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(folder)) {
+    if (entry.path().extension() != ".sqlite") continue;
+    const CliResult r =
+        RunGpuroof({"compare", entry.path().string(), entry.path().string(), "--quiet"});
+    if (entry.path().filename() == "nsys2022_4_nvtx_startend.sqlite") {
+      // NVTX only: the export has no CUPTI activity table at all, so there is nothing to gate.
+      EXPECT_EQ(r.exit_code, 2) << r.err;
+      EXPECT_NE(r.err.find("empty profile: no GPU activity"), std::string::npos) << r.err;
+      continue;
+    }
+    EXPECT_EQ(r.exit_code, 0) << entry.path() << "\n" << r.err << r.out;
+    EXPECT_NE(r.out.find("result: PASS"), std::string::npos) << r.out;
+    ++compared;
+  }
+  EXPECT_GT(compared, 0u);
+}
+
+}  // namespace
+}  // namespace gpuroof::testing
