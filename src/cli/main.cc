@@ -16,6 +16,7 @@
 #include "exit_codes.h"
 #include "gaps_command.h"
 #include "kernels_command.h"
+#include "report_command.h"
 #include "ranges_command.h"
 
 namespace {
@@ -33,6 +34,7 @@ int Run(int argc, char** argv) {
   gpuroof::AddCopiesCommand(app, exit_code);
   gpuroof::AddGapsCommand(app, exit_code);
   gpuroof::AddKernelsCommand(app, exit_code);
+  gpuroof::AddReportCommand(app, exit_code);
   gpuroof::AddRangesCommand(app, exit_code);
   // CLI11 would call an unknown command a missing one; name it instead.
   std::vector<CLI::App*> commands = app.get_subcommands({});

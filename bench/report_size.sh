@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Whole-process benchmark of `gpuroof report` on a large nsys SQLite export: the page must stay
+# small and quick to make however many ops the trace has (issue 8), because the timeline is
+# drawn from a time-binned summary, never op by op.
+#
+# For each size (default 10 M activities), REPS runs (default 3) of
+#   gpuroof report FILE --units N -o PAGE        (N = the kernel count)
+# reporting the median wall time, the largest peak RSS (GNU time) and the page size.
+# Goals, judged on every size: page < 2 MB (2,000,000 bytes) and median wall time < 3 s.
+# Exits 0 when both hold, 1 when one fails, 2 on a usage or tool error.
+#
+# Builds nothing itself. Build first (Release, benchmarks on):
+#   cmake --preset release && cmake --build build/release --target gpuroof gpuroof-make-bench-trace
+#   bench/report_size.sh [GPUROOF [MAKE_BENCH_TRACE]]
+# Environment (all optional): GPUROOF, MAKE_BENCH_TRACE, BENCH_DIR (traces, shared with
+# analyze_vs_sqlite.sh and reused), SIZES, REPS, KEEP_PAGE (copy the last page there).
+set -euo pipefail
+
+script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo_dir=$(dirname "$script_dir")
+
+gpuroof=${1:-${GPUROOF:-$repo_dir/build/release/src/gpuroof}}
+make_trace=${2:-${MAKE_BENCH_TRACE:-$repo_dir/build/release/bench/gpuroof-make-bench-trace}}
+bench_dir=${BENCH_DIR:-${TMPDIR:-/tmp}/gpuroof-bench}
+sizes=${SIZES:-"10000000"}
+reps=${REPS:-3}
+max_page_bytes=2000000
+max_wall_s=3
+
+die() {
+  echo "report_size.sh: $*" >&2
+  exit 2
+}
+
+[[ -x $gpuroof ]] || die "no gpuroof binary at '$gpuroof'"
+[[ -x $make_trace ]] || die "no trace writer at '$make_trace' (build with GPUROOF_BUILD_BENCHMARKS=ON)"
+[[ -x /usr/bin/time ]] || die "GNU time (/usr/bin/time) is needed for wall time and peak RSS"
+[[ $reps =~ ^[1-9][0-9]*$ ]] || die "REPS must be a positive number, got '$reps'"
+mkdir -p "$bench_dir"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+median() { sort -g | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
+
+status=0
+printf '%-12s %10s %12s %12s %8s\n' activities "wall s" "peak RSS MB" "page bytes" result
+for n in $sizes; do
+  trace=$bench_dir/bench_$n.sqlite
+  [[ -s $trace ]] || "$make_trace" "$n" "$trace" >/dev/null || die "cannot write $trace"
+  kernels=$(sqlite3 "$trace" "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL")
+  cat "$trace" >/dev/null  # warm the page cache, as a re-run would find it
+  walls=()
+  rss_max=0
+  for ((rep = 0; rep < reps; rep++)); do
+    /usr/bin/time -f '%e %M' -o "$work/time" \
+      "$gpuroof" report "$trace" --units "$kernels" -q -o "$work/page.html"
+    read -r wall rss <"$work/time"
+    walls+=("$wall")
+    ((rss > rss_max)) && rss_max=$rss
+  done
+  wall=$(printf '%s\n' "${walls[@]}" | median)
+  bytes=$(stat -c %s "$work/page.html")
+  result=PASS
+  if ((bytes >= max_page_bytes)) || awk -v w="$wall" -v m="$max_wall_s" 'BEGIN {exit !(w >= m)}'; then
+    result=FAIL
+    status=1
+  fi
+  printf '%-12s %10s %12.1f %12s %8s\n' "$n" "$wall" "$(awk -v k="$rss_max" 'BEGIN {print k / 1024}')" "$bytes" "$result"
+  [[ -n ${KEEP_PAGE:-} ]] && cp "$work/page.html" "$KEEP_PAGE"
+done
+echo "goals: page < $max_page_bytes bytes, median wall < $max_wall_s s (CPUs: $(nproc), load $(cut -d' ' -f1-3 /proc/loadavg))"
+exit $status

@@ -1,0 +1,203 @@
+#include "report_command.h"
+
+#include <algorithm>
+#include <charconv>
+#include <future>
+#include <memory>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "gpuroof/analyses/copy_summary.h"
+#include "gpuroof/analyses/engine_load.h"
+#include "gpuroof/analyses/engine_overlap.h"
+#include "gpuroof/analyses/gpu_gaps.h"
+#include "gpuroof/analyses/kernel_summary.h"
+#include "gpuroof/analyses/range_summary.h"
+#include "gpuroof/analyses/timeline_bins.h"
+#include "gpuroof/model/errors.h"
+#include "gpuroof/readers/reader_registry.h"
+#include "gpuroof/reports/html_report.h"
+#include "gpuroof/reports/html_timeline.h"
+
+#include "exit_codes.h"
+#include "output_options.h"
+#include "trace_loading.h"
+
+namespace gpuroof {
+
+namespace {
+
+struct ReportOptions {
+  std::vector<std::string> traces;
+  std::string units;
+  std::string unit_name = "frame";
+  std::string units_from;
+  std::string window = "processing";
+  std::string gap_min = "1ms";
+  int top = 10;
+  int threads = 0;
+  OutputOptions output;
+};
+
+// The settings every analysis of the page shares, checked before any trace is read.
+struct ReportPlan {
+  EngineLoadOptions load;
+  KernelSummaryOptions kernels;
+  CopySummaryOptions copies;
+  GapOptions gaps;
+  std::string units_text;
+};
+
+ReportPlan PlanReport(const ReportOptions& options) {
+  ReportPlan plan;
+  plan.load.window = ParseWindowSpec(options.window);
+  if (!options.units.empty() && !options.units_from.empty()) {
+    throw InputError("--units", "give either --units or --units-from, not both");
+  }
+  if (options.unit_name.empty() || options.unit_name.find_first_of(",\"\n ") != std::string::npos) {
+    throw InputError("--unit-name", fmt::format("'{}' is not a plain word", options.unit_name));
+  }
+  if (!options.units.empty()) {
+    int64_t count = 0;
+    const std::string& text = options.units;
+    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), count);
+    if (ec != std::errc() || ptr != text.data() + text.size() || count <= 0) {
+      throw InputError("--units", fmt::format("must be a positive whole number, got '{}'", text));
+    }
+    plan.load.units.kind = UnitsSpec::Kind::kFixed;
+    plan.load.units.count = count;
+    plan.units_text = "--units " + text;
+  } else if (!options.units_from.empty()) {
+    plan.load.units = ParseUnitsFrom(options.units_from);
+    plan.units_text = "--units-from " + options.units_from;
+  }
+  plan.load.units.unit_name = options.unit_name;
+  plan.kernels.window = plan.load.window;
+  plan.kernels.top = options.top;
+  plan.copies.window = plan.load.window;
+  plan.gaps.min_ns = ParseDurationNs(options.gap_min, "--gap-min");
+  if (plan.gaps.min_ns <= 0) {
+    throw InputError("--gap-min", fmt::format("must be longer than 0, got '{}'", options.gap_min));
+  }
+  return plan;
+}
+
+// Runs every analysis the page shows on one trace. Kernel and copy summaries, ranges, gaps and
+// the timeline are skipped when there is nothing of their kind, instead of failing the page.
+// They are pure functions of the trace, so the summaries run on a second thread while this one
+// sweeps for the overlap, gaps and timeline: on a large trace the page costs little more than
+// its slowest analysis.
+ReportedTrace AnalyzeForReport(const Trace& trace, const ReportPlan& plan) {
+  ReportedTrace reported;
+  reported.trace = &trace;
+  reported.devices = ComputeEngineLoad(trace, plan.load);
+  auto any = [&reported](auto predicate) {
+    return std::any_of(reported.devices.begin(), reported.devices.end(), predicate);
+  };
+  bool has_kernels = any([](const DeviceLoad& d) { return d.engine(Engine::kKernel).ops > 0; });
+  bool has_copies = std::any_of(trace.signatures.begin(), trace.signatures.end(),
+                                [](const OpSignature& s) { return EngineMovesBytes(s.engine); });
+  auto summaries = std::async(std::launch::async, [&trace, &plan, has_kernels, has_copies] {
+    ReportedTrace part;
+    if (has_kernels) part.kernels = ComputeKernelSummary(trace, plan.kernels);
+    if (has_copies) part.copies = ComputeCopySummary(trace, plan.copies);
+    if (!trace.nvtx_ranges.empty()) part.ranges = SummarizeRanges(trace, {});
+    return part;
+  });
+  reported.overlaps = ComputeEngineOverlap(trace, reported.devices);
+  // A device busy for a positive time in its window has an op that takes time: gaps and the
+  // timeline have something to show.
+  if (any([](const DeviceLoad& d) { return d.any_busy_ns > 0; })) {
+    reported.gaps = ComputeGaps(trace, plan.gaps);
+    // Each timeline covers the device's whole span, widened to its window, so the setup before
+    // the window and the tail after it are seen too.
+    std::vector<TimelineRange> ranges;
+    for (const DeviceGaps& gaps : reported.gaps) {
+      for (const DeviceLoad& device : reported.devices) {
+        if (device.device_id != gaps.device_id) continue;
+        ranges.push_back({gaps.device_id, std::min(gaps.span_start_ns, device.window.start_ns),
+                          std::max(gaps.span_end_ns, device.window.end_ns)});
+      }
+    }
+    reported.timelines = ComputeTimelineBins(trace, ranges, TimelinePlotBins());
+  }
+  ReportedTrace part = summaries.get();  // rethrows what the summaries threw
+  reported.kernels = std::move(part.kernels);
+  reported.copies = std::move(part.copies);
+  reported.ranges = std::move(part.ranges);
+  return reported;
+}
+
+int RunReport(const ReportOptions& options) {
+  ReportPlan plan = PlanReport(options);
+  std::vector<std::unique_ptr<Trace>> traces;
+  HtmlReport report;
+  report.window_text = options.window;
+  report.units_text = plan.units_text;
+  report.gap_min_text = options.gap_min;
+  report.tool_version = GPUROOF_VERSION;
+  // Full detail: copy tables need memory kinds, kernel tables the kernel names, and the range
+  // table the API calls and correlation ids.
+  ReadOptions read_options;
+  read_options.threads = options.threads;
+  read_options.detail = ReadDetail::kFull;
+  for (const std::string& path : options.traces) {
+    traces.push_back(std::make_unique<Trace>(LoadTrace(path, read_options, options.output)));
+    report.traces.push_back(AnalyzeForReport(*traces.back(), plan));
+    if (report.traces.back().ranges) {
+      PrintNote(options.output, path, "ranges", report.traces.back().ranges->method_note);
+    }
+    for (const DeviceLoad& device : report.traces.back().devices) {
+      std::string where = fmt::format("device {}", device.device_id);
+      PrintNote(options.output, path, where, device.window.note);
+      PrintNote(options.output, path, where, device.units_note);
+    }
+  }
+  EmitOutput(options.output, RenderHtmlReport(report));
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddReportCommand(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<ReportOptions>();
+  options->output.format = "html";
+  CLI::App* command = app.add_subcommand(
+      "report",
+      "One self-contained HTML page: engine bars and roofline, overlap, timeline, top "
+      "kernels and copies");
+  command->footer(
+      "Examples:\n"
+      "  gpuroof report run.sqlite --units 20000 -o report.html\n"
+      "  gpuroof report base.sqlite batch2.sqlite batch4.sqlite --units-from nvtx:batch -o "
+      "sweep.html\n"
+      "Several traces: one group of bars per trace and device, side by side on one scale.\n"
+      "The page has inline CSS and SVG only: no script, no network; it opens from disk.\n"
+      "Every figure is defined in docs/metrics.md.");
+  command->add_option("traces", options->traces, "Trace files (nsys .sqlite or .nsys-rep)")
+      ->required();
+  command->add_option("--units", options->units,
+                      "Units of work (frames, batches...) in the window");
+  command->add_option("--unit-name", options->unit_name, "What one unit is called")
+      ->capture_default_str();
+  command->add_option("--units-from", options->units_from,
+                      "Count units in the window: kernel:NAME (launches) or nvtx:NAME (ranges)");
+  command
+      ->add_option("--window", options->window, "processing | all | START:END | nvtx:NAME[#N|#*]")
+      ->capture_default_str();
+  command
+      ->add_option("--gap-min", options->gap_min,
+                   "Gaps longer than this count (ns, or with us/ms/s); the 5 largest are "
+                   "highlighted on the timeline")
+      ->capture_default_str();
+  command->add_option("--top", options->top, "Kernels listed per device")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  command->add_option("--threads", options->threads, "Reader threads (0 = automatic)")
+      ->check(CLI::Range(0, 64));
+  AddOutputOptions(*command, options->output, {"html"});
+  command->callback([options, &exit_code]() { exit_code = RunReport(*options); });
+}
+
+}  // namespace gpuroof

@@ -1,0 +1,375 @@
+#include "gpuroof/reports/html_report.h"
+
+#include <algorithm>
+#include <span>
+
+#include <fmt/format.h>
+
+#include "gpuroof/analyses/roofline.h"
+#include "gpuroof/reports/analyze_report.h"
+#include "gpuroof/reports/copy_report.h"
+#include "gpuroof/reports/gaps_report.h"
+#include "gpuroof/reports/html_engine_bars.h"
+#include "gpuroof/reports/html_style.h"
+#include "gpuroof/reports/html_timeline.h"
+#include "gpuroof/reports/html_writer.h"
+#include "gpuroof/reports/number_format.h"
+
+namespace gpuroof {
+
+namespace {
+
+std::string Ms(int64_t ns) {
+  return FixedDouble(static_cast<double>(ns) / 1e6, 3);
+}
+
+std::string Us(double ns) {
+  return FixedDouble(ns / 1e3, 2);
+}
+
+// "#2 · device 0" with several traces, else "device 0".
+std::string DeviceLabel(const HtmlReport& report, size_t trace_index, int32_t device_id) {
+  if (report.traces.size() == 1) return fmt::format("device {}", device_id);
+  return fmt::format("#{} · device {}", trace_index + 1, device_id);
+}
+
+std::string DeviceTitle(const ReportedTrace& reported, const DeviceLoad& device) {
+  std::string title = fmt::format("{} · device {}", reported.trace->source, device.device_id);
+  if (!device.device_name.empty()) title += " (" + device.device_name + ")";
+  return title;
+}
+
+// A heat-table cell: the background's strength is `fraction` of the strongest colour.
+HtmlCell HeatCell(std::string text, double fraction) {
+  double alpha = std::clamp(fraction, 0.0, 1.0) * 0.85;
+  return {std::move(text), "num heat", fmt::format("background:rgba(214,39,40,{:.2f})", alpha)};
+}
+
+template <typename Device>
+const Device* FindDevice(const std::vector<Device>& devices, int32_t device_id) {
+  for (const Device& device : devices) {
+    if (device.device_id == device_id) return &device;
+  }
+  return nullptr;
+}
+
+void WriteHeader(HtmlWriter& html, const HtmlReport& report) {
+  html.Element("h1", "gpuroof report");
+  std::string options = "window " + report.window_text;
+  options += report.units_text.empty() ? " · no units" : " · " + report.units_text;
+  html.Element("p", fmt::format("gpuroof {} · {}", report.tool_version, options),
+               {{"class", "meta"}});
+  std::vector<std::vector<HtmlCell>> rows;
+  for (size_t t = 0; t < report.traces.size(); ++t) {
+    const Trace& trace = *report.traces[t].trace;
+    std::string metadata;
+    for (const auto& [key, value] : trace.metadata) {
+      metadata += (metadata.empty() ? "" : "; ") + key + ": " + value;
+    }
+    std::string devices;
+    for (const DeviceLoad& device : report.traces[t].devices) {
+      devices += (devices.empty() ? "" : ", ") + std::to_string(device.device_id);
+      if (!device.device_name.empty()) devices += " (" + device.device_name + ")";
+    }
+    rows.push_back({{std::to_string(t + 1), "num", ""},
+                    {trace.source, "path", ""},
+                    {trace.format, "", ""},
+                    {metadata, "", ""},
+                    {std::to_string(trace.activity_count()), "num", ""},
+                    {devices, "", ""},
+                    {trace.diagnostics.Summary(), "", ""}});
+  }
+  WriteHtmlTable(html, {"#", "trace", "format", "metadata", "activities", "devices", "diagnostics"},
+                 rows, "inputs");
+  // Windows, units, and every note a command would print on stderr.
+  html.Open("ul", {{"class", "windows"}});
+  for (size_t t = 0; t < report.traces.size(); ++t) {
+    const ReportedTrace& reported = report.traces[t];
+    for (const DeviceLoad& device : reported.devices) {
+      std::string line =
+          fmt::format("{}: window {} from {} to {} on the trace clock, {} long",
+                      DeviceLabel(report, t, device.device_id), device.window.policy,
+                      HumanDurationNs(static_cast<double>(device.window.start_ns)),
+                      HumanDurationNs(static_cast<double>(device.window.end_ns)),
+                      HumanDurationNs(static_cast<double>(device.window.length_ns())));
+      if (device.units) {
+        line += fmt::format(" · {} {}", *device.units,
+                            *device.units == 1 ? device.unit_name : PluralUnit(device.unit_name));
+      }
+      html.Element("li", line);
+      for (const std::string* note : {&device.window.note, &device.units_note}) {
+        if (!note->empty()) html.Element("li", "note: " + *note, {{"class", "note"}});
+      }
+    }
+    for (const std::string& note : reported.trace->diagnostics.notes()) {
+      html.Element("li", fmt::format("#{} note: {}", t + 1, note), {{"class", "note"}});
+    }
+  }
+  html.Close("ul");
+}
+
+void WriteEngineBars(HtmlWriter& html, const HtmlReport& report) {
+  html.Element("h2", "Engine bars and the roofline");
+  std::vector<BarGroupInput> groups;
+  for (size_t t = 0; t < report.traces.size(); ++t) {
+    for (const DeviceLoad& device : report.traces[t].devices) {
+      groups.push_back({DeviceLabel(report, t, device.device_id), &device});
+    }
+  }
+  EngineBarsLayout layout = LayoutEngineBars(groups);
+  html.Element("p",
+               layout.per_unit
+                   ? "Busy time per unit of every engine (the union of its ops in the window, "
+                     "divided by the units); the tallest bar binds, and the roofline is drawn "
+                     "at it. Labels above the other bars: headroom, how much longer each could "
+                     "get before it binds."
+                   : "Busy time of every engine in the window (give --units for per-unit bars); "
+                     "the tallest bar binds, and the roofline is drawn at it. Labels above the "
+                     "other bars: headroom, how much longer each could get before it binds.",
+               {{"class", "explain"}});
+  html.Open("div", {{"class", "figure"}}).Raw(RenderEngineBarsSvg(layout)).Close("div");
+  html.Open("ul", {{"class", "readings"}});
+  for (size_t t = 0; t < report.traces.size(); ++t) {
+    const ReportedTrace& reported = report.traces[t];
+    for (const DeviceLoad& device : reported.devices) {
+      Roofline roofline = ComputeRoofline(device);
+      html.Open("li");
+      html.Element("span", DeviceLabel(report, t, device.device_id), {{"class", "label"}});
+      html.Element("span", DeviceTitle(reported, device), {{"class", "path"}});
+      html.Element("span", ReadingLine(device, roofline), {{"class", "reading"}});
+      if (roofline.per_unit_us) {
+        html.Element("span",
+                     fmt::format("roofline {:.3f} us/{} = {:.1f} {}/s", *roofline.per_unit_us,
+                                 device.unit_name, roofline.units_per_s.value_or(0.0),
+                                 PluralUnit(device.unit_name)),
+                     {{"class", "figures"}});
+      }
+      html.Close("li");
+    }
+  }
+  html.Close("ul");
+}
+
+void WriteDutyAndOverlap(HtmlWriter& html, const HtmlReport& report) {
+  html.Element("h2", "Duty cycles and overlap");
+  html.Element("p",
+               "Duty: busy / window. Overlap table: time two engines were busy at once, as a "
+               "share of the window (the diagonal is each engine's duty); darker is more.",
+               {{"class", "explain"}});
+  for (size_t t = 0; t < report.traces.size(); ++t) {
+    const ReportedTrace& reported = report.traces[t];
+    for (size_t d = 0; d < reported.devices.size(); ++d) {
+      const DeviceLoad& device = reported.devices[d];
+      html.Element(
+          "h3", DeviceLabel(report, t, device.device_id) + " — " + DeviceTitle(reported, device));
+      html.Open("div", {{"class", "pair"}});
+      std::vector<std::vector<HtmlCell>> rows;
+      for (const EngineLoad& load : device.engines) {
+        if (load.ops == 0) continue;
+        std::optional<double> duty = DutyPercent(load.busy_ns, device.window);
+        rows.push_back({{std::string(EngineName(load.engine)), "", ""},
+                        {std::to_string(load.ops), "num", ""},
+                        {Ms(load.busy_ns), "num", ""},
+                        HeatCell(FixedDouble(duty, 2), duty.value_or(0.0) / 100.0),
+                        {FixedDouble(PerUnitUs(load.busy_ns, device), 3), "num", ""},
+                        {FixedDouble(OverlapFactor(load), 2), "num", ""},
+                        {FixedDouble(BandwidthGBps(load), 2), "num", ""}});
+      }
+      std::optional<double> any_duty = DutyPercent(device.any_busy_ns, device.window);
+      rows.push_back({{"any GPU op", "", ""},
+                      {std::to_string(device.any_ops), "num", ""},
+                      {Ms(device.any_busy_ns), "num", ""},
+                      HeatCell(FixedDouble(any_duty, 2), any_duty.value_or(0.0) / 100.0),
+                      {FixedDouble(PerUnitUs(device.any_busy_ns, device), 3), "num", ""},
+                      {"-", "num", ""},
+                      {"-", "num", ""}});
+      WriteHtmlTable(
+          html, {"engine", "ops", "busy ms", "duty %", "us/" + device.unit_name, "overlap", "GB/s"},
+          rows, "duty");
+      if (d < reported.overlaps.size()) {
+        const EngineOverlap& overlap = reported.overlaps[d];
+        std::vector<std::string> header = {"both busy, % of window"};
+        for (Engine engine : overlap.engines)
+          header.emplace_back(EngineName(engine));
+        std::vector<std::vector<HtmlCell>> matrix;
+        for (size_t a = 0; a < overlap.engines.size(); ++a) {
+          std::vector<HtmlCell> row = {{std::string(EngineName(overlap.engines[a])), "", ""}};
+          for (size_t b = 0; b < overlap.engines.size(); ++b) {
+            std::optional<double> share = DutyPercent(overlap.intersection_ns[a][b], device.window);
+            row.push_back(HeatCell(FixedDouble(share, 1), share.value_or(0.0) / 100.0));
+          }
+          matrix.push_back(std::move(row));
+        }
+        WriteHtmlTable(html, header, matrix, "overlap");
+        html.Element("p",
+                     fmt::format("no engine busy: {} ({:.2f} % of the window)",
+                                 HumanDurationNs(static_cast<double>(overlap.idle_ns)),
+                                 DutyPercent(overlap.idle_ns, device.window).value_or(0.0)),
+                     {{"class", "idle"}});
+      }
+      html.Close("div");
+    }
+  }
+}
+
+void WriteTimelines(HtmlWriter& html, const HtmlReport& report) {
+  html.Element("h2", "Timeline");
+  html.Element("p",
+               fmt::format("One lane per engine; bar height: the share of each time bin the "
+                           "engine was busy. Shaded: outside the window. Red: the {} largest "
+                           "gaps (no engine busy); hover for figures.",
+                           report.highlighted_gaps),
+               {{"class", "explain"}});
+  for (size_t t = 0; t < report.traces.size(); ++t) {
+    const ReportedTrace& reported = report.traces[t];
+    for (const DeviceTimeline& timeline : reported.timelines) {
+      const DeviceLoad* device = FindDevice(reported.devices, timeline.device_id);
+      if (device == nullptr) continue;
+      html.Element("h3", DeviceLabel(report, t, timeline.device_id) + " — " +
+                             DeviceTitle(reported, *device));
+      TimelineInput input;
+      input.timeline = &timeline;
+      input.window = &device->window;
+      const DeviceGaps* gaps = FindDevice(reported.gaps, timeline.device_id);
+      if (gaps != nullptr) {
+        size_t n = std::min(report.highlighted_gaps, gaps->gaps.size());
+        input.gaps = std::span<const Gap>(gaps->gaps.data(), n);
+        html.Element(
+            "p",
+            fmt::format("{} bins of {} from {} on the trace clock · {}", timeline.bin_count(),
+                        HumanDurationNs(static_cast<double>(timeline.bin_ns)),
+                        HumanDurationNs(static_cast<double>(timeline.start_ns)),
+                        GapsSummaryLine(*gaps, report.gap_min_text)),
+            {{"class", "meta"}});
+      }
+      html.Open("div", {{"class", "figure"}}).Raw(RenderTimelineSvg(input)).Close("div");
+    }
+  }
+}
+
+void WriteKernelsAndCopies(HtmlWriter& html, const HtmlReport& report) {
+  html.Element("h2", "Top kernels and copies");
+  for (size_t t = 0; t < report.traces.size(); ++t) {
+    const ReportedTrace& reported = report.traces[t];
+    for (const DeviceLoad& device : reported.devices) {
+      const DeviceKernels* kernels = FindDevice(reported.kernels, device.device_id);
+      const DeviceCopies* copies = FindDevice(reported.copies, device.device_id);
+      if (kernels == nullptr && copies == nullptr) continue;
+      html.Element(
+          "h3", DeviceLabel(report, t, device.device_id) + " — " + DeviceTitle(reported, device));
+      if (kernels != nullptr) {
+        std::vector<std::vector<HtmlCell>> rows;
+        for (const KernelRow& row : kernels->rows) {
+          rows.push_back({{row.key, "name", ""},
+                          {std::to_string(row.stats.count), "num", ""},
+                          {Ms(row.stats.total_ns), "num", ""},
+                          {Us(row.stats.mean_ns), "num", ""},
+                          {Us(row.stats.median_ns), "num", ""},
+                          {Us(row.stats.p95_ns), "num", ""},
+                          {Us(static_cast<double>(row.stats.max_ns)), "num", ""},
+                          HeatCell(FixedDouble(row.busy_share_pct, 1),
+                                   row.busy_share_pct.value_or(0.0) / 100.0)});
+        }
+        WriteHtmlTable(html,
+                       {"kernel", "launches", "total ms", "mean us", "median us", "p95 us",
+                        "max us", "% of kernel busy"},
+                       rows, "kernels");
+        if (kernels->omitted_keys > 0) {
+          html.Element(
+              "p",
+              fmt::format("{} more kernels ({} launches, {} ms) not shown", kernels->omitted_keys,
+                          kernels->omitted_ops, Ms(kernels->omitted_total_ns)),
+              {{"class", "meta"}});
+        }
+      }
+      if (copies != nullptr && !copies->rows.empty()) {
+        std::vector<std::vector<HtmlCell>> rows;
+        for (const CopyRow& row : copies->rows) {
+          rows.push_back({{CopyLabel(row.engine, row.src_kind, row.dst_kind), "name", ""},
+                          {std::to_string(row.count), "num", ""},
+                          {HumanBytes(static_cast<double>(row.bytes)), "num", ""},
+                          {Ms(row.sum_ns), "num", ""},
+                          {Us(row.median_ns), "num", ""},
+                          {FixedDouble(row.bandwidth_gbps, 2), "num", ""},
+                          {FixedDouble(row.median_bandwidth_gbps, 2), "num", ""},
+                          {row.pageable ? "PAGEABLE" : "", "warn", ""}});
+        }
+        WriteHtmlTable(
+            html, {"copy", "count", "bytes", "total ms", "median us", "GB/s", "median GB/s", ""},
+            rows, "copies");
+        std::string warning = PageableWarning(*copies);
+        if (!warning.empty()) html.Element("p", warning, {{"class", "warn"}});
+      }
+    }
+  }
+}
+
+void WriteRanges(HtmlWriter& html, const HtmlReport& report) {
+  bool any = std::any_of(report.traces.begin(), report.traces.end(),
+                         [](const ReportedTrace& t) { return t.ranges.has_value(); });
+  if (!any) return;
+  html.Element("h2", "NVTX ranges");
+  html.Element("p",
+               "Per range name: its instances' own durations and the GPU work they launched "
+               "(gpuroof ranges); the bottleneck is the engine with the most busy time per "
+               "instance.",
+               {{"class", "explain"}});
+  for (size_t t = 0; t < report.traces.size(); ++t) {
+    const ReportedTrace& reported = report.traces[t];
+    if (!reported.ranges) continue;
+    const RangeSummary& summary = *reported.ranges;
+    if (report.traces.size() > 1) {
+      html.Element("h3", fmt::format("#{} — {}", t + 1, reported.trace->source));
+    }
+    if (!summary.method_note.empty()) {
+      html.Element("p", "note: " + summary.method_note, {{"class", "note"}});
+    }
+    std::vector<std::vector<HtmlCell>> rows;
+    size_t shown = std::min(report.top_ranges, summary.groups.size());
+    for (size_t g = 0; g < shown; ++g) {
+      const RangeGroup& group = summary.groups[g];
+      rows.push_back({{group.name, "name", ""},
+                      {group.on_gpu ? "GPU" : "CPU", "", ""},
+                      {std::to_string(group.cpu.count), "num", ""},
+                      {Ms(group.cpu.total_ns), "num", ""},
+                      {Us(group.cpu.median_ns), "num", ""},
+                      {std::to_string(group.gpu_ops), "num", ""},
+                      {group.bottleneck ? std::string(EngineName(*group.bottleneck)) : "-", "", ""},
+                      {group.bottleneck ? Us(group.roofline_ns_per_instance) : "-", "num", ""}});
+    }
+    WriteHtmlTable(html,
+                   {"range", "timeline", "instances", "total ms", "median us", "GPU ops",
+                    "bottleneck", "roofline us/instance"},
+                   rows, "ranges");
+    if (shown < summary.groups.size()) {
+      html.Element("p", fmt::format("{} more range names not shown", summary.groups.size() - shown),
+                   {{"class", "meta"}});
+    }
+  }
+}
+
+}  // namespace
+
+std::string RenderHtmlReport(const HtmlReport& report) {
+  HtmlWriter html;
+  html.Raw("<!DOCTYPE html>\n");
+  html.Open("html", {{"lang", "en"}}).Open("head");
+  html.Raw("<meta charset=\"utf-8\">");
+  html.Raw("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">");
+  std::string title = "gpuroof report";
+  if (report.traces.size() == 1) title += " · " + report.traces.front().trace->source;
+  html.Element("title", title);
+  html.Open("style").Raw(HtmlStyleSheet()).Close("style");
+  html.Close("head").Open("body");
+  WriteHeader(html, report);
+  WriteEngineBars(html, report);
+  WriteDutyAndOverlap(html, report);
+  WriteTimelines(html, report);
+  WriteKernelsAndCopies(html, report);
+  WriteRanges(html, report);
+  html.Element("p", "Every figure is defined in gpuroof's docs/metrics.md.", {{"class", "meta"}});
+  html.Close("body").Close("html");
+  return html.Finish() + "\n";
+}
+
+}  // namespace gpuroof

@@ -1,0 +1,48 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpuroof/analyses/copy_summary.h"
+#include "gpuroof/analyses/engine_load.h"
+#include "gpuroof/analyses/engine_overlap.h"
+#include "gpuroof/analyses/gpu_gaps.h"
+#include "gpuroof/analyses/kernel_summary.h"
+#include "gpuroof/analyses/range_summary.h"
+#include "gpuroof/analyses/timeline_bins.h"
+#include "gpuroof/model/trace.h"
+
+namespace gpuroof {
+
+// Everything the page shows about one trace. Vectors of devices are in ascending device id; a
+// device may be missing from kernels, copies, gaps and timelines (nothing of that kind ran).
+struct ReportedTrace {
+  const Trace* trace = nullptr;
+  std::vector<DeviceLoad> devices;
+  std::vector<EngineOverlap> overlaps;  // parallel to devices
+  std::vector<DeviceTimeline> timelines;
+  std::vector<DeviceGaps> gaps;
+  std::vector<DeviceKernels> kernels;  // top kernels (KernelSummaryOptions::top)
+  std::vector<DeviceCopies> copies;
+  std::optional<RangeSummary> ranges;  // set when the trace has NVTX ranges
+};
+
+struct HtmlReport {
+  std::vector<ReportedTrace> traces;
+  std::string window_text;  // the --window value as given
+  std::string units_text;   // "--units 2000", "--units-from kernel:k" or ""
+  std::string tool_version;
+  std::string gap_min_text;     // the gap threshold as given ("1ms")
+  size_t highlighted_gaps = 5;  // the largest gaps of each device drawn on its timeline
+  size_t top_ranges = 20;       // NVTX range names listed per trace (largest CPU total first)
+};
+
+// One self-contained HTML page (docs/formats.md, "report"): inline CSS and SVG, no script, no
+// network. Sections: header (inputs, devices, windows, units, diagnostics), engine bars with the
+// roofline (all traces on one scale), duty cycles and the overlap heat table, the timeline of
+// each device, top kernels and copies, the NVTX range table when a trace has ranges. Every text
+// taken from a trace is escaped.
+std::string RenderHtmlReport(const HtmlReport& report);
+
+}  // namespace gpuroof

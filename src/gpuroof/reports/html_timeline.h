@@ -1,0 +1,32 @@
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "gpuroof/analyses/gpu_gaps.h"
+#include "gpuroof/analyses/timeline_bins.h"
+#include "gpuroof/analyses/window.h"
+
+namespace gpuroof {
+
+// The bins ComputeTimelineBins() should make for one timeline: one per pixel column of the plot.
+int TimelinePlotBins();
+
+// What one device's timeline shows.
+struct TimelineInput {
+  const DeviceTimeline* timeline = nullptr;
+  const Window* window = nullptr;
+  std::span<const Gap> gaps;  // highlighted (the largest ones); any order
+};
+
+// One swimlane per engine busy in the range: in each bin a bar whose height is the engine's busy
+// fraction of the bin (in eighths, so runs of equal bins merge into one rectangle and the page
+// stays small), the time outside the window shaded, the window's edges drawn as lines (the start
+// labelled "steady state" when the window is the auto-detected steady one, policy "steady"), the
+// gaps as highlighted spans with their figures as hover text. Times on the axis are from the range
+// start.
+std::string RenderTimelineSvg(const TimelineInput& input);
+
+}  // namespace gpuroof

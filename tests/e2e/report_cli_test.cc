@@ -1,0 +1,189 @@
+// End-to-end tests of `gpuroof report`: the bars' geometry against a golden SVG and hand-worked
+// heights, escaping of names taken from the trace, several traces on one scale, the timeline's
+// gap highlight, and bad input that must end in one clear line, exit 2 and no output file.
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "cli_runner.h"
+#include "support/trace_description.h"
+
+namespace gpuroof::testing {
+namespace {
+
+std::filesystem::path WriteTrace(const TempDir& dir, const std::string& name,
+                                 const std::string& body) {
+  std::filesystem::path file = dir / name;
+  testsupport::BuildFromDescription("schema 2024\ngpu 0 \"Test GPU\"\n" + body, name, file);
+  return file;
+}
+
+// The tiny trace of the golden SVG, by hand: processing window [0, 4 us) (first kernel start to
+// the later of the last kernel end and the last D2H end); 2 units ->
+//   kernel 4 us busy = 2 us/frame, H2D 2 us = 1 us/frame, D2H 1 us = 0.5 us/frame.
+constexpr const char* kTinyTrace =
+    "kernel start=0 end=4us stream=7 name=k\n"
+    "memcpy start=0 end=2us kind=HtoD bytes=4096 src=pinned dst=device stream=8\n"
+    "memcpy start=2us end=3us kind=DtoH bytes=4096 src=device dst=pinned stream=9\n";
+
+// The first <svg ...> element whose class is `css_class`.
+std::string ExtractSvg(const std::string& html, const std::string& css_class) {
+  size_t start = html.find("<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"" + css_class + "\"");
+  if (start == std::string::npos) return "";
+  size_t end = html.find("</svg>", start);
+  return end == std::string::npos ? "" : html.substr(start, end + 6 - start);
+}
+
+bool IsOneErrorLine(const std::string& err) {
+  return err.rfind("gpuroof: error: ", 0) == 0 && std::count(err.begin(), err.end(), '\n') == 1;
+}
+
+TEST(ReportCli, EngineBarsMatchTheGoldenSvgAndTheHandWorkedHeights) {
+  TempDir dir;
+  std::filesystem::path trace = WriteTrace(dir, "tiny.sqlite", kTinyTrace);
+  std::filesystem::path page = dir / "report.html";
+  CliResult r = RunGpuroof({"report", trace.string(), "--units", "2", "-o", page.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+  std::string svg = ExtractSvg(ReadFile(page), "bars");
+  ASSERT_FALSE(svg.empty());
+  // Heights proportional to busy per unit, the tallest spanning the 240 px plot: 2 : 1 : 0.5.
+  EXPECT_NE(svg.find("height=\"240\" class=\"bar e-kernel bottleneck\""), std::string::npos);
+  EXPECT_NE(svg.find("height=\"120\" class=\"bar e-H2D\""), std::string::npos);
+  EXPECT_NE(svg.find("height=\"60\" class=\"bar e-D2H\""), std::string::npos);
+  // The roofline at the top of the tallest bar (y = 40, the top of the plot).
+  EXPECT_NE(svg.find("y1=\"40\" x2=\"368\" y2=\"40\" class=\"roofline\""), std::string::npos);
+  std::filesystem::path golden = SourceDir() / "tests" / "golden" / "report_bars.svg";
+  EXPECT_EQ(svg + "\n", ReadFile(golden)) << "regenerate by hand only after checking the change";
+}
+
+TEST(ReportCli, NamesFromTheTraceAreEscapedEverywhere) {
+  TempDir dir;
+  // The file name and a kernel name carry every character HTML treats specially.
+  std::filesystem::path trace = WriteTrace(dir, "a&b<c>.sqlite",
+                                           "kernel start=0 end=1ms stream=7 name=\"x<y>&\\\"q'\"\n"
+                                           "kernel start=3ms end=4ms stream=7 name=plain\n");
+  CliResult r = RunGpuroof({"report", trace.string(), "--gap-min", "1ms"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string& html = r.out;
+  EXPECT_NE(html.find("x&lt;y&gt;&amp;&quot;q&#39;"), std::string::npos);
+  EXPECT_EQ(html.find("x<y>"), std::string::npos);
+  EXPECT_EQ(html.find("&\"q"), std::string::npos);
+  EXPECT_NE(html.find("a&amp;b&lt;c&gt;.sqlite"), std::string::npos);
+  EXPECT_EQ(html.find("b<c>"), std::string::npos);
+  // Self-contained: no script, no stylesheet or image fetched from anywhere.
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("<link"), std::string::npos);
+  EXPECT_EQ(html.find(" src="), std::string::npos);
+  EXPECT_EQ(html.find("url("), std::string::npos);
+}
+
+// Kernels [0,1.1ms) and [3.3ms,4.4ms): one 2.2 ms gap. The timeline spans [0, 4.4 ms) in 880
+// bins of 5 us, one per pixel from x = 80, so the gap is drawn from 80 + 880/4 = 300 to
+// 80 + 880*3/4 = 740, and the first kernel fills bins 0-219 (x 80 to 300) completely.
+TEST(ReportCli, TimelineHighlightsTheGapWhereItIs) {
+  TempDir dir;
+  std::filesystem::path trace = WriteTrace(dir, "gap.sqlite",
+                                           "kernel start=0 end=1.1ms stream=7 name=a\n"
+                                           "kernel start=3.3ms end=4.4ms stream=7 name=b\n");
+  CliResult r = RunGpuroof({"report", trace.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string svg = ExtractSvg(r.out, "timeline");
+  ASSERT_FALSE(svg.empty());
+  EXPECT_NE(svg.find("<rect x=\"300\" y=\"18\" width=\"440\" height=\"28\" class=\"gap\">"
+                     "<title>gap 1: 2.200 ms idle from 1.100 ms (after kernel a, before kernel "
+                     "b)</title>"),
+            std::string::npos)
+      << svg;
+  EXPECT_NE(
+      svg.find("<rect x=\"80\" y=\"18\" width=\"220\" height=\"22\" class=\"busy e-kernel\"/>"),
+      std::string::npos);
+  EXPECT_NE(
+      svg.find("<rect x=\"740\" y=\"18\" width=\"220\" height=\"22\" class=\"busy e-kernel\"/>"),
+      std::string::npos);
+}
+
+TEST(ReportCli, SeveralTracesShareOneScale) {
+  TempDir dir;
+  std::filesystem::path a = WriteTrace(dir, "a.sqlite", kTinyTrace);
+  // Half the kernel time of trace a, same units: its kernel bar is half as tall (120 px).
+  std::filesystem::path b = WriteTrace(dir, "b.sqlite", "kernel start=0 end=2us stream=7 name=k\n");
+  CliResult r = RunGpuroof({"report", a.string(), b.string(), "--units", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string svg = ExtractSvg(r.out, "bars");
+  EXPECT_NE(svg.find(">#1 · device 0</text>"), std::string::npos) << svg;
+  EXPECT_NE(svg.find(">#2 · device 0</text>"), std::string::npos);
+  EXPECT_NE(svg.find("height=\"240\" class=\"bar e-kernel bottleneck\""), std::string::npos);
+  EXPECT_NE(svg.find("height=\"120\" class=\"bar e-kernel bottleneck\""), std::string::npos);
+}
+
+TEST(ReportCli, ExampleShowsTheReadingLineOfAnalyze) {
+  std::string example = (SourceDir() / "examples" / "frame_pipeline.sqlite").string();
+  CliResult analyze = RunGpuroof({"analyze", example, "--units", "2000"});
+  ASSERT_EQ(analyze.exit_code, 0) << analyze.err;
+  // The reading line is the last non-empty line of analyze's table.
+  std::string text = analyze.out;
+  while (!text.empty() && text.back() == '\n')
+    text.pop_back();
+  std::string reading = text.substr(text.rfind('\n') + 1);
+  ASSERT_EQ(reading.rfind("H2D binds at", 0), 0u) << reading;
+  CliResult r = RunGpuroof({"report", example, "--units", "2000"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("<span class=\"reading\">" + reading + "</span>"), std::string::npos);
+  EXPECT_NE(r.out.find("process_frame"), std::string::npos);          // top kernels
+  EXPECT_NE(r.out.find("H2D Pinned-&gt;Device"), std::string::npos);  // copies
+  EXPECT_NE(r.out.find("class=\"overlap\""), std::string::npos);      // heat table
+}
+
+TEST(ReportCli, NvtxRangesGetATableWithEscapedNames) {
+  TempDir dir;
+  std::filesystem::path trace = WriteTrace(dir, "nvtx.sqlite",
+                                           "kernel start=0 end=1ms stream=7 name=a\n"
+                                           "nvtx start=0 end=2ms text=\"step<1>\"\n");
+  CliResult r = RunGpuroof({"report", trace.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("<table class=\"ranges\">"), std::string::npos);
+  EXPECT_NE(r.out.find("<td class=\"name\">step&lt;1&gt;</td>"), std::string::npos) << r.out;
+  // Without ranges there is no such section.
+  std::filesystem::path plain = WriteTrace(dir, "plain.sqlite", kTinyTrace);
+  CliResult p = RunGpuroof({"report", plain.string()});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_EQ(p.out.find("NVTX ranges"), std::string::npos);
+}
+
+TEST(ReportCli, BadInputIsOneLineExitTwoAndNoOutputFile) {
+  TempDir dir;
+  std::filesystem::path page = dir / "report.html";
+  CliResult missing =
+      RunGpuroof({"report", (dir / "missing.sqlite").string(), "-o", page.string()});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_TRUE(IsOneErrorLine(missing.err)) << missing.err;
+  EXPECT_FALSE(std::filesystem::exists(page));
+
+  // A good page already there survives a failed run.
+  WriteFile(page, "good page\n");
+  std::filesystem::path trace = WriteTrace(dir, "t.sqlite", kTinyTrace);
+  CliResult bad_gap = RunGpuroof({"report", trace.string(), "--gap-min", "0", "-o", page.string()});
+  EXPECT_EQ(bad_gap.exit_code, 2);
+  EXPECT_TRUE(IsOneErrorLine(bad_gap.err)) << bad_gap.err;
+  EXPECT_NE(bad_gap.err.find("--gap-min"), std::string::npos);
+  CliResult bad_window =
+      RunGpuroof({"report", trace.string(), "--window", "nvtx:nope", "-o", page.string()});
+  EXPECT_EQ(bad_window.exit_code, 2);
+  EXPECT_TRUE(IsOneErrorLine(bad_window.err)) << bad_window.err;
+  EXPECT_EQ(ReadFile(page), "good page\n");
+
+  CliResult unwritable =
+      RunGpuroof({"report", trace.string(), "-o", (dir / "no" / "such" / "dir.html").string()});
+  EXPECT_EQ(unwritable.exit_code, 2);
+  EXPECT_TRUE(IsOneErrorLine(unwritable.err)) << unwritable.err;
+
+  CliResult json = RunGpuroof({"report", trace.string(), "--format", "json"});
+  EXPECT_EQ(json.exit_code, 2);
+}
+
+}  // namespace
+}  // namespace gpuroof::testing
