@@ -8,6 +8,7 @@
 
 #include "gpuroof/analyses/engine_load.h"
 #include "gpuroof/analyses/engine_overlap.h"
+#include "gpuroof/analyses/steady_state.h"
 #include "gpuroof/model/errors.h"
 #include "gpuroof/readers/reader_registry.h"
 #include "gpuroof/reports/analyze_report.h"
@@ -29,6 +30,7 @@ struct AnalyzeOptions {
   int threads = 0;
   bool overlap = false;
   bool by_stream = false;
+  bool steady_report = false;
   OutputOptions output;
 };
 
@@ -39,6 +41,38 @@ int64_t ParsePositiveCount(const std::string& text, const std::string& option) {
     throw InputError(option, fmt::format("must be a positive whole number, got '{}'", text));
   }
   return value;
+}
+
+// --window steady takes its unit series from --units-from (fixed slices without it); the
+// steady-state comparison comes with it or with --steady-report. Returns whether to compare.
+bool PrepareSteadyState(const AnalyzeOptions& options, EngineLoadOptions& load_options) {
+  const bool steady_window = load_options.window.kind == WindowSpec::Kind::kSteady;
+  if (steady_window) load_options.window.steady_units = UnitSeriesFrom(load_options.units);
+  const bool compare = steady_window || options.steady_report;
+  if (compare && load_options.units.kind == UnitsSpec::Kind::kFixed) {
+    throw InputError("--units", fmt::format("a fixed count cannot be split between the warm-up "
+                                            "and the steady state of {}; count units with "
+                                            "--units-from kernel:NAME or nvtx:NAME instead",
+                                            steady_window ? "--window steady" : "--steady-report"));
+  }
+  return compare;
+}
+
+// The steady-state comparison of every device; its warnings go to stderr unless the window
+// itself is the steady one (whose note already carries them).
+std::vector<SteadyComparison> CompareSteady(const Trace& trace,
+                                            const EngineLoadOptions& load_options,
+                                            const AnalyzeOptions& options) {
+  std::vector<SteadyComparison> comparisons = CompareSteadyState(trace, load_options.units);
+  if (load_options.window.kind != WindowSpec::Kind::kSteady) {
+    for (const SteadyComparison& comparison : comparisons) {
+      for (const std::string& warning : comparison.state.warnings) {
+        PrintNote(options.output, trace.source,
+                  fmt::format("device {}", comparison.state.device_id), warning);
+      }
+    }
+  }
+  return comparisons;
 }
 
 int RunAnalyze(const AnalyzeOptions& options) {
@@ -65,6 +99,7 @@ int RunAnalyze(const AnalyzeOptions& options) {
   if (options.by_stream && options.overlap) {
     throw InputError("--by-stream", "give either --by-stream or --overlap, not both");
   }
+  const bool compare_steady = PrepareSteadyState(options, load_options);
 
   std::vector<std::unique_ptr<Trace>> traces;
   AnalyzeReport report;
@@ -85,6 +120,8 @@ int RunAnalyze(const AnalyzeOptions& options) {
     analyzed.trace = traces.back().get();
     analyzed.devices = ComputeEngineLoad(*traces.back(), load_options);
     if (options.overlap) analyzed.overlaps = ComputeEngineOverlap(*traces.back(), analyzed.devices);
+    if (compare_steady)
+      report.steady.push_back(CompareSteady(*traces.back(), load_options, options));
     for (const DeviceLoad& device : analyzed.devices) {
       std::string where = fmt::format("device {}", device.device_id);
       if (device.stream) where += fmt::format(" stream {}", device.stream->stream_id);
@@ -109,8 +146,11 @@ void AddAnalyzeCommand(CLI::App& app, int& exit_code) {
       "  gpuroof analyze run.sqlite --units-from kernel:process_frame --window all\n"
       "  gpuroof analyze a.sqlite b.sqlite --units 2000 --format csv -o probes.csv\n"
       "  gpuroof analyze run.sqlite --window nvtx:epoch#2 --format json\n"
+      "  gpuroof analyze run.sqlite --units-from kernel:process_frame --window steady\n"
       "Windows: processing (default: first kernel start to the last kernel or D2H end), all,\n"
-      "  START:END (ns, or with us/ms/s, from the first GPU op), nvtx:NAME[#N|#*].\n"
+      "  START:END (ns, or with us/ms/s, from the first GPU op), nvtx:NAME[#N|#*],\n"
+      "  steady (processing after its warm-up: MSER-5 over the --units-from series, else 50\n"
+      "  slices).\n"
       "Every figure is defined in docs/metrics.md.");
   command->add_option("traces", options->traces, "Trace files (nsys .sqlite or .nsys-rep)")
       ->required();
@@ -121,8 +161,12 @@ void AddAnalyzeCommand(CLI::App& app, int& exit_code) {
   command->add_option("--units-from", options->units_from,
                       "Count units in the window: kernel:NAME (launches) or nvtx:NAME (ranges)");
   command
-      ->add_option("--window", options->window, "processing | all | START:END | nvtx:NAME[#N|#*]")
+      ->add_option("--window", options->window,
+                   "processing | all | START:END | nvtx:NAME[#N|#*] | steady")
       ->capture_default_str();
+  command->add_flag("--steady-report", options->steady_report,
+                    "Also say where the warm-up ends (MSER-5) and how the per-unit figures of the "
+                    "steady part differ from the whole window (always with --window steady)");
   command->add_flag("--overlap", options->overlap,
                     "Also print how long each pair of engines was busy at the same time, and the "
                     "time no engine was busy");

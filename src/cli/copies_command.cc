@@ -5,8 +5,10 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "gpuroof/analyses/copy_contention.h"
 #include "gpuroof/analyses/copy_summary.h"
 #include "gpuroof/readers/reader_registry.h"
+#include "gpuroof/reports/contention_report.h"
 #include "gpuroof/reports/copy_report.h"
 
 #include "exit_codes.h"
@@ -21,8 +23,36 @@ struct CopiesOptions {
   std::vector<std::string> traces;
   std::string window = "processing";
   int threads = 0;
+  bool contention = false;
   OutputOptions output;
 };
+
+// --contention: per copy direction, bandwidth with the opposite direction busy versus idle.
+int RunContention(const CopiesOptions& options) {
+  CopyContentionOptions contention_options;
+  contention_options.window = ParseWindowSpec(options.window);
+  std::vector<std::unique_ptr<Trace>> traces;
+  ContentionReport report;
+  report.window_text = options.window;
+  report.tool_version = GPUROOF_VERSION;
+  ReadOptions read_options;
+  read_options.threads = options.threads;
+  read_options.detail = ReadDetail::kEngineLoad;
+  for (const std::string& path : options.traces) {
+    traces.push_back(std::make_unique<Trace>(LoadTrace(path, read_options, options.output)));
+    ContendedTrace contended;
+    contended.trace = traces.back().get();
+    contended.devices = ComputeCopyContention(*traces.back(), contention_options);
+    for (const DeviceContention& device : contended.devices) {
+      PrintNote(options.output, path, fmt::format("device {}", device.device_id),
+                device.window.note);
+    }
+    report.traces.push_back(std::move(contended));
+  }
+  RenderAndEmit(options.output, report, RenderContentionText, RenderContentionCsv,
+                RenderContentionJson);
+  return kExitOk;
+}
 
 int RunCopies(const CopiesOptions& options) {
   CopySummaryOptions summary_options;
@@ -62,19 +92,27 @@ void AddCopiesCommand(CLI::App& app, int& exit_code) {
       "Examples:\n"
       "  gpuroof copies run.sqlite\n"
       "  gpuroof copies run.sqlite --window all --format csv -o copies.csv\n"
+      "  gpuroof copies run.sqlite --contention\n"
       "Copies between pageable host memory and the device are flagged: the driver stages them\n"
       "through a pinned buffer, so they cannot overlap with kernels.\n"
-      "Windows: processing (default), all, START:END, nvtx:NAME[#N|#*] (as in analyze).\n"
+      "Windows: processing (default), all, START:END, nvtx:NAME[#N|#*], steady (as in\n"
+      "analyze; steady uses 50 fixed slices here).\n"
       "Every figure is defined in docs/metrics.md.");
   command->add_option("traces", options->traces, "Trace files (nsys .sqlite or .nsys-rep)")
       ->required();
   command
-      ->add_option("--window", options->window, "processing | all | START:END | nvtx:NAME[#N|#*]")
+      ->add_option("--window", options->window,
+                   "processing | all | START:END | nvtx:NAME[#N|#*] | steady")
       ->capture_default_str();
   command->add_option("--threads", options->threads, "Reader threads (0 = automatic)")
       ->check(CLI::Range(0, 64));
+  command->add_flag("--contention", options->contention,
+                    "Instead: per copy direction, the bandwidth while the opposite direction is "
+                    "busy versus idle");
   AddOutputOptions(*command, options->output, {"table", "csv", "json"});
-  command->callback([options, &exit_code]() { exit_code = RunCopies(*options); });
+  command->callback([options, &exit_code]() {
+    exit_code = options->contention ? RunContention(*options) : RunCopies(*options);
+  });
 }
 
 }  // namespace gpuroof

@@ -26,6 +26,8 @@ std::map<int32_t, DeviceSpan> ComputeSpans(const Trace& trace) {
     stream_slot[s] = it->second;
   }
   std::vector<DeviceSpan> slots(slot_of_device.size());
+  for (const auto& [device, slot] : slot_of_device)
+    slots[slot].device_id = device;
   for (const ActivityBlock& block : trace.blocks) {
     for (size_t i = 0; i < block.size(); ++i) {
       DeviceSpan& span = slots[stream_slot[block.stream[i]]];

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "gpuroof/analyses/steady_state.h"
 #include "gpuroof/model/errors.h"
 
 namespace gpuroof {
@@ -97,6 +98,10 @@ WindowSpec ParseWindowSpec(std::string_view text) {
     spec.kind = WindowSpec::Kind::kAll;
     return spec;
   }
+  if (text == "steady") {
+    spec.kind = WindowSpec::Kind::kSteady;
+    return spec;
+  }
   if (text.substr(0, 5) == "nvtx:") {
     spec.kind = WindowSpec::Kind::kNvtx;
     std::string_view rest = text.substr(5);
@@ -133,7 +138,8 @@ WindowSpec ParseWindowSpec(std::string_view text) {
     return spec;
   }
   throw InputError("--window", fmt::format("unknown window policy '{}' (use processing, all, "
-                                           "START:END such as 2ms:10ms, or nvtx:NAME[#N|#*])",
+                                           "START:END such as 2ms:10ms, nvtx:NAME[#N|#*], or "
+                                           "steady)",
                                            text));
 }
 
@@ -162,6 +168,13 @@ Window ResolveWindow(const Trace& trace, const WindowSpec& spec, const DeviceSpa
       window.start_ns = trace_first_start_ns + spec.start_ns;
       window.end_ns = trace_first_start_ns + spec.end_ns;
       break;
+    case WindowSpec::Kind::kSteady: {
+      // The processing window, cut where its warm-up ends.
+      Window whole =
+          ResolveWindow(trace, WindowSpec{}, device, trace_first_start_ns, trace_last_end_ns);
+      return SteadyWindow(ComputeSteadyState(trace, device.device_id, whole, spec.steady_units),
+                          spec.text);
+    }
     case WindowSpec::Kind::kNvtx: {
       window.policy = "nvtx";
       std::vector<const NvtxRange*> ranges = FindNvtxRanges(trace, spec.nvtx_name);

@@ -9,6 +9,16 @@
 
 namespace gpuroof {
 
+// Where the per-unit time series of the steady-state window comes from (docs/metrics.md,
+// "Steady state"): fixed slices of the processing window, the intervals between consecutive
+// launches of a kernel, or the instances of an NVTX range.
+struct UnitSeriesSpec {
+  enum class Kind { kSlices, kKernelLaunches, kNvtxRanges };
+  Kind kind = Kind::kSlices;
+  std::string name;  // kKernelLaunches / kNvtxRanges: short or demangled kernel name, range name
+  int slices = 50;   // kSlices
+};
+
 // How the interval that the figures describe is chosen (docs/metrics.md, "Window").
 struct WindowSpec {
   enum class Kind {
@@ -16,6 +26,7 @@ struct WindowSpec {
     kAll,         // first GPU op start -> last GPU op end (per device)
     kRange,       // explicit [start, end), ns relative to the trace's first GPU op
     kNvtx,        // an NVTX range instance, or first start -> last end of all instances
+    kSteady,      // the processing window after its warm-up (MSER-5 over steady_units)
   };
   Kind kind = Kind::kProcessing;
   int64_t start_ns = 0;   // kRange
@@ -23,11 +34,13 @@ struct WindowSpec {
   std::string nvtx_name;  // kNvtx
   int instance = 1;       // kNvtx: 1-based instance; 0 = all instances ("#*")
   std::string text;       // as the user wrote it, for reports
+  // kSteady: the unit series, set by the command from --units-from (else fixed slices).
+  UnitSeriesSpec steady_units;
 };
 
 // Parses "processing", "all", "START:END" (numbers in ns or with a us/ms/s suffix) or
-// "nvtx:NAME", "nvtx:NAME#3", "nvtx:NAME#*". Throws InputError (source "--window") when the
-// text is none of these.
+// "nvtx:NAME", "nvtx:NAME#3", "nvtx:NAME#*", or "steady". Throws InputError (source
+// "--window") when the text is none of these.
 WindowSpec ParseWindowSpec(std::string_view text);
 
 // Parses a duration such as "1500", "1.5us", "2ms", "0.25s" into ns. Throws InputError naming
@@ -58,6 +71,7 @@ inline bool OpCountsInWindow(int64_t start_ns, int64_t end_ns, const Window& win
 
 // The first and last GPU op times of a device, as the window policies need them.
 struct DeviceSpan {
+  int32_t device_id = 0;  // whose ops these are (the steady window scans them again)
   int64_t first_start_ns = 0;
   int64_t last_end_ns = 0;
   bool has_ops = false;
@@ -70,7 +84,8 @@ struct DeviceSpan {
 
 // Resolves `spec` for one device. `trace_first_start_ns` is the first GPU op of the whole trace
 // (the origin of explicit ranges). Throws InputError naming the trace when an NVTX range does
-// not exist, or an explicit or NVTX window does not intersect the trace's GPU activity.
+// not exist, or an explicit or NVTX window does not intersect the trace's GPU activity. The
+// steady window scans the device's ops once more (ComputeSteadyState) and throws what it throws.
 Window ResolveWindow(const Trace& trace, const WindowSpec& spec, const DeviceSpan& device,
                      int64_t trace_first_start_ns, int64_t trace_last_end_ns);
 

@@ -7,6 +7,7 @@
 #include "gpuroof/reports/json_writer.h"
 #include "gpuroof/reports/number_format.h"
 #include "gpuroof/reports/report_json.h"
+#include "gpuroof/reports/steady_state_report.h"
 #include "gpuroof/reports/text_table.h"
 
 namespace gpuroof {
@@ -55,6 +56,18 @@ std::string RenderOverlapText(const EngineOverlap& overlap, const DeviceLoad& de
          fmt::format("  no engine busy: {} ({:.2f} % of the window)\n\n",
                      HumanDurationNs(static_cast<double>(overlap.idle_ns)),
                      DutyPercent(overlap.idle_ns, device.window).value_or(0.0));
+}
+
+// The steady-state comparison of the device a (per-device, not per-stream) row of `analyzed`, one
+// of report.traces, describes.
+const SteadyComparison* SteadyOf(const AnalyzeReport& report, const AnalyzedTrace& analyzed,
+                                 const DeviceLoad& device) {
+  const auto t = static_cast<size_t>(&analyzed - report.traces.data());
+  if (device.stream || t >= report.steady.size()) return nullptr;
+  for (const SteadyComparison& comparison : report.steady[t]) {
+    if (comparison.state.device_id == device.device_id) return &comparison;
+  }
+  return nullptr;
 }
 
 // CSV column name of the intersection of two engines.
@@ -179,7 +192,10 @@ std::string RenderAnalyzeText(const AnalyzeReport& report) {
           out += line + "\n";
         }
       }
-      out += ReadingLine(device, roofline) + "\n\n";
+      out += ReadingLine(device, roofline) + "\n";
+      if (const SteadyComparison* steady = SteadyOf(report, analyzed, device))
+        out += RenderSteadyStateText(*steady);
+      out += "\n";
     }
   }
   return out;
@@ -392,6 +408,8 @@ std::string RenderAnalyzeJson(const AnalyzeReport& report) {
         json.Key("idle_ns").Int(overlap.idle_ns);
         json.EndObject();
       }
+      if (const SteadyComparison* steady = SteadyOf(report, analyzed, device))
+        WriteSteadyStateJson(json, *steady);
       json.EndObject();
     }
   }

@@ -6,6 +6,7 @@
 #include "gpuroof/analyses/engine_load.h"
 #include "gpuroof/analyses/engine_overlap.h"
 #include "gpuroof/analyses/roofline.h"
+#include "gpuroof/analyses/steady_state.h"
 #include "gpuroof/model/trace.h"
 
 namespace gpuroof {
@@ -21,6 +22,9 @@ struct AnalyzeReport {
   std::vector<AnalyzedTrace> traces;
   std::string window_text;  // the --window value as given
   std::string units_text;   // "--units 2000", "--units-from kernel:k" or ""
+  // Parallel to traces, one comparison per device, with --steady-report or --window steady;
+  // else empty.
+  std::vector<std::vector<SteadyComparison>> steady;
   std::string tool_version;
 };
 
