@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config git clang-format
   libsqlite3-dev sqlite3 libfmt-dev libcli11-dev
+  libtomlplusplus-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libsimdjson-dev zlib1g-dev
 )

@@ -11,11 +11,13 @@
 #include "gpuroof/model/errors.h"
 
 #include "analyze_command.h"
+#include "bench_command.h"
 #include "compare_command.h"
 #include "copies_command.h"
 #include "exit_codes.h"
 #include "gaps_command.h"
 #include "kernels_command.h"
+#include "sweep_command.h"
 #include "report_command.h"
 #include "ranges_command.h"
 
@@ -30,10 +32,12 @@ int Run(int argc, char** argv) {
   int exit_code = gpuroof::kExitOk;
   // Every subcommand, in one place.
   gpuroof::AddAnalyzeCommand(app, exit_code);
+  gpuroof::AddBenchCommand(app, exit_code);
   gpuroof::AddCompareCommand(app, exit_code);
   gpuroof::AddCopiesCommand(app, exit_code);
   gpuroof::AddGapsCommand(app, exit_code);
   gpuroof::AddKernelsCommand(app, exit_code);
+  gpuroof::AddSweepCommand(app, exit_code);
   gpuroof::AddReportCommand(app, exit_code);
   gpuroof::AddRangesCommand(app, exit_code);
   // CLI11 would call an unknown command a missing one; name it instead.

@@ -1,0 +1,246 @@
+#include "gpuroof/campaign/bench_runner.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include "gpuroof/campaign/guards.h"
+#include "gpuroof/campaign/manifest.h"
+#include "gpuroof/campaign/regex_search.h"
+#include "gpuroof/model/errors.h"
+#include "gpuroof/reports/number_format.h"
+#include "gpuroof/reports/text_table.h"
+
+namespace gpuroof {
+
+namespace {
+
+constexpr int kStderrLinesKept = 5;
+
+std::optional<double> ParseNumber(const std::string& text) {
+  char* end = nullptr;
+  double value = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size()) return std::nullopt;
+  return value;
+}
+
+std::string Join(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const std::string& part : parts)
+    out += (out.empty() ? "" : " | ") + part;
+  return out;
+}
+
+}  // namespace
+
+LadderFigures ComputeLadder(const std::vector<double>& units_per_s) {
+  LadderFigures figures;
+  if (units_per_s.empty()) return figures;
+  figures.cold = units_per_s.front();
+  if (units_per_s.size() < 2) return figures;
+  auto [low, high] = std::minmax_element(units_per_s.begin() + 1, units_per_s.end());
+  figures.warm = *high;
+  if (*low > 0) figures.spread_pct = 100 * (*high - *low) / *low;
+  return figures;
+}
+
+RooflineMatch FindRoofline(const CsvTable& probes, const std::string& key,
+                           const std::string& build) {
+  RooflineMatch match;
+  int key_column = probes.Column("key");
+  int build_column = probes.Column("build");
+  int status = probes.Column("status");
+  int roofline = probes.Column("roofline_units_per_s");
+  int streams = probes.Column("streams");
+  int quotable = probes.Column("quotable");
+  int timestamp = probes.Column("timestamp");
+  if (key_column < 0 || build_column < 0 || status < 0 || roofline < 0 || streams < 0 ||
+      quotable < 0 || timestamp < 0) {
+    match.warnings.push_back("probes.csv lacks the columns a roofline needs");
+    return match;
+  }
+  for (const auto& row : probes.rows) {
+    if (row[key_column] != key || row[build_column] != build || row[status] != "ok") continue;
+    std::optional<double> value = ParseNumber(row[roofline]);
+    if (!value) continue;
+    if (!match.units_per_s || *value < *match.units_per_s) match.units_per_s = value;
+    std::optional<double> stream_count = ParseNumber(row[streams]);
+    if (stream_count && *stream_count > 1) {
+      match.warnings.push_back(fmt::format(
+          "the roofline was taken with {} streams in another session ({}); with several streams "
+          "the engines' overlap changes from session to session, so % of roofline is approximate",
+          row[streams], row[timestamp]));
+    }
+    if (row[quotable] != "yes")
+      match.warnings.push_back("the roofline's probes row is not quotable");
+  }
+  if (!match.units_per_s) {
+    match.warnings.push_back(fmt::format(
+        "no roofline for key {} of build {} in probes.csv (run gpuroof sweep first; a roofline "
+        "taken at another key is never used)",
+        key, build));
+  }
+  return match;
+}
+
+const std::vector<std::string>& LadderHeader() {
+  static const std::vector<std::string> header = {"key",
+                                                  "label",
+                                                  "params",
+                                                  "build",
+                                                  "reps",
+                                                  "metric",
+                                                  "reps_units_per_s",
+                                                  "cold_units_per_s",
+                                                  "warm_units_per_s",
+                                                  "spread_pct",
+                                                  "roofline_units_per_s",
+                                                  "pct_of_roofline",
+                                                  "peak_units_per_s",
+                                                  "quotable",
+                                                  "status",
+                                                  "exit_code",
+                                                  "error",
+                                                  "warnings",
+                                                  "timestamp"};
+  return header;
+}
+
+std::vector<std::string> LadderCells(const LadderRow& row) {
+  std::string reps;
+  for (double value : row.rep_units_per_s)
+    reps += (reps.empty() ? "" : ";") + ShortestDouble(value);
+  bool ok = row.status == "ok";
+  return {row.key,
+          row.label,
+          row.params,
+          row.build,
+          std::to_string(row.reps),
+          row.metric,
+          reps,
+          ok ? ShortestDouble(row.figures.cold) : "",
+          ShortestDouble(row.figures.warm),
+          ShortestDouble(row.figures.spread_pct),
+          ShortestDouble(row.roofline_units_per_s),
+          ShortestDouble(row.pct_of_roofline),
+          ShortestDouble(row.peak_units_per_s),
+          row.quotable ? "yes" : "no",
+          row.status,
+          row.exit_code ? std::to_string(*row.exit_code) : "",
+          row.error,
+          row.warnings,
+          row.timestamp};
+}
+
+BenchOutcome RunBench(const CampaignSession& session, const BenchOptions& options,
+                      CampaignSystem& system) {
+  const SweepSpec& spec = session.spec;
+  const bool metric = !options.metric_regex.empty();
+  if (metric) {
+    CheckRegex(options.metric_regex, "--metric-regex");
+  } else if (spec.units.empty()) {
+    throw InputError(spec.source,
+                     "bench measures wall time per unit: give [run] units, or "
+                     "--metric-regex for a throughput the command prints");
+  }
+  BenchOutcome outcome;
+  outcome.results = session.results;
+  const CsvTable probes = ReadCsvFile(session.results / "probes.csv");
+  const std::filesystem::path ladder = session.results / "ladder.csv";
+  // A command that writes a trace (profiler "command") gets a scratch path, removed after each rep.
+  const std::filesystem::path scratch =
+      session.results / fmt::format(".bench-scratch-{}.sqlite", getpid());
+  std::vector<std::string> labels_done;
+  Progress progress(system, session.plan.runs.size());
+  for (size_t i = 0; i < session.plan.runs.size(); ++i) {
+    const PlannedRun& run = session.plan.runs[i];
+    progress.Starting(i, run.label);
+    LadderRow row;
+    row.key = run.key;
+    row.label = run.label;
+    row.params = run.params;
+    row.build = session.env.build;
+    row.reps = options.reps;
+    row.metric = metric ? "regex" : "wall";
+    row.timestamp = FormatUtc(system.clock.Now());
+    std::vector<std::string> warnings = session.warnings;
+    std::string short_run = CheckMinimumUnits(run.units, spec.min_units, spec.unit_name);
+    if (!short_run.empty()) warnings.push_back(short_run);
+    row.quotable = session.quotable && short_run.empty();
+    for (int rep = 0; rep < options.reps && row.status == "ok"; ++rep) {
+      ProcessResult result =
+          system.runner.Run({ExpandArgv(spec, run, scratch, session.results), session.workdir,
+                             ExpandEnv(spec, run, scratch, session.results)});
+      std::error_code ec;
+      std::filesystem::remove(scratch, ec);
+      if (result.exit_code != 0) {
+        row.status = "failed";
+        row.exit_code = result.exit_code;
+        row.error = fmt::format("rep {} exited with status {}: {}", rep + 1, result.exit_code,
+                                LastLines(result.err, kStderrLinesKept));
+        break;
+      }
+      if (metric) {
+        std::optional<std::string> found =
+            RegexFirstMatch(options.metric_regex, result.out, "--metric-regex");
+        std::optional<double> value = found ? ParseNumber(*found) : std::nullopt;
+        if (!value || *value <= 0) {
+          row.status = "failed";
+          row.error =
+              fmt::format("rep {}: --metric-regex found no positive number in stdout", rep + 1);
+          break;
+        }
+        row.rep_units_per_s.push_back(*value);
+      } else {
+        double wall_s = static_cast<double>(std::max<int64_t>(result.wall_ns, 1)) / 1e9;
+        row.rep_units_per_s.push_back(static_cast<double>(*run.units) / wall_s);
+      }
+    }
+    if (row.status == "ok") {
+      row.figures = ComputeLadder(row.rep_units_per_s);
+      RooflineMatch roofline = FindRoofline(probes, run.key, session.env.build);
+      warnings.insert(warnings.end(), roofline.warnings.begin(), roofline.warnings.end());
+      row.roofline_units_per_s = roofline.units_per_s;
+      if (roofline.units_per_s && row.figures.warm) {
+        row.pct_of_roofline = 100 * *row.figures.warm / *roofline.units_per_s;
+        row.peak_units_per_s = std::min(*roofline.units_per_s, *row.figures.warm);
+      }
+    } else {
+      row.quotable = false;
+      ++outcome.failed;
+      system.message(fmt::format("gpuroof: error: {}: {}", run.label, row.error));
+    }
+    for (const std::string& warning : warnings)
+      system.message(fmt::format("gpuroof: warning: {}: {}", run.label, warning));
+    row.warnings = Join(warnings);
+    MergeCsvRows(ladder, LadderHeader(), "key", {LadderCells(row)});
+    labels_done.push_back(run.label);
+    RecordArtifacts(
+        session.results, {{ladder, "ladder"}}, fmt::format("{}", fmt::join(labels_done, ";")),
+        session.env.build,
+        fmt::format("gpuroof {} bench (reps {})", session.env.gpuroof_version, options.reps),
+        row.timestamp);
+    outcome.rows.push_back(std::move(row));
+  }
+  return outcome;
+}
+
+std::string RenderBenchTable(const BenchOutcome& outcome, const std::string& unit_name) {
+  TextTable table({"config", "cold " + unit_name + "/s", "warm " + unit_name + "/s", "spread %",
+                   "roofline " + unit_name + "/s", "% of roofline", "peak " + unit_name + "/s",
+                   "quotable"});
+  for (const LadderRow& row : outcome.rows) {
+    if (row.status != "ok") {
+      table.AddRow({row.label, "FAILED", "-", "-", "-", "-", "-", "no"});
+      continue;
+    }
+    table.AddRow({row.label, FixedDouble(row.figures.cold, 1), FixedDouble(row.figures.warm, 1),
+                  FixedDouble(row.figures.spread_pct, 1), FixedDouble(row.roofline_units_per_s, 1),
+                  FixedDouble(row.pct_of_roofline, 1), FixedDouble(row.peak_units_per_s, 1),
+                  row.quotable ? "yes" : "no"});
+  }
+  return RenderCampaignTable(outcome.results, table, outcome.failed, "ladder.csv");
+}
+
+}  // namespace gpuroof

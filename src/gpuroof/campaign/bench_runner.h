@@ -1,0 +1,73 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpuroof/campaign/campaign_session.h"
+#include "gpuroof/campaign/csv_store.h"
+
+namespace gpuroof {
+
+struct BenchOptions {
+  int reps = 5;
+  std::string metric_regex;  // empty: wall time per unit
+};
+
+// The sustained-throughput ladder of one configuration (docs/metrics.md, "Bench ladder"), every
+// figure in units/s.
+struct LadderFigures {
+  double cold = 0;                   // the first rep
+  std::optional<double> warm;        // the best of the other reps
+  std::optional<double> spread_pct;  // 100 (max - min) / min over the other reps
+};
+LadderFigures ComputeLadder(const std::vector<double>& units_per_s);
+
+// The roofline a bench row is compared with: probes.csv rows of the same key and build, status
+// ok, the smallest roofline_units_per_s over their devices. Rows of another key (another cap,
+// another stream count) are never used.
+struct RooflineMatch {
+  std::optional<double> units_per_s;
+  std::vector<std::string> warnings;  // several streams, a non-quotable probe, no match
+};
+RooflineMatch FindRoofline(const CsvTable& probes, const std::string& key,
+                           const std::string& build);
+
+struct LadderRow {
+  std::string key;
+  std::string label;
+  std::string params;
+  std::string build;
+  int reps = 0;
+  std::string metric;  // "wall" or "regex"
+  std::vector<double> rep_units_per_s;
+  LadderFigures figures;
+  std::optional<double> roofline_units_per_s;
+  std::optional<double> pct_of_roofline;   // 100 warm / roofline
+  std::optional<double> peak_units_per_s;  // min(roofline, warm)
+  bool quotable = true;
+  std::string status = "ok";
+  std::optional<int> exit_code;
+  std::string error;
+  std::string warnings;
+  std::string timestamp;
+};
+
+const std::vector<std::string>& LadderHeader();
+std::vector<std::string> LadderCells(const LadderRow& row);
+
+struct BenchOutcome {
+  std::filesystem::path results;
+  std::vector<LadderRow> rows;
+  int failed = 0;
+};
+
+// Runs each planned configuration `reps` times without a profiler, each rep a fresh process, and
+// merges its ladder row into ladder.csv (keyed like probes.csv) with a manifest row. Throws
+// InputError when the figure cannot be formed (no units and no --metric-regex, a bad regex).
+BenchOutcome RunBench(const CampaignSession& session, const BenchOptions& options,
+                      CampaignSystem& system);
+
+std::string RenderBenchTable(const BenchOutcome& outcome, const std::string& unit_name);
+
+}  // namespace gpuroof

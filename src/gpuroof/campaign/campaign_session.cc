@@ -1,0 +1,81 @@
+#include "gpuroof/campaign/campaign_session.h"
+
+#include <fmt/format.h>
+
+#include "gpuroof/campaign/guards.h"
+#include "gpuroof/model/errors.h"
+
+namespace gpuroof {
+
+CampaignSession OpenCampaign(const SweepSpec& spec, const CampaignOptions& options,
+                             CampaignSystem& system) {
+  CampaignSession session;
+  session.spec = spec;
+  session.plan = PlanSweep(spec, options.overrides, options.only);
+  session.workdir = spec.workdir;
+  std::error_code ec;
+  if (!std::filesystem::is_directory(session.workdir, ec)) {
+    throw InputError(spec.source, fmt::format("workdir {} is not a folder", spec.workdir));
+  }
+  GpuStatus gpus = system.probe_gpus();
+  session.env =
+      CollectEnvStamp(session.workdir, system.runner, system.clock, gpus, options.gpuroof_version);
+  BuildIdentity build = ReadBuildIdentity(spec, session.workdir, system.runner, session.env);
+  session.env.build = build.value;
+  session.env.build_source = build.source;
+
+  auto refuse = [&](const std::string& message) {
+    if (!options.dry_run) throw CheckFailed(message);
+    system.message("gpuroof: warning: (dry run) would refuse: " + message);
+  };
+  Freshness freshness = CheckBuildFreshness(spec.build, session.workdir, system.files);
+  if (!freshness.fresh) refuse(freshness.message);
+  GpuIdleness idle = CheckGpuIdle(gpus, spec.max_gpu_utilisation_pct, options.allow_busy_gpu);
+  if (idle.refuse) refuse(idle.message);
+  if (!idle.note.empty()) system.message("gpuroof: note: " + idle.note);
+  if (!idle.quotable) {
+    session.quotable = false;
+    session.warnings.push_back(idle.message);
+    system.message("gpuroof: warning: " + idle.message);
+  }
+  if (build.source == "git" || build.source == "none") {
+    system.message(fmt::format(
+        "gpuroof: note: {} gives no build identity rule; the build is "
+        "called '{}' ({})",
+        spec.source, build.value, build.source == "git" ? "the git revision" : "no git either"));
+  }
+  session.results = std::filesystem::path(options.results_root) /
+                    ResultsFolderName(FormatUtcDate(system.clock.Now()), build.value, options.tag);
+  if (!options.dry_run) {
+    std::filesystem::create_directories(session.results, ec);
+    if (ec) {
+      throw InputError(session.results.string(),
+                       "cannot create the results folder: " + ec.message());
+    }
+  }
+  return session;
+}
+
+std::string RenderCampaignTable(const std::filesystem::path& results, const TextTable& table,
+                                int failed, const std::string& csv_name) {
+  std::string out = fmt::format("results: {}\n", results.string());
+  out += table.Render();
+  if (failed > 0) out += fmt::format("{} configuration(s) failed; see {}\n", failed, csv_name);
+  return out;
+}
+
+Progress::Progress(CampaignSystem& system, size_t total)
+    : system_(system), total_(total), started_(system.clock.Now()) {}
+
+void Progress::Starting(size_t index, const std::string& label) {
+  if (!system_.progress) return;
+  double elapsed_s = std::chrono::duration<double>(system_.clock.Now() - started_).count();
+  std::string left =
+      index == 0 ? ""
+                 : fmt::format(", about {:.0f} s left", elapsed_s / static_cast<double>(index) *
+                                                            static_cast<double>(total_ - index));
+  system_.message(
+      fmt::format("[{}/{}] {}: {:.0f} s elapsed{}", index + 1, total_, label, elapsed_s, left));
+}
+
+}  // namespace gpuroof

@@ -1,0 +1,75 @@
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "gpuroof/campaign/env_stamp.h"
+#include "gpuroof/campaign/gpu_probe.h"
+#include "gpuroof/campaign/process_runner.h"
+#include "gpuroof/campaign/sweep_plan.h"
+#include "gpuroof/campaign/sweep_spec.h"
+#include "gpuroof/campaign/system_view.h"
+#include "gpuroof/reports/text_table.h"
+
+namespace gpuroof {
+
+// What a campaign touches outside the process: programs, the clock, file times, the GPUs and
+// the user's terminal. Real implementations in the CLI; fakes in tests.
+struct CampaignSystem {
+  ProcessRunner& runner;
+  Clock& clock;
+  FileTimes& files;
+  std::function<GpuStatus()> probe_gpus;
+  std::function<void(const std::string&)> message;  // one line for stderr, without newline
+  bool progress = false;                            // stderr is a terminal
+};
+
+// Flags shared by `sweep` and `bench`.
+struct CampaignOptions {
+  std::vector<std::string> only;
+  std::vector<std::string> overrides;  // --set name=value
+  std::string tag;
+  bool allow_busy_gpu = false;
+  bool dry_run = false;
+  std::string results_root = "results";
+  std::string gpuroof_version;
+};
+
+// A campaign that passed its guards: the plan, the stamp and the results folder (created unless
+// dry_run).
+struct CampaignSession {
+  SweepSpec spec;
+  SweepPlan plan;
+  std::filesystem::path workdir;
+  EnvStamp env;
+  std::filesystem::path results;
+  bool quotable = true;               // false when the GPU was busy and --allow-busy-gpu given
+  std::vector<std::string> warnings;  // session-wide, copied into every row's warnings
+};
+
+// Plans the runs, stamps the environment, reads the build identity and applies the guards
+// before anything runs. Throws InputError for a bad plan or build identity rule, and CheckFailed
+// (exit 1) when the build is stale or the GPU is busy; a dry run reports those refusals as
+// warnings instead and creates nothing.
+CampaignSession OpenCampaign(const SweepSpec& spec, const CampaignOptions& options,
+                             CampaignSystem& system);
+
+// "results: FOLDER", the table, and how many configurations failed (see `csv_name`).
+std::string RenderCampaignTable(const std::filesystem::path& results, const TextTable& table,
+                                int failed, const std::string& csv_name);
+
+// "[3/8] cap1700: 41 s elapsed, about 68 s left" on stderr, only when it is a terminal.
+class Progress {
+ public:
+  Progress(CampaignSystem& system, size_t total);
+  void Starting(size_t index, const std::string& label);
+
+ private:
+  CampaignSystem& system_;
+  size_t total_;
+  WallTime started_;
+};
+
+}  // namespace gpuroof

@@ -1,0 +1,156 @@
+#include "gpuroof/campaign/csv_store.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "gpuroof/model/errors.h"
+#include "gpuroof/reports/output_file.h"
+#include "gpuroof/reports/text_table.h"
+
+namespace gpuroof {
+
+namespace {
+
+// Holds an exclusive flock for its lifetime. The lock lives on a separate file because the CSV
+// itself is replaced by rename, and a lock on a replaced inode would guard nothing.
+class FileLock {
+ public:
+  explicit FileLock(const std::filesystem::path& lock_path) {
+    fd_ = open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0) {
+      throw InputError(lock_path.string(),
+                       std::string("cannot create lock: ") + std::strerror(errno));
+    }
+    while (flock(fd_, LOCK_EX) != 0) {
+      if (errno == EINTR) continue;
+      std::string reason = std::strerror(errno);
+      close(fd_);
+      throw InputError(lock_path.string(), "cannot lock: " + reason);
+    }
+  }
+  ~FileLock() {
+    flock(fd_, LOCK_UN);
+    close(fd_);
+  }
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+}  // namespace
+
+int CsvTable::Column(std::string_view column) const {
+  auto it = std::find(header.begin(), header.end(), column);
+  return it == header.end() ? -1 : static_cast<int>(it - header.begin());
+}
+
+CsvTable ParseCsv(std::string_view text, const std::string& source) {
+  CsvTable table;
+  std::vector<std::string> record;
+  std::string field;
+  bool quoted = false;
+  bool field_started = false;
+  int line = 1;
+  int record_line = 1;
+  auto end_record = [&]() {
+    record.push_back(std::move(field));
+    field.clear();
+    field_started = false;
+    if (table.header.empty()) {
+      table.header = std::move(record);
+    } else if (record.size() != table.header.size()) {
+      throw InputError(
+          fmt::format("{}:{}", source, record_line),
+          fmt::format("{} fields where the header has {}", record.size(), table.header.size()));
+    } else {
+      table.rows.push_back(std::move(record));
+    }
+    record.clear();
+    record_line = line;
+  };
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+        field += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        if (c == '\n') ++line;
+        field += c;
+      }
+      continue;
+    }
+    if (c == '"' && field.empty()) {
+      quoted = true;
+      field_started = true;
+    } else if (c == ',') {
+      record.push_back(std::move(field));
+      field.clear();
+      field_started = true;
+    } else if (c == '\n') {
+      ++line;
+      end_record();
+    } else if (c != '\r') {
+      field += c;
+      field_started = true;
+    }
+  }
+  if (quoted) throw InputError(fmt::format("{}:{}", source, record_line), "unclosed quote");
+  if (field_started || !record.empty()) end_record();
+  return table;
+}
+
+CsvTable ReadCsvFile(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return {};
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path.string(), std::string("cannot read: ") + std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return ParseCsv(text.str(), path.string());
+}
+
+void MergeCsvRows(const std::filesystem::path& path, const std::vector<std::string>& header,
+                  const std::string& key_column,
+                  const std::vector<std::vector<std::string>>& rows) {
+  auto key_it = std::find(header.begin(), header.end(), key_column);
+  if (key_it == header.end()) throw std::logic_error("MergeCsvRows: key column not in header");
+  const size_t key = static_cast<size_t>(key_it - header.begin());
+  std::filesystem::path folder = path.parent_path().empty() ? "." : path.parent_path();
+  FileLock lock(folder / ("." + path.filename().string() + ".lock"));
+  CsvTable table = ReadCsvFile(path);
+  if (!table.header.empty() && table.header != header) {
+    throw InputError(path.string(),
+                     "has other columns than this gpuroof writes (an older version?); move it "
+                     "away or use another results folder");
+  }
+  std::set<std::string> replaced;
+  for (const auto& row : rows)
+    replaced.insert(row.at(key));
+  std::vector<std::vector<std::string>> merged;
+  for (auto& row : table.rows) {
+    if (replaced.count(row[key]) == 0) merged.push_back(std::move(row));
+  }
+  merged.insert(merged.end(), rows.begin(), rows.end());
+  std::stable_sort(merged.begin(), merged.end(),
+                   [key](const auto& a, const auto& b) { return a[key] < b[key]; });
+  std::string content = CsvLine(header);
+  for (const auto& row : merged)
+    content += CsvLine(row);
+  WriteFileAtomically(path, content);
+}
+
+}  // namespace gpuroof

@@ -1,0 +1,23 @@
+#pragma once
+
+#include "gpuroof/campaign/campaign_session.h"
+
+namespace gpuroof {
+
+// The real machine for a campaign: spawned processes, the system clock, file times on disk, GPUs
+// through NVML or nvidia-smi, messages on stderr (progress only when it is a terminal).
+class LiveCampaignSystem {
+ public:
+  LiveCampaignSystem();
+  LiveCampaignSystem(const LiveCampaignSystem&) = delete;
+  LiveCampaignSystem& operator=(const LiveCampaignSystem&) = delete;
+  CampaignSystem& get() { return system_; }
+
+ private:
+  PosixProcessRunner runner_;
+  SystemClock clock_;
+  DiskFileTimes files_;
+  CampaignSystem system_;
+};
+
+}  // namespace gpuroof

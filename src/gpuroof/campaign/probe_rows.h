@@ -1,0 +1,52 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpuroof {
+
+// One row of probes.csv (docs/formats.md): one device of one configuration's trace, or one
+// failed configuration.
+struct ProbeRow {
+  std::string key;
+  std::string label;
+  std::string params;
+  std::string build;
+  std::string device;  // "" for a failed configuration
+  std::string status = "ok";
+  bool quotable = true;
+  std::optional<int64_t> units;
+  std::string unit_name = "frame";
+  std::optional<double> window_ms;
+  std::optional<double> kernel_busy_ms;
+  std::optional<double> h2d_busy_ms;
+  std::optional<double> d2h_busy_ms;
+  std::optional<double> kernel_us_per_unit;
+  std::optional<double> h2d_us_per_unit;
+  std::optional<double> d2h_us_per_unit;
+  std::string bottleneck;
+  std::optional<double> roofline_us_per_unit;
+  std::optional<double> roofline_units_per_s;
+  std::optional<int64_t> streams;  // streams with GPU work on the device
+  std::optional<double> profiled_wall_s;
+  std::optional<int> exit_code;
+  std::string error;
+  std::string warnings;
+  std::string trace;  // file name inside the results folder
+  std::string timestamp;
+};
+
+const std::vector<std::string>& ProbesHeader();
+std::vector<std::string> ProbeCells(const ProbeRow& row);
+
+// The engine figures and roofline of every device of `trace`, through the same pipeline as
+// `gpuroof analyze` (ReadTrace, ComputeEngineLoad, ComputeRoofline). `row` supplies the
+// identifying columns copied into every device's row. Throws InputError when the trace cannot be
+// read or analysed.
+std::vector<ProbeRow> AnalyzeProbeTrace(const std::filesystem::path& trace,
+                                        const std::string& window, const ProbeRow& row);
+
+}  // namespace gpuroof

@@ -1,0 +1,150 @@
+#include "gpuroof/campaign/process_runner.h"
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <map>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace gpuroof {
+
+namespace {
+
+constexpr size_t kStderrKeepBytes = 64 * 1024;
+
+// The child's environment: ours with the request's additions replacing same-named entries.
+std::vector<std::string> ChildEnvironment(const ProcessRequest& request) {
+  std::map<std::string, std::string> added(request.env.begin(), request.env.end());
+  std::vector<std::string> out;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    std::string_view text(*entry);
+    std::string name(text.substr(0, text.find('=')));
+    if (added.count(name) == 0) out.emplace_back(text);
+  }
+  for (const auto& [name, value] : added)
+    out.push_back(name + "=" + value);
+  return out;
+}
+
+void ClosePipe(int fds[2]) {
+  for (int i = 0; i < 2; ++i) {
+    if (fds[i] >= 0) close(fds[i]);
+    fds[i] = -1;
+  }
+}
+
+}  // namespace
+
+ProcessResult PosixProcessRunner::Run(const ProcessRequest& request) {
+  ProcessResult result;
+  auto started = std::chrono::steady_clock::now();
+  int out_pipe[2] = {-1, -1};
+  int err_pipe[2] = {-1, -1};
+  if (request.argv.empty() || pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) {
+    ClosePipe(out_pipe);
+    ClosePipe(err_pipe);
+    result.exit_code = 127;
+    result.err =
+        "cannot start: " + std::string(request.argv.empty() ? "no program" : std::strerror(errno));
+    return result;
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, out_pipe[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, err_pipe[1], STDERR_FILENO);
+  if (!request.workdir.empty()) {
+    posix_spawn_file_actions_addchdir_np(&actions, request.workdir.c_str());
+  }
+  std::vector<std::string> env = ChildEnvironment(request);
+  std::vector<char*> envp;
+  for (std::string& entry : env)
+    envp.push_back(entry.data());
+  envp.push_back(nullptr);
+  std::vector<char*> args;
+  for (const std::string& arg : request.argv)
+    args.push_back(const_cast<char*>(arg.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  close(out_pipe[1]);
+  close(err_pipe[1]);
+  if (rc != 0) {
+    close(out_pipe[0]);
+    close(err_pipe[0]);
+    result.exit_code = 127;
+    result.err = "cannot start " + request.argv[0] + ": " + std::strerror(rc);
+    return result;
+  }
+  // Drain both pipes together: a child that fills one while we block on the other would hang.
+  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+  int open_fds = 2;
+  char buffer[65536];
+  while (open_fds > 0) {
+    if (poll(fds, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || fds[i].revents == 0) continue;
+      ssize_t n = read(fds[i].fd, buffer, sizeof buffer);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_fds;
+        continue;
+      }
+      std::string& sink = i == 0 ? result.out : result.err;
+      sink.append(buffer, static_cast<size_t>(n));
+      if (i == 1 && sink.size() > 2 * kStderrKeepBytes)
+        sink.erase(0, sink.size() - kStderrKeepBytes);
+    }
+  }
+  for (pollfd& fd : fds) {
+    if (fd.fd >= 0) close(fd.fd);
+  }
+  if (result.err.size() > kStderrKeepBytes)
+    result.err.erase(0, result.err.size() - kStderrKeepBytes);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) {
+      status = 127 << 8;
+      break;
+    }
+  }
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  result.wall_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                       std::chrono::steady_clock::now() - started)
+                       .count();
+  return result;
+}
+
+std::string LastLines(const std::string& text, int count) {
+  std::vector<std::string> lines;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(start, end - start);
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' '))
+      line.pop_back();
+    if (!line.empty()) lines.push_back(line);
+    start = end + 1;
+  }
+  std::string out;
+  size_t first = lines.size() > static_cast<size_t>(count) ? lines.size() - count : 0;
+  for (size_t i = first; i < lines.size(); ++i)
+    out += (out.empty() ? "" : " | ") + lines[i];
+  return out;
+}
+
+}  // namespace gpuroof

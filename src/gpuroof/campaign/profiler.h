@@ -1,0 +1,39 @@
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "gpuroof/campaign/process_runner.h"
+#include "gpuroof/campaign/sweep_plan.h"
+#include "gpuroof/campaign/sweep_spec.h"
+
+namespace gpuroof {
+
+// A file a run produced, for the manifest.
+struct Artifact {
+  std::filesystem::path path;
+  std::string kind;  // "nsys-rep", "trace", "probes", "ladder"
+};
+
+struct ProfiledRun {
+  bool ok = false;
+  int exit_code = 0;
+  std::string error;            // why it failed: the last lines of stderr, or what was missing
+  std::filesystem::path trace;  // the SQLite trace to analyse, when ok
+  std::vector<Artifact> artifacts;
+  int64_t wall_ns = 0;  // the profiled process, profiler included: never a throughput
+};
+
+// Throws InputError when the sweep's profiler cannot run here: `record` is not built yet (issue
+// 7), and `nsys` needs nsys on PATH or named by $NSYS. Called before anything runs.
+void CheckProfilerAvailable(const SweepSpec& spec);
+
+// Runs one configuration under the spec's profiler, leaving `<results>/<file_stem>.sqlite` (and,
+// for nsys, the `.nsys-rep`). Outputs are written under temporary names and renamed only after
+// success, so a killed sweep never leaves a partial trace under a real name.
+ProfiledRun RunProfiled(const SweepSpec& spec, const PlannedRun& run,
+                        const std::filesystem::path& results, const std::filesystem::path& workdir,
+                        ProcessRunner& runner);
+
+}  // namespace gpuroof

@@ -1,0 +1,49 @@
+#include "gpuroof/campaign/regex_search.h"
+
+#include <regex.h>
+
+#include "gpuroof/model/errors.h"
+
+namespace gpuroof {
+
+namespace {
+
+// A compiled expression, freed on scope exit.
+class CompiledRegex {
+ public:
+  CompiledRegex(const std::string& pattern, const std::string& source) {
+    int rc = regcomp(&regex_, pattern.c_str(), REG_EXTENDED);
+    if (rc != 0) {
+      char message[256] = {};
+      regerror(rc, &regex_, message, sizeof message);
+      throw InputError(source, "'" + pattern + "' is not a valid regular expression: " + message);
+    }
+  }
+  ~CompiledRegex() { regfree(&regex_); }
+  CompiledRegex(const CompiledRegex&) = delete;
+  CompiledRegex& operator=(const CompiledRegex&) = delete;
+  const regex_t* get() const { return &regex_; }
+  size_t groups() const { return regex_.re_nsub; }
+
+ private:
+  regex_t regex_{};
+};
+
+}  // namespace
+
+void CheckRegex(const std::string& pattern, const std::string& source) {
+  CompiledRegex compiled(pattern, source);
+}
+
+std::optional<std::string> RegexFirstMatch(const std::string& pattern, const std::string& text,
+                                           const std::string& source) {
+  CompiledRegex compiled(pattern, source);
+  regmatch_t matches[2] = {};
+  if (regexec(compiled.get(), text.c_str(), 2, matches, 0) != 0) return std::nullopt;
+  const regmatch_t& chosen =
+      compiled.groups() >= 1 && matches[1].rm_so >= 0 ? matches[1] : matches[0];
+  return text.substr(static_cast<size_t>(chosen.rm_so),
+                     static_cast<size_t>(chosen.rm_eo - chosen.rm_so));
+}
+
+}  // namespace gpuroof

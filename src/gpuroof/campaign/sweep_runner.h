@@ -1,0 +1,32 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "gpuroof/campaign/campaign_session.h"
+#include "gpuroof/campaign/probe_rows.h"
+
+namespace gpuroof {
+
+struct SweepOutcome {
+  std::filesystem::path results;
+  std::vector<ProbeRow> rows;  // this invocation's rows, in run order
+  int failed = 0;              // configurations that failed (their rows say why)
+  int skipped = 0;             // --resume: configurations whose rows were already there
+};
+
+// Runs every planned configuration under the profiler, analyses each trace and merges its rows
+// into probes.csv and its artifacts into manifest.csv as soon as it finishes, so an interrupted
+// sweep keeps every finished row. A failed configuration is recorded and the sweep goes on.
+// `resume` skips configurations whose ok rows exist with the same build. Writes env.json.
+SweepOutcome RunSweep(const CampaignSession& session, bool resume, CampaignSystem& system);
+
+// The plan of a dry run: results folder, key, and per configuration the trace name, units and
+// the argv that would run (each argument quoted so spaces and quotes are visible).
+std::string RenderSweepPlan(const CampaignSession& session);
+
+// The final table: config, per-unit busy time of kernel, H2D and D2H, bottleneck, roofline and
+// roofline throughput.
+std::string RenderSweepTable(const SweepOutcome& outcome);
+
+}  // namespace gpuroof

@@ -1,0 +1,86 @@
+// probes.csv-style keyed files: parsing, keyed replacement, refusal to clobber, and no lost rows
+// with concurrent writers.
+#include "gpuroof/campaign/csv_store.h"
+
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "gpuroof/model/errors.h"
+
+#include "campaign/fake_system.h"
+
+namespace gpuroof {
+namespace {
+
+const std::vector<std::string> kHeader = {"key", "device", "value"};
+
+TEST(CsvStore, ParsesQuotedFields) {
+  CsvTable table = ParseCsv("a,b\n\"x,1\",\"say \"\"hi\"\"\nthere\"\n,\n", "t.csv");
+  EXPECT_EQ(table.header, (std::vector<std::string>{"a", "b"}));
+  ASSERT_EQ(table.rows.size(), 2u);
+  EXPECT_EQ(table.rows[0], (std::vector<std::string>{"x,1", "say \"hi\"\nthere"}));
+  EXPECT_EQ(table.rows[1], (std::vector<std::string>{"", ""}));
+  EXPECT_EQ(table.Column("b"), 1);
+  EXPECT_EQ(table.Column("c"), -1);
+}
+
+TEST(CsvStore, BadCsvNamesTheLine) {
+  try {
+    ParseCsv("a,b\n1,2\n3\n", "t.csv");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "t.csv:3: 1 fields where the header has 2");
+  }
+  EXPECT_THROW(ParseCsv("a\n\"open\n", "t.csv"), InputError);
+}
+
+TEST(CsvStore, ReRunReplacesOnlyItsOwnRows) {
+  testing::ScratchDir dir;
+  auto path = dir.path() / "probes.csv";
+  MergeCsvRows(path, kHeader, "key", {{"b", "0", "1"}, {"b", "1", "2"}, {"a", "0", "3"}});
+  EXPECT_EQ(testing::ReadText(path), "key,device,value\na,0,3\nb,0,1\nb,1,2\n");
+  // b re-run on one device only: both old b rows go, a stays.
+  MergeCsvRows(path, kHeader, "key", {{"b", "0", "9"}});
+  EXPECT_EQ(testing::ReadText(path), "key,device,value\na,0,3\nb,0,9\n");
+  MergeCsvRows(path, kHeader, "key", {{"c;x=1", "0", "with,comma"}});
+  EXPECT_EQ(testing::ReadText(path), "key,device,value\na,0,3\nb,0,9\nc;x=1,0,\"with,comma\"\n");
+  // Nothing but the file and its lock is left in the folder.
+  int entries = 0;
+  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(dir.path()))
+    ++entries;
+  EXPECT_EQ(entries, 2);
+}
+
+TEST(CsvStore, AFileWithOtherColumnsIsNeverOverwritten) {
+  testing::ScratchDir dir;
+  auto path = dir.path() / "probes.csv";
+  testing::WriteText(path, "key,other\nk,1\n");
+  EXPECT_THROW(MergeCsvRows(path, kHeader, "key", {{"k", "0", "1"}}), InputError);
+  EXPECT_EQ(testing::ReadText(path), "key,other\nk,1\n");
+}
+
+// flock locks belong to open file descriptions, so threads that each open the lock file contend
+// exactly as two processes would.
+TEST(CsvStore, ConcurrentWritersLoseNothing) {
+  testing::ScratchDir dir;
+  auto path = dir.path() / "probes.csv";
+  constexpr int kWriters = 4;
+  constexpr int kRowsEach = 25;
+  std::vector<std::thread> writers;
+  for (int w = 0; w < kWriters; ++w) {
+    writers.emplace_back([&, w]() {
+      for (int i = 0; i < kRowsEach; ++i) {
+        MergeCsvRows(path, kHeader, "key",
+                     {{"w" + std::to_string(w) + "_" + std::to_string(i), "0", "x"}});
+      }
+    });
+  }
+  for (std::thread& writer : writers)
+    writer.join();
+  CsvTable table = ReadCsvFile(path);
+  EXPECT_EQ(table.rows.size(), static_cast<size_t>(kWriters * kRowsEach));
+}
+
+}  // namespace
+}  // namespace gpuroof

@@ -1,0 +1,219 @@
+// Whole sweeps over fakes: the "profiler" is a fake runner that writes builder-made traces, so
+// every figure below is worked out by hand from the description.
+#include "gpuroof/campaign/sweep_runner.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "gpuroof/campaign/csv_store.h"
+#include "gpuroof/campaign/sha256.h"
+#include "gpuroof/model/errors.h"
+
+#include "campaign/fake_system.h"
+#include "support/trace_description.h"
+
+namespace gpuroof {
+namespace {
+
+// 10 frames every 20 us on one stream: H2D 3 us, kernel K ns, D2H 2 us, back to back.
+std::string FrameTrace(int kernel_ns) {
+  return fmt::format(
+      "gpu 0 \"Fake GPU\"\n"
+      "repeat 10 step=20us {{\n"
+      "  memcpy start=0 end=3000 kind=HtoD bytes=1000 stream=1\n"
+      "  kernel start=3000 end={} stream=1 name=work\n"
+      "  memcpy start={} end={} kind=DtoH bytes=100 stream=1\n"
+      "}}\n",
+      3000 + kernel_ns, 3000 + kernel_ns, 5000 + kernel_ns);
+}
+
+std::string Arg(const ProcessRequest& request, const std::string& flag) {
+  for (size_t i = 0; i + 1 < request.argv.size(); ++i) {
+    if (request.argv[i] == flag) return request.argv[i + 1];
+  }
+  return "";
+}
+
+class SweepRunnerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    fake.runner.handler = [this](const ProcessRequest& request) {
+      if (request.argv[0] != "workload") return ProcessResult{127, "", "not found", 0};
+      int kernel_ns = std::stoi(Arg(request, "--kernel-ns"));
+      if (kernel_ns < 0) return ProcessResult{3, "", "starting\nCUDA error: out of memory\n", 0};
+      testsupport::BuildFromDescription(FrameTrace(kernel_ns), "fake", Arg(request, "-o"));
+      ++workload_runs;
+      return ProcessResult{0, "", "", 2'500'000'000};
+    };
+  }
+
+  SweepSpec Spec(const std::string& extra = "") {
+    std::string text = fmt::format(
+        "[command]\nargv = [\"workload\", \"--kernel-ns\", \"{{kernel}}\", \"-o\", \"{{trace}}\"]\n"
+        "workdir = \"{}\"\n"
+        "[parameters]\nkernel = 5000\nframes = 10\n"
+        "[[configurations]]\nlabel = \"k5\"\n"
+        "[[configurations]]\nlabel = \"k4\"\nkernel = 4000\n"
+        "[run]\nprofiler = \"command\"\nunits = \"{{frames}}\"\n{}",
+        dir.path().string(), extra);
+    return ParseSweepSpec(text, "s.toml");
+  }
+
+  CampaignOptions Options() {
+    CampaignOptions options;
+    options.results_root = (dir.path() / "results").string();
+    options.gpuroof_version = "9.9";
+    return options;
+  }
+
+  testing::ScratchDir dir;
+  testing::FakeSystem fake;
+  int workload_runs = 0;
+};
+
+TEST_F(SweepRunnerTest, RowsManifestAndEnvMatchTheHandWorkedFigures) {
+  CampaignSession session = OpenCampaign(Spec(), Options(), fake.system);
+  // No git (the fake has none), no identity rule: the build is "unknown", said on stderr.
+  EXPECT_EQ(session.results.string(), (dir.path() / "results" / "2024-10-04_unknown").string());
+  SweepOutcome outcome = RunSweep(session, false, fake.system);
+  EXPECT_EQ(outcome.failed, 0);
+  CsvTable probes = ReadCsvFile(session.results / "probes.csv");
+  ASSERT_EQ(probes.rows.size(), 2u);
+  auto cell = [&](size_t row, const char* column) {
+    return probes.rows[row][probes.Column(column)];
+  };
+  // Rows are ordered by key: "label=k4;kernel=4000" < "label=k5;kernel=5000".
+  EXPECT_EQ(cell(0, "key"), "label=k4;kernel=4000");
+  EXPECT_EQ(cell(1, "key"), "label=k5;kernel=5000");
+  EXPECT_EQ(cell(1, "params"), "kernel=5000;frames=10");
+  EXPECT_EQ(cell(1, "trace"), "k5__kernel-5000.sqlite");
+  EXPECT_EQ(cell(1, "status"), "ok");
+  EXPECT_EQ(cell(1, "quotable"), "yes");
+  EXPECT_EQ(cell(1, "units"), "10");
+  // Window: first kernel start (3 us) to the last D2H end (9 x 20 + 10 us) = 187 us.
+  EXPECT_EQ(cell(1, "window_ms"), "0.187");
+  EXPECT_EQ(cell(1, "kernel_busy_ms"), "0.05");
+  // Frame 0's upload ends where the window starts, so 9 uploads count: 27 us, 2.7 us per frame.
+  EXPECT_EQ(cell(1, "H2D_busy_ms"), "0.027");
+  EXPECT_EQ(cell(1, "H2D_us_per_unit"), "2.7");
+  EXPECT_EQ(cell(1, "D2H_us_per_unit"), "2");
+  EXPECT_EQ(cell(1, "bottleneck"), "kernel");
+  EXPECT_EQ(cell(1, "roofline_us_per_unit"), "5");
+  EXPECT_EQ(cell(1, "roofline_units_per_s"), "200000");                   // 10 frames / 50 us
+  EXPECT_NEAR(std::stod(cell(0, "roofline_units_per_s")), 250000, 1e-6);  // 10 frames / 40 us
+  EXPECT_EQ(cell(0, "window_ms"), "0.186");
+  EXPECT_EQ(cell(1, "streams"), "1");
+  EXPECT_EQ(cell(1, "profiled_wall_s"), "2.5");
+  EXPECT_EQ(cell(1, "timestamp"), "2024-10-04T00:00:00Z");
+
+  CsvTable manifest = ReadCsvFile(session.results / "manifest.csv");
+  ASSERT_EQ(manifest.rows.size(), 2u);
+  EXPECT_EQ(manifest.rows[1][0], "k5__kernel-5000.sqlite");
+  EXPECT_EQ(manifest.rows[1][1], "trace");
+  EXPECT_EQ(manifest.rows[1][2], "k5");
+  EXPECT_EQ(manifest.rows[1][4], "gpuroof 9.9 sweep (profiler command)");
+  EXPECT_EQ(manifest.rows[1][6], Sha256OfFile(session.results / "k5__kernel-5000.sqlite"));
+  std::string env = testing::ReadText(session.results / "env.json");
+  EXPECT_NE(env.find("\"schema\": \"gpuroof.env/1\""), std::string::npos);
+  EXPECT_NE(env.find("\"identity\": \"unknown\""), std::string::npos);
+
+  std::string table = RenderSweepTable(outcome);
+  EXPECT_NE(table.find("k5"), std::string::npos);
+  EXPECT_NE(table.find("200000.0"), std::string::npos);
+}
+
+TEST_F(SweepRunnerTest, AFailedConfigurationIsRecordedAndTheSweepGoesOn) {
+  CampaignOptions options = Options();
+  options.overrides = {};
+  SweepSpec spec = Spec();
+  spec.configurations[1].values["kernel"] = "-1";  // the fake fails this one with exit 3
+  CampaignSession session = OpenCampaign(spec, options, fake.system);
+  SweepOutcome outcome = RunSweep(session, false, fake.system);
+  EXPECT_EQ(outcome.failed, 1);
+  EXPECT_EQ(workload_runs, 1);
+  CsvTable probes = ReadCsvFile(session.results / "probes.csv");
+  ASSERT_EQ(probes.rows.size(), 2u);
+  const auto& failed = probes.rows[0];
+  EXPECT_EQ(failed[probes.Column("label")], "k4");
+  EXPECT_EQ(failed[probes.Column("status")], "failed");
+  EXPECT_EQ(failed[probes.Column("exit_code")], "3");
+  EXPECT_EQ(failed[probes.Column("error")],
+            "the command exited with status 3: starting | CUDA error: out of memory");
+  EXPECT_EQ(probes.rows[1][probes.Column("status")], "ok");
+  // No partial trace is left behind for the failed run.
+  for (const auto& entry : std::filesystem::directory_iterator(session.results)) {
+    EXPECT_EQ(entry.path().filename().string().find("partial"), std::string::npos);
+  }
+
+  // --resume reruns only the failed configuration.
+  fake.messages.clear();
+  SweepOutcome resumed = RunSweep(session, true, fake.system);
+  EXPECT_EQ(resumed.skipped, 1);
+  EXPECT_EQ(workload_runs, 1);
+  EXPECT_EQ(fake.messages[0],
+            "gpuroof: note: --resume: k5 already has rows for build unknown; skipped");
+}
+
+TEST_F(SweepRunnerTest, BuildIdentityFromARegexNamesTheResultsFolder) {
+  testing::WriteText(dir.path() / "config.h", "// x\nusing DEVICE_PED_TYPE = float;\n");
+  CampaignSession session = OpenCampaign(
+      Spec("[build]\nidentity_file = \"config.h\"\nidentity_regex = 'using DEVICE_PED_TYPE = "
+           "(\\w+);'\n"),
+      Options(), fake.system);
+  EXPECT_EQ(session.env.build, "float");
+  EXPECT_EQ(session.results.filename().string(), "2024-10-04_float");
+  try {
+    OpenCampaign(Spec("[build]\nidentity_file = \"config.h\"\nidentity_regex = 'TYPE = (int)'\n"),
+                 Options(), fake.system);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "s.toml:17: identity_regex matches nothing in " + (dir.path() / "config.h").string());
+  }
+}
+
+TEST_F(SweepRunnerTest, GuardsRefuseBeforeAnythingRuns) {
+  fake.files.by_pattern["lib/*.so"] = {{"lib/a.so", fake.clock.now}};
+  fake.files.by_pattern["src/*.cu"] = {{"src/k.cu", fake.clock.now + std::chrono::seconds(1)}};
+  SweepSpec stale = Spec("[build]\nartifacts = [\"lib/*.so\"]\nsources = [\"src/*.cu\"]\n");
+  EXPECT_THROW(OpenCampaign(stale, Options(), fake.system), CheckFailed);
+  fake.gpus.source = "nvidia-smi";
+  fake.gpus.gpus = {{"Fake GPU", 60.0}};
+  EXPECT_THROW(OpenCampaign(Spec(), Options(), fake.system), CheckFailed);
+  EXPECT_EQ(workload_runs, 0);
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "results"));
+  // A dry run reports the refusal and creates nothing.
+  CampaignOptions dry = Options();
+  dry.dry_run = true;
+  OpenCampaign(stale, dry, fake.system);
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "results"));
+}
+
+TEST_F(SweepRunnerTest, BusyGpuAllowedAndShortRunsMarkRowsNotQuotable) {
+  fake.gpus.source = "nvidia-smi";
+  fake.gpus.gpus = {{"Fake GPU", 60.0}};
+  CampaignOptions options = Options();
+  options.allow_busy_gpu = true;
+  options.only = {"k5"};
+  CampaignSession session = OpenCampaign(Spec("[guards]\nmin_units = 11\n"), options, fake.system);
+  SweepOutcome outcome = RunSweep(session, false, fake.system);
+  ASSERT_EQ(outcome.rows.size(), 1u);
+  EXPECT_FALSE(outcome.rows[0].quotable);
+  EXPECT_NE(outcome.rows[0].warnings.find("--allow-busy-gpu"), std::string::npos);
+  EXPECT_NE(outcome.rows[0].warnings.find("10 frames is shorter than the minimum of 11"),
+            std::string::npos);
+}
+
+TEST_F(SweepRunnerTest, DryRunPlanQuotesEveryArgument) {
+  CampaignOptions options = Options();
+  options.dry_run = true;
+  options.overrides = {"kernel=1 \"x\""};
+  CampaignSession session = OpenCampaign(Spec(), options, fake.system);
+  std::string plan = RenderSweepPlan(session);
+  EXPECT_NE(plan.find("key: label, kernel"), std::string::npos) << plan;
+  EXPECT_NE(plan.find("\"1 \\\"x\\\"\""), std::string::npos) << plan;
+  EXPECT_EQ(workload_runs, 0);
+}
+
+}  // namespace
+}  // namespace gpuroof

@@ -1,0 +1,162 @@
+// Sweep files: what is read, and bad files that must end in one "file:line: problem" message.
+#include "gpuroof/campaign/sweep_spec.h"
+
+#include <gtest/gtest.h>
+
+#include "gpuroof/campaign/sweep_plan.h"
+#include "gpuroof/model/errors.h"
+
+namespace gpuroof {
+namespace {
+
+const char* kGood = R"(# a clusterfinder-like sweep
+[command]
+argv = ["./bench", "--cap", "{cap}", "--streams={streams}", "--out", "{trace}"]
+workdir = "/tmp"
+env = { TAG = "{label}" }
+
+[parameters]
+cap = 3000
+streams = 4
+frames = 20000
+scale = 0.5
+
+[[configurations]]
+label = "base"
+
+[[configurations]]
+label = "cap1700"
+cap = 1700
+
+[run]
+profiler = "command"
+units = "{frames}"
+unit_name = "event"
+window = "all"
+
+[build]
+identity_file = "config.h"
+identity_regex = 'TYPE = (\w+);'
+artifacts = ["build/**/*.so"]
+sources = ["src/**/*.cu"]
+
+[guards]
+max_gpu_utilisation_pct = 10
+min_units = 10000
+)";
+
+// The message of the InputError that parsing `text` throws, or "" when it parses.
+std::string ParseError(const std::string& text) {
+  try {
+    ParseSweepSpec(text, "s.toml");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(SweepSpec, ReadsEverySection) {
+  SweepSpec spec = ParseSweepSpec(kGood, "s.toml");
+  EXPECT_EQ(spec.argv.size(), 6u);
+  EXPECT_EQ(spec.argv[2], "{cap}");
+  EXPECT_EQ(spec.argv_origins[2], "s.toml:3");
+  EXPECT_EQ(spec.workdir, "/tmp");
+  ASSERT_EQ(spec.env.size(), 1u);
+  EXPECT_EQ(spec.env[0], (std::pair<std::string, std::string>{"TAG", "{label}"}));
+  EXPECT_EQ(spec.parameter_order, (std::vector<std::string>{"cap", "streams", "frames", "scale"}));
+  EXPECT_EQ(spec.defaults.at("cap"), "3000");
+  EXPECT_EQ(spec.defaults.at("scale"), "0.5");
+  ASSERT_EQ(spec.configurations.size(), 2u);
+  EXPECT_EQ(spec.configurations[1].label, "cap1700");
+  EXPECT_EQ(spec.configurations[1].values.at("cap"), "1700");
+  EXPECT_EQ(spec.configurations[1].origin, "s.toml:16");
+  EXPECT_EQ(spec.profiler, ProfilerKind::kCommand);
+  EXPECT_EQ(spec.units, "{frames}");
+  EXPECT_EQ(spec.unit_name, "event");
+  EXPECT_EQ(spec.window, "all");
+  EXPECT_EQ(spec.build.identity_file, "config.h");
+  EXPECT_EQ(spec.build.identity_regex, "TYPE = (\\w+);");
+  EXPECT_EQ(spec.build.artifacts, (std::vector<std::string>{"build/**/*.so"}));
+  EXPECT_DOUBLE_EQ(spec.max_gpu_utilisation_pct, 10);
+  EXPECT_EQ(spec.min_units, 10000);
+}
+
+TEST(SweepSpec, DefaultsWhenSectionsAreOmitted) {
+  SweepSpec spec =
+      ParseSweepSpec("[command]\nargv = [\"true\"]\n[[configurations]]\nlabel = \"a\"\n", "s.toml");
+  EXPECT_EQ(spec.profiler, ProfilerKind::kNsys);
+  EXPECT_EQ(spec.window, "processing");
+  EXPECT_DOUBLE_EQ(spec.max_gpu_utilisation_pct, 5);
+  EXPECT_EQ(spec.min_units, 0);
+  EXPECT_EQ(spec.workdir, ".");
+}
+
+TEST(SweepSpec, TomlSyntaxErrorNamesTheLine) {
+  std::string text = "[command]\nargv = [\"a\"]\n\n[parameters\ncap = 1\n";
+  EXPECT_EQ(ParseError(text).rfind("s.toml:4: TOML syntax error: ", 0), 0u) << ParseError(text);
+}
+
+TEST(SweepSpec, UnknownPlaceholderNamesItsLine) {
+  std::string text =
+      "[command]\nargv = [\"a\",\n  \"--x={typo}\"]\n[[configurations]]\nlabel = \"a\"\n";
+  EXPECT_EQ(ParseError(text), "s.toml:3: unknown placeholder {typo} in \"--x={typo}\"");
+}
+
+TEST(SweepSpec, EmptyOrMissingConfigurationList) {
+  EXPECT_EQ(ParseError("[command]\nargv = [\"a\"]\nconfigurations = []\n"),
+            "s.toml:3: unknown key 'configurations' (expected one of: argv, workdir, env)");
+  EXPECT_EQ(ParseError("configurations = []\n[command]\nargv = [\"a\"]\n"),
+            "s.toml:1: the configuration list is empty");
+  EXPECT_EQ(ParseError("[command]\nargv = [\"a\"]\n"),
+            "s.toml:1: no [[configurations]]: a sweep needs at least one");
+}
+
+TEST(SweepSpec, MistakesInConfigurations) {
+  std::string head = "[command]\nargv = [\"a\"]\n[parameters]\ncap = 1\n";
+  EXPECT_EQ(ParseError(head + "[[configurations]]\nlabel = \"a\"\ncapp = 2\n"),
+            "s.toml:7: 'capp' is not a parameter (declare it under [parameters] with its default)");
+  EXPECT_EQ(
+      ParseError(head + "[[configurations]]\nlabel = \"a\"\n[[configurations]]\nlabel = \"a\"\n"),
+      "s.toml:8: label 'a' is used twice");
+  EXPECT_EQ(ParseError(head + "[[configurations]]\ncap = 2\n"),
+            "s.toml:5: a configuration needs a label");
+  EXPECT_EQ(ParseError(head + "[[configurations]]\nlabel = \"a\"\n[run]\nprofiler = \"perf\"\n"),
+            "s.toml:8: unknown profiler 'perf' (nsys, record or command)");
+  EXPECT_EQ(
+      ParseError(head + "[[configurations]]\nlabel = \"a\"\n[run]\nprofiler = \"command\"\n"),
+      "s.toml:8: profiler \"command\" needs {trace} in argv: the path where the command writes "
+      "its trace");
+  EXPECT_EQ(ParseError(head + "trace = 3\n[[configurations]]\nlabel = \"a\"\n"),
+            "s.toml:5: 'trace' is reserved for gpuroof's own placeholder");
+  EXPECT_EQ(ParseError(head + "[[configurations]]\nlabel = \"a\"\n[guards]\nmin_units = -1\n"),
+            "s.toml:8: min_units must be a whole number >= 0");
+  EXPECT_EQ(ParseError(head + "[[configurations]]\nlabel = \"a\"\n[build]\nartifacts = [\"x\"]\n"),
+            "s.toml:8: the freshness rule needs both artifacts and sources");
+}
+
+TEST(SweepSpec, RecordProfilerParsesAndIsRefusedLater) {
+  SweepSpec spec = ParseSweepSpec(
+      "[command]\nargv = [\"a\"]\n[[configurations]]\nlabel = \"a\"\n[run]\nprofiler = "
+      "\"record\"\n",
+      "s.toml");
+  EXPECT_EQ(spec.profiler, ProfilerKind::kRecord);
+  EXPECT_EQ(spec.profiler_origin, "s.toml:6");
+}
+
+// The bundled example stays valid: five configurations, keyed by the parameters they vary.
+TEST(SweepSpec, BundledExampleParsesAndPlans) {
+  SweepSpec spec = LoadSweepSpec(GPUROOF_SOURCE_DIR "/examples/sweeps/clusterfinder.toml");
+  SweepPlan plan = PlanSweep(spec, {}, {});
+  ASSERT_EQ(plan.runs.size(), 5u);
+  EXPECT_EQ(plan.key_parameters, (std::vector<std::string>{"cluster", "cap", "streams"}));
+  EXPECT_EQ(plan.runs[3].file_stem, "c9-cap1700__cluster-9__cap-1700__streams-4");
+  EXPECT_EQ(plan.runs[0].units, 20000);
+  EXPECT_EQ(spec.build.identity_regex, "using DEVICE_PED_TYPE = (\\w+);");
+}
+
+TEST(SweepSpec, MissingFile) {
+  EXPECT_THROW(LoadSweepSpec("/nonexistent/sweep.toml"), InputError);
+}
+
+}  // namespace
+}  // namespace gpuroof
