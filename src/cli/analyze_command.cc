@@ -15,6 +15,7 @@
 
 #include "exit_codes.h"
 #include "output_options.h"
+#include "ranges_command.h"
 #include "trace_loading.h"
 
 namespace gpuroof {
@@ -31,8 +32,27 @@ struct AnalyzeOptions {
   bool overlap = false;
   bool by_stream = false;
   bool steady_report = false;
+  std::string per_range;
   OutputOptions output;
 };
+
+// --per-range NAME: the engine table once per instance of an NVTX range, with the GPU work each
+// instance launched (the `gpuroof ranges --name NAME` report). Each instance is its own window
+// and unit, so the window and unit options do not apply.
+int RunPerRange(const AnalyzeOptions& options) {
+  if (!options.units.empty() || !options.units_from.empty() || options.window != "processing" ||
+      options.overlap || options.by_stream || options.steady_report) {
+    throw InputError("--per-range",
+                     "each range instance is its own window and unit: it cannot be combined with "
+                     "--units, --units-from, --window, --overlap, --by-stream or --steady-report");
+  }
+  RangesOptions ranges;
+  ranges.traces = options.traces;
+  ranges.name = options.per_range;
+  ranges.threads = options.threads;
+  ranges.output = options.output;
+  return RunRanges(ranges);
+}
 
 int64_t ParsePositiveCount(const std::string& text, const std::string& option) {
   int64_t value = 0;
@@ -76,6 +96,7 @@ std::vector<SteadyComparison> CompareSteady(const Trace& trace,
 }
 
 int RunAnalyze(const AnalyzeOptions& options) {
+  if (!options.per_range.empty()) return RunPerRange(options);
   // Every flag is checked before any trace is read: a typo costs nothing on a 10 GB trace.
   EngineLoadOptions load_options;
   load_options.window = ParseWindowSpec(options.window);
@@ -147,6 +168,7 @@ void AddAnalyzeCommand(CLI::App& app, int& exit_code) {
       "  gpuroof analyze a.sqlite b.sqlite --units 2000 --format csv -o probes.csv\n"
       "  gpuroof analyze run.sqlite --window nvtx:epoch#2 --format json\n"
       "  gpuroof analyze run.sqlite --units-from kernel:process_frame --window steady\n"
+      "  gpuroof analyze run.sqlite --per-range epoch          # one row set per epoch\n"
       "Windows: processing (default: first kernel start to the last kernel or D2H end), all,\n"
       "  START:END (ns, or with us/ms/s, from the first GPU op), nvtx:NAME[#N|#*],\n"
       "  steady (processing after its warm-up: MSER-5 over the --units-from series, else 50\n"
@@ -172,6 +194,9 @@ void AddAnalyzeCommand(CLI::App& app, int& exit_code) {
                     "time no engine was busy");
   command->add_flag("--by-stream", options->by_stream,
                     "One engine table per stream (in its device's window) instead of per device");
+  command->add_option("--per-range", options->per_range,
+                      "One engine row set per instance of this NVTX range (an epoch, a batch), "
+                      "with the GPU work each instance launched");
   command->add_option("--threads", options->threads, "Reader threads (0 = automatic)")
       ->check(CLI::Range(0, 64));
   AddOutputOptions(*command, options->output, {"table", "csv", "json"});
