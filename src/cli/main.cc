@@ -20,6 +20,7 @@
 #include "sweep_command.h"
 #include "report_command.h"
 #include "ranges_command.h"
+#include "record_command.h"
 
 namespace {
 
@@ -40,6 +41,7 @@ int Run(int argc, char** argv) {
   gpuroof::AddSweepCommand(app, exit_code);
   gpuroof::AddReportCommand(app, exit_code);
   gpuroof::AddRangesCommand(app, exit_code);
+  gpuroof::AddRecordCommand(app, exit_code);
   // CLI11 would call an unknown command a missing one; name it instead.
   std::vector<CLI::App*> commands = app.get_subcommands({});
   bool known = std::any_of(commands.begin(), commands.end(), [&](const CLI::App* command) {
