@@ -19,19 +19,18 @@ MserResult MserTruncation(std::span<const double> series, size_t batch_size) {
     result.hit_cap = true;
     return result;
   }
+  // Suffix sums of squared deviations, accumulated backwards with Welford's update: O(B) and as
+  // accurate as the two-pass form (a million launches make B = 200000 batches).
   const size_t cap = batches / 2;
-  for (size_t d = 0; d <= cap; ++d) {
-    const size_t kept = batches - d;
-    double mean = 0;
-    for (size_t i = d; i < batches; ++i)
-      mean += result.batch_means[i];
-    mean /= static_cast<double>(kept);
-    double squares = 0;
-    for (size_t i = d; i < batches; ++i) {
-      const double delta = result.batch_means[i] - mean;
-      squares += delta * delta;
-    }
-    result.statistic.push_back(squares / (static_cast<double>(kept) * static_cast<double>(kept)));
+  result.statistic.assign(cap + 1, 0.0);
+  double mean = 0;
+  double squares = 0;
+  for (size_t d = batches; d-- > 0;) {
+    const double kept = static_cast<double>(batches - d);
+    const double delta = result.batch_means[d] - mean;
+    mean += delta / kept;
+    squares += delta * (result.batch_means[d] - mean);
+    if (d <= cap) result.statistic[d] = squares / (kept * kept);
   }
   // First minimum on ties: min_element returns the first of equal smallest values.
   const auto best = std::min_element(result.statistic.begin(), result.statistic.end());

@@ -114,11 +114,15 @@ RangeSummary SummarizeRanges(const Trace& trace, const RangeSummaryOptions& opti
                      "has no NVTX or annotation ranges (nsys: no NVTX_EVENTS ranges; profile with "
                      "--trace=cuda,nvtx)");
   }
-  // Group the ranges by (side, name), instances in start order (nvtx_ranges is sorted).
-  std::map<std::pair<bool, std::string_view>, std::vector<const NvtxRange*>> by_name;
+  // Group the ranges by (side, name), instances in start order (nvtx_ranges is sorted). A
+  // numbered family (Kineto's ProfilerStep#1, #2, ...) is one group, "ProfilerStep#*".
+  std::map<std::pair<bool, std::string>, std::vector<const NvtxRange*>> by_name;
   if (options.name.empty()) {
     for (const NvtxRange& range : trace.nvtx_ranges) {
-      by_name[{range.on_gpu, trace.strings.Get(range.name)}].push_back(&range);
+      const std::string_view name = trace.strings.Get(range.name);
+      const std::string_view family = NumberedFamily(name);
+      by_name[{range.on_gpu, family.empty() ? std::string(name) : std::string(family) + "#*"}]
+          .push_back(&range);
     }
   } else {
     std::vector<const NvtxRange*> found = FindNvtxRanges(trace, options.name);
@@ -126,9 +130,9 @@ RangeSummary SummarizeRanges(const Trace& trace, const RangeSummaryOptions& opti
       throw InputError(trace.source, fmt::format("no NVTX range named '{}' (ranges include {})",
                                                  options.name, SomeRangeNames(trace)));
     }
-    for (const NvtxRange* range : found) {
-      by_name[{range->on_gpu, trace.strings.Get(range->name)}].push_back(range);
-    }
+    // Everything the name found is one group per side (a numbered family included).
+    for (const NvtxRange* range : found)
+      by_name[{range->on_gpu, options.name}].push_back(range);
   }
 
   RangeSummary summary;
@@ -142,7 +146,7 @@ RangeSummary SummarizeRanges(const Trace& trace, const RangeSummaryOptions& opti
       method_known = true;
     }
     RangeGroup group;
-    group.name = std::string(key.second);
+    group.name = key.second;
     group.on_gpu = key.first;
     group.method = key.first ? AttributionMethod::kTimeOverlap : attribution.method;
     std::vector<int64_t> durations;

@@ -41,18 +41,34 @@ std::string ListNvtxNames(const Trace& trace) {
 }  // namespace
 
 std::vector<const NvtxRange*> FindNvtxRanges(const Trace& trace, std::string_view name) {
+  // "NAME#*" asks for the numbered family NAME#1, NAME#2, ... (Kineto's ProfilerStep#N).
+  const bool family_only = name.ends_with("#*");
+  if (family_only) name.remove_suffix(2);
   std::vector<const NvtxRange*> exact;
   std::vector<const NvtxRange*> undomained;
+  std::vector<const NvtxRange*> numbered;
   for (const NvtxRange& range : trace.nvtx_ranges) {
     std::string_view full = trace.strings.Get(range.name);
-    if (full == name) {
+    if (!family_only && full == name) {
       exact.push_back(&range);
     } else if (size_t colon = full.find(':');
-               colon != std::string_view::npos && full.substr(colon + 1) == name) {
+               !family_only && colon != std::string_view::npos && full.substr(colon + 1) == name) {
       undomained.push_back(&range);
+    } else if (NumberedFamily(full) == name) {
+      numbered.push_back(&range);
     }
   }
-  return exact.empty() ? undomained : exact;
+  if (!exact.empty()) return exact;
+  return undomained.empty() ? numbered : undomained;
+}
+
+std::string_view NumberedFamily(std::string_view name) {
+  const size_t hash = name.rfind('#');
+  if (hash == std::string_view::npos || hash + 1 == name.size()) return {};
+  for (char c : name.substr(hash + 1)) {
+    if (c < '0' || c > '9') return {};
+  }
+  return name.substr(0, hash);
 }
 
 int64_t ParseDurationNs(std::string_view text, std::string_view source) {

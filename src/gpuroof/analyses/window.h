@@ -48,8 +48,13 @@ WindowSpec ParseWindowSpec(std::string_view text);
 int64_t ParseDurationNs(std::string_view text, std::string_view source);
 
 // NVTX ranges named `name`, in start order: those whose full name ("Domain:name") matches, or,
-// when none does, those whose name after the domain prefix matches.
+// when none does, those whose name after the domain prefix matches, or, when none does, the
+// numbered family `name#1`, `name#2`, ... (Kineto's ProfilerStep#N). "NAME#*" asks for the
+// numbered family only.
 std::vector<const NvtxRange*> FindNvtxRanges(const Trace& trace, std::string_view name);
+
+// "ProfilerStep" for "ProfilerStep#12" (a name ending in '#' and digits); empty otherwise.
+std::string_view NumberedFamily(std::string_view name);
 
 // The resolved window of one device.
 struct Window {

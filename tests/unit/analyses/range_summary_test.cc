@@ -1,5 +1,7 @@
 #include "gpuroof/analyses/range_summary.h"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "gpuroof/analyses/window.h"
@@ -155,6 +157,33 @@ TEST(RangeSummaryTest, NamedRangeKeepsInstanceRows) {
   const RangeSummary summary = SummarizeRanges(trace, options);
   ASSERT_EQ(summary.groups.size(), 1u);
   EXPECT_EQ(summary.groups[0].instance_rows.size(), 2u);
+}
+
+// Kineto numbers its steps (ProfilerStep#1, #2, ...): the family is one group, and "NAME#*" or
+// plain "NAME" find all of it, while the full name finds one step.
+TEST(RangeSummaryTest, NumberedFamilyIsOneGroup) {
+  Trace trace = Example();
+  AddRange(trace, "ProfilerStep#1", 0, 400, 1);
+  AddRange(trace, "ProfilerStep#2", 1500, 1900, 1);
+  EXPECT_EQ(FindNvtxRanges(trace, "ProfilerStep#*").size(), 2u);
+  EXPECT_EQ(FindNvtxRanges(trace, "ProfilerStep").size(), 2u);
+  EXPECT_EQ(FindNvtxRanges(trace, "ProfilerStep#2").size(), 1u);
+  EXPECT_EQ(NumberedFamily("ProfilerStep#12"), "ProfilerStep");
+  EXPECT_EQ(NumberedFamily("step#"), "");
+  EXPECT_EQ(NumberedFamily("step#1a"), "");
+  const RangeSummary summary = SummarizeRanges(trace, {});
+  const auto family = std::find_if(summary.groups.begin(), summary.groups.end(),
+                                   [](const RangeGroup& g) { return g.name == "ProfilerStep#*"; });
+  ASSERT_NE(family, summary.groups.end());
+  EXPECT_EQ(family->cpu.count, 2);
+  // Same launches as "step": 3 ops in the first step, 2 in the second.
+  EXPECT_EQ(family->gpu_ops, 5);
+  RangeSummaryOptions options;
+  options.name = "ProfilerStep";
+  const RangeSummary named = SummarizeRanges(trace, options);
+  ASSERT_EQ(named.groups.size(), 1u);
+  EXPECT_EQ(named.groups[0].name, "ProfilerStep");
+  EXPECT_EQ(named.groups[0].instance_rows.size(), 2u);
 }
 
 TEST(RangeSummaryTest, MissingRangesAreClearErrors) {
