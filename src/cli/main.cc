@@ -17,10 +17,10 @@
 #include "exit_codes.h"
 #include "gaps_command.h"
 #include "kernels_command.h"
-#include "sweep_command.h"
-#include "report_command.h"
 #include "ranges_command.h"
 #include "record_command.h"
+#include "report_command.h"
+#include "sweep_command.h"
 
 namespace {
 
@@ -38,10 +38,10 @@ int Run(int argc, char** argv) {
   gpuroof::AddCopiesCommand(app, exit_code);
   gpuroof::AddGapsCommand(app, exit_code);
   gpuroof::AddKernelsCommand(app, exit_code);
-  gpuroof::AddSweepCommand(app, exit_code);
-  gpuroof::AddReportCommand(app, exit_code);
   gpuroof::AddRangesCommand(app, exit_code);
   gpuroof::AddRecordCommand(app, exit_code);
+  gpuroof::AddReportCommand(app, exit_code);
+  gpuroof::AddSweepCommand(app, exit_code);
   // CLI11 would call an unknown command a missing one; name it instead.
   std::vector<CLI::App*> commands = app.get_subcommands({});
   bool known = std::any_of(commands.begin(), commands.end(), [&](const CLI::App* command) {
