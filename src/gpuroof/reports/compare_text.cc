@@ -8,6 +8,15 @@ namespace gpuroof {
 
 namespace {
 
+// Demangled template kernels run to hundreds of characters; a PR reader needs the start (the
+// kernel) and the end (launch shape, "(report)"). The JSON and Markdown keep the full label.
+std::string ShortenedLabel(const std::string& label) {
+  constexpr size_t kHead = 70;
+  constexpr size_t kTail = 40;
+  if (label.size() <= kHead + kTail + 3) return label;
+  return label.substr(0, kHead) + "..." + label.substr(label.size() - kTail);
+}
+
 // "a.sqlite  1 profile  NVIDIA H200  steady iters 480/500 (warm-up 20 dropped)".
 std::string SideLine(const std::vector<ProfileSummary>& profiles) {
   if (profiles.empty()) return "-";
@@ -67,7 +76,7 @@ std::string RenderCompareText(const CompareReport& report) {
                    ci99 ? "delta (99% CI)" : fmt::format("delta ({:g}% CI)", 100 * (1 - s.alpha)),
                    "p", "n", "verdict"});
   for (const MetricComparison& m : r.metrics) {
-    table.AddRow({MetricLabel(m), SideValueWithSpread(m, m.baseline),
+    table.AddRow({ShortenedLabel(MetricLabel(m)), SideValueWithSpread(m, m.baseline),
                   SideValueWithSpread(m, m.current), DeltaCell(m), PValueCell(m), CountCell(m),
                   VerdictCell(m)});
   }
