@@ -14,7 +14,7 @@ std::string ShortenedLabel(const std::string& label) {
   constexpr size_t kHead = 70;
   constexpr size_t kTail = 40;
   if (label.size() <= kHead + kTail + 3) return label;
-  return label.substr(0, kHead) + "..." + label.substr(label.size() - kTail);
+  return fmt::format("{}...{}", label.substr(0, kHead), label.substr(label.size() - kTail));
 }
 
 // "a.sqlite  1 profile  NVIDIA H200  steady iters 480/500 (warm-up 20 dropped)".
