@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <charconv>
+#include <filesystem>
+#include <fstream>
 #include <future>
 #include <memory>
+#include <sstream>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -15,6 +18,7 @@
 #include "gpuroof/analyses/kernel_summary.h"
 #include "gpuroof/analyses/range_summary.h"
 #include "gpuroof/analyses/timeline_bins.h"
+#include "gpuroof/campaign/env_stamp_file.h"
 #include "gpuroof/model/errors.h"
 #include "gpuroof/readers/reader_registry.h"
 #include "gpuroof/reports/html_report.h"
@@ -35,6 +39,7 @@ struct ReportOptions {
   std::string units_from;
   std::string window = "processing";
   std::string gap_min = "1ms";
+  std::string env;  // --env FILE; empty: env.json beside each trace, when there is one
   int top = 10;
   int threads = 0;
   OutputOptions output;
@@ -129,6 +134,46 @@ ReportedTrace AnalyzeForReport(const Trace& trace, const ReportPlan& plan) {
   return reported;
 }
 
+// The env stamps for the page: --env for every trace, else the env.json a sweep left beside each
+// trace (one entry per file, listing its traces). An unreadable stamp is a note on stderr and on
+// the page, not a failure: the traces themselves were read. A missing --env file is an error.
+std::vector<ReportEnvironment> FindEnvironments(const ReportOptions& options) {
+  std::vector<ReportEnvironment> found;
+  if (!options.env.empty() && !std::filesystem::is_regular_file(options.env)) {
+    throw InputError(options.env, "cannot open the env stamp: no such file");
+  }
+  for (size_t t = 0; t < options.traces.size(); ++t) {
+    std::filesystem::path stamp = options.env;
+    if (stamp.empty()) {
+      stamp = std::filesystem::path(options.traces[t]).parent_path() / "env.json";
+      std::error_code ec;
+      if (!std::filesystem::is_regular_file(stamp, ec)) continue;
+    }
+    auto same = std::find_if(found.begin(), found.end(), [&stamp](const ReportEnvironment& e) {
+      return e.source == stamp.string();
+    });
+    if (same != found.end()) {
+      same->traces.push_back(t + 1);
+      continue;
+    }
+    ReportEnvironment environment;
+    environment.source = stamp.string();
+    environment.traces.push_back(t + 1);
+    try {
+      std::ifstream in(stamp, std::ios::binary);
+      std::ostringstream text;
+      text << in.rdbuf();
+      if (!in) throw InputError(environment.source, "cannot read the env stamp");
+      environment.lines = DescribeEnvStamp(ParseEnvJson(text.str(), environment.source));
+    } catch (const InputError& error) {
+      environment.error = error.problem();
+      PrintNote(options.output, environment.source, "env stamp", "left out: " + environment.error);
+    }
+    found.push_back(std::move(environment));
+  }
+  return found;
+}
+
 int RunReport(const ReportOptions& options) {
   ReportPlan plan = PlanReport(options);
   std::vector<std::unique_ptr<Trace>> traces;
@@ -137,6 +182,7 @@ int RunReport(const ReportOptions& options) {
   report.units_text = plan.units_text;
   report.gap_min_text = options.gap_min;
   report.tool_version = GPUROOF_VERSION;
+  report.environments = FindEnvironments(options);
   // Full detail: copy tables need memory kinds, kernel tables the kernel names, and the range
   // table the API calls and correlation ids.
   ReadOptions read_options;
@@ -194,6 +240,9 @@ void AddReportCommand(CLI::App& app, int& exit_code) {
   command->add_option("--top", options->top, "Kernels listed per device")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
+  command->add_option("--env", options->env,
+                      "A campaign's env.json to show in the header (default: env.json beside "
+                      "each trace, when a sweep wrote one)");
   command->add_option("--threads", options->threads, "Reader threads (0 = automatic)")
       ->check(CLI::Range(0, 64));
   AddOutputOptions(*command, options->output, {"html"});

@@ -154,6 +154,42 @@ TEST(ReportCli, NvtxRangesGetATableWithEscapedNames) {
   EXPECT_EQ(p.out.find("NVTX ranges"), std::string::npos);
 }
 
+// A sweep's results folder holds env.json beside its traces: the header shows where and with what
+// they were recorded, and flags a dirty tree.
+TEST(ReportCli, HeaderShowsTheCampaignEnvStamp) {
+  TempDir dir;
+  const std::filesystem::path trace = WriteTrace(dir, "t.sqlite", kTinyTrace);
+  WriteFile(dir / "env.json",
+            R"({"schema": "gpuroof.env/1", "timestamp": "2026-11-30T08:00:00Z", "host": "lab<1>",
+  "git": {"rev": "abc123def456", "branch": "main", "dirty": true},
+  "build": {"identity": "v1.2-f64", "source": "regex"},
+  "gpus": {"source": "nvml", "note": "", "driver": "565.57",
+           "devices": [{"name": "NVIDIA H200", "utilisation_pct": 3},
+                       {"name": "NVIDIA H200", "utilisation_pct": 0}]},
+  "gpu_utilisation_at_start_pct": 3, "nvcc_version": "release 13.0", "gpuroof_version": "0.1.0"})");
+  const CliResult r = RunGpuroof({"report", trace.string(), "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("<td class=\"warn\">abc123def456 (main, dirty: uncommitted changes)</td>"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("<td>v1.2-f64 (from regex)</td>"), std::string::npos);
+  EXPECT_NE(r.out.find("<td>2 x NVIDIA H200, driver 565.57</td>"), std::string::npos);
+  EXPECT_NE(r.out.find("<td>lab&lt;1&gt;</td>"), std::string::npos);
+
+  // An unreadable stamp is said, on stderr and on the page; the page is still made.
+  WriteFile(dir / "env.json", "{\"schema\": \"other\"}");
+  const CliResult bad = RunGpuroof({"report", trace.string()});
+  ASSERT_EQ(bad.exit_code, 0) << bad.err;
+  EXPECT_NE(bad.err.find("env.json"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.out.find("env stamp unreadable: not an env stamp"), std::string::npos);
+
+  const CliResult missing =
+      RunGpuroof({"report", trace.string(), "--env", (dir / "nope.json").string()});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_EQ(missing.out, "");
+  EXPECT_TRUE(IsOneErrorLine(missing.err)) << missing.err;
+}
+
 TEST(ReportCli, BadInputIsOneLineExitTwoAndNoOutputFile) {
   TempDir dir;
   std::filesystem::path page = dir / "report.html";

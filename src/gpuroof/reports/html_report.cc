@@ -53,6 +53,27 @@ const Device* FindDevice(const std::vector<Device>& devices, int32_t device_id) 
   return nullptr;
 }
 
+// The env stamps of the campaigns that recorded the traces: one small table each.
+void WriteEnvironments(HtmlWriter& html, const HtmlReport& report) {
+  for (const ReportEnvironment& environment : report.environments) {
+    std::string applies;
+    for (size_t t : environment.traces)
+      applies += fmt::format("{}#{}", applies.empty() ? "" : ", ", t);
+    html.Element(
+        "h3", fmt::format("Recorded with (env stamp {}, traces {})", environment.source, applies));
+    if (!environment.error.empty()) {
+      html.Element("p", "env stamp unreadable: " + environment.error, {{"class", "warn"}});
+      continue;
+    }
+    std::vector<std::vector<HtmlCell>> rows;
+    for (const auto& [label, value] : environment.lines) {
+      const bool flagged = label == "git" && value.find("dirty") != std::string::npos;
+      rows.push_back({{label, "", ""}, {value, flagged ? "warn" : "", ""}});
+    }
+    WriteHtmlTable(html, {"", "value"}, rows, "environment");
+  }
+}
+
 void WriteHeader(HtmlWriter& html, const HtmlReport& report) {
   html.Element("h1", "gpuroof report");
   std::string options = "window " + report.window_text;
@@ -81,6 +102,7 @@ void WriteHeader(HtmlWriter& html, const HtmlReport& report) {
   }
   WriteHtmlTable(html, {"#", "trace", "format", "metadata", "activities", "devices", "diagnostics"},
                  rows, "inputs");
+  WriteEnvironments(html, report);
   // Windows, units, and every note a command would print on stderr.
   html.Open("ul", {{"class", "windows"}});
   for (size_t t = 0; t < report.traces.size(); ++t) {

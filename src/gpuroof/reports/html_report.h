@@ -2,6 +2,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gpuroof/analyses/copy_summary.h"
@@ -28,8 +29,18 @@ struct ReportedTrace {
   std::optional<RangeSummary> ranges;  // set when the trace has NVTX ranges
 };
 
+// Where and with what traces were recorded: a campaign's env stamp (env.json beside them), as
+// labelled lines ("git" -> "abc123 (main, clean)"), for the header.
+struct ReportEnvironment {
+  std::string source;          // the env.json path
+  std::vector<size_t> traces;  // the traces it applies to, 1-based as numbered on the page
+  std::vector<std::pair<std::string, std::string>> lines;
+  std::string error;  // set when the file could not be read: the page says why
+};
+
 struct HtmlReport {
   std::vector<ReportedTrace> traces;
+  std::vector<ReportEnvironment> environments;
   std::string window_text;  // the --window value as given
   std::string units_text;   // "--units 2000", "--units-from kernel:k" or ""
   std::string tool_version;
