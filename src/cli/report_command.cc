@@ -103,13 +103,22 @@ ReportedTrace AnalyzeForReport(const Trace& trace, const ReportPlan& plan) {
   bool has_kernels = any([](const DeviceLoad& d) { return d.engine(Engine::kKernel).ops > 0; });
   bool has_copies = std::any_of(trace.signatures.begin(), trace.signatures.end(),
                                 [](const OpSignature& s) { return EngineMovesBytes(s.engine); });
-  auto summaries = std::async(std::launch::async, [&trace, &plan, has_kernels, has_copies] {
-    ReportedTrace part;
-    if (has_kernels) part.kernels = ComputeKernelSummary(trace, plan.kernels);
-    if (has_copies) part.copies = ComputeCopySummary(trace, plan.copies);
-    if (!trace.nvtx_ranges.empty()) part.ranges = SummarizeRanges(trace, {});
-    return part;
-  });
+  // The summaries reuse this engine load (same window) rather than computing their own.
+  KernelSummaryOptions kernel_options = plan.kernels;
+  kernel_options.engine_load = &reported.devices;
+  CopySummaryOptions copy_options = plan.copies;
+  copy_options.engine_load = &reported.devices;
+  auto summaries = std::async(std::launch::async,
+                              [&trace, kernel_options, copy_options, has_kernels, has_copies] {
+                                ReportedTrace part;
+                                if (has_kernels)
+                                  part.kernels = ComputeKernelSummary(trace, kernel_options);
+                                if (has_copies)
+                                  part.copies = ComputeCopySummary(trace, copy_options);
+                                if (!trace.nvtx_ranges.empty())
+                                  part.ranges = SummarizeRanges(trace, {});
+                                return part;
+                              });
   reported.overlaps = ComputeEngineOverlap(trace, reported.devices);
   // A device busy for a positive time in its window has an op that takes time: gaps and the
   // timeline have something to show.
@@ -183,11 +192,12 @@ int RunReport(const ReportOptions& options) {
   report.gap_min_text = options.gap_min;
   report.tool_version = GPUROOF_VERSION;
   report.environments = FindEnvironments(options);
-  // Full detail: copy tables need memory kinds, kernel tables the kernel names, and the range
-  // table the API calls and correlation ids.
+  // Copy tables need memory kinds, kernel tables the short names, and the range table the API
+  // calls and correlation ids when there are ranges: kBreakdown reads just that (docs/
+  // performance.md, "report").
   ReadOptions read_options;
   read_options.threads = options.threads;
-  read_options.detail = ReadDetail::kFull;
+  read_options.detail = ReadDetail::kBreakdown;
   for (const std::string& path : options.traces) {
     traces.push_back(std::make_unique<Trace>(LoadTrace(path, read_options, options.output)));
     report.traces.push_back(AnalyzeForReport(*traces.back(), plan));

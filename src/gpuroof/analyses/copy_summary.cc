@@ -15,13 +15,6 @@ namespace gpuroof {
 
 namespace {
 
-double MedianOf(std::vector<double>& values) {
-  std::sort(values.begin(), values.end());
-  size_t n = values.size();
-  if (n % 2 == 1) return values[n / 2];
-  return values[n / 2 - 1] + (values[n / 2] - values[n / 2 - 1]) / 2.0;
-}
-
 struct Accumulator {
   CopyRow row;
   std::vector<int64_t> durations_ns;
@@ -67,10 +60,17 @@ std::vector<DeviceCopies> ComputeCopySummary(const Trace& trace,
         slot_of_device.try_emplace(trace.streams[s].device_id, slot_of_device.size());
     stream_slot[s] = it->second;
   }
+  // Pass 1: which devices have copies, and how many ops each (device, signature) has, so the
+  // per-class duration vectors are allocated once (millions of copies: growth costs page faults).
   std::vector<bool> copies_on(slot_of_device.size(), false);
+  const size_t signatures = trace.signatures.size();
+  std::vector<size_t> ops_of(signatures * slot_of_device.size(), 0);
   for (const ActivityBlock& block : trace.blocks) {
     for (size_t i = 0; i < block.size(); ++i) {
-      if (EngineMovesBytes(block.engine[i])) copies_on[stream_slot[block.stream[i]]] = true;
+      if (!EngineMovesBytes(block.engine[i])) continue;
+      const size_t slot = stream_slot[block.stream[i]];
+      copies_on[slot] = true;
+      ++ops_of[slot * signatures + block.signature[i]];
     }
   }
   if (std::find(copies_on.begin(), copies_on.end(), true) == copies_on.end()) {
@@ -79,10 +79,14 @@ std::vector<DeviceCopies> ComputeCopySummary(const Trace& trace,
                      "summarize; was CUDA memcpy tracing on?)");
   }
   // Windows come from the engine load, so `copies` and `analyze` describe the same stretch.
-  EngineLoadOptions load_options;
-  load_options.window = options.window;
+  std::vector<DeviceLoad> computed;
+  if (options.engine_load == nullptr) {
+    EngineLoadOptions load_options;
+    load_options.window = options.window;
+    computed = ComputeEngineLoad(trace, load_options);
+  }
   std::map<int32_t, Window> windows;
-  for (const DeviceLoad& load : ComputeEngineLoad(trace, load_options)) {
+  for (const DeviceLoad& load : options.engine_load != nullptr ? *options.engine_load : computed) {
     windows[load.device_id] = load.window;
   }
   std::vector<DeviceCopies> devices(slot_of_device.size());
@@ -95,6 +99,9 @@ std::vector<DeviceCopies> ComputeCopySummary(const Trace& trace,
 
   // Pass 2 (any order): the counted copies, grouped by device and copy class.
   std::map<std::tuple<size_t, int, int, int>, Accumulator> classes;
+  // The class of an op follows from its device slot and signature: look the map up once per
+  // pair, not once per op (std::map nodes do not move).
+  std::vector<Accumulator*> class_of(signatures * slot_of_device.size(), nullptr);
   for (const ActivityBlock& block : trace.blocks) {
     for (size_t i = 0; i < block.size(); ++i) {
       Engine engine = block.engine[i];
@@ -104,18 +111,25 @@ std::vector<DeviceCopies> ComputeCopySummary(const Trace& trace,
       int64_t start = block.start_ns[i];
       int64_t end = block.end_ns[i];
       if (!OpCountsInWindow(start, end, window)) continue;
-      const OpSignature& signature = trace.signatures[block.signature[i]];
-      MemoryKind dst = engine == Engine::kMemset ? MemoryKind::kUnknown : signature.dst_kind;
-      auto key = std::make_tuple(slot, EngineIndex(engine), static_cast<int>(signature.src_kind),
-                                 static_cast<int>(dst));
-      Accumulator& acc = classes[key];
-      CopyRow& row = acc.row;
-      if (row.count == 0) {
+      Accumulator*& cached = class_of[slot * signatures + block.signature[i]];
+      if (cached == nullptr) {
+        const OpSignature& signature = trace.signatures[block.signature[i]];
+        MemoryKind dst = engine == Engine::kMemset ? MemoryKind::kUnknown : signature.dst_kind;
+        cached =
+            &classes[std::make_tuple(slot, EngineIndex(engine),
+                                     static_cast<int>(signature.src_kind), static_cast<int>(dst))];
+        CopyRow& row = cached->row;
         row.engine = engine;
         row.src_kind = signature.src_kind;
         row.dst_kind = dst;
         row.pageable = IsPageableHostCopy(engine, signature.src_kind, dst);
+        const size_t expected =
+            cached->durations_ns.size() + ops_of[slot * signatures + block.signature[i]];
+        cached->durations_ns.reserve(expected);
+        cached->bandwidths_gbps.reserve(expected);
       }
+      Accumulator& acc = *cached;
+      CopyRow& row = acc.row;
       ++row.count;
       row.bytes += block.bytes[i];
       row.sum_ns += std::min(end, window.end_ns) - std::max(start, window.start_ns);
@@ -129,12 +143,13 @@ std::vector<DeviceCopies> ComputeCopySummary(const Trace& trace,
   }
   for (auto& [key, acc] : classes) {
     CopyRow& row = acc.row;
-    std::sort(acc.durations_ns.begin(), acc.durations_ns.end());
-    row.median_ns = Median(acc.durations_ns).value_or(0.0);
+    row.median_ns = SelectMedian(acc.durations_ns).value_or(0.0);
     if (row.op_time_ns > 0) {
       row.bandwidth_gbps = static_cast<double>(row.bytes) / static_cast<double>(row.op_time_ns);
     }
-    if (!acc.bandwidths_gbps.empty()) row.median_bandwidth_gbps = MedianOf(acc.bandwidths_gbps);
+    if (!acc.bandwidths_gbps.empty()) {
+      row.median_bandwidth_gbps = *SelectMedian(acc.bandwidths_gbps);
+    }
     devices[std::get<0>(key)].rows.push_back(row);  // map order: engine, source, destination
   }
   std::vector<DeviceCopies> result;

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "gpuroof/analyses/engine_load.h"
 #include "gpuroof/analyses/window.h"
 #include "gpuroof/model/engine.h"
 #include "gpuroof/model/trace.h"
@@ -41,6 +42,8 @@ struct DeviceCopies {
 
 struct CopySummaryOptions {
   WindowSpec window;
+  // The engine load of `window`, when the caller has it already: one pass over the trace saved.
+  const std::vector<DeviceLoad>* engine_load = nullptr;
 };
 
 // Per-device copy summary of `trace`, devices in ascending id order; a device that has no copy

@@ -78,9 +78,14 @@ std::vector<DeviceKernels> ComputeKernelSummary(const Trace& trace,
   }
   // Windows and kernel busy time come from the engine load, so both commands describe the same
   // stretch of time with the same numbers.
-  EngineLoadOptions load_options;
-  load_options.window = options.window;
-  std::vector<DeviceLoad> loads = ComputeEngineLoad(trace, load_options);
+  std::vector<DeviceLoad> computed;
+  if (options.engine_load == nullptr) {
+    EngineLoadOptions load_options;
+    load_options.window = options.window;
+    computed = ComputeEngineLoad(trace, load_options);
+  }
+  const std::vector<DeviceLoad>& loads =
+      options.engine_load != nullptr ? *options.engine_load : computed;
 
   // Keys are interned per signature once; ops then need two table look-ups each.
   std::vector<std::string> keys;
@@ -108,9 +113,21 @@ std::vector<DeviceKernels> ComputeKernelSummary(const Trace& trace,
     if (it != device_slot.end()) stream_slot[s] = it->second;
   }
 
-  // durations[device][key]: clipped durations of the counted launches.
+  // durations[device][key]: clipped durations of the counted launches, each vector allocated
+  // once from a first counting pass (millions of launches: growth costs page faults).
   std::vector<std::vector<std::vector<int64_t>>> durations(
       loads.size(), std::vector<std::vector<int64_t>>(keys.size()));
+  std::vector<std::vector<size_t>> launches(loads.size(), std::vector<size_t>(keys.size(), 0));
+  for (const ActivityBlock& block : trace.blocks) {
+    for (size_t i = 0; i < block.size(); ++i) {
+      if (block.engine[i] != Engine::kKernel) continue;
+      size_t d = stream_slot[block.stream[i]];
+      if (d != loads.size()) ++launches[d][signature_key[block.signature[i]]];
+    }
+  }
+  for (size_t d = 0; d < loads.size(); ++d)
+    for (size_t k = 0; k < keys.size(); ++k)
+      durations[d][k].reserve(launches[d][k]);
   for (const ActivityBlock& block : trace.blocks) {
     for (size_t i = 0; i < block.size(); ++i) {
       if (block.engine[i] != Engine::kKernel) continue;

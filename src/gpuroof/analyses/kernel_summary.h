@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gpuroof/analyses/engine_load.h"
 #include "gpuroof/analyses/statistics.h"
 #include "gpuroof/analyses/window.h"
 #include "gpuroof/model/trace.h"
@@ -62,6 +63,8 @@ struct KernelSummaryOptions {
   WindowSpec window;
   KernelKey key = KernelKey::kName;
   int64_t top = 0;  // 0 = every key
+  // The engine load of `window`, when the caller has it already: one pass over the trace saved.
+  const std::vector<DeviceLoad>* engine_load = nullptr;
 };
 
 // Per-device kernel summary of `trace`, devices in ascending id order; devices where no kernel

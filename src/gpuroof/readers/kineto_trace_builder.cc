@@ -89,7 +89,7 @@ CallChunk::CallChunk(CallChunk&& other) noexcept
     : calls_(std::exchange(other.calls_, nullptr)), size_(std::exchange(other.size_, 0)) {}
 
 KinetoTraceBuilder::KinetoTraceBuilder(std::string source, ReadDetail detail, bool api_calls)
-    : detail_(detail), keep_calls_(detail == ReadDetail::kFull && api_calls) {
+    : detail_(detail), keep_calls_(detail != ReadDetail::kEngineLoad && api_calls) {
   trace_.source = std::move(source);
   trace_.format = "kineto-json";
 }
@@ -258,7 +258,7 @@ void KinetoTraceBuilder::AddGpuOp(const KinetoEvent& event, KinetoEventKind kind
     Skip(kGpuTable, "no stream (args.stream or a numeric tid)", Severity::kDataLoss);
     return;
   }
-  bool full = detail_ == ReadDetail::kFull;
+  bool full = detail_ != ReadDetail::kEngineLoad;  // kBreakdown reads as kFull here
   OpSignature signature;
   uint64_t bytes = 0;
   if (kind != KinetoEventKind::kKernel && event.args.bytes && *event.args.bytes > 0) {

@@ -75,7 +75,7 @@ class CallChunk {
 
 class KinetoTraceBuilder {
  public:
-  // `api_calls`: with ReadDetail::kFull, keep the launch calls (Trace::api_calls).
+  // `api_calls`: with ReadDetail::kFull (or kBreakdown), keep the launch calls (Trace::api_calls).
   KinetoTraceBuilder(std::string source, ReadDetail detail, bool api_calls);
 
   // Whether gpuroof uses events of this kind (their args, times, ids).

@@ -88,17 +88,53 @@ enum MemsetCol : int {
   kMemKind,
 };
 
+// What a read takes beyond the engine load's columns (see ReadDetail).
+struct ColumnSet {
+  bool kinds = true;        // memory kinds, peer devices
+  bool correlation = true;  // process, context, correlation id (and the API calls)
+  bool shapes = true;       // demangled name, grid, block
+};
+
+ColumnSet ColumnsFor(ReadDetail detail, bool has_nvtx) {
+  switch (detail) {
+    case ReadDetail::kFull:
+      break;
+    case ReadDetail::kEngineLoad:
+      return {false, false, false};
+    case ReadDetail::kBreakdown:
+      return {true, has_nvtx, false};
+  }
+  return {};
+}
+
+// Which read needs a column: every one, or one of ColumnSet's groups.
+enum class ColumnNeed { kEngineLoad, kKinds, kCorrelation, kShapes };
+
 struct ColumnSpec {
   std::string_view name;
-  bool required;     // a file without it cannot be read
-  bool engine_load;  // needed by ReadDetail::kEngineLoad (see nsys_sqlite_reader.h)
+  bool required;  // a file without it cannot be read
+  ColumnNeed need;
 };
+
+bool Needed(ColumnNeed need, const ColumnSet& set) {
+  switch (need) {
+    case ColumnNeed::kEngineLoad:
+      return true;
+    case ColumnNeed::kKinds:
+      return set.kinds;
+    case ColumnNeed::kCorrelation:
+      return set.correlation;
+    case ColumnNeed::kShapes:
+      return set.shapes;
+  }
+  return true;
+}
 
 // The SELECT list, in the fixed positions of Col/KernelCol/CopyCol/MemsetCol. A column the file
 // lacks, or one the requested detail does not need, is selected as a constant: SQLite evaluates
 // it once per statement, so unneeded columns cost nothing per row.
 std::string BuildSelectList(SqliteDatabase& db, std::string_view table,
-                            const std::vector<ColumnSpec>& columns, ReadDetail detail) {
+                            const std::vector<ColumnSpec>& columns, const ColumnSet& set) {
   std::vector<std::string> present = db.ColumnNames(table);
   std::string list;
   for (const ColumnSpec& column : columns) {
@@ -108,7 +144,7 @@ std::string BuildSelectList(SqliteDatabase& db, std::string_view table,
       throw InputError(db.source(),
                        fmt::format("table {} lacks the column {}", table, column.name));
     }
-    if (has && (detail == ReadDetail::kFull || column.engine_load)) {
+    if (has && Needed(column.need, set)) {
       list += fmt::format("\"{}\"", column.name);
     } else {
       list += "NULL";
@@ -118,31 +154,35 @@ std::string BuildSelectList(SqliteDatabase& db, std::string_view table,
 }
 
 std::vector<ColumnSpec> ColumnsOf(TableKind kind) {
-  std::vector<ColumnSpec> columns = {{"start", true, true},      {"end", true, true},
-                                     {"deviceId", true, true},   {"contextId", false, false},
-                                     {"streamId", true, true},   {"correlationId", false, false},
-                                     {"globalPid", false, false}};
+  constexpr ColumnNeed kLoad = ColumnNeed::kEngineLoad;
+  constexpr ColumnNeed kKinds = ColumnNeed::kKinds;
+  constexpr ColumnNeed kIds = ColumnNeed::kCorrelation;
+  constexpr ColumnNeed kShape = ColumnNeed::kShapes;
+  std::vector<ColumnSpec> columns = {{"start", true, kLoad},    {"end", true, kLoad},
+                                     {"deviceId", true, kLoad}, {"contextId", false, kIds},
+                                     {"streamId", true, kLoad}, {"correlationId", false, kIds},
+                                     {"globalPid", false, kIds}};
   switch (kind) {
     case TableKind::kKernel:
-      columns.insert(columns.end(), {{"shortName", true, true},
-                                     {"demangledName", false, false},
-                                     {"gridX", false, false},
-                                     {"gridY", false, false},
-                                     {"gridZ", false, false},
-                                     {"blockX", false, false},
-                                     {"blockY", false, false},
-                                     {"blockZ", false, false}});
+      columns.insert(columns.end(), {{"shortName", true, kLoad},
+                                     {"demangledName", false, kShape},
+                                     {"gridX", false, kShape},
+                                     {"gridY", false, kShape},
+                                     {"gridZ", false, kShape},
+                                     {"blockX", false, kShape},
+                                     {"blockY", false, kShape},
+                                     {"blockZ", false, kShape}});
       break;
     case TableKind::kMemcpy:
-      columns.insert(columns.end(), {{"bytes", true, true},
-                                     {"copyKind", true, true},
-                                     {"srcKind", false, false},
-                                     {"dstKind", false, false},
-                                     {"srcDeviceId", false, false},
-                                     {"dstDeviceId", false, false}});
+      columns.insert(columns.end(), {{"bytes", true, kLoad},
+                                     {"copyKind", true, kLoad},
+                                     {"srcKind", false, kKinds},
+                                     {"dstKind", false, kKinds},
+                                     {"srcDeviceId", false, kKinds},
+                                     {"dstDeviceId", false, kKinds}});
       break;
     case TableKind::kMemset:
-      columns.insert(columns.end(), {{"bytes", true, true}, {"memKind", false, false}});
+      columns.insert(columns.end(), {{"bytes", true, kLoad}, {"memKind", false, kKinds}});
       break;
     case TableKind::kGraph:
       break;
@@ -249,7 +289,7 @@ struct ChunkTask {
   std::string select_list;
   int64_t rowid_first = 0;
   int64_t rowid_last = 0;
-  bool full = true;  // ReadDetail::kFull: read every op detail, not only engine-load columns
+  ColumnSet columns;  // what is read beyond the engine-load columns
 };
 
 struct ChunkResult {
@@ -327,7 +367,7 @@ bool HandleRow(const Row& row, const ChunkTask& task, const NsysEnums& enums, Ch
     case TableKind::kKernel:
       signature.engine = Engine::kKernel;
       signature.short_name = row.Int64(kShortName);
-      if (task.full) {
+      if (task.columns.shapes) {
         signature.demangled_name = row.Int64Or(kDemangledName, -1);
         signature.grid = Dims(row, kGridX);
         signature.block = Dims(row, kBlockX);
@@ -343,7 +383,7 @@ bool HandleRow(const Row& row, const ChunkTask& task, const NsysEnums& enums, Ch
       }
       signature.engine = *engine;
       if (!ReadBytes(row, kBytes, task, out, &bytes)) return false;
-      if (!task.full) break;
+      if (!task.columns.kinds) break;
       signature.src_kind = enums.Memory(row.Int64Or(kSrcKind, -1));
       signature.dst_kind = enums.Memory(row.Int64Or(kDstKind, -1));
       if (*engine == Engine::kP2P) {
@@ -355,7 +395,7 @@ bool HandleRow(const Row& row, const ChunkTask& task, const NsysEnums& enums, Ch
     case TableKind::kMemset:
       signature.engine = Engine::kMemset;
       if (!ReadBytes(row, kMemsetBytes, task, out, &bytes)) return false;
-      if (task.full) signature.src_kind = enums.Memory(row.Int64Or(kMemKind, -1));
+      if (task.columns.kinds) signature.src_kind = enums.Memory(row.Int64Or(kMemKind, -1));
       break;
     case TableKind::kGraph:
       signature.engine = Engine::kGraph;
@@ -364,7 +404,7 @@ bool HandleRow(const Row& row, const ChunkTask& task, const NsysEnums& enums, Ch
   StreamInfo stream;
   stream.device_id = static_cast<int32_t>(row.Int64(kDevice));
   stream.stream_id = ToU32(row.Int64(kStream));
-  if (task.full) {
+  if (task.columns.correlation) {
     stream.process_id = static_cast<uint64_t>(row.Int64(kPid)) & kGlobalPidMask;
     stream.context_id = ToU32(row.Int64(kContext));
     out.block.correlation.push_back(ToU32(row.Int64(kCorrelation)));
@@ -420,7 +460,7 @@ void ReadChunk(const std::filesystem::path& path, const ChunkTask& task, const N
   constexpr int64_t kMaxReserve = int64_t{1} << 24;
   out.block.Reserve(
       static_cast<size_t>(std::min(RowSpan(task.rowid_first, task.rowid_last), kMaxReserve)),
-      task.full);
+      task.columns.correlation);
   try {
     row.Step();
   } catch (...) {
@@ -557,8 +597,8 @@ void ReadDevices(SqliteDatabase& db, const std::vector<std::string>& tables, Tra
 }
 
 std::vector<ChunkTask> PlanChunks(SqliteDatabase& db, const std::vector<std::string>& tables,
-                                  const NsysReadOptions& options, int threads,
-                                  Diagnostics& diagnostics) {
+                                  const NsysReadOptions& options, const ColumnSet& columns,
+                                  int threads, Diagnostics& diagnostics) {
   struct TableSpan {
     TableKind kind;
     std::string_view table;
@@ -574,7 +614,11 @@ std::vector<ChunkTask> PlanChunks(SqliteDatabase& db, const std::vector<std::str
                                                             {TableKind::kGraph, kGraphTable}};
   for (const auto& [kind, table] : kTables) {
     if (!Contains(tables, table)) continue;
-    std::string select_list = BuildSelectList(db, table, ColumnsOf(kind), options.detail);
+    if (options.kernels_only && kind != TableKind::kKernel) {
+      diagnostics.Note(fmt::format("{} not read: this command compares kernels only", table));
+      continue;
+    }
+    std::string select_list = BuildSelectList(db, table, ColumnsOf(kind), columns);
     // Two subqueries, one b-tree descent each; nsys never deletes rows, so the span is the count.
     // (One query with both min() and max() is a full table scan: SQLite's min/max optimization
     // only applies to a lone min() or max(), see EXPLAIN QUERY PLAN.)
@@ -601,8 +645,8 @@ std::vector<ChunkTask> PlanChunks(SqliteDatabase& db, const std::vector<std::str
   for (const TableSpan& span : spans) {
     for (int64_t lo = span.first; lo <= span.last;) {
       int64_t hi = RowSpan(lo, span.last) <= chunk ? span.last : lo + chunk - 1;
-      tasks.push_back(ChunkTask{span.kind, std::string(span.table), span.select_list, lo, hi,
-                                options.detail == ReadDetail::kFull});
+      tasks.push_back(
+          ChunkTask{span.kind, std::string(span.table), span.select_list, lo, hi, columns});
       if (hi == span.last) break;
       lo = hi + 1;
     }
@@ -749,19 +793,21 @@ Trace ReadNsysSqlite(const std::filesystem::path& path, const NsysReadOptions& o
   strings.Load(db);
 
   int threads = ThreadCount(options);
-  std::vector<ChunkTask> tasks = PlanChunks(db, tables, options, threads, trace.diagnostics);
+  const bool has_nvtx = Contains(tables, kNvtxTable);
+  const ColumnSet columns = ColumnsFor(options.detail, has_nvtx);
+  std::vector<ChunkTask> tasks =
+      PlanChunks(db, tables, options, columns, threads, trace.diagnostics);
   std::vector<ChunkResult> chunks(tasks.size());
   std::vector<std::function<void()>> jobs;
   for (size_t i = 0; i < tasks.size(); ++i) {
     jobs.emplace_back([&, i]() { ReadChunk(path, tasks[i], enums, chunks[i]); });
   }
   NvtxResult nvtx;
-  bool has_nvtx = Contains(tables, kNvtxTable);
   if (has_nvtx) jobs.emplace_back([&]() { ReadNvtx(path, strings, nvtx); });
   // API calls only matter for attributing work to NVTX ranges; engine-load reads skip them.
   NsysApiCalls api_calls;
-  const bool read_api_calls = options.detail == ReadDetail::kFull && options.api_calls &&
-                              Contains(tables, "CUPTI_ACTIVITY_KIND_RUNTIME");
+  const bool read_api_calls =
+      columns.correlation && options.api_calls && Contains(tables, "CUPTI_ACTIVITY_KIND_RUNTIME");
   if (read_api_calls) jobs.emplace_back([&]() { api_calls = ReadNsysApiCalls(path); });
   RunInParallel(jobs, threads);
 

@@ -12,6 +12,10 @@ enum class ReadDetail {
   kFull,        // everything: process, context, correlation, kernel shape, memory kinds
   kEngineLoad,  // start, end, device, stream, engine, bytes, kernel short name; no correlation
                 // column, and signatures hold only the engine and the kernel name
+  kBreakdown,   // what `report`'s tables need: kEngineLoad plus memory kinds and peer devices
+                // (copy classes), and, only when the file has NVTX ranges to attribute work to,
+                // process, context, correlation and the API calls; no kernel shapes or demangled
+                // names (Kineto traces are read as with kFull)
 };
 
 struct NsysReadOptions {
@@ -23,6 +27,8 @@ struct NsysReadOptions {
   int64_t rows_per_chunk = 0;
   // With kFull: read CUPTI_ACTIVITY_KIND_RUNTIME into Trace::api_calls.
   bool api_calls = true;
+  // Read CUPTI_ACTIVITY_KIND_KERNEL only: the copy, memset and graph tables are left unread.
+  bool kernels_only = false;
 };
 
 // Reads an Nsight Systems SQLite export (`nsys export --type sqlite`, nsys 2020.3 - 2026.x)

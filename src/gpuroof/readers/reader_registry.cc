@@ -48,6 +48,7 @@ Trace ReadTrace(const std::filesystem::path& path, const ReadOptions& options) {
   nsys_options.threads = options.threads;
   nsys_options.detail = options.detail;
   nsys_options.api_calls = options.api_calls;
+  nsys_options.kernels_only = options.kernels_only;
   switch (Sniff(path)) {
     case Format::kNsysSqlite:
       return ReadNsysSqlite(path, nsys_options);

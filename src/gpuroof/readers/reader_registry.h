@@ -17,6 +17,9 @@ struct ReadOptions {
   // Commands that never attribute work to ranges turn it off: a real trace has as many calls as
   // ops.
   bool api_calls = true;
+  // nsys exports: read the kernel table only (no copies, memsets, graph launches), for analyses
+  // that look at kernels alone. The diagnostics say so. Other formats read everything.
+  bool kernels_only = false;
   ProcessLauncher* launcher = nullptr;  // for `.nsys-rep` exports; nullptr = spawn processes
 };
 

@@ -212,6 +212,61 @@ TEST_F(ReaderTest, PeerCopiesKeepTheirEndpoints) {
   EXPECT_EQ(s.dst_device, 1);
 }
 
+// kBreakdown reads what report's tables need: memory kinds always, launch correlation (and the
+// API calls) only when there are NVTX ranges to attribute work to, kernel shapes never.
+TEST_F(ReaderTest, BreakdownDetailReadsCorrelationOnlyWithNvtxRanges) {
+  auto write = [this](const std::string& name, bool with_nvtx) {
+    std::filesystem::path file = Path(name);
+    NsysSqliteBuilder builder(file);
+    KernelRow k = Kernel(0, 10);
+    k.correlation = 5;
+    k.grid = {4, 1, 1};
+    builder.AddKernel(k);
+    MemcpyRow c = Copy(20, 30, 1, 64);
+    c.correlation = 6;
+    c.src_kind = 1;
+    c.dst_kind = 2;
+    builder.AddMemcpy(c);
+    testsupport::ApiCallRow call;
+    call.start_ns = -5;
+    call.end_ns = -4;
+    call.correlation = 5;
+    builder.AddApiCall(call);
+    if (with_nvtx) {
+      NvtxRow range;
+      range.start_ns = -10;
+      range.end_ns = 40;
+      range.text = "step";
+      builder.AddNvtx(range);
+    }
+    builder.Finish();
+    return file;
+  };
+  NsysReadOptions options;
+  options.detail = ReadDetail::kBreakdown;
+  for (bool with_nvtx : {false, true}) {
+    SCOPED_TRACE(with_nvtx ? "with NVTX" : "without NVTX");
+    const Trace trace =
+        ReadNsysSqlite(write(with_nvtx ? "n.sqlite" : "p.sqlite", with_nvtx), options);
+    bool saw_copy = false;
+    for (const OpSignature& s : trace.signatures) {
+      if (s.engine == Engine::kKernel) {
+        EXPECT_EQ(s.grid[0], 0u);  // shapes are not read
+      }
+      if (s.engine != Engine::kH2D) continue;
+      saw_copy = true;
+      EXPECT_EQ(s.src_kind, MemoryKind::kPinned);
+      EXPECT_EQ(s.dst_kind, MemoryKind::kDevice);
+    }
+    EXPECT_TRUE(saw_copy);
+    size_t correlations = 0;
+    for (const ActivityBlock& block : trace.blocks)
+      correlations += block.correlation.size();
+    EXPECT_EQ(correlations, with_nvtx ? 2u : 0u);
+    EXPECT_EQ(trace.api_calls.size(), with_nvtx ? 1u : 0u);
+  }
+}
+
 TEST_F(ReaderTest, NvtxNamesFollowTheDomainRule) {
   std::filesystem::path file = Path("nvtx.sqlite");
   {
