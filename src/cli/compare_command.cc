@@ -48,8 +48,10 @@ struct CompareOptions {
   std::string low_n = "report";
   bool gate_copies = false;
   bool gate_counts = false;
+  std::vector<std::string> gate_ranges;
   std::string json_path;
   std::string markdown_path;
+  std::string html_path;
   std::string history_path;
   std::string history_append_path;
   int threads = 0;
@@ -94,6 +96,12 @@ GateSettings ParseSettings(const CompareOptions& o) {
   s.low_n_gate = o.low_n == "gate";
   s.gate_copies = o.gate_copies;
   s.gate_counts = o.gate_counts;
+  s.gate_ranges = o.gate_ranges;
+  if (!o.gate_ranges.empty() && o.iteration_range.empty()) {
+    throw InputError("--gate-range",
+                     "needs --iteration-range: ranges are measured within "
+                     "iterations");
+  }
   return s;
 }
 
@@ -116,6 +124,9 @@ ReadOptions Reading(const CompareOptions& o, ReadDetail detail) {
   read.detail = detail;
   // API calls are only needed to attribute work to iteration ranges; a trace has one per op.
   read.api_calls = !o.iteration_range.empty();
+  // Without iterations the gate has kernel-level metrics only, and simple mode sums kernel
+  // time: copies need not be read.
+  read.kernels_only = o.iteration_range.empty();
   return read;
 }
 
@@ -239,6 +250,7 @@ int RunGate(const CompareOptions& o) {
   if (!o.markdown_path.empty()) {
     WriteFileAtomically(o.markdown_path, RenderCompareMarkdown(report));
   }
+  if (!o.html_path.empty()) WriteFileAtomically(o.html_path, RenderCompareHtml(report));
   if (!o.history_append_path.empty()) AppendHistory(o, report.current);
   EmitOutput(o.output, RenderCompareText(report));
   return report.result.exit_code == 1 ? kExitCheckFailed : kExitOk;
@@ -295,6 +307,9 @@ void AddCompareCommand(CLI::App& app, int& exit_code) {
   command->add_option("--low-n", options->low_n, "report | gate (LOW-N over threshold fails)")
       ->capture_default_str();
   command->add_flag("--gate-copies", options->gate_copies, "Gate copy-engine busy time too");
+  command->add_option("--gate-range", options->gate_ranges,
+                      "Gate this annotation range whatever its share of the iteration "
+                      "(repeatable; ranges >= 5% of the iteration are gated anyway)");
   command->add_flag("--gate-counts", options->gate_counts,
                     "Fail when launches or bytes per iteration grow by more than 5%");
   command->add_option("--history", options->history_path,
@@ -304,6 +319,8 @@ void AddCompareCommand(CLI::App& app, int& exit_code) {
   command->add_option("--json", options->json_path, "Write gpuroof.compare/1 JSON to FILE");
   command->add_option("--markdown", options->markdown_path,
                       "Write a pull-request comment (Markdown, < 60 KB) to FILE");
+  command->add_option("--html", options->html_path,
+                      "Write the verdict as a self-contained HTML page to FILE");
   command->add_option("--threads", options->threads, "Reader threads (0 = automatic)")
       ->check(CLI::Range(0, 64));
   command->add_flag("--strict", options->output.strict,

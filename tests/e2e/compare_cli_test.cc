@@ -24,14 +24,22 @@ struct ProfileSpec {
   int64_t noise_ns = 0;      // amplitude of the +-30-step pseudo-random noise on gemm
   int seed = 0;              // varies the noise sequence between profiles
   int iterations = 200;
+  int64_t forward_ns = 0;  // > 0: a CPU range "forward" of this (noisy) length, and "log" (5 us)
 };
 
 // `iterations` steps of 1 ms: an NVTX range "step" (CPU) that launches gemm (grid 256,2 block
 // 128) and then small (200 us), each through its own API call and correlation id. gemm's
-// duration is gemm_ns + ((i*7919 + seed) % 61 - 30) * noise_ns.
+// duration is gemm_ns + ((i*7919 + seed) % 61 - 30) * noise_ns. With forward_ns, each step also
+// holds the annotation ranges "forward" (the same noise) and "log" (5 us, 0.6 % of the step).
 std::filesystem::path WriteProfile(const TempDir& dir, const std::string& name,
                                    const ProfileSpec& spec) {
   const std::filesystem::path file = dir / (name + ".sqlite");
+  const std::string ranges = spec.forward_ns == 0
+                                 ? std::string()
+                                 : fmt::format(R"desc(
+  nvtx start=50us end=50us+{}+((i*7919+{})%61-30)*{} text="forward"
+  nvtx start=880us end=885us text="log")desc",
+                                               spec.forward_ns, spec.seed, spec.noise_ns);
   const std::string description =
       fmt::format(R"desc(
 gpu 0 "{}"
@@ -40,10 +48,10 @@ repeat {} step=1ms {{
   api start=10us end=20us corr=1+2*i
   kernel start=100us end=100us+{}+((i*7919+{})%61-30)*{} corr=1+2*i name=gemm grid=256,2 block=128
   api start=30us end=40us corr=2+2*i
-  kernel start=500us end=700us corr=2+2*i name=small grid=64 block=64
+  kernel start=500us end=700us corr=2+2*i name=small grid=64 block=64{}
 }}
 )desc",
-                  spec.gpu, spec.iterations, spec.gemm_ns, spec.seed, spec.noise_ns);
+                  spec.gpu, spec.iterations, spec.gemm_ns, spec.seed, spec.noise_ns, ranges);
   testsupport::BuildFromDescription(description, name, file);
   return file;
 }
@@ -93,9 +101,9 @@ TEST(CompareCli, TenPercentSlowerKernelIsARegression) {
   TempDir dir;
   const auto base = WriteProfile(dir, "base", {.noise_ns = 100});
   const auto cur = WriteProfile(dir, "cur", {.gemm_ns = 330000, .noise_ns = 100, .seed = 5});
-  const CliResult r =
-      RunGpuroof({"compare", "--baseline", base.string(), "--current", cur.string(),
-                  "--iteration-range", "step", "--markdown", (dir / "gate.md").string()});
+  const CliResult r = RunGpuroof(
+      {"compare", "--baseline", base.string(), "--current", cur.string(), "--iteration-range",
+       "step", "--markdown", (dir / "gate.md").string(), "--html", (dir / "gate.html").string()});
   EXPECT_EQ(r.exit_code, 1) << r.err << r.out;
   const std::string gemm = RowOf(r.out, kGemm);
   EXPECT_NE(gemm.find("REGRESSED"), std::string::npos) << r.out;
@@ -107,6 +115,13 @@ TEST(CompareCli, TenPercentSlowerKernelIsARegression) {
   const std::string md = ReadFile(dir / "gate.md");
   EXPECT_EQ(md.rfind("### ❌ GPU performance gate: 2 regressions", 0), 0u) << md;
   EXPECT_LT(md.size(), 60000u);
+  const std::string html = ReadFile(dir / "gate.html");
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_NE(html.find("REGRESSION: 2 gated metrics regressed (exit 1)"), std::string::npos);
+  EXPECT_NE(html.find("<svg"), std::string::npos);
+  EXPECT_NE(html.find("kernel gemm &lt;&lt;&lt;(256,2,1),(128,1,1)&gt;&gt;&gt;"),
+            std::string::npos);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
 }
 
 TEST(CompareCli, OnePercentChangeInOnePercentNoiseIsNotARegression) {
@@ -141,6 +156,44 @@ TEST(CompareCli, ThreeProfilesPerSideUseRunLevelStatistics) {
   EXPECT_NE(r.out.find("mode: multi-run"), std::string::npos) << r.out;
   EXPECT_NE(RowOf(r.out, kGemm).find("REGRESSED"), std::string::npos) << r.out;
   EXPECT_NE(RowOf(r.out, kGemm).find("3/3"), std::string::npos) << r.out;
+}
+
+// "forward" takes ~45 % of each step and grows 10 %: gated by its share, REGRESSED. "log" (0.6 %)
+// is only reported, unless named by --gate-range.
+TEST(CompareCli, AnnotationRangesAreGatedByShareOrByName) {
+  TempDir dir;
+  const auto base = WriteProfile(dir, "base", {.noise_ns = 100, .forward_ns = 400000});
+  const auto cur = WriteProfile(dir, "cur", {.noise_ns = 100, .seed = 5, .forward_ns = 440000});
+  const CliResult r =
+      RunGpuroof({"compare", "--baseline", base.string(), "--current", cur.string(),
+                  "--iteration-range", "step", "--json", (dir / "g.json").string()});
+  EXPECT_EQ(r.exit_code, 1) << r.err << r.out;
+  const std::string forward = RowOf(r.out, "range [forward]");
+  EXPECT_NE(forward.find("REGRESSED"), std::string::npos) << r.out;
+  EXPECT_NE(forward.find("+10.0%"), std::string::npos) << forward;
+  EXPECT_NE(RowOf(r.out, "range [log]").find("~"), std::string::npos) << r.out;
+  const std::string json = ReadFile(dir / "g.json");
+  const size_t log_at = json.find("\"id\": \"range:log\"");
+  ASSERT_NE(log_at, std::string::npos) << json;
+  EXPECT_NE(json.find("\"gated\": false", log_at), std::string::npos) << json;
+  EXPECT_LT(json.find("\"gated\": false", log_at), json.find('}', log_at)) << json;
+
+  const CliResult named = RunGpuroof({"compare", "--baseline", base.string(), "--current",
+                                      cur.string(), "--iteration-range", "step", "--gate-range",
+                                      "log", "--json", (dir / "named.json").string()});
+  EXPECT_EQ(named.exit_code, 1) << named.err;
+  const std::string named_json = ReadFile(dir / "named.json");
+  const size_t named_at = named_json.find("\"id\": \"range:log\"");
+  ASSERT_NE(named_at, std::string::npos);
+  EXPECT_LT(named_json.find("\"gated\": true", named_at), named_json.find('}', named_at));
+
+  const CliResult unknown = RunGpuroof({"compare", base.string(), cur.string(), "--iteration-range",
+                                        "step", "--gate-range", "backward"});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_EQ(unknown.out, "");
+  EXPECT_EQ(unknown.err,
+            "gpuroof: error: --gate-range: range 'backward' has no instance within the steady "
+            "iterations of either side\n");
 }
 
 TEST(CompareCli, DifferentGpuModelIsIncomparable) {
@@ -258,7 +311,7 @@ TEST(CompareCli, EverySharedNsysFixtureComparedWithItselfPasses) {
     if (entry.path().filename() == "nsys2022_4_nvtx_startend.sqlite") {
       // NVTX only: the export has no CUPTI activity table at all, so there is nothing to gate.
       EXPECT_EQ(r.exit_code, 2) << r.err;
-      EXPECT_NE(r.err.find("empty profile: no GPU activity"), std::string::npos) << r.err;
+      EXPECT_NE(r.err.find("empty profile: no kernel launch"), std::string::npos) << r.err;
       continue;
     }
     EXPECT_EQ(r.exit_code, 0) << entry.path() << "\n" << r.err << r.out;

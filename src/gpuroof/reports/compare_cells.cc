@@ -28,6 +28,9 @@ std::string MetricLabel(const MetricComparison& m) {
     case MetricLevel::kCopyBusy:
       label = fmt::format("copy {} busy / iter", m.name);
       break;
+    case MetricLevel::kRange:
+      label = fmt::format("range [{}]", m.name);
+      break;
     case MetricLevel::kKernel:
       label = "kernel " + m.name;
       break;
@@ -98,6 +101,62 @@ std::string VerdictCell(const MetricComparison& m) {
     cell += fmt::format(" (impact {:+.1f}%)", 100.0 * *m.impact);
   }
   return cell;
+}
+
+// Demangled template kernels run to hundreds of characters; a PR reader needs the start (the
+// kernel) and the end (launch shape, "(report)"). The JSON and Markdown keep the full label.
+std::string ShortenedLabel(const std::string& label) {
+  constexpr size_t kHead = 70;
+  constexpr size_t kTail = 40;
+  if (label.size() <= kHead + kTail + 3) return label;
+  return fmt::format("{}...{}", label.substr(0, kHead), label.substr(label.size() - kTail));
+}
+
+// "a.sqlite  1 profile  NVIDIA H200  steady iters 480/500 (warm-up 20 dropped)".
+std::string SideLine(const std::vector<ProfileSummary>& profiles) {
+  if (profiles.empty()) return "-";
+  std::string paths;
+  size_t iterations = 0;
+  size_t steady = 0;
+  size_t dropped = 0;
+  for (const ProfileSummary& p : profiles) {
+    paths += (paths.empty() ? "" : ", ") + p.path;
+    iterations += p.iterations;
+    steady += p.steady_iterations;
+    dropped += p.warmup_dropped;
+  }
+  std::string line = fmt::format("{}  {} profile{}  {}", paths, profiles.size(),
+                                 profiles.size() == 1 ? "" : "s", profiles.front().device_model);
+  if (profiles.front().has_iterations) {
+    line += fmt::format("  steady iters {}/{} (warm-up {} dropped)", steady, iterations, dropped);
+  } else {
+    line += "  per-launch samples (no iterations)";
+  }
+  return line;
+}
+
+std::string ModeLine(const CompareResult& r) {
+  const GateSettings& s = r.settings;
+  auto percent = [](double fraction) { return fmt::format("{:g}%", 100.0 * fraction); };
+  switch (r.mode) {
+    case CompareMode::kSingleRun:
+      return fmt::format(
+          "mode: single-run  alpha={:g}  min-effect={}  floor={} (kernels {})  "
+          "target={}",
+          s.alpha, percent(s.min_effect), percent(s.floor_time), percent(s.floor_kernel),
+          percent(s.target));
+    case CompareMode::kMultiRun:
+      return fmt::format(
+          "mode: multi-run (run-level pooled t)  alpha={:g}  min-effect={}  "
+          "floor=0  target={}",
+          s.alpha, percent(s.min_effect), percent(s.target));
+    case CompareMode::kHistory:
+      break;
+  }
+  return fmt::format(
+      "mode: history (one-sided prediction interval)  alpha={:g}  min-effect={}  "
+      "target={}",
+      s.alpha, percent(s.min_effect), percent(s.target));
 }
 
 }  // namespace gpuroof

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "gpuroof/analyses/regression/gate.h"
 
@@ -24,6 +25,12 @@ std::string PValueCell(const MetricComparison& m);
 std::string CountCell(const MetricComparison& m);
 // "REGRESSED (impact +2.9%)", "~", "LOW-N (over threshold)".
 std::string VerdictCell(const MetricComparison& m);
+// "a.sqlite  1 profile  NVIDIA H200  steady iters 480/500 (warm-up 20 dropped)".
+std::string SideLine(const std::vector<ProfileSummary>& profiles);
+// "mode: single-run  alpha=0.01  min-effect=2%  floor=3% (kernels 5%)  target=5%".
+std::string ModeLine(const CompareResult& result);
+// The start and end of a label longer than ~110 characters, "..." between.
+std::string ShortenedLabel(const std::string& label);
 // A signed percentage of a ratio: 1.052 -> "+5.2%".
 std::string RatioPercent(double ratio, int decimals = 1);
 

@@ -15,6 +15,8 @@ std::string_view LevelId(MetricLevel level) {
       return "gpu-busy";
     case MetricLevel::kCopyBusy:
       return "copy-busy";
+    case MetricLevel::kRange:
+      return "range";
     case MetricLevel::kKernel:
       return "kernel";
     case MetricLevel::kLaunches:

@@ -32,6 +32,11 @@ std::string RenderCompareMarkdown(const CompareReport& report);
 
 inline constexpr size_t kMarkdownLimitBytes = 60000;
 
+// `--html`: one self-contained page in the style of `gpuroof report` (inline CSS and SVG, no
+// script): status, inputs, a chart of every estimated metric's change with its interval and
+// noise floor (gated first, at most 40), the verdict table, notes. Every text is escaped.
+std::string RenderCompareHtml(const CompareReport& report);
+
 // One line of a history file (JSONL, schema "gpuroof.compare-history/1"): the profile's path,
 // device and run summaries by metric id. Ends in a newline.
 std::string RenderHistoryLine(const HistoryEntry& entry, const std::string& path);

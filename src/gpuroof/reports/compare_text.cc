@@ -6,46 +6,6 @@
 
 namespace gpuroof {
 
-namespace {
-
-// Demangled template kernels run to hundreds of characters; a PR reader needs the start (the
-// kernel) and the end (launch shape, "(report)"). The JSON and Markdown keep the full label.
-std::string ShortenedLabel(const std::string& label) {
-  constexpr size_t kHead = 70;
-  constexpr size_t kTail = 40;
-  if (label.size() <= kHead + kTail + 3) return label;
-  return fmt::format("{}...{}", label.substr(0, kHead), label.substr(label.size() - kTail));
-}
-
-// "a.sqlite  1 profile  NVIDIA H200  steady iters 480/500 (warm-up 20 dropped)".
-std::string SideLine(const std::vector<ProfileSummary>& profiles) {
-  if (profiles.empty()) return "-";
-  std::string paths;
-  size_t iterations = 0;
-  size_t steady = 0;
-  size_t dropped = 0;
-  for (const ProfileSummary& p : profiles) {
-    paths += (paths.empty() ? "" : ", ") + p.path;
-    iterations += p.iterations;
-    steady += p.steady_iterations;
-    dropped += p.warmup_dropped;
-  }
-  std::string line = fmt::format("{}  {} profile{}  {}", paths, profiles.size(),
-                                 profiles.size() == 1 ? "" : "s", profiles.front().device_model);
-  if (profiles.front().has_iterations) {
-    line += fmt::format("  steady iters {}/{} (warm-up {} dropped)", steady, iterations, dropped);
-  } else {
-    line += "  per-launch samples (no iterations)";
-  }
-  return line;
-}
-
-std::string Percent(double fraction) {
-  return fmt::format("{:g}%", 100.0 * fraction);
-}
-
-}  // namespace
-
 std::string RenderCompareText(const CompareReport& report) {
   const CompareResult& r = report.result;
   const GateSettings& s = r.settings;
@@ -54,23 +14,7 @@ std::string RenderCompareText(const CompareReport& report) {
                                        : fmt::format("baseline: history {} ({} runs)\n",
                                                      report.history_source, report.history_entries);
   out += "current : " + SideLine(report.current) + "\n";
-  if (r.mode == CompareMode::kSingleRun) {
-    out += fmt::format(
-        "mode: single-run  alpha={:g}  min-effect={}  floor={} (kernels {})  "
-        "target={}\n\n",
-        s.alpha, Percent(s.min_effect), Percent(s.floor_time), Percent(s.floor_kernel),
-        Percent(s.target));
-  } else if (r.mode == CompareMode::kMultiRun) {
-    out += fmt::format(
-        "mode: multi-run (run-level pooled t)  alpha={:g}  min-effect={}  floor=0  "
-        "target={}\n\n",
-        s.alpha, Percent(s.min_effect), Percent(s.target));
-  } else {
-    out += fmt::format(
-        "mode: history (one-sided prediction interval)  alpha={:g}  min-effect={}  "
-        "target={}\n\n",
-        s.alpha, Percent(s.min_effect), Percent(s.target));
-  }
+  out += ModeLine(r) + "\n\n";
   const bool ci99 = s.alpha == 0.01;
   TextTable table({"metric", "baseline", "current",
                    ci99 ? "delta (99% CI)" : fmt::format("delta ({:g}% CI)", 100 * (1 - s.alpha)),

@@ -374,15 +374,9 @@ void WriteRanges(HtmlWriter& html, const HtmlReport& report) {
 
 std::string RenderHtmlReport(const HtmlReport& report) {
   HtmlWriter html;
-  html.Raw("<!DOCTYPE html>\n");
-  html.Open("html", {{"lang", "en"}}).Open("head");
-  html.Raw("<meta charset=\"utf-8\">");
-  html.Raw("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">");
   std::string title = "gpuroof report";
   if (report.traces.size() == 1) title += " · " + report.traces.front().trace->source;
-  html.Element("title", title);
-  html.Open("style").Raw(HtmlStyleSheet()).Close("style");
-  html.Close("head").Open("body");
+  BeginHtmlPage(html, title);
   WriteHeader(html, report);
   WriteEngineBars(html, report);
   WriteDutyAndOverlap(html, report);
@@ -390,8 +384,7 @@ std::string RenderHtmlReport(const HtmlReport& report) {
   WriteKernelsAndCopies(html, report);
   WriteRanges(html, report);
   html.Element("p", "Every figure is defined in gpuroof's docs/metrics.md.", {{"class", "meta"}});
-  html.Close("body").Close("html");
-  return html.Finish() + "\n";
+  return EndHtmlPage(html);
 }
 
 }  // namespace gpuroof

@@ -34,7 +34,30 @@ svg .window{stroke:#0550ae;stroke-width:1.5;stroke-dasharray:4 2}svg .window-lab
 .e-kernel{fill:#0072b2}.e-H2D{fill:#e69f00}.e-D2H{fill:#009e73}.e-D2D{fill:#cc79a7}
 .e-P2P{fill:#56b4e9}.e-H2H{fill:#f0e442}.e-memset{fill:#999999}.e-UVM_H2D{fill:#d55e00}
 .e-UVM_D2H{fill:#8c564b}.e-UVM_D2D{fill:#bcbd22}.e-graph{fill:#7f7f7f}
+.status{font-size:16px;font-weight:600;padding:8px 12px;border-radius:6px;margin:10px 0}
+.status.pass{background:#dafbe1;color:#1a7f37}.status.warn{background:#fff8c5;color:#9a6700}
+.status.fail{background:#ffebe9;color:#cf222e}
+tr.v-regressed td{background:#fff5f5}tr.v-improved td{background:#f3fff5}
+svg .floor{fill:#eaeef2}svg .zero{stroke:#57606a;stroke-width:1}
+svg .ci{stroke-width:2}svg .v-regressed{stroke:#cf222e;fill:#cf222e}
+svg .v-improved{stroke:#1a7f37;fill:#1a7f37}svg .v-other{stroke:#57606a;fill:#57606a}
+svg .clipped{font-weight:600}
 )css";
+}
+
+void BeginHtmlPage(HtmlWriter& html, std::string_view title) {
+  html.Raw("<!DOCTYPE html>\n");
+  html.Open("html", {{"lang", "en"}}).Open("head");
+  html.Raw("<meta charset=\"utf-8\">");
+  html.Raw("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">");
+  html.Element("title", title);
+  html.Open("style").Raw(HtmlStyleSheet()).Close("style");
+  html.Close("head").Open("body");
+}
+
+std::string EndHtmlPage(HtmlWriter& html) {
+  html.Close("body").Close("html");
+  return html.Finish() + "\n";
 }
 
 }  // namespace gpuroof

@@ -16,21 +16,69 @@ double MedianInPlace(std::span<double> values) {
   return lower + (upper - lower) / 2.0;
 }
 
+namespace {
+
+// Resample medians without sorting values: with the sample sorted, a resample's values in order
+// are the sorted sample at the drawn ranks in order, so its median is the sorted sample at the
+// median rank. Ranks are counted in a histogram and the middle one(s) found by a prefix scan:
+// O(n) with a small constant per replicate, the same medians as MedianInPlace on the values.
+class ResampleMedian {
+ public:
+  explicit ResampleMedian(std::span<const double> values)
+      : sorted_(values.begin(), values.end()), rank_(values.size()), counts_(values.size()) {
+    std::vector<uint32_t> order(values.size());
+    for (size_t i = 0; i < order.size(); ++i)
+      order[i] = static_cast<uint32_t>(i);
+    std::stable_sort(order.begin(), order.end(),
+                     [&values](uint32_t a, uint32_t b) { return values[a] < values[b]; });
+    for (size_t r = 0; r < order.size(); ++r) {
+      rank_[order[r]] = static_cast<uint32_t>(r);
+      sorted_[r] = values[order[r]];
+    }
+  }
+  // The median of n draws of indices from `rng`, drawn in the order MedianInPlace's caller did.
+  double Draw(SplitMix64& rng) {
+    const size_t n = sorted_.size();
+    std::fill(counts_.begin(), counts_.end(), 0u);
+    for (size_t i = 0; i < n; ++i)
+      ++counts_[rank_[rng.NextIndex(n)]];
+    // 0-based order statistics n/2 (upper middle) and, for even n, n/2 - 1.
+    const size_t upper_k = n / 2;
+    const size_t lower_k = n % 2 == 1 ? upper_k : upper_k - 1;
+    size_t seen = 0;
+    size_t r = 0;
+    while (seen + counts_[r] <= lower_k)
+      seen += counts_[r++];
+    const double lower = sorted_[r];
+    while (seen + counts_[r] <= upper_k)
+      seen += counts_[r++];
+    const double upper = sorted_[r];
+    return n % 2 == 1 ? upper : lower + (upper - lower) / 2.0;
+  }
+
+ private:
+  std::vector<double> sorted_;
+  std::vector<uint32_t> rank_;
+  std::vector<uint32_t> counts_;
+};
+
+}  // namespace
+
 BootstrapInterval BootstrapMedianRatio(std::span<const double> x, std::span<const double> y,
                                        double alpha, int replicates, uint64_t seed) {
   BootstrapInterval result;
   std::vector<double> scratch_x(x.begin(), x.end());
   std::vector<double> scratch_y(y.begin(), y.end());
   result.estimate = MedianInPlace(scratch_y) / MedianInPlace(scratch_x);
+  ResampleMedian median_x(x);
+  ResampleMedian median_y(y);
   SplitMix64 rng(seed);
   std::vector<double> ratios;
   ratios.reserve(static_cast<size_t>(replicates));
   for (int r = 0; r < replicates; ++r) {
-    for (double& v : scratch_x)
-      v = x[rng.NextIndex(x.size())];
-    for (double& v : scratch_y)
-      v = y[rng.NextIndex(y.size())];
-    ratios.push_back(MedianInPlace(scratch_y) / MedianInPlace(scratch_x));
+    const double mx = median_x.Draw(rng);
+    const double my = median_y.Draw(rng);
+    ratios.push_back(my / mx);
   }
   std::sort(ratios.begin(), ratios.end());
   // The small epsilons keep alpha/2 * B = 50 (for 0.025 * 2000) from landing on 49.999... or

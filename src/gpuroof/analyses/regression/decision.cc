@@ -1,5 +1,6 @@
 #include "gpuroof/analyses/regression/decision.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace gpuroof {
@@ -75,6 +76,12 @@ Verdict DecideHistory(double current, double history_mean, double half_width,
   if (delta < -half_width && delta < -e) return Verdict::kImproved;
   if (delta > half_width || delta < -half_width) return Verdict::kWithinNoise;
   return Verdict::kNoChange;
+}
+
+bool RangeGated(double share_of_iteration, const std::string& name, const GateSettings& settings) {
+  return share_of_iteration >= settings.range_min_share ||
+         std::find(settings.gate_ranges.begin(), settings.gate_ranges.end(), name) !=
+             settings.gate_ranges.end();
 }
 
 }  // namespace gpuroof

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace gpuroof {
 
@@ -33,8 +35,10 @@ struct GateSettings {
   double floor_kernel = 0.05;  // kernels (single-run)
   double floor_copy = 0.35;    // copy engines (single-run; report-only unless gated)
   size_t n_min = 6;
-  double kernel_min_share = 0.01;    // of baseline GPU time
-  double kernel_min_impact = 0.005;  // of the iteration
+  double kernel_min_share = 0.01;        // of baseline GPU time
+  double kernel_min_impact = 0.005;      // of the iteration
+  double range_min_share = 0.05;         // of the iteration: annotation ranges gated above it
+  std::vector<std::string> gate_ranges;  // annotation ranges gated whatever their share
   bool fail_on_inconclusive = false;
   bool gate_copies = false;
   bool gate_counts = false;
@@ -60,6 +64,10 @@ bool LowNExceedsThreshold(double ratio, double floor, const GateSettings& settin
 // `half_width` is q = t_{1-alpha,h-1} sd sqrt(1 + 1/h).
 Verdict DecideHistory(double current, double history_mean, double half_width,
                       const GateSettings& settings);
+
+// Whether an annotation range is gated (§3.3): its share of the iteration reaches
+// range_min_share, or it is named by --gate-range.
+bool RangeGated(double share_of_iteration, const std::string& name, const GateSettings& settings);
 
 // Kernel impact as a fraction of the iteration (§4.7): share * (ratio - 1).
 inline double KernelImpact(double share, double ratio) {

@@ -92,10 +92,37 @@ SideSamples Collect(std::span<const ProfileSummary> profiles, const std::string&
   return side;
 }
 
-// Within-profile estimate (single-run): HL + Moses on logs, MWU, optional bootstrap.
+// The sorted log samples of a metric, kept so the gated kernels' intervals can be narrowed to
+// the family level without sorting or estimating again.
+struct LogSamples {
+  std::vector<double> baseline;
+  std::vector<double> current;
+  double estimate = 0;  // HL shift of the logs
+};
+
+// Sets the interval, verdict and MDE of a Hodges-Lehmann estimate at level 1 - alpha.
+void ApplyShiftInterval(MetricComparison& m, double estimate, const ShiftInterval& interval,
+                        double alpha, const GateSettings& settings) {
+  m.ci_level = 1.0 - alpha;
+  if (!interval.low || !interval.high) {
+    m.ci_low.reset();
+    m.ci_high.reset();
+    m.mde.reset();
+    m.verdict = Verdict::kLowN;
+    m.low_n_over_threshold = LowNExceedsThreshold(*m.ratio, m.floor, settings);
+    return;
+  }
+  m.ci_low = std::exp(*interval.low);
+  m.ci_high = std::exp(*interval.high);
+  m.verdict = Decide(estimate, *interval.low, *interval.high, m.floor, settings);
+  m.mde = m.floor + (*m.ci_high - *m.ci_low) / 2.0;
+}
+
+// Within-profile estimate (single-run): HL + Moses on logs, MWU, optional bootstrap. `keep`, when
+// given, receives the sorted logs of an estimated metric (left empty for LOW-N by count).
 void EstimateSingleRun(MetricComparison& m, const std::vector<double>& x,
                        const std::vector<double>& y, double alpha, const GateSettings& settings,
-                       bool bootstrap) {
+                       bool bootstrap, LogSamples* keep = nullptr) {
   m.baseline = Summarize(x);
   m.current = Summarize(y);
   m.ci_level = 1.0 - alpha;
@@ -106,8 +133,8 @@ void EstimateSingleRun(MetricComparison& m, const std::vector<double>& x,
     m.low_n_over_threshold = m.ratio && LowNExceedsThreshold(*m.ratio, m.floor, settings);
     return;
   }
-  const std::vector<double> a = SortedLogs(x);
-  const std::vector<double> b = SortedLogs(y);
+  std::vector<double> a = SortedLogs(x);
+  std::vector<double> b = SortedLogs(y);
   const ShiftEstimate shift = HodgesLehmannShift(a, b, alpha);
   m.method = "hodges-lehmann-log/moses";
   m.ratio = std::exp(shift.estimate);
@@ -115,15 +142,9 @@ void EstimateSingleRun(MetricComparison& m, const std::vector<double>& x,
   m.test = test.exact ? "mann-whitney-u-exact" : "mann-whitney-u";
   m.p_value = test.p_value;
   if (bootstrap) m.median_ratio = BootstrapMedianRatio(x, y, alpha);
-  if (!shift.ci_low || !shift.ci_high) {
-    m.verdict = Verdict::kLowN;
-    m.low_n_over_threshold = LowNExceedsThreshold(*m.ratio, m.floor, settings);
-    return;
-  }
-  m.ci_low = std::exp(*shift.ci_low);
-  m.ci_high = std::exp(*shift.ci_high);
-  m.verdict = Decide(shift.estimate, *shift.ci_low, *shift.ci_high, m.floor, settings);
-  m.mde = m.floor + (*m.ci_high - *m.ci_low) / 2.0;
+  ApplyShiftInterval(m, shift.estimate, {shift.ci_low, shift.ci_high, shift.moses_rank}, alpha,
+                     settings);
+  if (keep) *keep = {std::move(a), std::move(b), shift.estimate};
 }
 
 // Run-level estimate (multi-run): pooled t on ln(run medians), floor 0.
@@ -201,16 +222,18 @@ int LevelOrder(MetricLevel level) {
       return 0;
     case MetricLevel::kGpuBusy:
       return 1;
-    case MetricLevel::kKernel:
+    case MetricLevel::kRange:
       return 2;
-    case MetricLevel::kCopyBusy:
+    case MetricLevel::kKernel:
       return 3;
-    case MetricLevel::kLaunches:
+    case MetricLevel::kCopyBusy:
       return 4;
-    case MetricLevel::kBytes:
+    case MetricLevel::kLaunches:
       return 5;
+    case MetricLevel::kBytes:
+      return 6;
   }
-  return 6;
+  return 7;
 }
 
 bool GatedRegression(const MetricComparison& m, const GateSettings& settings) {
@@ -272,7 +295,8 @@ CompareResult CompareProfiles(std::span<const ProfileSummary> baseline,
 
   size_t common = 0;
   std::vector<MetricComparison> metrics;
-  std::vector<size_t> kernels;  // indices into metrics
+  std::vector<size_t> kernels;               // indices into metrics
+  std::map<size_t, LogSamples> kernel_logs;  // single-run kernels, by index into metrics
   for (const std::string& id : ids) {
     const SideSamples b = Collect(baseline, id);
     const SideSamples c = Collect(current, id);
@@ -299,17 +323,26 @@ CompareResult CompareProfiles(std::span<const ProfileSummary> baseline,
       case MetricLevel::kIteration:
       case MetricLevel::kGpuBusy:
       case MetricLevel::kCopyBusy:
+      case MetricLevel::kRange:
       case MetricLevel::kKernel: {
         const bool copy = m.level == MetricLevel::kCopyBusy;
         const bool kernel = m.level == MetricLevel::kKernel;
         m.gated = copy ? settings.gate_copies : !kernel;
+        if (m.level == MetricLevel::kRange) {
+          // Share of the iteration: the range's summed time per steady iteration (§3.3).
+          m.share = base_iteration_median > 0 && base_steady > 0
+                        ? (b.Total() / base_steady) / base_iteration_median
+                        : 0.0;
+          m.gated = RangeGated(*m.share, m.name, settings);
+        }
         m.floor = copy ? settings.floor_copy : kernel ? settings.floor_kernel : settings.floor_time;
         if (multi) {
           EstimateRunLevel(m, b, c, alpha, settings);
         } else {
           // Bootstrapping every launch of every kernel would dominate the run time; the median
           // ratio is shown for the iteration-level metrics, whose samples are few.
-          EstimateSingleRun(m, b.Pooled(), c.Pooled(), alpha, settings, !kernel);
+          EstimateSingleRun(m, b.Pooled(), c.Pooled(), alpha, settings, !kernel,
+                            kernel ? &kernel_logs[metrics.size()] : nullptr);
         }
         if (kernel) {
           m.share = base_kernel_time > 0 ? b.Total() / base_kernel_time : 0.0;
@@ -333,6 +366,14 @@ CompareResult CompareProfiles(std::span<const ProfileSummary> baseline,
     }
     metrics.push_back(std::move(m));
   }
+  for (const std::string& name : settings.gate_ranges) {
+    if (ids.count("range:" + name) == 0) {
+      throw InputError("--gate-range",
+                       fmt::format("range '{}' has no instance within the steady iterations of "
+                                   "either side",
+                                   name));
+    }
+  }
   if (common == 0) {
     throw InputError(current.front().path,
                      "not comparable: no metric is present in both the baseline and the current "
@@ -348,12 +389,16 @@ CompareResult CompareProfiles(std::span<const ProfileSummary> baseline,
     std::vector<double> p_values;
     for (size_t k : gated_kernels) {
       MetricComparison& m = metrics[k];
-      const SideSamples b = Collect(baseline, m.id);
-      const SideSamples c = Collect(current, m.id);
       if (multi) {
-        EstimateRunLevel(m, b, c, family_alpha, settings);
+        EstimateRunLevel(m, Collect(baseline, m.id), Collect(current, m.id), family_alpha,
+                         settings);
+      } else if (const LogSamples& logs = kernel_logs[k]; !logs.baseline.empty()) {
+        // Only the interval depends on the level: the estimate and the test are kept.
+        ApplyShiftInterval(m, logs.estimate,
+                           MosesShiftInterval(logs.baseline, logs.current, family_alpha),
+                           family_alpha, settings);
       } else {
-        EstimateSingleRun(m, b.Pooled(), c.Pooled(), family_alpha, settings, false);
+        m.ci_level = 1.0 - family_alpha;  // LOW-N by count: no interval at any level
       }
       p_values.push_back(m.p_value.value_or(1.0));
     }

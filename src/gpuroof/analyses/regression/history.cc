@@ -171,7 +171,8 @@ class LineParser {
 
 bool HistoryLevel(MetricLevel level) {
   return level == MetricLevel::kIteration || level == MetricLevel::kGpuBusy ||
-         level == MetricLevel::kKernel || level == MetricLevel::kCopyBusy;
+         level == MetricLevel::kKernel || level == MetricLevel::kCopyBusy ||
+         level == MetricLevel::kRange;
 }
 
 }  // namespace
@@ -263,6 +264,20 @@ CompareResult CompareWithHistory(std::span<const HistoryEntry> history,
       m.impact = KernelImpact(*m.share, *m.ratio);
       m.gated = *m.share >= settings.kernel_min_share &&
                 std::fabs(*m.impact) >= settings.kernel_min_impact;
+    } else if (set.level == MetricLevel::kRange) {
+      // Share of the iteration as the two-sided gate defines it: the range's time per steady
+      // iteration over the median iteration, here of the current run.
+      double iterations = 0;
+      std::vector<double> walls;
+      for (const ProfileSummary& p : current) {
+        iterations += static_cast<double>(p.steady_iterations);
+        auto it = p.metrics.find("iteration");
+        if (it != p.metrics.end())
+          walls.insert(walls.end(), it->second.values.begin(), it->second.values.end());
+      }
+      const double median_wall = walls.empty() ? 0.0 : MedianInPlace(walls);
+      m.share = iterations > 0 && median_wall > 0 ? totals[id] / iterations / median_wall : 0.0;
+      m.gated = RangeGated(*m.share, m.name, settings);
     } else {
       m.gated = set.level != MetricLevel::kCopyBusy || settings.gate_copies;
     }

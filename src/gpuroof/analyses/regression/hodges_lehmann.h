@@ -17,6 +17,17 @@ double KthPairwiseDifference(std::span<const double> a, std::span<const double> 
 // D_(m*n+1-k)]. Below 1 the interval does not exist at this level (too few samples).
 int64_t MosesRank(size_t m, size_t n, double alpha);
 
+struct ShiftInterval {
+  std::optional<double> low;  // unset when MosesRank() < 1
+  std::optional<double> high;
+  int64_t moses_rank = 0;
+};
+
+// The two-sided (1 - alpha) Moses interval alone, for `a` and `b` sorted ascending: a gate that
+// narrows its level after the estimate (Bonferroni over the gated kernels) calls only this.
+ShiftInterval MosesShiftInterval(std::span<const double> a, std::span<const double> b,
+                                 double alpha);
+
 struct ShiftEstimate {
   double estimate = 0;           // median of the differences b_j - a_i
   std::optional<double> ci_low;  // unset when MosesRank() < 1

@@ -82,6 +82,39 @@ std::string DeviceSuffix(int32_t device, size_t device_count) {
   return device_count > 1 ? fmt::format(" [dev {}]", device) : std::string();
 }
 
+// Annotation ranges (§3.3, "Annotation range R"): every instance of another CPU range name that
+// lies within a steady iteration on the iteration's own thread is a sample of its duration.
+// Ranges of the iteration's own name (nested repeats) and GPU-timeline annotations are left out:
+// the first is the iteration level, the second lags its launches and has no thread to match.
+void SummarizeRanges(const Trace& trace, const std::vector<const NvtxRange*>& iterations,
+                     size_t drop, ProfileSummary& summary) {
+  // Steady iterations by thread, in start order (FindNvtxRanges returns them so).
+  std::unordered_map<uint64_t, std::vector<const NvtxRange*>> steady_by_thread;
+  std::set<uint32_t> iteration_names;
+  for (size_t i = 0; i < iterations.size(); ++i) {
+    iteration_names.insert(iterations[i]->name);
+    if (i >= drop) steady_by_thread[iterations[i]->thread_id].push_back(iterations[i]);
+  }
+  for (const NvtxRange& range : trace.nvtx_ranges) {
+    if (range.on_gpu || iteration_names.count(range.name) != 0) continue;
+    auto thread = steady_by_thread.find(range.thread_id);
+    if (thread == steady_by_thread.end()) continue;
+    const std::vector<const NvtxRange*>& steady = thread->second;
+    // The last steady iteration starting at or before the range must also contain its end.
+    auto after = std::upper_bound(
+        steady.begin(), steady.end(), range.start_ns,
+        [](int64_t start, const NvtxRange* iteration) { return start < iteration->start_ns; });
+    if (after == steady.begin() || range.end_ns > (*std::prev(after))->end_ns) continue;
+    const std::string name(trace.strings.Get(range.name));
+    SampleSet& set = summary.metrics["range:" + name];
+    set.level = MetricLevel::kRange;
+    set.name = name;
+    const auto duration = static_cast<double>(range.end_ns - range.start_ns);
+    set.values.push_back(duration);
+    set.total += duration;
+  }
+}
+
 void SummarizeIterations(const Trace& trace, const ProfileOptions& options,
                          const std::vector<int32_t>& devices, ProfileSummary& summary) {
   const std::vector<const NvtxRange*> ranges = FindNvtxRanges(trace, options.iteration_range);
@@ -174,6 +207,7 @@ void SummarizeIterations(const Trace& trace, const ProfileOptions& options,
                                                       : static_cast<double>(u->second.length_ns()));
     }
   }
+  SummarizeRanges(trace, ranges, drop, summary);
   for (auto& [key, values] : busy_by_engine) {
     values.resize(summary.steady_iterations, 0.0);
     const auto [device, engine] = key;
@@ -219,7 +253,12 @@ ProfileSummary SummarizeProfile(const Trace& trace, const ProfileOptions& option
   ProfileSummary summary;
   summary.path = trace.source;
   const std::vector<int32_t> devices = trace.ActiveDeviceIds();
-  if (devices.empty()) throw InputError(trace.source, "empty profile: no GPU activity");
+  if (devices.empty()) {
+    throw InputError(trace.source, options.iteration_range.empty()
+                                       ? "empty profile: no kernel launch (without "
+                                         "--iteration-range only kernels are compared)"
+                                       : "empty profile: no GPU activity");
+  }
   summary.device_count = devices.size();
   std::set<std::string> models;
   for (int32_t id : devices) {

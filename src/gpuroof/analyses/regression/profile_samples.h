@@ -18,6 +18,7 @@ enum class MetricLevel {
   kIteration,  // wall time of an iteration (the range instance's duration)
   kGpuBusy,    // busy time of the compute engine per iteration (union of its kernels)
   kCopyBusy,   // busy time of one copy/memset engine per iteration
+  kRange,      // duration of each instance of another annotation range within the iterations
   kKernel,     // per-launch duration of one kernel key
   kLaunches,   // kernel launches per iteration (exact)
   kBytes,      // bytes moved per iteration (exact)
@@ -28,7 +29,7 @@ struct SampleSet {
   MetricLevel level = MetricLevel::kIteration;
   std::string name;            // "train_step", "kernel", "H2D", or the kernel key
   std::vector<double> values;  // ns (counts and bytes for the exact levels), in time order
-  double total = 0;            // kernels: summed steady launch time, ns
+  double total = 0;  // kernels: summed steady launch time; ranges: summed instance time, ns
 };
 
 struct ProfileOptions {

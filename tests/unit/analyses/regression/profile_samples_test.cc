@@ -59,6 +59,29 @@ TEST(ProfileSamplesTest, IterationsFromLaunchCorrelation) {
   EXPECT_EQ(s.kernel_time_ns, 1200.0);
 }
 
+TEST(ProfileSamplesTest, AnnotationRangesWithinSteadyIterationsOnTheirThread) {
+  Trace trace = EightIterations();
+  for (int i = 0; i < 8; ++i) {
+    const int64_t t = i * 1000;
+    AddRange(trace, "forward", t + 100, t + 400 + 10 * i, 1);  // inside: 300 + 10 i ns
+    AddRange(trace, "other_thread", t + 100, t + 200, 2);      // no iteration on thread 2
+  }
+  AddRange(trace, "spans_two", 5500, 6500, 1);  // crosses an iteration boundary: no sample
+  ProfileOptions options;
+  options.iteration_range = "step";
+  options.warmup = 2;
+  const ProfileSummary s = SummarizeProfile(trace, options);
+  const SampleSet& forward = s.metrics.at("range:forward");
+  EXPECT_EQ(forward.level, MetricLevel::kRange);
+  EXPECT_EQ(forward.name, "forward");
+  // Iterations 0 and 1 are warm-up: their instances are left out, the rest in time order.
+  EXPECT_EQ(forward.values, (std::vector<double>{320, 330, 340, 350, 360, 370}));
+  EXPECT_EQ(forward.total, 2070.0);
+  EXPECT_EQ(s.metrics.count("range:other_thread"), 0u);
+  EXPECT_EQ(s.metrics.count("range:spans_two"), 0u);
+  EXPECT_EQ(s.metrics.count("range:step"), 0u);  // the iteration itself is not a range sample
+}
+
 TEST(ProfileSamplesTest, AutoWarmupDropsAtLeastTheFirstIteration) {
   ProfileOptions options;
   options.iteration_range = "step";

@@ -1,0 +1,79 @@
+// `compare --html`: escaping of names taken from traces, and the ratio chart's geometry worked out
+// from the layout constants (label column 330, plot 420 wide, so 0 % at x = 540).
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "gpuroof/reports/compare_report.h"
+
+namespace gpuroof {
+namespace {
+
+MetricComparison Kernel(std::string name, double ratio, double low, double high, Verdict verdict,
+                        bool gated) {
+  MetricComparison m;
+  m.id = "kernel:" + name;
+  m.level = MetricLevel::kKernel;
+  m.name = std::move(name);
+  m.gated = gated;
+  m.baseline = SideSummary{200, 1000.0, 0.01};
+  m.current = SideSummary{200, 1000.0 * ratio, 0.01};
+  m.ratio = ratio;
+  m.ci_low = low;
+  m.ci_high = high;
+  m.method = "hodges-lehmann-log/moses";
+  m.floor = 0.05;
+  m.verdict = verdict;
+  return m;
+}
+
+CompareReport TwoKernels() {
+  CompareReport report;
+  report.tool_version = "test";
+  ProfileSummary side;
+  side.path = "base<&>.sqlite";
+  side.device_model = "GPU \"X\"";
+  report.baseline = {side};
+  side.path = "cur.sqlite";
+  report.current = {side};
+  report.result.metrics = {
+      Kernel("gemm<float, 'tile'> & co", 1.10, 1.08, 1.12, Verdict::kRegressed, true),
+      Kernel("small", 0.99, 0.97, 1.01, Verdict::kNoChange, false)};
+  report.result.exit_code = 1;
+  report.result.summary.regressed = 1;
+  report.result.summary.gated = 1;
+  return report;
+}
+
+TEST(CompareHtmlTest, EscapesNamesFromTheTrace) {
+  const std::string page = RenderCompareHtml(TwoKernels());
+  EXPECT_EQ(page.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_EQ(page.find("<script"), std::string::npos);
+  EXPECT_EQ(page.find("gemm<float"), std::string::npos);
+  EXPECT_NE(page.find("kernel gemm&lt;float, &#39;tile&#39;&gt; &amp; co"), std::string::npos)
+      << page;
+  EXPECT_NE(page.find("base&lt;&amp;&gt;.sqlite"), std::string::npos);
+  EXPECT_NE(page.find("GPU &quot;X&quot;"), std::string::npos);
+  EXPECT_NE(page.find("REGRESSION: 1 gated metric regressed (exit 1)"), std::string::npos);
+}
+
+TEST(CompareHtmlTest, RatioChartPlacesEstimatesAndIntervals) {
+  const std::string page = RenderCompareHtml(TwoKernels());
+  // Largest extent 12 % -> half-range 20 %: 210 px per 20 %, so +10 % at 540 + 105 = 645, the
+  // interval 8..12 % from 624 to 666, the 5 % floor band from 487.5 to 592.5 (105 wide).
+  EXPECT_NE(page.find("<text x=\"645\" y=\"16\" class=\"tick\" text-anchor=\"middle\">+10%</text>"),
+            std::string::npos)
+      << page;
+  EXPECT_NE(page.find("<line x1=\"624\" y1=\"33\" x2=\"666\" y2=\"33\""), std::string::npos)
+      << page;
+  EXPECT_NE(page.find("<rect x=\"641.5\" y=\"29.5\" width=\"7\" height=\"7\""), std::string::npos)
+      << page;
+  EXPECT_NE(page.find("<rect x=\"487.5\" y=\"26\" width=\"105\" height=\"14\""), std::string::npos)
+      << page;
+  // The ungated kernel's row: -1 % at 540 - 10.5 = 529.5.
+  EXPECT_NE(page.find("<rect x=\"526\" y=\"47.5\" width=\"7\" height=\"7\""), std::string::npos)
+      << page;
+}
+
+}  // namespace
+}  // namespace gpuroof
