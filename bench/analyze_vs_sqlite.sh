@@ -32,34 +32,19 @@
 #                     same interleaved runs as tool "candidate"; informational, goals use GPUROOF
 set -euo pipefail
 
-script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-repo_dir=$(dirname "$script_dir")
-
-gpuroof=${1:-${GPUROOF:-$repo_dir/build/release/src/gpuroof}}
-make_trace=${2:-${MAKE_BENCH_TRACE:-$repo_dir/build/release/bench/gpuroof-make-bench-trace}}
-bench_dir=${BENCH_DIR:-${TMPDIR:-/tmp}/gpuroof-bench}
+bench_name=analyze_vs_sqlite.sh
+# shellcheck source=bench/bench_common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/bench_common.sh"
+bench_setup "$@"
 sizes=${SIZES:-"1000000 10000000"}
-reps=${REPS:-3}
 python=${PYTHON:-python3}
 gpuroof_args=${GPUROOF_ARGS:-}
 candidate=${CANDIDATE:-}
 max_bytes_per_activity=40
 
-die() {
-  echo "analyze_vs_sqlite.sh: $*" >&2
-  exit 2
-}
-
-[[ -x $gpuroof ]] || die "no gpuroof binary at '$gpuroof' (build: cmake --preset release && cmake --build build/release)"
 [[ -z $candidate || -x $candidate ]] || die "no candidate binary at '$candidate'"
-[[ -x $make_trace ]] || die "no trace writer at '$make_trace' (build with GPUROOF_BUILD_BENCHMARKS=ON)"
-[[ -x /usr/bin/time ]] || die "GNU time (/usr/bin/time) is needed for wall time and peak RSS"
 command -v sqlite3 >/dev/null || die "the sqlite3 command-line tool is needed"
 command -v "$python" >/dev/null || die "no Python interpreter '$python'"
-[[ $reps =~ ^[1-9][0-9]*$ ]] || die "REPS must be a positive number, got '$reps'"
-mkdir -p "$bench_dir"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 
 # The machine, so figures can be compared with others.
 echo "machine: $(nproc) CPUs ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)), $(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo), $(uname -sr)"

@@ -16,31 +16,13 @@
 # analyze_vs_sqlite.sh and reused), SIZES, REPS, KEEP_PAGE (copy the last page there).
 set -euo pipefail
 
-script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-repo_dir=$(dirname "$script_dir")
-
-gpuroof=${1:-${GPUROOF:-$repo_dir/build/release/src/gpuroof}}
-make_trace=${2:-${MAKE_BENCH_TRACE:-$repo_dir/build/release/bench/gpuroof-make-bench-trace}}
-bench_dir=${BENCH_DIR:-${TMPDIR:-/tmp}/gpuroof-bench}
+bench_name=report_size.sh
+# shellcheck source=bench/bench_common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/bench_common.sh"
+bench_setup "$@"
 sizes=${SIZES:-"10000000"}
-reps=${REPS:-3}
 max_page_bytes=2000000
 max_wall_s=3
-
-die() {
-  echo "report_size.sh: $*" >&2
-  exit 2
-}
-
-[[ -x $gpuroof ]] || die "no gpuroof binary at '$gpuroof'"
-[[ -x $make_trace ]] || die "no trace writer at '$make_trace' (build with GPUROOF_BUILD_BENCHMARKS=ON)"
-[[ -x /usr/bin/time ]] || die "GNU time (/usr/bin/time) is needed for wall time and peak RSS"
-[[ $reps =~ ^[1-9][0-9]*$ ]] || die "REPS must be a positive number, got '$reps'"
-mkdir -p "$bench_dir"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-
-median() { sort -g | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 
 status=0
 printf '%-12s %10s %12s %12s %8s\n' activities "wall s" "peak RSS MB" "page bytes" result
