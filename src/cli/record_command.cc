@@ -3,11 +3,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <memory>
-#include <optional>
 #include <string>
 #include <system_error>
 #include <utility>
@@ -21,8 +19,7 @@
 #include <unistd.h>
 
 #include "gpuroof/model/errors.h"
-#include "gpuroof/recorder/driver_probe.h"
-#include "gpuroof/recorder/recorder_env.h"
+#include "gpuroof/recorder/recorder_launch.h"
 
 #include "exit_codes.h"
 
@@ -33,37 +30,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr char kLibraryName[] = "libgpuroof_recorder.so";
-
 struct RecordOptions {
   std::string output = "trace.sqlite";
   bool nvtx = false;
   std::vector<std::string> command;
 };
-
-// $GPUROOF_RECORDER_LIBRARY, else beside the gpuroof binary (installed: ../lib), else the build
-// tree this binary came from. Nothing when this gpuroof was built without CUDA.
-std::optional<fs::path> FindRecorderLibrary() {
-  if (const char* custom = std::getenv("GPUROOF_RECORDER_LIBRARY"); custom && *custom) {
-    if (!fs::is_regular_file(custom)) {
-      throw InputError(custom, "GPUROOF_RECORDER_LIBRARY names no such file");
-    }
-    return fs::absolute(custom);
-  }
-  std::error_code error;
-  const fs::path exe_dir = fs::read_symlink("/proc/self/exe", error).parent_path();
-  if (!error) {
-    for (const fs::path& candidate :
-         {exe_dir / kLibraryName, exe_dir / ".." / "lib" / kLibraryName}) {
-      if (fs::is_regular_file(candidate)) return fs::canonical(candidate);
-    }
-  }
-#ifdef GPUROOF_RECORDER_BUILD_PATH
-  if (fs::is_regular_file(GPUROOF_RECORDER_BUILD_PATH))
-    return fs::path(GPUROOF_RECORDER_BUILD_PATH);
-#endif
-  return std::nullopt;
-}
 
 // Refuses an output the run could not end in, before anything runs.
 void CheckOutput(const fs::path& output) {
@@ -76,32 +47,6 @@ void CheckOutput(const fs::path& output) {
     throw InputError(output.string(), "the output folder " + folder.string() + " is not writable");
   }
 }
-
-// A private folder beside the output for the recorder's files: the final rename then stays on
-// one file system, and a failed run leaves nothing behind (the destructor removes the folder).
-class ScratchFolder {
- public:
-  explicit ScratchFolder(const fs::path& output) {
-    const fs::path folder = output.has_parent_path() ? output.parent_path() : fs::path(".");
-    path_ = folder / fmt::format(".{}.record-{}", output.filename().string(), getpid());
-    std::error_code error;
-    fs::remove_all(path_, error);
-    if (!fs::create_directory(path_, error) || error) {
-      throw InputError(output.string(), "cannot create the scratch folder " + path_.string() +
-                                            ": " + error.message());
-    }
-  }
-  ~ScratchFolder() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  ScratchFolder(const ScratchFolder&) = delete;
-  ScratchFolder& operator=(const ScratchFolder&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 struct ChildResult {
   int exit_code = 0;
@@ -168,41 +113,6 @@ ChildResult RunCommand(const std::vector<std::string>& command,
   return result;
 }
 
-struct RecordedTrace {
-  pid_t pid = 0;
-  fs::path file;  // empty when the recorder of that process wrote no trace
-  recorder::RecorderStatus status;
-};
-
-// One entry per process whose recorder finished (or reported failing), the command's own
-// process first.
-std::vector<RecordedTrace> CollectTraces(const fs::path& scratch, pid_t child) {
-  std::vector<RecordedTrace> traces;
-  for (const fs::directory_entry& entry : fs::directory_iterator(scratch)) {
-    const fs::path& path = entry.path();
-    if (path.extension() != ".status") continue;
-    RecordedTrace trace;
-    fs::path trace_file = path;
-    trace_file.replace_extension();  // "<pid>.sqlite"
-    trace.pid = static_cast<pid_t>(std::atol(trace_file.stem().c_str()));
-    trace.status = recorder::ReadRecorderStatus(path).value_or(recorder::RecorderStatus{});
-    if (trace.status.error.empty() && fs::is_regular_file(trace_file)) trace.file = trace_file;
-    traces.push_back(std::move(trace));
-  }
-  std::sort(traces.begin(), traces.end(), [child](const RecordedTrace& a, const RecordedTrace& b) {
-    return std::make_pair(a.pid != child, a.pid) < std::make_pair(b.pid != child, b.pid);
-  });
-  return traces;
-}
-
-// "run.sqlite" -> "run.<pid>.sqlite", for the traces of the command's CUDA child processes.
-fs::path SiblingPath(const fs::path& output, pid_t pid) {
-  fs::path sibling = output;
-  sibling.replace_filename(
-      fmt::format("{}.{}{}", output.stem().string(), pid, output.extension().string()));
-  return sibling;
-}
-
 int RunRecord(const RecordOptions& options) {
   if (options.command.empty()) {
     throw InputError("record",
@@ -211,36 +121,24 @@ int RunRecord(const RecordOptions& options) {
   }
   const fs::path output = options.output;
   CheckOutput(output);
-  std::optional<fs::path> library = FindRecorderLibrary();
-  if (!library) {
-    throw InputError("record",
-                     "this gpuroof was built without the CUDA recorder (libgpuroof_recorder.so; "
-                     "CMake found no CUDA toolkit with CUPTI), so it cannot record");
-  }
-  if (std::string problem = recorder::ProbeCudaDriver(); !problem.empty()) {
-    throw InputError("record", problem + "; nothing was run");
-  }
+  const fs::path library = recorder::RequireRecorder("record");
 
-  ScratchFolder scratch(output);
-  std::vector<std::pair<std::string, std::string>> env = {
-      {"CUDA_INJECTION64_PATH", library->string()},
-      {recorder::kOutputEnv, (scratch.path() / "%p.sqlite").string()}};
-  if (options.nvtx) {
-    env.emplace_back("NVTX_INJECTION64_PATH", library->string());
-    env.emplace_back(recorder::kNvtxEnv, "1");
-  }
-  const ChildResult child = RunCommand(options.command, env);
-  const std::vector<RecordedTrace> traces = CollectTraces(scratch.path(), child.pid);
+  recorder::RecordScratch scratch(output);
+  const ChildResult child =
+      RunCommand(options.command,
+                 recorder::RecorderEnvironment(library, scratch.OutputPattern(), options.nvtx));
+  const std::vector<recorder::RecordedTrace> traces =
+      recorder::CollectRecordedTraces(scratch.path(), child.pid);
 
   int64_t finish_ns = 0;
   std::vector<std::string> kept;
-  for (const RecordedTrace& trace : traces) {
+  for (const recorder::RecordedTrace& trace : traces) {
     if (trace.file.empty()) {
       fmt::print(stderr, "gpuroof record: the recorder in process {} wrote no trace: {}\n",
                  trace.pid, trace.status.error.empty() ? "no status" : trace.status.error);
       continue;
     }
-    const fs::path target = kept.empty() ? output : SiblingPath(output, trace.pid);
+    const fs::path target = kept.empty() ? output : recorder::SiblingTracePath(output, trace.pid);
     std::error_code error;
     fs::rename(trace.file, target, error);
     if (error) {

@@ -23,10 +23,8 @@ struct SweepCommandOptions {
 
 int RunSweepCommand(SweepCommandOptions& options) {
   SweepSpec spec = LoadSweepSpec(options.file);
-  // A dry run on a machine without nsys still shows the plan; `record` is refused either way.
-  if (!options.campaign.dry_run || spec.profiler == ProfilerKind::kRecord) {
-    CheckProfilerAvailable(spec);
-  }
+  // A dry run still shows the plan on a machine without the profiler (no nsys, no GPU).
+  if (!options.campaign.dry_run) CheckProfilerAvailable(spec);
   options.campaign.gpuroof_version = GPUROOF_VERSION;
   LiveCampaignSystem live;
   CampaignSession session = OpenCampaign(spec, options.campaign, live.get());

@@ -1,53 +1,23 @@
 // `gpuroof record` as a user runs it, on a machine without a GPU: argument errors, the no-driver
 // and no-recorder errors (nothing runs, no file appears), and, with a fake driver and a fake
-// CUDA program standing in for the injected recorder, exit codes and output-file safety.
+// CUDA program standing in for the injected recorder, exit codes and output-file safety; then
+// `gpuroof sweep` with profiler "record" over the same fakes.
 #include <algorithm>
-#include <cstdlib>
 #include <filesystem>
-#include <map>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include <dlfcn.h>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "cli_runner.h"
+#include "support/scoped_env.h"
 
 namespace gpuroof::testing {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Sets environment variables for one test (children inherit them) and restores them after.
-class ScopedEnv {
- public:
-  void Set(const char* name, const std::string& value) {
-    Remember(name);
-    setenv(name, value.c_str(), 1);
-  }
-  void Unset(const char* name) {
-    Remember(name);
-    unsetenv(name);
-  }
-  ~ScopedEnv() {
-    for (const auto& [name, value] : saved_) {
-      if (value.has_value()) {
-        setenv(name.c_str(), value->c_str(), 1);
-      } else {
-        unsetenv(name.c_str());
-      }
-    }
-  }
-
- private:
-  void Remember(const char* name) {
-    if (saved_.count(name) != 0) return;
-    const char* old = std::getenv(name);
-    saved_[name] = old != nullptr ? std::optional<std::string>(old) : std::nullopt;
-  }
-  std::map<std::string, std::optional<std::string>> saved_;
-};
 
 // Nothing but the files the test itself made.
 std::vector<std::string> Listing(const fs::path& dir) {
@@ -69,7 +39,7 @@ class RecordCliTest : public ::testing::Test {
     env_.Unset("GPUROOF_FAKE_CUDA_DEVICES");
   }
   TempDir dir_;
-  ScopedEnv env_;
+  testsupport::ScopedEnv env_;
 };
 
 TEST_F(RecordCliTest, NoCommandIsAnError) {
@@ -238,6 +208,91 @@ TEST_F(RecordCliTest, CommandThatCannotStartIsAnError) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("/nonexistent/program: cannot run"), std::string::npos) << r.err;
   EXPECT_TRUE(Listing(dir_.path()).empty());
+}
+
+// `gpuroof sweep` with profiler "record": the same fake driver and program, four configurations
+// covering a kept trace, a program that never used CUDA, a recorder that failed and dropped
+// records. Figures by hand: the processing window is the fake's one 1 us kernel, one frame.
+class RecordSweepCliTest : public RecordCliTest {
+ protected:
+  fs::path WriteSweep(const std::string& run_extra = "") {
+    const fs::path spec = dir_ / "sweep.toml";
+    WriteFile(spec, fmt::format("[command]\nargv = [\"{}\", \"0\", \"{{mode}}\"]\n"
+                                "[parameters]\nmode = \"trace\"\nframes = 1\n"
+                                "[[configurations]]\nlabel = \"ok\"\n"
+                                "[[configurations]]\nlabel = \"silent\"\nmode = \"none\"\n"
+                                "[[configurations]]\nlabel = \"broken\"\nmode = \"error\"\n"
+                                "[[configurations]]\nlabel = \"dropped\"\nmode = \"dropped\"\n"
+                                "[run]\nprofiler = \"record\"\nunits = \"{{frames}}\"\n"
+                                "key = [\"mode\"]\n{}"
+                                "[build]\nidentity_command = [\"echo\", \"b1\"]\n"
+                                "[guards]\nmax_gpu_utilisation_pct = 100\n",
+                                GPUROOF_FAKE_APP, run_extra));
+    env_.Set("GPUROOF_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1");
+    return spec;
+  }
+};
+
+TEST_F(RecordSweepCliTest, PublishesEachTraceOrSaysWhyNot) {
+  UseFakeGpu();
+  const fs::path spec = WriteSweep("record_nvtx = true\n");
+  CliResult r = RunGpuroof({"sweep", spec.string(), "--results", (dir_ / "results").string()});
+  EXPECT_EQ(r.exit_code, 1) << r.err;  // two configurations failed
+  std::vector<std::string> folders = Listing(dir_ / "results");
+  ASSERT_EQ(folders.size(), 1u);
+  const fs::path folder = dir_ / "results" / folders[0];
+  EXPECT_EQ(Listing(folder),
+            (std::vector<std::string>{".manifest.csv.lock", ".probes.csv.lock",
+                                      "dropped__mode-dropped.sqlite", "env.json", "manifest.csv",
+                                      "ok__mode-trace.sqlite", "probes.csv"}));
+  const std::string probes = ReadFile(folder / "probes.csv");
+  // ok: 1 us of kernel per frame, so 1000000 frames/s; dropped: the same, not quotable.
+  EXPECT_NE(probes.find(",kernel,1,1000000,1,"), std::string::npos) << probes;
+  EXPECT_NE(probes.find("the recorder dropped 3 records in process "), std::string::npos) << probes;
+  EXPECT_NE(probes.find("the command succeeded but the recorder wrote no trace (did it use "
+                        "CUDA?)"),
+            std::string::npos)
+      << probes;
+  EXPECT_NE(probes.find("wrote no trace: cannot subscribe to CUPTI: "
+                        "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED"),
+            std::string::npos)
+      << probes;
+  EXPECT_NE(ReadFile(folder / "manifest.csv").find("ok__mode-trace.sqlite,trace,ok,b1,"),
+            std::string::npos);
+
+  // The kept trace is one gpuroof reads.
+  CliResult kernels = RunGpuroof({"kernels", (folder / "ok__mode-trace.sqlite").string()});
+  EXPECT_EQ(kernels.exit_code, 0) << kernels.err;
+}
+
+TEST_F(RecordSweepCliTest, WithoutADriverItIsOneLineAndNothingRuns) {
+  env_.Set("GPUROOF_CUDA_DRIVER_LIBRARY", "/nonexistent/libcuda.so.1");
+  env_.Set("GPUROOF_RECORDER_LIBRARY", GPUROOF_FAKE_DRIVER);
+  const fs::path spec = WriteSweep();
+  CliResult r = RunGpuroof({"sweep", spec.string(), "--results", (dir_ / "results").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  const std::string expected = fmt::format(
+      "gpuroof: error: {}:18: profiler \"record\": no NVIDIA driver: "
+      "/nonexistent/libcuda.so.1 cannot be loaded (",
+      spec.string());
+  EXPECT_EQ(r.err.rfind(expected, 0), 0u) << r.err;
+  EXPECT_NE(r.err.find("; nothing was run\n"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "one line: " << r.err;
+  EXPECT_FALSE(fs::exists(dir_ / "results"));
+
+  // No recorder library: the same, naming the file.
+  env_.Set("GPUROOF_RECORDER_LIBRARY", "/nonexistent/libgpuroof_recorder.so");
+  r = RunGpuroof({"sweep", spec.string(), "--results", (dir_ / "results").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "gpuroof: error: /nonexistent/libgpuroof_recorder.so: GPUROOF_RECORDER_LIBRARY names "
+            "no such file\n");
+
+  // A dry run still shows the plan.
+  r = RunGpuroof({"sweep", spec.string(), "--results", (dir_ / "results").string(), "--dry-run"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("ok__mode-trace.sqlite"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(dir_ / "results"));
 }
 
 }  // namespace

@@ -255,16 +255,6 @@ TEST_F(SweepCli, BadSweepFilesEndInOneLineWithFileAndLine) {
   }
 }
 
-TEST_F(SweepCli, RecordProfilerIsNotAvailableInThisBuild) {
-  std::filesystem::path spec = WriteSpec("", {}, "", "", "record");
-  CliResult r = RunGpuroof({"sweep", spec.string(), "--results", Results().string()});
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(
-      r.err.find("profiler \"record\" (gpuroof's own recorder) is not available in this build"),
-      std::string::npos)
-      << r.err;
-}
-
 TEST_F(SweepCli, DryRunPrintsThePlanAndWritesNothing) {
   std::filesystem::path spec = WriteSpec();
   CliResult r = RunGpuroof({"sweep", spec.string(), "--results", Results().string(), "--dry-run"});

@@ -122,6 +122,7 @@ ProcessResult PosixProcessRunner::Run(const ProcessRequest& request) {
     }
   }
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  result.pid = static_cast<int>(pid);
   result.wall_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                        std::chrono::steady_clock::now() - started)
                        .count();

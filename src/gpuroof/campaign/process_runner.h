@@ -20,6 +20,7 @@ struct ProcessResult {
   std::string out;    // stdout
   std::string err;    // the last 64 KiB of stderr
   int64_t wall_ns = 0;
+  int pid = 0;  // the process started, 0 when none was: tells its files from its children's
 };
 
 // Runs programs for the campaign layer. An interface so tests run sweeps with scripted results.

@@ -1,10 +1,14 @@
 #include "gpuroof/campaign/profiler.h"
 
+#include <algorithm>
+#include <optional>
+
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include "gpuroof/model/errors.h"
 #include "gpuroof/readers/nsys_report_export.h"
+#include "gpuroof/recorder/recorder_launch.h"
 
 namespace gpuroof {
 
@@ -125,14 +129,69 @@ ProfiledRun RunNsysProfiler(const SweepSpec& spec, const PlannedRun& planned,
   return run;
 }
 
+// As `gpuroof record` runs a command: the recorder injected, each CUDA process writing its trace
+// into a scratch folder beside the final name; the command's own trace is renamed into place
+// only when the command succeeded and its recorder reported the trace complete.
+ProfiledRun RunRecordProfiler(const SweepSpec& spec, const PlannedRun& planned,
+                              const std::filesystem::path& results,
+                              const std::filesystem::path& workdir, ProcessRunner& runner) {
+  ProfiledRun run;
+  const std::optional<std::filesystem::path> library = recorder::FindRecorderLibrary();
+  if (!library) {
+    run.error = "cannot find libgpuroof_recorder.so (it was there when the sweep started)";
+    return run;
+  }
+  const std::filesystem::path trace = results / (planned.file_stem + ".sqlite");
+  const recorder::RecordScratch scratch(trace);
+  std::vector<std::pair<std::string, std::string>> env =
+      recorder::RecorderEnvironment(*library, scratch.OutputPattern(), spec.record_nvtx);
+  // The recorder's variables win over the sweep file's: it must write where we collect.
+  for (auto& [name, value] : ExpandEnv(spec, planned, trace, results)) {
+    if (std::none_of(env.begin(), env.end(), [&](const auto& kv) { return kv.first == name; }))
+      env.emplace_back(std::move(name), std::move(value));
+  }
+  ProcessResult result = runner.Run({ExpandArgv(spec, planned, trace, results), workdir, env});
+  if (result.exit_code != 0) return Failed(result, "the command");
+  run.wall_ns = result.wall_ns;
+  std::vector<std::string> unwritten;
+  for (const recorder::RecordedTrace& recorded :
+       recorder::CollectRecordedTraces(scratch.path(), result.pid)) {
+    if (recorded.file.empty()) {
+      unwritten.push_back(
+          fmt::format("the recorder in process {} wrote no trace: {}", recorded.pid,
+                      recorded.status.error.empty() ? "no status" : recorded.status.error));
+      continue;
+    }
+    const std::filesystem::path target =
+        run.trace.empty() ? trace : recorder::SiblingTracePath(trace, recorded.pid);
+    if (!Publish(recorded.file, target, run)) return run;
+    if (run.trace.empty()) run.trace = target;
+    run.artifacts.push_back({target, "trace"});
+    if (recorded.status.dropped > 0) {
+      run.warnings.push_back(
+          fmt::format("the recorder dropped {} records in process {}: the "
+                      "trace undercounts GPU work",
+                      recorded.status.dropped, recorded.pid));
+    }
+  }
+  if (run.trace.empty()) {
+    run.error = unwritten.empty()
+                    ? "the command succeeded but the recorder wrote no trace (did it use CUDA?)"
+                    : fmt::format("{}", fmt::join(unwritten, " | "));
+    return run;
+  }
+  run.warnings.insert(run.warnings.end(), unwritten.begin(), unwritten.end());
+  run.ok = true;
+  return run;
+}
+
 }  // namespace
 
 void CheckProfilerAvailable(const SweepSpec& spec) {
   const std::string& origin = spec.profiler_origin.empty() ? spec.source : spec.profiler_origin;
   if (spec.profiler == ProfilerKind::kRecord) {
-    throw InputError(origin,
-                     "profiler \"record\" (gpuroof's own recorder) is not available in this "
-                     "build; use profiler = \"nsys\" or \"command\"");
+    recorder::RequireRecorder(origin, "profiler \"record\": ");
+    return;
   }
   if (spec.profiler == ProfilerKind::kNsys && FindNsysProgram().empty()) {
     throw InputError(origin, "profiler \"nsys\": nsys is not on PATH (nor named by $NSYS)");
@@ -144,6 +203,9 @@ ProfiledRun RunProfiled(const SweepSpec& spec, const PlannedRun& run,
                         ProcessRunner& runner) {
   if (spec.profiler == ProfilerKind::kCommand) {
     return RunCommandProfiler(spec, run, results, workdir, runner);
+  }
+  if (spec.profiler == ProfilerKind::kRecord) {
+    return RunRecordProfiler(spec, run, results, workdir, runner);
   }
   return RunNsysProfiler(spec, run, results, workdir, runner);
 }

@@ -23,14 +23,19 @@ struct ProfiledRun {
   std::filesystem::path trace;  // the SQLite trace to analyse, when ok
   std::vector<Artifact> artifacts;
   int64_t wall_ns = 0;  // the profiled process, profiler included: never a throughput
+  // What makes the trace less than the whole truth although the run succeeded (records the
+  // recorder dropped): the row carries them and is not quotable.
+  std::vector<std::string> warnings;
 };
 
-// Throws InputError when the sweep's profiler cannot run here: `record` is not built yet (issue
-// 7), and `nsys` needs nsys on PATH or named by $NSYS. Called before anything runs.
+// Throws InputError (one line, naming the sweep file's profiler line) when the sweep's profiler
+// cannot run here: `nsys` needs nsys on PATH or named by $NSYS; `record` needs the recorder
+// library and a usable CUDA driver, as `gpuroof record` does. Called before anything runs.
 void CheckProfilerAvailable(const SweepSpec& spec);
 
 // Runs one configuration under the spec's profiler, leaving `<results>/<file_stem>.sqlite` (and,
-// for nsys, the `.nsys-rep`). Outputs are written under temporary names and renamed only after
+// for nsys, the `.nsys-rep`; for record, `<file_stem>.<pid>.sqlite` for each further CUDA
+// process of the command). Outputs are written under temporary names and renamed only after
 // success, so a killed sweep never leaves a partial trace under a real name.
 ProfiledRun RunProfiled(const SweepSpec& spec, const PlannedRun& run,
                         const std::filesystem::path& results, const std::filesystem::path& workdir,

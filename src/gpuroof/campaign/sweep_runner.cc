@@ -103,6 +103,14 @@ SweepOutcome RunSweep(const CampaignSession& session, bool resume, CampaignSyste
 
     ProfiledRun profiled = RunProfiled(spec, run, session.results, session.workdir, system.runner);
     base.profiled_wall_s = static_cast<double>(profiled.wall_ns) / 1e9;
+    if (!profiled.warnings.empty()) {
+      for (const std::string& warning : profiled.warnings) {
+        system.message(fmt::format("gpuroof: warning: {}: {}", run.label, warning));
+        warnings.push_back(warning);
+      }
+      base.warnings = JoinWarnings(warnings);
+      base.quotable = false;
+    }
     std::vector<ProbeRow> rows;
     if (profiled.ok) {
       base.trace = profiled.trace.filename().string();

@@ -181,7 +181,7 @@ class SpecParser {
 
   void ParseRun(const toml::table* run) {
     if (run == nullptr) return;
-    CheckKeys(*run, {"profiler", "units", "unit_name", "window", "key"});
+    CheckKeys(*run, {"profiler", "record_nvtx", "units", "unit_name", "window", "key"});
     if (const toml::node* profiler = run->get("profiler")) {
       std::string name = String(*profiler, "profiler");
       spec_.profiler_origin = Origin(*profiler);
@@ -194,6 +194,14 @@ class SpecParser {
       } else {
         Fail(*profiler, fmt::format("unknown profiler '{}' (nsys, record or command)", name));
       }
+    }
+    if (const toml::node* nvtx = run->get("record_nvtx")) {
+      if (!nvtx->is_boolean()) Fail(*nvtx, "record_nvtx must be true or false");
+      // Only the recorder is told here; nsys and "command" decide what they trace themselves.
+      if (spec_.profiler != ProfilerKind::kRecord) {
+        Fail(*nvtx, "record_nvtx applies only to profiler = \"record\"");
+      }
+      spec_.record_nvtx = nvtx->as_boolean()->get();
     }
     if (const toml::node* units = run->get("units")) {
       spec_.units = ValueText(*units, "units");
@@ -208,6 +216,13 @@ class SpecParser {
     if (const toml::node* window = run->get("window")) {
       spec_.window = String(*window, "window");
       spec_.window_origin = Origin(*window);
+      // Otherwise every configuration would run, then fail its analysis for want of the range.
+      if (spec_.profiler == ProfilerKind::kRecord && !spec_.record_nvtx &&
+          spec_.window.rfind("nvtx:", 0) == 0) {
+        Fail(*window, fmt::format("window \"{}\" needs NVTX ranges: with profiler = \"record\" "
+                                  "set record_nvtx = true",
+                                  spec_.window));
+      }
     }
     if (const toml::node* key = run->get("key")) {
       spec_.key = StringList(*key, "key");

@@ -21,7 +21,7 @@ struct SweepConfiguration {
 
 enum class ProfilerKind {
   kNsys,     // nsys profile, then nsys export --type sqlite
-  kRecord,   // gpuroof's own recorder (issue 7): not available in this build
+  kRecord,   // gpuroof's own recorder, as `gpuroof record` runs it
   kCommand,  // the command writes the trace itself at {trace}
 };
 
@@ -56,6 +56,7 @@ struct SweepSpec {
   std::vector<std::string> key;  // explicit results key (parameters); empty: label + varying
   ProfilerKind profiler = ProfilerKind::kNsys;
   std::string profiler_origin;
+  bool record_nvtx = false;  // profiler "record": also record NVTX ranges (`record --nvtx`)
 
   BuildSpec build;
 

@@ -134,13 +134,26 @@ TEST(SweepSpec, MistakesInConfigurations) {
             "s.toml:8: the freshness rule needs both artifacts and sources");
 }
 
-TEST(SweepSpec, RecordProfilerParsesAndIsRefusedLater) {
-  SweepSpec spec = ParseSweepSpec(
-      "[command]\nargv = [\"a\"]\n[[configurations]]\nlabel = \"a\"\n[run]\nprofiler = "
-      "\"record\"\n",
-      "s.toml");
+TEST(SweepSpec, RecordProfilerAndItsNvtxSwitch) {
+  const std::string head = "[command]\nargv = [\"a\"]\n[[configurations]]\nlabel = \"a\"\n[run]\n";
+  SweepSpec spec = ParseSweepSpec(head + "profiler = \"record\"\n", "s.toml");
   EXPECT_EQ(spec.profiler, ProfilerKind::kRecord);
   EXPECT_EQ(spec.profiler_origin, "s.toml:6");
+  EXPECT_FALSE(spec.record_nvtx);
+  EXPECT_TRUE(
+      ParseSweepSpec(head + "profiler = \"record\"\nrecord_nvtx = true\n", "s.toml").record_nvtx);
+  EXPECT_EQ(ParseError(head + "profiler = \"record\"\nrecord_nvtx = \"yes\"\n"),
+            "s.toml:7: record_nvtx must be true or false");
+  EXPECT_EQ(ParseError(head + "profiler = \"record\"\nwindow = \"nvtx:epoch#2\"\n"),
+            "s.toml:7: window \"nvtx:epoch#2\" needs NVTX ranges: with profiler = \"record\" set "
+            "record_nvtx = true");
+  EXPECT_EQ(ParseSweepSpec(
+                head + "profiler = \"record\"\nrecord_nvtx = true\nwindow = \"nvtx:e\"\n", "s.toml")
+                .window,
+            "nvtx:e");
+  // nsys (the default) and "command" decide for themselves what they trace.
+  EXPECT_EQ(ParseError(head + "record_nvtx = true\n"),
+            "s.toml:6: record_nvtx applies only to profiler = \"record\"");
 }
 
 // The bundled example stays valid: five configurations, keyed by the parameters they vary.

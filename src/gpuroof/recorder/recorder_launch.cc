@@ -1,0 +1,117 @@
+#include "gpuroof/recorder/recorder_launch.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <system_error>
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include "gpuroof/model/errors.h"
+#include "gpuroof/recorder/driver_probe.h"
+
+namespace gpuroof::recorder {
+
+namespace fs = std::filesystem;
+
+namespace {
+constexpr char kLibraryName[] = "libgpuroof_recorder.so";
+}  // namespace
+
+std::optional<fs::path> FindRecorderLibrary() {
+  if (const char* custom = std::getenv(kLibraryEnv); custom && *custom) {
+    if (!fs::is_regular_file(custom)) {
+      throw InputError(custom, fmt::format("{} names no such file", kLibraryEnv));
+    }
+    return fs::absolute(custom);
+  }
+  std::error_code error;
+  const fs::path exe_dir = fs::read_symlink("/proc/self/exe", error).parent_path();
+  if (!error) {
+    for (const fs::path& candidate :
+         {exe_dir / kLibraryName, exe_dir / ".." / "lib" / kLibraryName}) {
+      if (fs::is_regular_file(candidate)) return fs::canonical(candidate);
+    }
+  }
+#ifdef GPUROOF_RECORDER_BUILD_PATH
+  if (fs::is_regular_file(GPUROOF_RECORDER_BUILD_PATH))
+    return fs::path(GPUROOF_RECORDER_BUILD_PATH);
+#endif
+  return std::nullopt;
+}
+
+fs::path RequireRecorder(const std::string& source, std::string_view what) {
+  std::optional<fs::path> library = FindRecorderLibrary();
+  if (!library) {
+    throw InputError(
+        source, fmt::format("{}this gpuroof was built without the CUDA recorder "
+                            "({}; CMake found no CUDA toolkit with CUPTI), so it cannot record",
+                            what, kLibraryName));
+  }
+  if (std::string problem = ProbeCudaDriver(); !problem.empty()) {
+    throw InputError(source, fmt::format("{}{}; nothing was run", what, problem));
+  }
+  return *library;
+}
+
+std::vector<std::pair<std::string, std::string>> RecorderEnvironment(const fs::path& library,
+                                                                     const fs::path& output_pattern,
+                                                                     bool nvtx) {
+  std::vector<std::pair<std::string, std::string>> env = {
+      {"CUDA_INJECTION64_PATH", library.string()}, {kOutputEnv, output_pattern.string()}};
+  if (nvtx) {
+    env.emplace_back("NVTX_INJECTION64_PATH", library.string());
+    env.emplace_back(kNvtxEnv, "1");
+  }
+  return env;
+}
+
+RecordScratch::RecordScratch(const fs::path& output) {
+  const fs::path folder = output.has_parent_path() ? output.parent_path() : fs::path(".");
+  path_ = folder / fmt::format(".{}.record-{}", output.filename().string(), getpid());
+  std::error_code error;
+  fs::remove_all(path_, error);
+  if (!fs::create_directory(path_, error) || error) {
+    throw InputError(output.string(), fmt::format("cannot create the scratch folder {}: {}",
+                                                  path_.string(), error.message()));
+  }
+}
+
+RecordScratch::~RecordScratch() {
+  std::error_code ignored;
+  fs::remove_all(path_, ignored);
+}
+
+fs::path RecordScratch::OutputPattern() const {
+  return fs::absolute(path_ / "%p.sqlite");
+}
+
+std::vector<RecordedTrace> CollectRecordedTraces(const fs::path& scratch, pid_t command_pid) {
+  std::vector<RecordedTrace> traces;
+  for (const fs::directory_entry& entry : fs::directory_iterator(scratch)) {
+    const fs::path& path = entry.path();
+    if (path.extension() != ".status") continue;
+    RecordedTrace trace;
+    fs::path trace_file = path;
+    trace_file.replace_extension();  // "<pid>.sqlite"
+    trace.pid = static_cast<pid_t>(std::atol(trace_file.stem().c_str()));
+    trace.status = ReadRecorderStatus(path).value_or(RecorderStatus{});
+    if (trace.status.error.empty() && fs::is_regular_file(trace_file)) trace.file = trace_file;
+    traces.push_back(std::move(trace));
+  }
+  std::sort(traces.begin(), traces.end(),
+            [command_pid](const RecordedTrace& a, const RecordedTrace& b) {
+              return std::make_pair(a.pid != command_pid, a.pid) <
+                     std::make_pair(b.pid != command_pid, b.pid);
+            });
+  return traces;
+}
+
+fs::path SiblingTracePath(const fs::path& output, pid_t pid) {
+  fs::path sibling = output;
+  sibling.replace_filename(
+      fmt::format("{}.{}{}", output.stem().string(), pid, output.extension().string()));
+  return sibling;
+}
+
+}  // namespace gpuroof::recorder
