@@ -17,6 +17,7 @@
 #include "gpuroof/analyses/gpu_gaps.h"
 #include "gpuroof/analyses/kernel_summary.h"
 #include "gpuroof/analyses/range_summary.h"
+#include "gpuroof/analyses/steady_state.h"
 #include "gpuroof/analyses/timeline_bins.h"
 #include "gpuroof/campaign/env_stamp_file.h"
 #include "gpuroof/model/errors.h"
@@ -88,6 +89,36 @@ ReportPlan PlanReport(const ReportOptions& options) {
   return plan;
 }
 
+// Where each device's warm-up ends, for its timeline: MSER-5 over the series the units follow
+// (kernel launches, NVTX instances, or 50 slices of the window). Not computed when the window is
+// already the steady one (its start is marked as such), and left unmarked, with the reason as a
+// note, when the series is too short or names what the device lacks.
+std::vector<SteadyMark> MarkSteadyStates(const Trace& trace, const ReportedTrace& reported,
+                                         const ReportPlan& plan) {
+  std::vector<SteadyMark> marks;
+  if (plan.load.window.kind == WindowSpec::Kind::kSteady) return marks;
+  const UnitSeriesSpec series = UnitSeriesFrom(plan.load.units);
+  for (const DeviceTimeline& timeline : reported.timelines) {
+    for (const DeviceLoad& device : reported.devices) {
+      if (device.device_id != timeline.device_id) continue;
+      SteadyMark mark;
+      mark.device_id = device.device_id;
+      try {
+        const SteadyState state =
+            ComputeSteadyState(trace, device.device_id, device.window, series);
+        mark.start_ns = state.start_ns;
+        mark.series = DescribeSeries(state);
+        mark.dropped = state.first_kept;
+        mark.notes = state.warnings;
+      } catch (const InputError& error) {
+        mark.notes.push_back("steady state not marked: " + error.problem());
+      }
+      marks.push_back(std::move(mark));
+    }
+  }
+  return marks;
+}
+
 // Runs every analysis the page shows on one trace. Kernel and copy summaries, ranges, gaps and
 // the timeline are skipped when there is nothing of their kind, instead of failing the page.
 // They are pure functions of the trace, so the summaries run on a second thread while this one
@@ -136,6 +167,7 @@ ReportedTrace AnalyzeForReport(const Trace& trace, const ReportPlan& plan) {
     }
     reported.timelines = ComputeTimelineBins(trace, ranges, TimelinePlotBins());
   }
+  reported.steady = MarkSteadyStates(trace, reported, plan);
   ReportedTrace part = summaries.get();  // rethrows what the summaries threw
   reported.kernels = std::move(part.kernels);
   reported.copies = std::move(part.copies);

@@ -6,7 +6,8 @@ usage: report_browser_test.py GPUROOF SOURCE_DIR
 Checks: Chromium renders the page from disk with no console message (the page has no script,
 so any message is a problem: a blocked resource, a parse error reported by the browser), and the
 screenshot is not blank: it holds the engine colours of the bars (kernel blue #0072b2, H2D orange
-#e69f00) over a clear share of its pixels. Exits 77 (ctest: skipped) when Chromium is not
+#e69f00) over a clear share of its pixels. The same for a `compare --html` page of the example
+against itself: its green PASS box and the ratio chart's grey noise-floor bands are visible. Exits 77 (ctest: skipped) when Chromium is not
 installed, saying so on stdout. Standard library only: the PNG is decoded here.
 """
 import os
@@ -79,6 +80,28 @@ def near(pixel, colour, tolerance=24):
     return all(abs(p - c) <= tolerance for p, c in zip(pixel, colour))
 
 
+def render(chromium, page, tmp, name):
+    """Screenshot of `page` as (width, height, rows), or a failure message (str)."""
+    shot = os.path.join(tmp, name + ".png")
+    result = subprocess.run(
+        [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+         f"--user-data-dir={os.path.join(tmp, 'profile-' + name)}", "--no-first-run",
+         f"--window-size={WIDTH},{HEIGHT}", f"--screenshot={shot}",
+         "--enable-logging=stderr", "--v=0", "file://" + page],
+        capture_output=True, text=True, timeout=240)
+    console = [line for line in result.stderr.splitlines() if ":CONSOLE" in line]
+    if console:
+        return f"FAIL: {name}: the page raised console messages:\n" + "\n".join(console)
+    if result.returncode != 0 or not os.path.exists(shot):
+        return (f"FAIL: {name}: chromium exited {result.returncode} without a screenshot:\n"
+                + result.stderr[-4000:])
+    return read_png(shot)
+
+
+def count(rows, colour, tolerance=24):
+    return sum(1 for row in rows for p in row if near(p, colour, tolerance))
+
+
 def main():
     if len(sys.argv) != 3:
         print(__doc__)
@@ -89,38 +112,46 @@ def main():
         print("SKIPPED: chromium is not installed (apt-get install chromium); the report page "
               "was not rendered in a browser")
         return SKIP
+    example = os.path.join(source_dir, "examples", "frame_pipeline.sqlite")
     with tempfile.TemporaryDirectory() as tmp:
         page = os.path.join(tmp, "report.html")
-        example = os.path.join(source_dir, "examples", "frame_pipeline.sqlite")
         subprocess.run([gpuroof, "report", example, "--units", "2000", "-o", page], check=True)
-        shot = os.path.join(tmp, "shot.png")
-        result = subprocess.run(
-            [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-             f"--user-data-dir={os.path.join(tmp, 'profile')}", "--no-first-run",
-             f"--window-size={WIDTH},{HEIGHT}", f"--screenshot={shot}",
-             "--enable-logging=stderr", "--v=0", "file://" + page],
-            capture_output=True, text=True, timeout=240)
-        console = [line for line in result.stderr.splitlines() if ":CONSOLE" in line]
-        if console:
-            print("FAIL: the page raised console messages:\n" + "\n".join(console))
+        report = render(chromium, page, tmp, "report")
+        gate = os.path.join(tmp, "compare.html")
+        # A profile against itself passes: exit 0, the green status box.
+        subprocess.run([gpuroof, "compare", example, example, "-q", "--html", gate],
+                       check=True, stdout=subprocess.DEVNULL)
+        compare = render(chromium, gate, tmp, "compare")
+    for shot in (report, compare):
+        if isinstance(shot, str):
+            print(shot)
             return 1
-        if result.returncode != 0 or not os.path.exists(shot):
-            print(f"FAIL: chromium exited {result.returncode} without a screenshot:\n"
-                  + result.stderr[-4000:])
-            return 1
-        width, height, rows = read_png(shot)
+    width, height, rows = report
     pixels = width * height
-    white = sum(1 for row in rows for p in row if near(p, (255, 255, 255), 6))
-    kernel = sum(1 for row in rows for p in row if near(p, (0x00, 0x72, 0xB2)))
-    h2d = sum(1 for row in rows for p in row if near(p, (0xE6, 0x9F, 0x00)))
-    print(f"screenshot {width}x{height}: {100 * (pixels - white) / pixels:.1f} % not white, "
-          f"kernel blue {kernel} px, H2D orange {h2d} px")
+    white = count(rows, (255, 255, 255), 6)
+    kernel = count(rows, (0x00, 0x72, 0xB2))
+    h2d = count(rows, (0xE6, 0x9F, 0x00))
+    print(f"report screenshot {width}x{height}: {100 * (pixels - white) / pixels:.1f} % not "
+          f"white, kernel blue {kernel} px, H2D orange {h2d} px")
     # The bars alone are 56 px wide and up to 240 px tall: thousands of pixels each.
     if pixels - white < pixels // 50:
-        print("FAIL: the screenshot is blank")
+        print("FAIL: the report screenshot is blank")
         return 1
     if kernel < 1000 or h2d < 1000:
-        print("FAIL: the engine bars are not visible in the screenshot")
+        print("FAIL: the engine bars are not visible in the report screenshot")
+        return 1
+    width, height, rows = compare
+    pixels = width * height
+    white = count(rows, (255, 255, 255), 6)
+    status = count(rows, (0xDA, 0xFB, 0xE1), 4)  # the PASS box's green
+    floor = count(rows, (0xEA, 0xEE, 0xF2), 3)   # the charts' noise-floor bands
+    print(f"compare screenshot {width}x{height}: {100 * (pixels - white) / pixels:.1f} % not "
+          f"white, PASS box {status} px, floor bands {floor} px")
+    if pixels - white < pixels // 50:
+        print("FAIL: the compare screenshot is blank")
+        return 1
+    if status < 5000 or floor < 500:
+        print("FAIL: the compare page's status box or ratio chart is not visible")
         return 1
     print("OK")
     return 0

@@ -156,6 +156,33 @@ TEST(ReportCli, NvtxRangesGetATableWithEscapedNames) {
 
 // A sweep's results folder holds env.json beside its traces: the header shows where and with what
 // they were recorded, and flags a dirty tree.
+// The timeline marks where the warm-up ends. The example's processing window runs from 1.016 ms
+// to 33.708 ms; without --units-from the series is 50 slices of (33.708 - 1.016) / 50 = 0.654 ms,
+// and MSER-5 drops the first (the pipeline filling), so the steady state starts at 1.670 ms.
+TEST(ReportCli, TimelineMarksWhereTheWarmUpEnds) {
+  const std::string example = (SourceDir() / "examples" / "frame_pipeline.sqlite").string();
+  const CliResult r = RunGpuroof({"report", example, "--units", "2000"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("steady from 1.670 ms on the trace clock: MSER-5 over 50 slices (busy time "
+                       "of H2D) dropped 1 unit of warm-up"),
+            std::string::npos);
+  // On the 880-px plot of 0..33.708 ms from x = 80: 80 + 880 * 1.670 / 33.708 = 123.6.
+  EXPECT_NE(r.out.find("<line x1=\"123.6\" y1=\"18\" x2=\"123.6\" y2=\"102\" class=\"steady\"/>"),
+            std::string::npos);
+  // With --window steady the window itself starts there, labelled so: no second marker.
+  const CliResult steady =
+      RunGpuroof({"report", example, "--units-from", "kernel:process_frame", "--window", "steady"});
+  ASSERT_EQ(steady.exit_code, 0) << steady.err;
+  EXPECT_EQ(steady.out.find("class=\"steady\""), std::string::npos);
+  EXPECT_NE(steady.out.find(">steady state</text>"), std::string::npos);
+  // Too few units for MSER-5: the page says why there is no marker.
+  TempDir dir;
+  const auto few = WriteTrace(dir, "few.sqlite", kTinyTrace);
+  const CliResult short_series = RunGpuroof({"report", few.string(), "--units-from", "kernel:k"});
+  ASSERT_EQ(short_series.exit_code, 0) << short_series.err;
+  EXPECT_NE(short_series.out.find("note: steady state not marked: "), std::string::npos);
+}
+
 TEST(ReportCli, HeaderShowsTheCampaignEnvStamp) {
   TempDir dir;
   const std::filesystem::path trace = WriteTrace(dir, "t.sqlite", kTinyTrace);

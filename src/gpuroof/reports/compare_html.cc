@@ -104,13 +104,15 @@ double ChangePercent(double ratio) {
   return 100.0 * (ratio - 1.0);
 }
 
-// The chart's half-range in percent: every point, interval end and floor fits, rounded up to a
-// tidy step; at least 5 %, at most 100 % (beyond it a value is drawn at the edge and labelled).
+// The chart's half-range in percent: every point and interval end fits, and the floors of the
+// gated metrics (a report-only copy floor of 35 % would squash everything else: its band is
+// clipped at the edges instead), rounded up to a tidy step; at least 5 %, at most 100 % (beyond
+// it a value is drawn at the edge and labelled).
 double HalfRange(const std::vector<const MetricComparison*>& metrics) {
   double extent = 5.0;
   for (const MetricComparison* m : metrics) {
     extent = std::max(extent, std::fabs(ChangePercent(*m->ratio)));
-    extent = std::max(extent, 100.0 * m->floor);
+    if (m->gated) extent = std::max(extent, 100.0 * m->floor);
     if (m->ci_low) extent = std::max(extent, std::fabs(ChangePercent(*m->ci_low)));
     if (m->ci_high) extent = std::max(extent, std::fabs(ChangePercent(*m->ci_high)));
   }
@@ -151,12 +153,12 @@ void WriteRatioChart(HtmlWriter& html, const CompareResult& r) {
     const double top = kTop + kRowHeight * static_cast<double>(row);
     const double mid = top + kRowHeight / 2;
     const std::string label = MetricLabel(m);
-    svg.BeginGroup(VerdictClass(m));
+    svg.BeginGroup("metric");
     if (m.floor > 0) {
       svg.Rect(x_of(-100.0 * m.floor), top + 2, x_of(100.0 * m.floor) - x_of(-100.0 * m.floor),
                kRowHeight - 4, "floor", fmt::format("noise floor ±{:g}%", 100.0 * m.floor));
     }
-    constexpr size_t kLabelChars = 52;
+    constexpr size_t kLabelChars = 48;  // ~6 px per character at 11 px in the label column
     svg.Text(kLabelWidth - 8, mid + 4,
              label.size() > kLabelChars ? label.substr(0, kLabelChars - 3) + "..." : label,
              m.gated ? "value" : "", "end");
@@ -172,7 +174,10 @@ void WriteRatioChart(HtmlWriter& html, const CompareResult& r) {
       svg.Text(change > 0 ? x - 6 : x + 6, mid - 5, RatioPercent(*m.ratio, 0), "clipped",
                change > 0 ? "end" : "start");
     }
-    svg.Text(kLabelWidth + kPlotWidth + 8, mid + 4, VerdictCell(m), "");
+    svg.Text(kLabelWidth + kPlotWidth + 8, mid + 4, VerdictCell(m),
+             m.verdict == Verdict::kRegressed  ? "mark"
+             : m.verdict == Verdict::kImproved ? "headroom"
+                                               : "");
     svg.EndGroup();
   }
   html.Open("div", {{"class", "figure"}}).Raw(svg.Finish()).Close("div");

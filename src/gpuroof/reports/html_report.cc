@@ -238,8 +238,9 @@ void WriteTimelines(HtmlWriter& html, const HtmlReport& report) {
   html.Element("h2", "Timeline");
   html.Element("p",
                fmt::format("One lane per engine; bar height: the share of each time bin the "
-                           "engine was busy. Shaded: outside the window. Red: the {} largest "
-                           "gaps (no engine busy); hover for figures.",
+                           "engine was busy. Shaded: outside the window. Green dotted line: "
+                           "where the warm-up ends (steady state). Red: the {} largest gaps (no "
+                           "engine busy); hover for figures.",
                            report.highlighted_gaps),
                {{"class", "explain"}});
   for (size_t t = 0; t < report.traces.size(); ++t) {
@@ -263,6 +264,21 @@ void WriteTimelines(HtmlWriter& html, const HtmlReport& report) {
                         HumanDurationNs(static_cast<double>(timeline.start_ns)),
                         GapsSummaryLine(*gaps, report.gap_min_text)),
             {{"class", "meta"}});
+      }
+      const SteadyMark* steady = FindDevice(reported.steady, timeline.device_id);
+      if (steady != nullptr) {
+        input.steady_start_ns = steady->start_ns;
+        if (steady->start_ns) {
+          html.Element(
+              "p",
+              fmt::format("steady from {} on the trace clock: MSER-5 over {} dropped {} "
+                          "unit{} of warm-up",
+                          HumanDurationNs(static_cast<double>(*steady->start_ns)), steady->series,
+                          steady->dropped, steady->dropped == 1 ? "" : "s"),
+              {{"class", "meta"}});
+        }
+        for (const std::string& note : steady->notes)
+          html.Element("p", "note: " + note, {{"class", "note"}});
       }
       html.Open("div", {{"class", "figure"}}).Raw(RenderTimelineSvg(input)).Close("div");
     }

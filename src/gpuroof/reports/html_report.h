@@ -18,6 +18,16 @@ namespace gpuroof {
 
 // Everything the page shows about one trace. Vectors of devices are in ascending device id; a
 // device may be missing from kernels, copies, gaps and timelines (nothing of that kind ran).
+// Where a device's warm-up ends (MSER-5 over the unit series of analyses/steady_state.h), for
+// the timeline; `note` says why it is not marked, or what MSER-5 warned.
+struct SteadyMark {
+  int32_t device_id = 0;
+  std::optional<int64_t> start_ns;  // unset: not marked (too few units, or --window steady)
+  std::string series;               // "50 slices (busy time of H2D)"
+  size_t dropped = 0;               // warm-up units dropped
+  std::vector<std::string> notes;
+};
+
 struct ReportedTrace {
   const Trace* trace = nullptr;
   std::vector<DeviceLoad> devices;
@@ -27,6 +37,7 @@ struct ReportedTrace {
   std::vector<DeviceKernels> kernels;  // top kernels (KernelSummaryOptions::top)
   std::vector<DeviceCopies> copies;
   std::optional<RangeSummary> ranges;  // set when the trace has NVTX ranges
+  std::vector<SteadyMark> steady;      // one per device with a timeline
 };
 
 // Where and with what traces were recorded: a campaign's env stamp (env.json beside them), as

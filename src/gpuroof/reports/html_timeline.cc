@@ -119,6 +119,13 @@ std::string RenderTimelineSvg(const TimelineInput& input) {
   Marker(svg, window_x0, kTopMargin, lanes_bottom,
          window.policy == "steady" ? "steady state" : "window", "window", "start");
   Marker(svg, window_x1, kTopMargin, lanes_bottom, "window end", "window", "end");
+  if (input.steady_start_ns) {
+    // Labelled inside the plot: the warm-up is usually short, so the line sits near the window
+    // start, whose label is above the plot.
+    const double x = scale.X(*input.steady_start_ns);
+    svg.Line(x, kTopMargin, x, lanes_bottom, "steady");
+    svg.Text(x + 3, kTopMargin + 11, "steady from", "steady-label", "start");
+  }
   // Time axis: five ticks from the range start.
   for (int tick = 0; tick <= 4; ++tick) {
     double x = kLeftMargin + kPlotWidth * tick / 4.0;

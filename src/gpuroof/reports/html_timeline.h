@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -19,6 +20,9 @@ struct TimelineInput {
   const DeviceTimeline* timeline = nullptr;
   const Window* window = nullptr;
   std::span<const Gap> gaps;  // highlighted (the largest ones); any order
+  // Where MSER-5 finds the warm-up over (analyses/steady_state.h), when the window is not
+  // already the steady one: a dotted line labelled "steady from" inside the plot.
+  std::optional<int64_t> steady_start_ns;
 };
 
 // One swimlane per engine busy in the range: in each bin a bar whose height is the engine's busy
