@@ -31,6 +31,9 @@ std::string MetricLabel(const MetricComparison& m) {
     case MetricLevel::kRange:
       label = fmt::format("range [{}]", m.name);
       break;
+    case MetricLevel::kIdle:
+      label = "GPU idle / iter" + (m.name.size() > 8 ? m.name.substr(8) : std::string());
+      break;
     case MetricLevel::kKernel:
       label = "kernel " + m.name;
       break;
@@ -71,6 +74,22 @@ std::string DeltaCell(const MetricComparison& m) {
             ? fmt::format("{}{}", *m.delta >= 0 ? "+" : "-", HumanBytes(std::fabs(*m.delta)))
             : fmt::format("{:+.0f}", *m.delta);
     return fmt::format("{} (exact)", delta);
+  }
+  if (m.level == MetricLevel::kIdle && m.delta) {
+    // A shift in time, not a ratio: idle time can be ~0.
+    auto signed_duration = [](double ns) {
+      return fmt::format("{}{}", ns < 0 ? "-" : "+", HumanDurationNs(std::fabs(ns)));
+    };
+    std::string cell = signed_duration(*m.delta);
+    if (m.delta_ci_low && m.delta_ci_high) {
+      cell += fmt::format(" [{}, {}]", signed_duration(*m.delta_ci_low),
+                          signed_duration(*m.delta_ci_high));
+    } else {
+      cell += " (low n)";
+    }
+    if (m.delta_of_iteration)
+      cell += fmt::format(" ({:+.1f}% of iter)", 100 * *m.delta_of_iteration);
+    return cell;
   }
   if (!m.ratio) return "-";
   if (!m.ci_low || !m.ci_high) return fmt::format("{} (low n)", RatioPercent(*m.ratio));

@@ -17,6 +17,8 @@ std::string_view LevelId(MetricLevel level) {
       return "copy-busy";
     case MetricLevel::kRange:
       return "range";
+    case MetricLevel::kIdle:
+      return "gpu-idle";
     case MetricLevel::kKernel:
       return "kernel";
     case MetricLevel::kLaunches:
@@ -115,6 +117,13 @@ void WriteMetric(JsonWriter& json, const MetricComparison& m) {
   json.Key("impact").Double(m.impact);
   json.Key("mde").Double(m.mde);
   json.Key("delta").Double(m.delta);
+  json.Key("delta_ci");
+  if (m.delta_ci_low && m.delta_ci_high) {
+    json.BeginArray().Double(*m.delta_ci_low).Double(*m.delta_ci_high).EndArray();
+  } else {
+    json.Null();
+  }
+  json.Key("delta_of_iteration").Double(m.delta_of_iteration);
   json.Key("floor").Double(m.floor);
   json.Key("verdict").String(VerdictId(m.verdict));
   json.Key("low_n_over_threshold").Bool(m.low_n_over_threshold);

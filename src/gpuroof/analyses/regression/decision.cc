@@ -1,6 +1,7 @@
 #include "gpuroof/analyses/regression/decision.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 namespace gpuroof {
@@ -82,6 +83,15 @@ bool RangeGated(double share_of_iteration, const std::string& name, const GateSe
   return share_of_iteration >= settings.range_min_share ||
          std::find(settings.gate_ranges.begin(), settings.gate_ranges.end(), name) !=
              settings.gate_ranges.end();
+}
+
+bool CollectiveKernel(std::string_view key) {
+  constexpr std::string_view kPrefix = "nccl";
+  if (key.size() < kPrefix.size()) return false;
+  for (size_t i = 0; i < kPrefix.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(key[i])) != kPrefix[i]) return false;
+  }
+  return true;
 }
 
 }  // namespace gpuroof

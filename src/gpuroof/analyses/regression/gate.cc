@@ -62,6 +62,13 @@ struct SideSamples {
       if (s) all.insert(all.end(), s->values.begin(), s->values.end());
     return all;
   }
+  // The median of each profile that has the metric.
+  std::vector<double> RunMedians() const {
+    std::vector<double> out;
+    for (const SampleSet* s : profiles)
+      if (s && !s->values.empty()) out.push_back(Median(s->values));
+    return out;
+  }
   // ln(median) of each profile that has the metric: the run summaries of §4.4.
   std::vector<double> RunSummaries() const {
     std::vector<double> out;
@@ -147,6 +154,63 @@ void EstimateSingleRun(MetricComparison& m, const std::vector<double>& x,
   if (keep) *keep = {std::move(a), std::move(b), shift.estimate};
 }
 
+// GPU idle (§3.3, report-only): idle time can be ~0, so no logs. Single-run: Hodges-Lehmann
+// shift of the raw ns with its Moses interval; multi-run: pooled t on the run medians. The verdict
+// is CHANGED when the interval excludes 0, else ~ (LOW-N without an interval).
+void EstimateIdleShift(MetricComparison& m, const SideSamples& b, const SideSamples& c, bool multi,
+                       double alpha, double iteration_median) {
+  m.gated = false;
+  m.floor = 0;
+  m.ci_level = 1.0 - alpha;
+  std::optional<double> estimate;
+  std::optional<double> low;
+  std::optional<double> high;
+  if (multi) {
+    m.baseline = Summarize(b.RunMedians());
+    m.current = Summarize(c.RunMedians());
+    if (const auto t = PooledT(b.RunMedians(), c.RunMedians(), alpha)) {
+      m.method = "pooled-t-raw";
+      m.test = "pooled-t";
+      m.p_value = t->p_value;
+      estimate = t->mean_difference;
+      low = t->ci_low;
+      high = t->ci_high;
+    }
+  } else {
+    std::vector<double> x = b.Pooled();
+    std::vector<double> y = c.Pooled();
+    m.baseline = Summarize(x);
+    m.current = Summarize(y);
+    std::sort(x.begin(), x.end());
+    std::sort(y.begin(), y.end());
+    if (!x.empty() && !y.empty()) {
+      const ShiftEstimate shift = HodgesLehmannShift(x, y, alpha);
+      m.method = "hodges-lehmann-raw/moses";
+      estimate = shift.estimate;
+      low = shift.ci_low;
+      high = shift.ci_high;
+      const MannWhitneyResult test = MannWhitneyU(x, y);
+      m.test = test.exact ? "mann-whitney-u-exact" : "mann-whitney-u";
+      m.p_value = test.p_value;
+    }
+  }
+  if (!estimate) {
+    m.method = "median-difference";
+    m.delta = m.current->median - m.baseline->median;
+    m.verdict = Verdict::kLowN;
+    return;
+  }
+  m.delta = *estimate;
+  if (iteration_median > 0) m.delta_of_iteration = *estimate / iteration_median;
+  if (!low || !high) {
+    m.verdict = Verdict::kLowN;
+    return;
+  }
+  m.delta_ci_low = *low;
+  m.delta_ci_high = *high;
+  m.verdict = *low > 0 || *high < 0 ? Verdict::kChanged : Verdict::kNoChange;
+}
+
 // Run-level estimate (multi-run): pooled t on ln(run medians), floor 0.
 void EstimateRunLevel(MetricComparison& m, const SideSamples& base, const SideSamples& cur,
                       double alpha, const GateSettings& settings) {
@@ -228,12 +292,14 @@ int LevelOrder(MetricLevel level) {
       return 3;
     case MetricLevel::kCopyBusy:
       return 4;
-    case MetricLevel::kLaunches:
+    case MetricLevel::kIdle:
       return 5;
-    case MetricLevel::kBytes:
+    case MetricLevel::kLaunches:
       return 6;
+    case MetricLevel::kBytes:
+      return 7;
   }
-  return 7;
+  return 8;
 }
 
 bool GatedRegression(const MetricComparison& m, const GateSettings& settings) {
@@ -320,6 +386,9 @@ CompareResult CompareProfiles(std::span<const ProfileSummary> baseline,
       case MetricLevel::kBytes:
         ExactCount(m, b, c, settings);
         break;
+      case MetricLevel::kIdle:
+        EstimateIdleShift(m, b, c, multi, alpha, base_iteration_median);
+        break;
       case MetricLevel::kIteration:
       case MetricLevel::kGpuBusy:
       case MetricLevel::kCopyBusy:
@@ -358,7 +427,7 @@ CompareResult CompareProfiles(std::span<const ProfileSummary> baseline,
                   : *m.share;
           m.impact = KernelImpact(share_of_iteration, *m.time_ratio);
           m.gated = *m.share >= settings.kernel_min_share &&
-                    std::fabs(*m.impact) >= settings.kernel_min_impact;
+                    std::fabs(*m.impact) >= settings.kernel_min_impact && !CollectiveKernel(m.name);
           kernels.push_back(metrics.size());
         }
         break;

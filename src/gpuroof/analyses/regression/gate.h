@@ -43,13 +43,16 @@ struct MetricComparison {
   std::optional<BootstrapInterval> median_ratio;  // iteration-level metrics, single-run
   std::string test;                               // "mann-whitney-u", "pooled-t", ""
   std::optional<double> p_value;
-  std::optional<double> p_adjusted;  // Holm, gated kernels
-  std::optional<double> run_mwu_p;   // multi-run, >= 5 runs per side: exact MWU on summaries
-  std::optional<double> share;       // kernels: of baseline kernel time
-  std::optional<double> time_ratio;  // kernels: time-per-iteration ratio
-  std::optional<double> impact;      // kernels: share of iteration x (time ratio - 1)
-  std::optional<double> mde;         // minimum detectable effect (gated metrics)
-  std::optional<double> delta;       // exact levels: current - baseline median
+  std::optional<double> p_adjusted;    // Holm, gated kernels
+  std::optional<double> run_mwu_p;     // multi-run, >= 5 runs per side: exact MWU on summaries
+  std::optional<double> share;         // kernels: of baseline kernel time
+  std::optional<double> time_ratio;    // kernels: time-per-iteration ratio
+  std::optional<double> impact;        // kernels: share of iteration x (time ratio - 1)
+  std::optional<double> mde;           // minimum detectable effect (gated metrics)
+  std::optional<double> delta;         // exact levels: current - baseline median; GPU idle: shift
+  std::optional<double> delta_ci_low;  // GPU idle: the shift's interval (ns)
+  std::optional<double> delta_ci_high;
+  std::optional<double> delta_of_iteration;  // GPU idle: shift / baseline median iteration
   double floor = 0;
   Verdict verdict = Verdict::kNoChange;
   bool low_n_over_threshold = false;

@@ -263,7 +263,7 @@ CompareResult CompareWithHistory(std::span<const HistoryEntry> history,
       m.time_ratio = m.ratio;
       m.impact = KernelImpact(*m.share, *m.ratio);
       m.gated = *m.share >= settings.kernel_min_share &&
-                std::fabs(*m.impact) >= settings.kernel_min_impact;
+                std::fabs(*m.impact) >= settings.kernel_min_impact && !CollectiveKernel(m.name);
     } else if (set.level == MetricLevel::kRange) {
       // Share of the iteration as the two-sided gate defines it: the range's time per steady
       // iteration over the median iteration, here of the current run.

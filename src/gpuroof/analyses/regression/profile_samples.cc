@@ -166,9 +166,12 @@ void SummarizeIterations(const Trace& trace, const ProfileOptions& options,
   // Engines seen per device, so a metric exists only where the profile has that engine.
   std::set<std::pair<int32_t, Engine>> seen;
   std::map<std::pair<int32_t, Engine>, std::vector<double>> busy_by_engine;
+  // GPU idle per iteration and device: span of the iteration's ops minus their compute busy.
+  std::map<int32_t, std::vector<double>> idle_by_device;
   for (size_t it = drop; it < attribution.instances.size(); ++it) {
     const RangeInstanceWork& work = attribution.instances[it];
     std::map<std::pair<int32_t, Engine>, IntervalUnion> unions;
+    std::map<int32_t, std::pair<int64_t, int64_t>> spans;  // device -> first start, last end
     double kernel_launches = 0;
     double moved = 0;
     for (const OpRef& op : work.ops) {
@@ -178,6 +181,11 @@ void SummarizeIterations(const Trace& trace, const ProfileOptions& options,
       const int32_t device = trace.streams[block.stream[op.index]].device_id;
       unions[{device, engine}].Add(interval.start_ns, interval.end_ns);
       seen.insert({device, engine});
+      auto [span, fresh] = spans.try_emplace(device, interval.start_ns, interval.end_ns);
+      if (!fresh) {
+        span->second.first = std::min(span->second.first, interval.start_ns);
+        span->second.second = std::max(span->second.second, interval.end_ns);
+      }
       if (engine == Engine::kKernel) {
         kernel_launches += 1;
         const double duration = static_cast<double>(interval.end_ns - interval.start_ns);
@@ -199,6 +207,19 @@ void SummarizeIterations(const Trace& trace, const ProfileOptions& options,
     }
     launches.values.push_back(kernel_launches);
     bytes.values.push_back(moved);
+    // Every device with ops gets an idle value for every iteration (0 without ops in it).
+    for (const auto& [device, engine] : seen) {
+      if (engine != Engine::kKernel) continue;
+      std::vector<double>& idle = idle_by_device[device];
+      idle.resize(it - drop, 0.0);
+      auto span = spans.find(device);
+      auto busy = unions.find({device, Engine::kKernel});
+      const double length =
+          span == spans.end() ? 0.0 : static_cast<double>(span->second.second - span->second.first);
+      idle.push_back(std::max(
+          0.0,
+          length - (busy == unions.end() ? 0.0 : static_cast<double>(busy->second.length_ns()))));
+    }
     // Every engine of the profile gets a value for every iteration (0 when idle in it).
     for (const auto& key : seen) {
       auto u = unions.find(key);
@@ -208,6 +229,13 @@ void SummarizeIterations(const Trace& trace, const ProfileOptions& options,
     }
   }
   SummarizeRanges(trace, ranges, drop, summary);
+  for (auto& [device, values] : idle_by_device) {
+    values.resize(summary.steady_iterations, 0.0);
+    SampleSet& set = summary.metrics[fmt::format("idle:{}", device)];
+    set.level = MetricLevel::kIdle;
+    set.name = "GPU idle" + DeviceSuffix(device, devices.size());
+    set.values = std::move(values);
+  }
   for (auto& [key, values] : busy_by_engine) {
     values.resize(summary.steady_iterations, 0.0);
     const auto [device, engine] = key;

@@ -174,5 +174,54 @@ TEST(GateTest, FewSamplesAreLowN) {
   EXPECT_EQ(CompareProfiles(base, cur, gate).exit_code, 1);
 }
 
+// A collective kernel 10 % slower with most of the GPU time is reported, never gated: its time is
+// the slowest rank's. The same kernel under another name fails the gate.
+TEST(GateTest, CollectiveKernelsAreReportOnly) {
+  std::vector<double> steps(40, 1000.0);
+  std::vector<double> base_launches;
+  std::vector<double> cur_launches;
+  for (int i = 0; i < 40; ++i) {
+    base_launches.push_back(800.0 + (i * 7) % 11);
+    cur_launches.push_back(880.0 + (i * 5) % 11);
+  }
+  for (const std::string key : {"ncclDevKernel_AllReduce_Sum_f32", "gemm"}) {
+    ProfileSummary base = Profile("b", steps);
+    ProfileSummary cur = Profile("c", steps);
+    AddKernel(base, key, base_launches);
+    AddKernel(cur, key, cur_launches);
+    const CompareResult r = CompareProfiles(std::vector{base}, std::vector{cur}, GateSettings{});
+    const MetricComparison& m = Find(r, "kernel:" + key);
+    EXPECT_EQ(m.verdict, Verdict::kRegressed) << key;
+    EXPECT_EQ(m.gated, key == "gemm") << key;
+    EXPECT_EQ(r.exit_code, key == "gemm" ? 1 : 0) << key;
+  }
+}
+
+// GPU idle per iteration is a shift in ns (idle can be ~0, so no ratio): HL of the raw values
+// with its Moses interval, report-only, CHANGED when the interval excludes 0.
+TEST(GateTest, GpuIdleIsARawShiftReportedOnly) {
+  ProfileSummary base = Profile("b", std::vector<double>(20, 1000.0));
+  ProfileSummary cur = Profile("c", std::vector<double>(20, 1000.0));
+  for (ProfileSummary* p : {&base, &cur}) {
+    SampleSet& idle = p->metrics["idle:0"];
+    idle.level = MetricLevel::kIdle;
+    idle.name = "GPU idle";
+    for (int i = 0; i < 20; ++i)  // baseline 0..19 ns, current 50..69 ns: shift exactly 50
+      idle.values.push_back((p == &cur ? 50.0 : 0.0) + i);
+  }
+  const CompareResult r = CompareProfiles(std::vector{base}, std::vector{cur}, GateSettings{});
+  const MetricComparison& m = Find(r, "idle:0");
+  EXPECT_FALSE(m.gated);
+  EXPECT_FALSE(m.ratio.has_value());
+  EXPECT_EQ(m.method, "hodges-lehmann-raw/moses");
+  EXPECT_DOUBLE_EQ(*m.delta, 50.0);
+  EXPECT_DOUBLE_EQ(*m.delta_of_iteration, 0.05);
+  EXPECT_GT(*m.delta_ci_low, 0.0);
+  EXPECT_LT(*m.delta_ci_low, 50.0);
+  EXPECT_GT(*m.delta_ci_high, 50.0);
+  EXPECT_EQ(m.verdict, Verdict::kChanged);
+  EXPECT_EQ(r.exit_code, 0);
+}
+
 }  // namespace
 }  // namespace gpuroof

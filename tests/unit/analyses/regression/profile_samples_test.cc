@@ -51,6 +51,9 @@ TEST(ProfileSamplesTest, IterationsFromLaunchCorrelation) {
   // Each iteration owns exactly its 200 ns kernel and 100 ns copy, though both run past its end.
   EXPECT_EQ(s.metrics.at("busy:kernel:0").values, std::vector<double>(6, 200.0));
   EXPECT_EQ(s.metrics.at("copy:H2D:0").values, std::vector<double>(6, 100.0));
+  // GPU idle: the iteration's ops span 900..1200 (300 ns), its kernel is busy 200 ns of it.
+  EXPECT_EQ(s.metrics.at("idle:0").level, MetricLevel::kIdle);
+  EXPECT_EQ(s.metrics.at("idle:0").values, std::vector<double>(6, 100.0));
   EXPECT_EQ(s.metrics.at("launches").values, std::vector<double>(6, 1.0));
   EXPECT_EQ(s.metrics.at("bytes").values, std::vector<double>(6, 64.0));
   const SampleSet& kernel = s.metrics.at("kernel:a <<<(0,0,0),(0,0,0)>>>");
