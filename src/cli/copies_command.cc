@@ -38,17 +38,14 @@ int RunContention(const CopiesOptions& options) {
   ReadOptions read_options;
   read_options.threads = options.threads;
   read_options.detail = ReadDetail::kEngineLoad;
-  for (const std::string& path : options.traces) {
-    traces.push_back(std::make_unique<Trace>(LoadTrace(path, read_options, options.output)));
-    ContendedTrace contended;
-    contended.trace = traces.back().get();
-    contended.devices = ComputeCopyContention(*traces.back(), contention_options);
-    for (const DeviceContention& device : contended.devices) {
-      PrintNote(options.output, path, fmt::format("device {}", device.device_id),
-                device.window.note);
-    }
-    report.traces.push_back(std::move(contended));
-  }
+  traces = LoadEachTrace(options.traces, read_options, options.output,
+                         [&](const Trace& trace, const std::string& path) {
+                           ContendedTrace contended;
+                           contended.trace = &trace;
+                           contended.devices = ComputeCopyContention(trace, contention_options);
+                           PrintWindowNotes(options.output, path, contended.devices);
+                           report.traces.push_back(std::move(contended));
+                         });
   RenderAndEmit(options.output, report, RenderContentionText, RenderContentionCsv,
                 RenderContentionJson);
   return kExitOk;
@@ -62,22 +59,19 @@ int RunCopies(const CopiesOptions& options) {
   CopyReport report;
   report.window_text = options.window;
   report.tool_version = GPUROOF_VERSION;
-  // Memory kinds are part of the full detail only.
+  // Copy classes need the memory kinds: the breakdown detail has them.
   ReadOptions read_options;
   read_options.threads = options.threads;
-  read_options.detail = ReadDetail::kFull;
+  read_options.detail = ReadDetail::kBreakdown;
   read_options.api_calls = false;  // no range attribution here
-  for (const std::string& path : options.traces) {
-    traces.push_back(std::make_unique<Trace>(LoadTrace(path, read_options, options.output)));
-    CopiedTrace copied;
-    copied.trace = traces.back().get();
-    copied.devices = ComputeCopySummary(*traces.back(), summary_options);
-    for (const DeviceCopies& device : copied.devices) {
-      PrintNote(options.output, path, fmt::format("device {}", device.device_id),
-                device.window.note);
-    }
-    report.traces.push_back(std::move(copied));
-  }
+  traces = LoadEachTrace(options.traces, read_options, options.output,
+                         [&](const Trace& trace, const std::string& path) {
+                           CopiedTrace copied;
+                           copied.trace = &trace;
+                           copied.devices = ComputeCopySummary(trace, summary_options);
+                           PrintWindowNotes(options.output, path, copied.devices);
+                           report.traces.push_back(std::move(copied));
+                         });
   RenderAndEmit(options.output, report, RenderCopyText, RenderCopyCsv, RenderCopyJson);
   return kExitOk;
 }

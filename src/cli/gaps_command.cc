@@ -37,18 +37,18 @@ int RunGaps(const GapsOptions& options) {
   report.min_ns = gap_options.min_ns;
   report.min_text = options.min;
   report.tool_version = GPUROOF_VERSION;
-  // Labels of the ops around a gap need kernel names and memory kinds.
+  // Labels of the ops around a gap need kernel names and memory kinds: the breakdown detail.
   ReadOptions read_options;
   read_options.threads = options.threads;
-  read_options.detail = ReadDetail::kFull;
+  read_options.detail = ReadDetail::kBreakdown;
   read_options.api_calls = false;  // no range attribution here
-  for (const std::string& path : options.traces) {
-    traces.push_back(std::make_unique<Trace>(LoadTrace(path, read_options, options.output)));
-    GappedTrace gapped;
-    gapped.trace = traces.back().get();
-    gapped.devices = ComputeGaps(*traces.back(), gap_options);
-    report.traces.push_back(std::move(gapped));
-  }
+  traces = LoadEachTrace(options.traces, read_options, options.output,
+                         [&](const Trace& trace, const std::string&) {
+                           GappedTrace gapped;
+                           gapped.trace = &trace;
+                           gapped.devices = ComputeGaps(trace, gap_options);
+                           report.traces.push_back(std::move(gapped));
+                         });
   RenderAndEmit(options.output, report, RenderGapsText, RenderGapsCsv, RenderGapsJson);
   return kExitOk;
 }

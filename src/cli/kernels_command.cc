@@ -55,17 +55,14 @@ int RunKernels(const KernelsOptions& options) {
   read_options.threads = options.threads;
   read_options.detail = ReadDetail::kFull;
   read_options.api_calls = false;  // no range attribution here
-  for (const std::string& path : options.traces) {
-    traces.push_back(std::make_unique<Trace>(LoadTrace(path, read_options, options.output)));
-    SummarizedTrace summarized;
-    summarized.trace = traces.back().get();
-    summarized.devices = ComputeKernelSummary(*traces.back(), summary_options);
-    for (const DeviceKernels& device : summarized.devices) {
-      PrintNote(options.output, path, fmt::format("device {}", device.device_id),
-                device.window.note);
-    }
-    report.traces.push_back(std::move(summarized));
-  }
+  traces = LoadEachTrace(options.traces, read_options, options.output,
+                         [&](const Trace& trace, const std::string& path) {
+                           SummarizedTrace summarized;
+                           summarized.trace = &trace;
+                           summarized.devices = ComputeKernelSummary(trace, summary_options);
+                           PrintWindowNotes(options.output, path, summarized.devices);
+                           report.traces.push_back(std::move(summarized));
+                         });
   RenderAndEmit(options.output, report, RenderKernelText, RenderKernelCsv, RenderKernelJson);
   return kExitOk;
 }

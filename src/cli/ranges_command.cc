@@ -25,14 +25,14 @@ int RunRanges(const RangesOptions& options) {
   ReadOptions read_options;
   read_options.threads = options.threads;
   read_options.detail = ReadDetail::kFull;
-  for (const std::string& path : options.traces) {
-    traces.push_back(std::make_unique<Trace>(LoadTrace(path, read_options, options.output)));
-    RangesOfTrace ranges;
-    ranges.trace = traces.back().get();
-    ranges.summary = SummarizeRanges(*traces.back(), summary_options);
-    PrintNote(options.output, path, "ranges", ranges.summary.method_note);
-    report.traces.push_back(std::move(ranges));
-  }
+  traces = LoadEachTrace(options.traces, read_options, options.output,
+                         [&](const Trace& trace, const std::string& path) {
+                           RangesOfTrace ranges;
+                           ranges.trace = &trace;
+                           ranges.summary = SummarizeRanges(trace, summary_options);
+                           PrintNote(options.output, path, "ranges", ranges.summary.method_note);
+                           report.traces.push_back(std::move(ranges));
+                         });
   RenderAndEmit(options.output, report, RenderRangesText, RenderRangesCsv, RenderRangesJson);
   return kExitOk;
 }

@@ -1,6 +1,10 @@
 #pragma once
 
+#include <memory>
 #include <string>
+#include <vector>
+
+#include <fmt/format.h>
 
 #include "gpuroof/model/trace.h"
 #include "gpuroof/readers/reader_registry.h"
@@ -13,5 +17,28 @@ namespace gpuroof {
 // skipped (unless --quiet) and throws CheckFailed under --strict when any was lost.
 Trace LoadTrace(const std::string& path, const ReadOptions& read_options,
                 const OutputOptions& output);
+
+// Reads the traces one after another and calls `analyse(trace, path)` on each as it is read. The
+// traces are returned, kept alive, since the reports analyses make point into them.
+template <typename Analyse>
+std::vector<std::unique_ptr<Trace>> LoadEachTrace(const std::vector<std::string>& paths,
+                                                  const ReadOptions& read_options,
+                                                  const OutputOptions& output, Analyse analyse) {
+  std::vector<std::unique_ptr<Trace>> traces;
+  for (const std::string& path : paths) {
+    traces.push_back(std::make_unique<Trace>(LoadTrace(path, read_options, output)));
+    analyse(*traces.back(), path);
+  }
+  return traces;
+}
+
+// The window note of each device (anything with device_id and window.note) on stderr, as
+// "PATH: device N: NOTE", unless --quiet.
+template <typename Devices>
+void PrintWindowNotes(const OutputOptions& output, const std::string& path,
+                      const Devices& devices) {
+  for (const auto& device : devices)
+    PrintNote(output, path, fmt::format("device {}", device.device_id), device.window.note);
+}
 
 }  // namespace gpuroof

@@ -17,31 +17,6 @@ std::filesystem::path Example() {
   return SourceDir() / "examples" / "frame_pipeline.sqlite";
 }
 
-// CSV with one header line and rows -> name -> cell maps.
-std::vector<std::map<std::string, std::string>> ParseCsv(const std::string& text) {
-  std::vector<std::map<std::string, std::string>> rows;
-  std::stringstream in(text);
-  std::string line;
-  std::vector<std::string> header;
-  while (std::getline(in, line)) {
-    std::vector<std::string> cells;
-    std::stringstream fields(line);
-    std::string cell;
-    while (std::getline(fields, cell, ','))
-      cells.push_back(cell);
-    if (!line.empty() && line.back() == ',') cells.emplace_back();
-    if (header.empty()) {
-      header = cells;
-      continue;
-    }
-    std::map<std::string, std::string> row;
-    for (size_t i = 0; i < header.size() && i < cells.size(); ++i)
-      row[header[i]] = cells[i];
-    rows.push_back(row);
-  }
-  return rows;
-}
-
 double Num(const std::map<std::string, std::string>& row, const std::string& key) {
   auto it = row.find(key);
   if (it == row.end()) {

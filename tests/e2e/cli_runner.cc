@@ -87,4 +87,28 @@ void ExpectGoldenOutput(const std::string& name, std::string out, const std::str
                                    << "rewrite it after checking the change)";
 }
 
+std::vector<std::map<std::string, std::string>> ParseCsv(const std::string& text) {
+  std::vector<std::map<std::string, std::string>> rows;
+  std::stringstream in(text);
+  std::string line;
+  std::vector<std::string> header;
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells;
+    std::stringstream fields(line);
+    std::string cell;
+    while (std::getline(fields, cell, ','))
+      cells.push_back(cell);
+    if (!line.empty() && line.back() == ',') cells.emplace_back();
+    if (header.empty()) {
+      header = cells;
+      continue;
+    }
+    std::map<std::string, std::string> row;
+    for (size_t i = 0; i < header.size() && i < cells.size(); ++i)
+      row[header[i]] = cells[i];
+    rows.push_back(row);
+  }
+  return rows;
+}
+
 }  // namespace gpuroof::testing

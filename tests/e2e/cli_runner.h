@@ -1,6 +1,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,10 @@ class TempDir {
 
 std::string ReadFile(const std::filesystem::path& path);
 void WriteFile(const std::filesystem::path& path, const std::string& content);
+
+// The rows of a CSV output (one header line, no quoted commas: gpuroof's CSVs quote nothing
+// the tests look at) as header name -> cell; a trailing comma is an empty last cell.
+std::vector<std::map<std::string, std::string>> ParseCsv(const std::string& text);
 
 // Path of the bundled example trace and of the repository root.
 std::filesystem::path SourceDir();

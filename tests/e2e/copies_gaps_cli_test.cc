@@ -26,31 +26,6 @@ std::filesystem::path SaxpyFixture() {
          "nsys2021_5_saxpy_rank0.sqlite";
 }
 
-// CSV (no quoted commas in these outputs) -> rows of name -> cell.
-std::vector<std::map<std::string, std::string>> ParseCsv(const std::string& text) {
-  std::vector<std::map<std::string, std::string>> rows;
-  std::stringstream in(text);
-  std::string line;
-  std::vector<std::string> header;
-  while (std::getline(in, line)) {
-    std::vector<std::string> cells;
-    std::stringstream fields(line);
-    std::string cell;
-    while (std::getline(fields, cell, ','))
-      cells.push_back(cell);
-    if (!line.empty() && line.back() == ',') cells.emplace_back();
-    if (header.empty()) {
-      header = cells;
-      continue;
-    }
-    std::map<std::string, std::string> row;
-    for (size_t i = 0; i < header.size() && i < cells.size(); ++i)
-      row[header[i]] = cells[i];
-    rows.push_back(row);
-  }
-  return rows;
-}
-
 const std::map<std::string, std::string>* FindCopy(
     const std::vector<std::map<std::string, std::string>>& rows, const std::string& copy) {
   for (const auto& row : rows) {

@@ -39,37 +39,12 @@ std::filesystem::path Build(const TempDir& dir, const std::string& name, const s
   return file;
 }
 
-// Rows of a CSV without quoted commas, as header name -> cell.
-std::vector<std::map<std::string, std::string>> CsvRows(const std::string& text) {
-  std::vector<std::map<std::string, std::string>> rows;
-  std::stringstream in(text);
-  std::string line;
-  std::vector<std::string> header;
-  while (std::getline(in, line)) {
-    std::vector<std::string> cells;
-    std::stringstream fields(line);
-    std::string cell;
-    while (std::getline(fields, cell, ','))
-      cells.push_back(cell);
-    if (!line.empty() && line.back() == ',') cells.emplace_back();
-    if (header.empty()) {
-      header = cells;
-      continue;
-    }
-    std::map<std::string, std::string> row;
-    for (size_t i = 0; i < header.size() && i < cells.size(); ++i)
-      row[header[i]] = cells[i];
-    rows.push_back(row);
-  }
-  return rows;
-}
-
 TEST(RangesCliTest, PerNameRowsAttributeWorkThroughLaunches) {
   TempDir dir;
   const auto trace = Build(dir, "epochs.sqlite", kEpochs);
   const CliResult result = RunGpuroof({"ranges", trace.string(), "--format", "csv"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  const auto rows = CsvRows(result.out);
+  const auto rows = ParseCsv(result.out);
   ASSERT_EQ(rows.size(), 2u) << result.out;
   // "idle thread" has 3 ms of CPU time, "epoch" 300 us: largest first.
   EXPECT_EQ(rows[0].at("range"), "idle thread");
@@ -97,7 +72,7 @@ TEST(RangesCliTest, NamedRangeGivesOneRowPerInstance) {
   const CliResult result =
       RunGpuroof({"ranges", trace.string(), "--name", "epoch", "--format", "csv"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  const auto rows = CsvRows(result.out);
+  const auto rows = ParseCsv(result.out);
   ASSERT_EQ(rows.size(), 3u) << result.out;
   const auto& second = rows[1];
   EXPECT_EQ(second.at("instance"), "2");
@@ -131,7 +106,7 @@ repeat 2 step=1ms {
   const CliResult result = RunGpuroof({"ranges", trace.string(), "--format", "csv"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_NE(result.err.find("no CUDA API calls"), std::string::npos) << result.err;
-  const auto rows = CsvRows(result.out);
+  const auto rows = ParseCsv(result.out);
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].at("method"), "time-overlap");
   // The kernel [300,600us) is clipped to the range [0,500us): 200 us per epoch.
@@ -158,7 +133,7 @@ TEST(RangesCliTest, AnalyzePerRangeGivesTheInstanceRows) {
       RunGpuroof({"analyze", trace.string(), "--per-range", "epoch", "--format", "csv"});
   ASSERT_EQ(analyze.exit_code, 0) << analyze.err;
   EXPECT_EQ(analyze.out, ranges.out);
-  EXPECT_EQ(CsvRows(analyze.out).size(), 3u);
+  EXPECT_EQ(ParseCsv(analyze.out).size(), 3u);
 
   const CliResult mixed =
       RunGpuroof({"analyze", trace.string(), "--per-range", "epoch", "--units", "3"});
