@@ -88,24 +88,45 @@ void ExpectGoldenOutput(const std::string& name, std::string out, const std::str
 }
 
 std::vector<std::map<std::string, std::string>> ParseCsv(const std::string& text) {
-  std::vector<std::map<std::string, std::string>> rows;
-  std::stringstream in(text);
-  std::string line;
-  std::vector<std::string> header;
-  while (std::getline(in, line)) {
-    std::vector<std::string> cells;
-    std::stringstream fields(line);
-    std::string cell;
-    while (std::getline(fields, cell, ','))
-      cells.push_back(cell);
-    if (!line.empty() && line.back() == ',') cells.emplace_back();
-    if (header.empty()) {
-      header = cells;
-      continue;
+  std::vector<std::vector<std::string>> records;
+  std::vector<std::string> record;
+  std::string cell;
+  bool quoted = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+        cell += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        cell += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      record.push_back(cell);
+      cell.clear();
+    } else if (c == '\n' || c == '\r') {
+      if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
+      record.push_back(cell);
+      cell.clear();
+      records.push_back(record);
+      record.clear();
+    } else {
+      cell += c;
     }
+  }
+  if (!cell.empty() || !record.empty()) {
+    record.push_back(cell);
+    records.push_back(record);
+  }
+  std::vector<std::map<std::string, std::string>> rows;
+  for (size_t r = 1; r < records.size(); ++r) {
     std::map<std::string, std::string> row;
-    for (size_t i = 0; i < header.size() && i < cells.size(); ++i)
-      row[header[i]] = cells[i];
+    for (size_t c = 0; c < records[0].size() && c < records[r].size(); ++c)
+      row[records[0][c]] = records[r][c];
     rows.push_back(row);
   }
   return rows;

@@ -36,8 +36,8 @@ class TempDir {
 std::string ReadFile(const std::filesystem::path& path);
 void WriteFile(const std::filesystem::path& path, const std::string& content);
 
-// The rows of a CSV output (one header line, no quoted commas: gpuroof's CSVs quote nothing
-// the tests look at) as header name -> cell; a trailing comma is an empty last cell.
+// The rows of an RFC 4180 CSV (one header line; quoted fields may hold commas, quotes and line
+// breaks) as header name -> cell; a trailing comma is an empty last cell.
 std::vector<std::map<std::string, std::string>> ParseCsv(const std::string& text);
 
 // Path of the bundled example trace and of the repository root.

@@ -111,9 +111,10 @@ TEST(CopiesCli, ExampleWindowAllFlagsThePageableSetupUpload) {
 }
 
 TEST(CopiesCli, SaxpyFixturePageableCopies) {
-  if (!std::filesystem::exists(SaxpyFixture())) {
-    GTEST_SKIP() << "SKIPPED LOUDLY: shared fixture missing: " << SaxpyFixture();
+  if (!std::filesystem::is_directory(GPUROOF_SHARED_FIXTURES_DIR)) {
+    GTEST_SKIP() << "SKIPPED LOUDLY: shared fixtures not found at " << GPUROOF_SHARED_FIXTURES_DIR;
   }
+  ASSERT_TRUE(std::filesystem::exists(SaxpyFixture())) << SaxpyFixture() << " is missing";
   CliResult r =
       RunGpuroof({"copies", SaxpyFixture().string(), "--window", "all", "--format", "csv"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -232,9 +233,10 @@ TEST(GapsCli, ExampleHasNoIdleGap) {
 
 // The fixture's gaps against the union of its op intervals computed here from SQL.
 TEST(GapsCli, SaxpyFixtureMatchesAnIndependentUnion) {
-  if (!std::filesystem::exists(SaxpyFixture())) {
-    GTEST_SKIP() << "SKIPPED LOUDLY: shared fixture missing: " << SaxpyFixture();
+  if (!std::filesystem::is_directory(GPUROOF_SHARED_FIXTURES_DIR)) {
+    GTEST_SKIP() << "SKIPPED LOUDLY: shared fixtures not found at " << GPUROOF_SHARED_FIXTURES_DIR;
   }
+  ASSERT_TRUE(std::filesystem::exists(SaxpyFixture())) << SaxpyFixture() << " is missing";
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open_v2(SaxpyFixture().c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
   sqlite3_stmt* statement = nullptr;

@@ -169,7 +169,10 @@ TEST(KinetoCliErrors, BrokenFilesEndInOneLineAndExitTwo) {
 TEST(KinetoCliFixtures, RankTraceAnalyzeMatchesTheReference) {
   std::filesystem::path file =
       std::filesystem::path(GPUROOF_SHARED_FIXTURES_DIR) / "kineto" / "hta_rank0_a100.json.gz";
-  if (!std::filesystem::exists(file)) GTEST_SKIP() << "SKIPPED LOUDLY: " << file << " not found";
+  if (!std::filesystem::is_directory(GPUROOF_SHARED_FIXTURES_DIR)) {
+    GTEST_SKIP() << "SKIPPED LOUDLY: shared fixtures not found at " << GPUROOF_SHARED_FIXTURES_DIR;
+  }
+  ASSERT_TRUE(std::filesystem::exists(file)) << file << " is missing from the shared fixtures";
   CliResult r = RunGpuroof({"analyze", file.string(), "--window", "all", "--format", "csv"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto rows = Rows(r.out);

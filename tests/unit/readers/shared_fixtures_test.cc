@@ -19,6 +19,16 @@ std::filesystem::path FixtureDir() {
   return std::filesystem::path(GPUROOF_SHARED_FIXTURES_DIR) / "nsys";
 }
 
+// The brief lets a test skip, loudly, only when the whole ../shared/fixtures folder is absent.
+// A fixture missing from a folder that is there is a broken fixture set: a failure, not a skip.
+#define SKIP_LOUDLY_WITHOUT_FIXTURES()                                                \
+  do {                                                                                \
+    if (!std::filesystem::is_directory(FixtureDir())) {                               \
+      GTEST_SKIP() << "SKIPPED LOUDLY: shared fixtures not found at " << FixtureDir() \
+                   << " (CI has ../shared beside the clone)";                         \
+    }                                                                                 \
+  } while (false)
+
 std::vector<std::filesystem::path> Fixtures() {
   std::vector<std::filesystem::path> files;
   std::error_code ec;
@@ -64,10 +74,7 @@ std::map<Engine, int64_t> SummedTimes(const Trace& trace) {
 }
 
 TEST(SharedNsysFixtures, EveryExportLoadsAndMatchesSqlSums) {
-  if (!std::filesystem::is_directory(FixtureDir())) {
-    GTEST_SKIP() << "SKIPPED LOUDLY: shared fixtures not found at " << FixtureDir()
-                 << " (CI has ../shared beside the clone)";
-  }
+  SKIP_LOUDLY_WITHOUT_FIXTURES();
   std::vector<std::filesystem::path> files = Fixtures();
   ASSERT_GE(files.size(), 10u) << "expected the shared nsys exports in " << FixtureDir();
   for (const std::filesystem::path& file : files) {
@@ -109,8 +116,9 @@ TEST(SharedNsysFixtures, EveryExportLoadsAndMatchesSqlSums) {
 }
 
 TEST(SharedNsysFixtures, ConcurrentKernelsUnionIsSmallerThanTheirSum) {
+  SKIP_LOUDLY_WITHOUT_FIXTURES();
   std::filesystem::path file = FixtureDir() / "nsys2022_1_concurrent.sqlite";
-  if (!std::filesystem::exists(file)) GTEST_SKIP() << "SKIPPED LOUDLY: " << file << " not found";
+  ASSERT_TRUE(std::filesystem::exists(file)) << file << " is missing from the shared fixtures";
   Trace trace = ReadNsysSqlite(file);
   EngineLoadOptions options;
   options.window = ParseWindowSpec("all");
@@ -139,9 +147,10 @@ TEST(SharedNsysFixtures, EngineOverlapsMatchTheSchemaReference) {
       {"nsys2022_4_streams4.sqlite", Engine::kKernel, Engine::kH2D, 1.79},
       {"nsys2022_4_streams4.sqlite", Engine::kH2D, Engine::kD2H, 7.87},
   };
+  SKIP_LOUDLY_WITHOUT_FIXTURES();
   for (const Expected& c : cases) {
     std::filesystem::path file = FixtureDir() / c.file;
-    if (!std::filesystem::exists(file)) GTEST_SKIP() << "SKIPPED LOUDLY: " << file << " not found";
+    ASSERT_TRUE(std::filesystem::exists(file)) << file << " is missing from the shared fixtures";
     SCOPED_TRACE(c.file);
     Trace trace = ReadNsysSqlite(file);
     EngineLoadOptions options;
@@ -157,8 +166,9 @@ TEST(SharedNsysFixtures, EngineOverlapsMatchTheSchemaReference) {
 }
 
 TEST(SharedNsysFixtures, VersionsAndDevicesAreRead) {
+  SKIP_LOUDLY_WITHOUT_FIXTURES();
   std::filesystem::path file = FixtureDir() / "nsys2021_5_saxpy_rank1.sqlite";
-  if (!std::filesystem::exists(file)) GTEST_SKIP() << "SKIPPED LOUDLY: " << file << " not found";
+  ASSERT_TRUE(std::filesystem::exists(file)) << file << " is missing from the shared fixtures";
   Trace trace = ReadNsysSqlite(file);
   EXPECT_EQ(trace.metadata["nsys_version"].substr(0, 6), "2021.5");
   EXPECT_EQ(trace.ActiveDeviceIds(), std::vector<int32_t>{1});
@@ -181,9 +191,7 @@ namespace {
 // attributes equals a SQL join of the same rows — the launching API call was made on the range's
 // thread while it was open, and names the op by correlation id within the process.
 TEST(SharedNsysFixtures, RangeAttributionMatchesSqlJoin) {
-  if (!std::filesystem::is_directory(FixtureDir())) {
-    GTEST_SKIP() << "SKIPPED LOUDLY: shared fixtures not found at " << FixtureDir();
-  }
+  SKIP_LOUDLY_WITHOUT_FIXTURES();
   int checked = 0;
   for (const std::filesystem::path& file : Fixtures()) {
     if (!HasTable(file, "NVTX_EVENTS") || !HasTable(file, "CUPTI_ACTIVITY_KIND_RUNTIME")) continue;
