@@ -1,6 +1,5 @@
 #include "analyze_command.h"
 
-#include <charconv>
 #include <memory>
 
 #include <CLI/CLI.hpp>
@@ -17,6 +16,7 @@
 #include "output_options.h"
 #include "ranges_command.h"
 #include "trace_loading.h"
+#include "unit_options.h"
 
 namespace gpuroof {
 
@@ -24,9 +24,7 @@ namespace {
 
 struct AnalyzeOptions {
   std::vector<std::string> traces;
-  std::string units;
-  std::string unit_name = "frame";
-  std::string units_from;
+  UnitOptions unit;
   std::string window = "processing";
   int threads = 0;
   bool overlap = false;
@@ -40,8 +38,9 @@ struct AnalyzeOptions {
 // instance launched (the `gpuroof ranges --name NAME` report). Each instance is its own window
 // and unit, so the window and unit options do not apply.
 int RunPerRange(const AnalyzeOptions& options) {
-  if (!options.units.empty() || !options.units_from.empty() || options.window != "processing" ||
-      options.overlap || options.by_stream || options.steady_report) {
+  if (!options.unit.units.empty() || !options.unit.units_from.empty() ||
+      options.window != "processing" || options.overlap || options.by_stream ||
+      options.steady_report) {
     throw InputError("--per-range",
                      "each range instance is its own window and unit: it cannot be combined with "
                      "--units, --units-from, --window, --overlap, --by-stream or --steady-report");
@@ -52,15 +51,6 @@ int RunPerRange(const AnalyzeOptions& options) {
   ranges.threads = options.threads;
   ranges.output = options.output;
   return RunRanges(ranges);
-}
-
-int64_t ParsePositiveCount(const std::string& text, const std::string& option) {
-  int64_t value = 0;
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || ptr != text.data() + text.size() || value <= 0) {
-    throw InputError(option, fmt::format("must be a positive whole number, got '{}'", text));
-  }
-  return value;
 }
 
 // --window steady takes its unit series from --units-from (fixed slices without it); the
@@ -100,22 +90,8 @@ int RunAnalyze(const AnalyzeOptions& options) {
   // Every flag is checked before any trace is read: a typo costs nothing on a 10 GB trace.
   EngineLoadOptions load_options;
   load_options.window = ParseWindowSpec(options.window);
-  if (!options.units.empty() && !options.units_from.empty()) {
-    throw InputError("--units", "give either --units or --units-from, not both");
-  }
-  if (options.unit_name.empty() || options.unit_name.find_first_of(",\"\n ") != std::string::npos) {
-    throw InputError("--unit-name", fmt::format("'{}' is not a plain word", options.unit_name));
-  }
   std::string units_text;
-  if (!options.units.empty()) {
-    load_options.units.kind = UnitsSpec::Kind::kFixed;
-    load_options.units.count = ParsePositiveCount(options.units, "--units");
-    units_text = "--units " + options.units;
-  } else if (!options.units_from.empty()) {
-    load_options.units = ParseUnitsFrom(options.units_from);
-    units_text = "--units-from " + options.units_from;
-  }
-  load_options.units.unit_name = options.unit_name;
+  load_options.units = ParseUnitOptions(options.unit, &units_text);
   load_options.by_stream = options.by_stream;
   if (options.by_stream && options.overlap) {
     throw InputError("--by-stream", "give either --by-stream or --overlap, not both");
@@ -176,12 +152,7 @@ void AddAnalyzeCommand(CLI::App& app, int& exit_code) {
       "Every figure is defined in docs/metrics.md.");
   command->add_option("traces", options->traces, "Trace files (nsys .sqlite or .nsys-rep)")
       ->required();
-  command->add_option("--units", options->units,
-                      "Units of work (frames, batches...) in the window");
-  command->add_option("--unit-name", options->unit_name, "What one unit is called")
-      ->capture_default_str();
-  command->add_option("--units-from", options->units_from,
-                      "Count units in the window: kernel:NAME (launches) or nvtx:NAME (ranges)");
+  AddUnitOptions(*command, options->unit);
   command
       ->add_option("--window", options->window,
                    "processing | all | START:END | nvtx:NAME[#N|#*] | steady")

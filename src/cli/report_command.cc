@@ -1,7 +1,6 @@
 #include "report_command.h"
 
 #include <algorithm>
-#include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <future>
@@ -28,6 +27,7 @@
 #include "exit_codes.h"
 #include "output_options.h"
 #include "trace_loading.h"
+#include "unit_options.h"
 
 namespace gpuroof {
 
@@ -35,9 +35,7 @@ namespace {
 
 struct ReportOptions {
   std::vector<std::string> traces;
-  std::string units;
-  std::string unit_name = "frame";
-  std::string units_from;
+  UnitOptions unit;
   std::string window = "processing";
   std::string gap_min = "1ms";
   std::string env;  // --env FILE; empty: env.json beside each trace, when there is one
@@ -58,27 +56,7 @@ struct ReportPlan {
 ReportPlan PlanReport(const ReportOptions& options) {
   ReportPlan plan;
   plan.load.window = ParseWindowSpec(options.window);
-  if (!options.units.empty() && !options.units_from.empty()) {
-    throw InputError("--units", "give either --units or --units-from, not both");
-  }
-  if (options.unit_name.empty() || options.unit_name.find_first_of(",\"\n ") != std::string::npos) {
-    throw InputError("--unit-name", fmt::format("'{}' is not a plain word", options.unit_name));
-  }
-  if (!options.units.empty()) {
-    int64_t count = 0;
-    const std::string& text = options.units;
-    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), count);
-    if (ec != std::errc() || ptr != text.data() + text.size() || count <= 0) {
-      throw InputError("--units", fmt::format("must be a positive whole number, got '{}'", text));
-    }
-    plan.load.units.kind = UnitsSpec::Kind::kFixed;
-    plan.load.units.count = count;
-    plan.units_text = "--units " + text;
-  } else if (!options.units_from.empty()) {
-    plan.load.units = ParseUnitsFrom(options.units_from);
-    plan.units_text = "--units-from " + options.units_from;
-  }
-  plan.load.units.unit_name = options.unit_name;
+  plan.load.units = ParseUnitOptions(options.unit, &plan.units_text);
   plan.kernels.window = plan.load.window;
   plan.kernels.top = options.top;
   plan.copies.window = plan.load.window;
@@ -265,14 +243,10 @@ void AddReportCommand(CLI::App& app, int& exit_code) {
       "Every figure is defined in docs/metrics.md.");
   command->add_option("traces", options->traces, "Trace files (nsys .sqlite or .nsys-rep)")
       ->required();
-  command->add_option("--units", options->units,
-                      "Units of work (frames, batches...) in the window");
-  command->add_option("--unit-name", options->unit_name, "What one unit is called")
-      ->capture_default_str();
-  command->add_option("--units-from", options->units_from,
-                      "Count units in the window: kernel:NAME (launches) or nvtx:NAME (ranges)");
+  AddUnitOptions(*command, options->unit);
   command
-      ->add_option("--window", options->window, "processing | all | START:END | nvtx:NAME[#N|#*]")
+      ->add_option("--window", options->window,
+                   "processing | all | START:END | nvtx:NAME[#N|#*] | steady")
       ->capture_default_str();
   command
       ->add_option("--gap-min", options->gap_min,

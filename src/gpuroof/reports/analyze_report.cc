@@ -312,19 +312,14 @@ std::string RenderAnalyzeJson(const AnalyzeReport& report) {
   json.Key("window").String(report.window_text);
   json.Key("units").String(report.units_text);
   json.EndObject();
-  json.Key("inputs").BeginArray();
-  for (const AnalyzedTrace& analyzed : report.traces)
-    WriteInputJson(json, *analyzed.trace);
-  json.EndArray();
+  WriteInputsJson(json, report.traces);
   json.Key("results").BeginArray();
   for (const AnalyzedTrace& analyzed : report.traces) {
     for (size_t d = 0; d < analyzed.devices.size(); ++d) {
       const DeviceLoad& device = analyzed.devices[d];
       Roofline roofline = ComputeRoofline(device);
       json.BeginObject();
-      json.Key("trace").String(analyzed.trace->source);
-      json.Key("device").Int(device.device_id);
-      json.Key("device_name").String(device.device_name);
+      WriteDeviceKeysJson(json, *analyzed.trace, device.device_id, device.device_name);
       if (device.stream) {
         json.Key("stream").BeginObject();
         json.Key("stream_id").UInt(device.stream->stream_id);

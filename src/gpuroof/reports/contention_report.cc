@@ -138,17 +138,12 @@ std::string RenderContentionJson(const ContentionReport& report) {
   json.BeginObject();
   WriteJsonHeader(json, "gpuroof.contention/1", report.tool_version);
   json.Key("options").BeginObject().Key("window").String(report.window_text).EndObject();
-  json.Key("inputs").BeginArray();
-  for (const ContendedTrace& contended : report.traces)
-    WriteInputJson(json, *contended.trace);
-  json.EndArray();
+  WriteInputsJson(json, report.traces);
   json.Key("results").BeginArray();
   for (const ContendedTrace& contended : report.traces) {
     for (const DeviceContention& device : contended.devices) {
       json.BeginObject();
-      json.Key("trace").String(contended.trace->source);
-      json.Key("device").Int(device.device_id);
-      json.Key("device_name").String(device.device_name);
+      WriteDeviceKeysJson(json, *contended.trace, device.device_id, device.device_name);
       WriteWindowJson(json, device.window);
       json.Key("directions").BeginArray();
       for (const DirectionContention& d : device.directions) {

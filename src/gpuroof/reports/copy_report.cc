@@ -117,17 +117,12 @@ std::string RenderCopyJson(const CopyReport& report) {
   json.BeginObject();
   WriteJsonHeader(json, "gpuroof.copies/1", report.tool_version);
   json.Key("options").BeginObject().Key("window").String(report.window_text).EndObject();
-  json.Key("inputs").BeginArray();
-  for (const CopiedTrace& copied : report.traces)
-    WriteInputJson(json, *copied.trace);
-  json.EndArray();
+  WriteInputsJson(json, report.traces);
   json.Key("results").BeginArray();
   for (const CopiedTrace& copied : report.traces) {
     for (const DeviceCopies& device : copied.devices) {
       json.BeginObject();
-      json.Key("trace").String(copied.trace->source);
-      json.Key("device").Int(device.device_id);
-      json.Key("device_name").String(device.device_name);
+      WriteDeviceKeysJson(json, *copied.trace, device.device_id, device.device_name);
       WriteWindowJson(json, device.window);
       json.Key("copies").BeginArray();
       for (const CopyRow& row : device.rows) {

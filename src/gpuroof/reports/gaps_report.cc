@@ -108,17 +108,12 @@ std::string RenderGapsJson(const GapsReport& report) {
   json.BeginObject();
   WriteJsonHeader(json, "gpuroof.gaps/1", report.tool_version);
   json.Key("options").BeginObject().Key("min_ns").Int(report.min_ns).EndObject();
-  json.Key("inputs").BeginArray();
-  for (const GappedTrace& gapped : report.traces)
-    WriteInputJson(json, *gapped.trace);
-  json.EndArray();
+  WriteInputsJson(json, report.traces);
   json.Key("results").BeginArray();
   for (const GappedTrace& gapped : report.traces) {
     for (const DeviceGaps& device : gapped.devices) {
       json.BeginObject();
-      json.Key("trace").String(gapped.trace->source);
-      json.Key("device").Int(device.device_id);
-      json.Key("device_name").String(device.device_name);
+      WriteDeviceKeysJson(json, *gapped.trace, device.device_id, device.device_name);
       json.Key("span").BeginObject();
       json.Key("start_ns").Int(device.span_start_ns);
       json.Key("end_ns").Int(device.span_end_ns);

@@ -137,17 +137,12 @@ std::string RenderKernelJson(const KernelReport& report) {
     json.Key("top").Null();
   }
   json.EndObject();
-  json.Key("inputs").BeginArray();
-  for (const SummarizedTrace& summarized : report.traces)
-    WriteInputJson(json, *summarized.trace);
-  json.EndArray();
+  WriteInputsJson(json, report.traces);
   json.Key("results").BeginArray();
   for (const SummarizedTrace& summarized : report.traces) {
     for (const DeviceKernels& device : summarized.devices) {
       json.BeginObject();
-      json.Key("trace").String(summarized.trace->source);
-      json.Key("device").Int(device.device_id);
-      json.Key("device_name").String(device.device_name);
+      WriteDeviceKeysJson(json, *summarized.trace, device.device_id, device.device_name);
       WriteWindowJson(json, device.window);
       json.Key("kernel_ops").Int(device.kernel_ops);
       json.Key("kernel_sum_ns").Int(device.kernel_sum_ns);

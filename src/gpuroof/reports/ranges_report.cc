@@ -253,10 +253,7 @@ std::string RenderRangesJson(const RangesReport& report) {
     json.Key("name").String(report.name);
   }
   json.EndObject();
-  json.Key("inputs").BeginArray();
-  for (const RangesOfTrace& ranges : report.traces)
-    WriteInputJson(json, *ranges.trace);
-  json.EndArray();
+  WriteInputsJson(json, report.traces);
   json.Key("results").BeginArray();
   for (const RangesOfTrace& ranges : report.traces) {
     const RangeSummary& summary = ranges.summary;

@@ -55,4 +55,11 @@ void WriteWindowJson(JsonWriter& json, const Window& window) {
   json.EndObject();
 }
 
+void WriteDeviceKeysJson(JsonWriter& json, const Trace& trace, int32_t device_id,
+                         std::string_view device_name) {
+  json.Key("trace").String(trace.source);
+  json.Key("device").Int(device_id);
+  json.Key("device_name").String(device_name);
+}
+
 }  // namespace gpuroof

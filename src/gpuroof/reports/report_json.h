@@ -1,6 +1,8 @@
 #pragma once
 
+#include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "gpuroof/analyses/window.h"
 #include "gpuroof/model/trace.h"
@@ -16,6 +18,20 @@ void WriteJsonHeader(JsonWriter& json, std::string_view schema, std::string_view
 
 // One element of "inputs": path, format, metadata, activities and the full diagnostics.
 void WriteInputJson(JsonWriter& json, const Trace& trace);
+
+// The "inputs" array: one WriteInputJson() element per analysed trace (any type with a `trace`
+// pointer, as the breakdown reports keep them).
+template <typename Analysed>
+void WriteInputsJson(JsonWriter& json, const std::vector<Analysed>& analysed) {
+  json.Key("inputs").BeginArray();
+  for (const Analysed& a : analysed)
+    WriteInputJson(json, *a.trace);
+  json.EndArray();
+}
+
+// The keys every per-device result object starts with: "trace", "device", "device_name".
+void WriteDeviceKeysJson(JsonWriter& json, const Trace& trace, int32_t device_id,
+                         std::string_view device_name);
 
 // The diagnostics object: records read/used/skipped, the skips by reason, the notes.
 void WriteDiagnosticsJson(JsonWriter& json, const Diagnostics& diagnostics);

@@ -1,0 +1,51 @@
+#include "unit_options.h"
+
+#include <charconv>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "gpuroof/analyses/window.h"
+#include "gpuroof/model/errors.h"
+
+namespace gpuroof {
+
+void AddUnitOptions(CLI::App& command, UnitOptions& options) {
+  command.add_option("--units", options.units, "Units of work (frames, batches...) in the window");
+  command.add_option("--unit-name", options.unit_name, "What one unit is called")
+      ->capture_default_str();
+  command.add_option("--units-from", options.units_from,
+                     "Count units in the window: kernel:NAME (launches) or nvtx:NAME (ranges)");
+}
+
+int64_t ParsePositiveCount(const std::string& text, const std::string& option) {
+  int64_t value = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || ptr != text.data() + text.size() || value <= 0) {
+    throw InputError(option, fmt::format("must be a positive whole number, got '{}'", text));
+  }
+  return value;
+}
+
+UnitsSpec ParseUnitOptions(const UnitOptions& options, std::string* text) {
+  if (!options.units.empty() && !options.units_from.empty()) {
+    throw InputError("--units", "give either --units or --units-from, not both");
+  }
+  if (options.unit_name.empty() || options.unit_name.find_first_of(",\"\n ") != std::string::npos) {
+    throw InputError("--unit-name", fmt::format("'{}' is not a plain word", options.unit_name));
+  }
+  UnitsSpec units;
+  text->clear();
+  if (!options.units.empty()) {
+    units.kind = UnitsSpec::Kind::kFixed;
+    units.count = ParsePositiveCount(options.units, "--units");
+    *text = "--units " + options.units;
+  } else if (!options.units_from.empty()) {
+    units = ParseUnitsFrom(options.units_from);
+    *text = "--units-from " + options.units_from;
+  }
+  units.unit_name = options.unit_name;
+  return units;
+}
+
+}  // namespace gpuroof
