@@ -174,7 +174,7 @@ TEST(RecordRoundTripTest, EveryAnalysisGivesTheSameOutputAsOnAnNsysExport) {
       {"analyze"},
       {"analyze", "--window", "all", "--units", "6"},
       {"analyze", "--units-from", "kernel:frame"},
-      {"analyze", "--units-from", "nvtx:step", "--window", "nvtx:step#*"},
+      {"analyze", "--units-from", "nvtx:step", "--window", "nvtx:step@*"},
       {"analyze", "--overlap"},
       {"analyze", "--by-stream"},
       {"analyze", "--per-range", "step"},

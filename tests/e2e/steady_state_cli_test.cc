@@ -142,7 +142,7 @@ repeat 10 step=10us {
       {{"analyze", few.string(), "--units-from", "kernel:nope", "--window", "steady"},
        few.string() + ": no kernel named 'nope'"},
       {{"analyze", few.string(), "--units-from", "nvtx:epoch", "--steady-report"},
-       few.string() + ": no NVTX range named 'epoch'"},
+       few.string() + ": --units-from: no NVTX range named 'epoch'"},
       {{"analyze", few.string(), "--units", "10", "--window", "steady"}, "--units: a fixed count"},
       {{"copies", few.string(), "--window", "steady"}, few.string() + ": no memory copies"},
       {{"kernels", tiny.string(), "--window", "steady"},

@@ -54,22 +54,25 @@ KinetoJsonBuilder& KinetoJsonBuilder::Memset(const std::string& name, const std:
 
 KinetoJsonBuilder& KinetoJsonBuilder::Annotation(const std::string& name, const std::string& ts_us,
                                                  const std::string& dur_us, int64_t pid,
-                                                 int64_t tid) {
+                                                 int64_t tid, int64_t external_id) {
+  if (external_id == 0) external_id = ++annotations_;
   events_.push_back(fmt::format(
       R"({{"ph": "X", "cat": "user_annotation", "name": {}, "pid": {}, "tid": {}, "ts": {}, )"
-      R"("dur": {}, "args": {{"External id": 1}}}})",
-      JsonQuote(name), pid, tid, ts_us, dur_us));
+      R"("dur": {}, "args": {{"External id": {}}}}})",
+      JsonQuote(name), pid, tid, ts_us, dur_us, external_id));
   return *this;
 }
 
 KinetoJsonBuilder& KinetoJsonBuilder::GpuAnnotation(const std::string& name,
                                                     const std::string& ts_us,
                                                     const std::string& dur_us, int device,
-                                                    int stream) {
+                                                    int stream, int64_t external_id) {
+  const std::string args =
+      external_id == 0 ? "{}" : fmt::format(R"({{"External id": {}}})", external_id);
   events_.push_back(
       fmt::format(R"({{"ph": "X", "cat": "gpu_user_annotation", "name": {}, "pid": {}, "tid": {}, )"
-                  R"("ts": {}, "dur": {}, "args": {{"External id": 1}}}})",
-                  JsonQuote(name), device, stream, ts_us, dur_us));
+                  R"("ts": {}, "dur": {}, "args": {}}})",
+                  JsonQuote(name), device, stream, ts_us, dur_us, args));
   return *this;
 }
 

@@ -20,12 +20,16 @@ class KinetoJsonBuilder {
   KinetoJsonBuilder& Memset(const std::string& name, const std::string& ts_us,
                             const std::string& dur_us, uint64_t bytes, int device = 0,
                             int stream = 7, int64_t correlation = 0);
-  // A CPU-thread range (category user_annotation), e.g. "ProfilerStep#3".
+  // A CPU-thread range (category user_annotation), e.g. "ProfilerStep#3", with its
+  // "External id": `external_id`, or when 0 the next of 1, 2, 3... (in Annotation() call order).
   KinetoJsonBuilder& Annotation(const std::string& name, const std::string& ts_us,
-                                const std::string& dur_us, int64_t pid = 100, int64_t tid = 100);
-  // The same range projected onto a GPU stream row (gpu_user_annotation).
+                                const std::string& dur_us, int64_t pid = 100, int64_t tid = 100,
+                                int64_t external_id = 0);
+  // The same range projected onto a GPU stream row (gpu_user_annotation), carrying the CPU
+  // copy's External id; 0 writes none (as old writers did).
   KinetoJsonBuilder& GpuAnnotation(const std::string& name, const std::string& ts_us,
-                                   const std::string& dur_us, int device = 0, int stream = 7);
+                                   const std::string& dur_us, int device = 0, int stream = 7,
+                                   int64_t external_id = 0);
   // A cuda_runtime call (e.g. cudaLaunchKernel) on a CPU thread.
   KinetoJsonBuilder& Runtime(const std::string& name, const std::string& ts_us,
                              const std::string& dur_us, int64_t correlation, int64_t pid = 100,
@@ -51,6 +55,7 @@ class KinetoJsonBuilder {
   std::vector<std::string> events_;
   std::vector<std::string> before_;
   std::vector<std::string> after_;
+  int64_t annotations_ = 0;  // External ids handed out by Annotation()
 };
 
 // JSON string literal of `text` (quotes, backslashes and control characters escaped).

@@ -150,7 +150,7 @@ std::vector<DeviceContention> ComputeCopyContention(const Trace& trace,
     const Window& window = devices[d].window;
     const int64_t start = block.start_ns[i];
     const int64_t end = block.end_ns[i];
-    if (!OpCountsInWindow(start, end, window)) return;
+    if (!OpCountsInWindow(trace, block, i, window)) return;
     const int64_t clipped_start = std::max(start, window.start_ns);
     const int64_t clipped_end = std::min(end, window.end_ns);
     // A copy that takes no time has no bandwidth and occupies no engine.

@@ -110,7 +110,7 @@ std::vector<DeviceCopies> ComputeCopySummary(const Trace& trace,
       const Window& window = devices[slot].window;
       int64_t start = block.start_ns[i];
       int64_t end = block.end_ns[i];
-      if (!OpCountsInWindow(start, end, window)) continue;
+      if (!OpCountsInWindow(trace, block, i, window)) continue;
       Accumulator*& cached = class_of[slot * signatures + block.signature[i]];
       if (cached == nullptr) {
         const OpSignature& signature = trace.signatures[block.signature[i]];

@@ -9,6 +9,8 @@
 
 #include "gpuroof/analyses/interval_union.h"
 #include "gpuroof/analyses/ordered_scan.h"
+#include "gpuroof/analyses/range_attribution.h"
+#include "gpuroof/analyses/range_selection.h"
 #include "gpuroof/model/errors.h"
 
 namespace gpuroof {
@@ -42,7 +44,7 @@ std::map<int32_t, DeviceSpan> ComputeSpans(const Trace& trace) {
         span.last_end_ns = std::max(span.last_end_ns, end);
       }
       Engine engine = block.engine[i];
-      if (engine == Engine::kKernel) {
+      if (IsKernelEngine(engine)) {
         if (!span.has_kernels) {
           span.first_kernel_start_ns = start;
           span.last_kernel_end_ns = end;
@@ -68,7 +70,7 @@ std::vector<bool> SignaturesNamed(const Trace& trace, const std::string& name) {
   std::vector<bool> matches(trace.signatures.size(), false);
   for (size_t s = 0; s < trace.signatures.size(); ++s) {
     const OpSignature& signature = trace.signatures[s];
-    if (signature.engine != Engine::kKernel) continue;
+    if (!IsKernelEngine(signature.engine)) continue;
     matches[s] = trace.strings.Get(signature.name) == name ||
                  trace.strings.Get(signature.detail_name) == name;
   }
@@ -78,7 +80,7 @@ std::vector<bool> SignaturesNamed(const Trace& trace, const std::string& name) {
 std::string KernelNamesHint(const Trace& trace) {
   std::vector<std::string_view> names;
   for (const OpSignature& signature : trace.signatures) {
-    if (signature.engine != Engine::kKernel) continue;
+    if (!IsKernelEngine(signature.engine)) continue;
     std::string_view name = trace.strings.Get(signature.name);
     if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
   }
@@ -89,6 +91,42 @@ std::string KernelNamesHint(const Trace& trace) {
   }
   if (names.size() > 6) out += ", ...";
   return out;
+}
+
+// Units from range instances on one device (docs/metrics.md, "Units"). Work attributed through
+// launches: an instance counts when its first op on the device counts in the window (in the
+// range's own work window, every instance with work there). Time overlap: when it starts in the
+// window. Instances with no work on the device are left out, and the units note says how many.
+int64_t CountRangeUnits(const Trace& trace, const RangeSelection& selection,
+                        const RangeAttribution& attribution, DeviceLoad& load) {
+  const Window& window = load.window;
+  int64_t units = 0;
+  int64_t without_work = 0;
+  for (size_t k = 0; k < attribution.instances.size(); ++k) {
+    const RangeInstanceWork& instance = attribution.instances[k];
+    if (instance.method == AttributionMethod::kTimeOverlap) {
+      const int64_t start = selection.ranges[k]->start_ns;
+      units += start >= window.start_ns && start < window.end_ns ? 1 : 0;
+      continue;
+    }
+    // instance.ops is sorted by start: the first op on this device is the instance's first.
+    auto first = std::find_if(instance.ops.begin(), instance.ops.end(), [&](OpRef op) {
+      return trace.streams[trace.blocks[op.block].stream[op.index]].device_id == load.device_id;
+    });
+    if (first == instance.ops.end()) {
+      ++without_work;
+      continue;
+    }
+    const ActivityBlock& block = trace.blocks[first->block];
+    units += OpCountsInWindow(trace, block, first->index, window) ? 1 : 0;
+  }
+  if (without_work > 0 && units > 0) {
+    load.units_note = fmt::format(
+        "{} of {} instance(s) of range {} launched no GPU work on this device: not "
+        "counted as units",
+        without_work, attribution.instances.size(), selection.Describe());
+  }
+  return units;
 }
 
 }  // namespace
@@ -123,6 +161,15 @@ std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOp
     trace_last = std::max(trace_last, span.last_end_ns);
   }
 
+  // --units-from nvtx:NAME: the instances and their work, found once for every device.
+  std::optional<RangeSelection> unit_ranges;
+  RangeAttribution unit_work;
+  if (options.units.kind == UnitsSpec::Kind::kNvtxRanges) {
+    unit_ranges = SelectRanges(trace, options.units.name, "--units-from");
+    unit_work = AttributeGpuWork(trace, unit_ranges->ranges, options.units.scope);
+  }
+  const bool units_window = unit_ranges && options.window.kind == WindowSpec::Kind::kProcessing;
+
   // Dense per-device state, indexed through the stream table.
   std::vector<DeviceLoad> loads;
   std::map<int32_t, size_t> device_index;
@@ -131,7 +178,13 @@ std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOp
     DeviceLoad load;
     load.device_id = id;
     load.device_name = std::string(trace.DeviceName(id));
-    load.window = ResolveWindow(trace, options.window, span, trace_first, trace_last);
+    if (units_window) {
+      // The units and the window agree: the window is exactly the counted instances' work.
+      load.window = RangeWorkWindow(trace, *unit_ranges, unit_work, id);
+      load.window.text = "processing";
+    } else {
+      load.window = ResolveWindow(trace, options.window, span, trace_first, trace_last);
+    }
     if (load.window.length_ns() <= 0) {
       throw InputError(trace.source,
                        fmt::format("device {}: the {} window has zero length (its GPU ops take no "
@@ -175,6 +228,7 @@ std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOp
   }
   std::vector<std::array<IntervalUnion, kEngineCount>> engine_unions(loads.size());
   std::vector<IntervalUnion> any_unions(loads.size());
+  std::vector<IntervalUnion> outside_unions(loads.size());
   std::vector<bool> unit_kernel;
   if (options.units.kind == UnitsSpec::Kind::kKernelLaunches) {
     unit_kernel = SignaturesNamed(trace, options.units.name);
@@ -191,7 +245,11 @@ std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOp
     const Window& window = load.window;
     int64_t start = block.start_ns[i];
     int64_t end = block.end_ns[i];
-    if (!OpCountsInWindow(start, end, window)) return;
+    if (!OpCountsInWindow(trace, block, i, window)) {
+      ++load.outside_ops;
+      outside_unions[d].Add(start, end);
+      return;
+    }
     int64_t clipped_start = std::max(start, window.start_ns);
     int64_t clipped_end = std::min(end, window.end_ns);
     auto e = static_cast<size_t>(EngineIndex(block.engine[i]));
@@ -215,6 +273,18 @@ std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOp
       load.engines[e].busy_ns = engine_unions[d][e].length_ns();
     }
     load.any_busy_ns = any_unions[d].length_ns();
+    load.outside_busy_ns = outside_unions[d].length_ns();
+    if (load.outside_ops > 0) {
+      load.outside_note =
+          load.window.work != nullptr
+              ? fmt::format("{} op(s) ({:.3f} ms busy) are not the work of range {}: not counted",
+                            load.outside_ops, static_cast<double>(load.outside_busy_ns) / 1e6,
+                            load.window.resolved)
+              : fmt::format(
+                    "{} op(s) ({:.3f} ms busy) lie outside the window; --window all "
+                    "includes them",
+                    load.outside_ops, static_cast<double>(load.outside_busy_ns) / 1e6);
+    }
     switch (options.units.kind) {
       case UnitsSpec::Kind::kNone:
         break;
@@ -224,17 +294,9 @@ std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOp
       case UnitsSpec::Kind::kKernelLaunches:
         load.units = kernel_units[d];
         break;
-      case UnitsSpec::Kind::kNvtxRanges: {
-        std::vector<const NvtxRange*> ranges = FindNvtxRanges(trace, options.units.name);
-        if (ranges.empty()) {
-          throw InputError(trace.source, fmt::format("no NVTX range named '{}' to count units from",
-                                                     options.units.name));
-        }
-        load.units = std::count_if(ranges.begin(), ranges.end(), [&](const NvtxRange* range) {
-          return range->start_ns >= load.window.start_ns && range->start_ns < load.window.end_ns;
-        });
+      case UnitsSpec::Kind::kNvtxRanges:
+        load.units = CountRangeUnits(trace, *unit_ranges, unit_work, load);
         break;
-      }
     }
     // A device where no counted unit starts (an idle GPU beside a busy one) gets no per-unit
     // figures rather than failing the whole trace.
@@ -243,7 +305,7 @@ std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOp
       load.units_note = fmt::format("no {} starts in this device's window: no per-unit figures",
                                     options.units.kind == UnitsSpec::Kind::kKernelLaunches
                                         ? "launch of kernel '" + options.units.name + "'"
-                                        : "NVTX range '" + options.units.name + "'");
+                                        : "work of NVTX range '" + options.units.name + "'");
     }
   }
   bool counting = options.units.kind == UnitsSpec::Kind::kKernelLaunches ||

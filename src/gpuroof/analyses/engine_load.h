@@ -18,11 +18,13 @@ struct UnitsSpec {
     kNone,            // no units: busy times and per-second figures only
     kFixed,           // --units N
     kKernelLaunches,  // --units-from kernel:NAME — launches of NAME starting in the window
-    kNvtxRanges,      // --units-from nvtx:NAME — instances of range NAME starting in the window
+    kNvtxRanges,      // --units-from nvtx:NAME — instances of range NAME whose work is counted
   };
   Kind kind = Kind::kNone;
   int64_t count = 0;  // kFixed
-  std::string name;   // kKernelLaunches / kNvtxRanges
+  std::string name;   // kKernelLaunches / kNvtxRanges (a range text, see SelectRanges)
+  // kNvtxRanges: whose launches are a range's work (an iteration range: the whole process).
+  RangeScope scope = RangeScope::kProcess;
   std::string unit_name = "frame";
 };
 
@@ -52,6 +54,11 @@ struct DeviceLoad {
   std::string units_note;        // why a device has no units although they were counted, else ""
   std::string unit_name = "frame";
   std::optional<StreamInfo> stream;  // set for the rows of EngineLoadOptions::by_stream
+  // What the window leaves out on this device: ops that do not count in it (outside its
+  // interval, or in a work window not the range's work), and the busy time (union) of those.
+  int64_t outside_ops = 0;
+  int64_t outside_busy_ns = 0;
+  std::string outside_note;  // says so, when outside_ops > 0
 
   const EngineLoad& engine(Engine e) const { return engines[static_cast<size_t>(EngineIndex(e))]; }
 };
@@ -65,9 +72,11 @@ struct EngineLoadOptions {
 };
 
 // Per-device (or, with by_stream, per-stream) engine load of `trace`, in ascending id order. One
-// ordered pass over the activities; memory is O(devices x engines). Throws InputError naming the
-// trace when it has no GPU activity, when the window is outside it, or when counted units come to
-// zero.
+// ordered pass over the activities; memory is O(devices x engines). With --units-from nvtx:NAME
+// and the processing window, the window is NAME's work (every instance, RangeWorkWindow) and the
+// units are the instances with work on the device, so per-unit figures are that work / its
+// instances (docs/metrics.md, "Units"). Throws InputError naming the trace when it has no GPU
+// activity, when the window is outside it, or when counted units come to zero.
 std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOptions& options);
 
 }  // namespace gpuroof

@@ -83,7 +83,8 @@ std::vector<EngineOverlap> ComputeEngineOverlap(const Trace& trace,
     const Window& window = loads[d].window;
     int64_t start = std::max(block.start_ns[i], window.start_ns);
     int64_t end = std::min(block.end_ns[i], window.end_ns);
-    if (end <= start) return;  // outside the window, or no time
+    if (end <= start) return;                                // outside the window, or no time
+    if (!OpCountsInWindow(trace, block, i, window)) return;  // not a work window's work
     sweeps[d].Add(static_cast<size_t>(EngineIndex(block.engine[i])), start, end);
   });
 

@@ -68,8 +68,8 @@ std::vector<DeviceKernels> ComputeKernelSummary(const Trace& trace,
                                                 const KernelSummaryOptions& options) {
   bool has_kernels = false;
   for (const ActivityBlock& block : trace.blocks) {
-    has_kernels = has_kernels || std::find(block.engine.begin(), block.engine.end(),
-                                           Engine::kKernel) != block.engine.end();
+    has_kernels = has_kernels || std::find_if(block.engine.begin(), block.engine.end(),
+                                              IsKernelEngine) != block.engine.end();
   }
   if (!has_kernels) {
     throw InputError(trace.source,
@@ -94,7 +94,7 @@ std::vector<DeviceKernels> ComputeKernelSummary(const Trace& trace,
   std::vector<uint32_t> signature_key(trace.signatures.size(), 0);
   for (size_t s = 0; s < trace.signatures.size(); ++s) {
     const OpSignature& signature = trace.signatures[s];
-    if (signature.engine != Engine::kKernel) continue;
+    if (!IsKernelEngine(signature.engine)) continue;
     std::string key = KeyOf(trace, signature, options.key);
     auto [it, inserted] = key_index.try_emplace(key, static_cast<uint32_t>(keys.size()));
     if (inserted) {
@@ -120,7 +120,7 @@ std::vector<DeviceKernels> ComputeKernelSummary(const Trace& trace,
   std::vector<std::vector<size_t>> launches(loads.size(), std::vector<size_t>(keys.size(), 0));
   for (const ActivityBlock& block : trace.blocks) {
     for (size_t i = 0; i < block.size(); ++i) {
-      if (block.engine[i] != Engine::kKernel) continue;
+      if (!IsKernelEngine(block.engine[i])) continue;
       size_t d = stream_slot[block.stream[i]];
       if (d != loads.size()) ++launches[d][signature_key[block.signature[i]]];
     }
@@ -130,13 +130,13 @@ std::vector<DeviceKernels> ComputeKernelSummary(const Trace& trace,
       durations[d][k].reserve(launches[d][k]);
   for (const ActivityBlock& block : trace.blocks) {
     for (size_t i = 0; i < block.size(); ++i) {
-      if (block.engine[i] != Engine::kKernel) continue;
+      if (!IsKernelEngine(block.engine[i])) continue;
       size_t d = stream_slot[block.stream[i]];
       if (d == loads.size()) continue;
       const Window& window = loads[d].window;
       int64_t start = block.start_ns[i];
       int64_t end = block.end_ns[i];
-      if (!OpCountsInWindow(start, end, window)) continue;
+      if (!OpCountsInWindow(trace, block, i, window)) continue;
       int64_t clipped = std::min(end, window.end_ns) - std::max(start, window.start_ns);
       durations[d][signature_key[block.signature[i]]].push_back(std::max<int64_t>(0, clipped));
     }
@@ -146,7 +146,8 @@ std::vector<DeviceKernels> ComputeKernelSummary(const Trace& trace,
   for (size_t d = 0; d < loads.size(); ++d) {
     const DeviceLoad& load = loads[d];
     const EngineLoad& kernel = load.engine(Engine::kKernel);
-    if (kernel.ops == 0) continue;
+    const EngineLoad& comm = load.engine(Engine::kComm);
+    if (kernel.ops == 0 && comm.ops == 0) continue;
     DeviceKernels device;
     device.device_id = load.device_id;
     device.device_name = load.device_name;
@@ -154,6 +155,9 @@ std::vector<DeviceKernels> ComputeKernelSummary(const Trace& trace,
     device.kernel_ops = kernel.ops;
     device.kernel_sum_ns = kernel.sum_ns;
     device.kernel_busy_ns = kernel.busy_ns;
+    device.comm_ops = comm.ops;
+    device.comm_sum_ns = comm.sum_ns;
+    device.comm_busy_ns = comm.busy_ns;
     for (size_t k = 0; k < keys.size(); ++k) {
       if (durations[d][k].empty()) continue;
       KernelRow row;
@@ -164,10 +168,12 @@ std::vector<DeviceKernels> ComputeKernelSummary(const Trace& trace,
         row.grid = signature.grid;
         row.block = signature.block;
       }
+      row.engine = signature.engine;
       row.stats = SummarizeDurations(durations[d][k]);
       std::vector<int64_t>().swap(durations[d][k]);
-      row.sum_share_pct = SharePct(row.stats.total_ns, device.kernel_sum_ns);
-      row.busy_share_pct = SharePct(row.stats.total_ns, device.kernel_busy_ns);
+      const EngineLoad& own = load.engine(row.engine);
+      row.sum_share_pct = SharePct(row.stats.total_ns, own.sum_ns);
+      row.busy_share_pct = SharePct(row.stats.total_ns, own.busy_ns);
       device.rows.push_back(std::move(row));
     }
     std::sort(device.rows.begin(), device.rows.end(), [](const KernelRow& a, const KernelRow& b) {

@@ -33,14 +33,17 @@ std::string LaunchKey(std::string_view name, const std::array<uint32_t, 3>& grid
 // One kernel key on one device: statistics of the clipped durations (ns) of its launches that
 // count in the window.
 struct KernelRow {
+  Engine engine = Engine::kKernel;  // kComm for collective kernels (IsCollectiveKernelName)
   std::string key;
   std::string name;  // short name (of the first launch seen with this key)
   // Launch shape; set only for KernelKey::kLaunch.
   std::optional<std::array<uint32_t, 3>> grid;
   std::optional<std::array<uint32_t, 3>> block;
   DurationStats stats;
-  std::optional<double> sum_share_pct;   // 100 * total / device kernel sum; unset when that is 0
-  std::optional<double> busy_share_pct;  // 100 * total / device kernel busy; unset when that is 0
+  // Shares of the device's sum and busy time of the row's own engine (compute or comm); unset
+  // when that is 0.
+  std::optional<double> sum_share_pct;   // 100 * total / engine sum
+  std::optional<double> busy_share_pct;  // 100 * total / engine busy
 };
 
 // The kernels of one device, sorted by total desc, then instances desc, then key.
@@ -48,9 +51,12 @@ struct DeviceKernels {
   int32_t device_id = 0;
   std::string device_name;
   Window window;
-  int64_t kernel_ops = 0;       // kernel launches that count in the window
-  int64_t kernel_sum_ns = 0;    // sum of their clipped durations
-  int64_t kernel_busy_ns = 0;   // length of the union of their clipped intervals
+  int64_t kernel_ops = 0;      // compute kernel launches that count in the window
+  int64_t kernel_sum_ns = 0;   // sum of their clipped durations
+  int64_t kernel_busy_ns = 0;  // length of the union of their clipped intervals
+  int64_t comm_ops = 0;        // the same for collective (comm) kernels
+  int64_t comm_sum_ns = 0;
+  int64_t comm_busy_ns = 0;
   int64_t key_count = 0;        // distinct keys before --top
   std::vector<KernelRow> rows;  // at most `top` rows when top > 0
   // What --top left out.

@@ -65,7 +65,12 @@ const ApiCall* FindCall(const Trace& trace, uint64_t process_id, uint32_t correl
 
 }  // namespace
 
-RangeAttribution AttributeGpuWork(const Trace& trace, std::span<const NvtxRange* const> ranges) {
+std::string_view RangeScopeName(RangeScope scope) {
+  return scope == RangeScope::kThread ? "thread" : "process";
+}
+
+RangeAttribution AttributeGpuWork(const Trace& trace, std::span<const NvtxRange* const> ranges,
+                                  RangeScope scope) {
   RangeAttribution result;
   const std::vector<const NvtxRange*> instances(ranges.begin(), ranges.end());
   result.instances.resize(instances.size());
@@ -82,9 +87,10 @@ RangeAttribution AttributeGpuWork(const Trace& trace, std::span<const NvtxRange*
             : "the trace was read without correlation ids: GPU work attributed by time overlap";
   }
 
-  // CPU ranges by thread (launch correlation), or all CPU ranges (time overlap, any device);
-  // GPU-timeline ranges by device.
-  std::map<uint64_t, InstanceIndex> cpu_by_thread;
+  // CPU ranges by process (launch correlation; the thread rule then checks the call's thread, and
+  // counts the other threads' launches it leaves out), or all CPU ranges (time overlap, any
+  // device); GPU-timeline ranges by device.
+  std::map<uint64_t, InstanceIndex> cpu_by_process;
   InstanceIndex cpu_all;
   std::map<int32_t, InstanceIndex> gpu_by_device;
   for (size_t i = 0; i < instances.size(); ++i) {
@@ -93,13 +99,13 @@ RangeAttribution AttributeGpuWork(const Trace& trace, std::span<const NvtxRange*
       result.instances[i].method = AttributionMethod::kTimeOverlap;
       gpu_by_device[range.device_id].by_start.push_back(i);
     } else if (correlate) {
-      cpu_by_thread[range.thread_id].by_start.push_back(i);
+      cpu_by_process[range.process_id].by_start.push_back(i);
     } else {
       result.instances[i].method = AttributionMethod::kTimeOverlap;
       cpu_all.by_start.push_back(i);
     }
   }
-  for (auto& [thread, index] : cpu_by_thread)
+  for (auto& [process, index] : cpu_by_process)
     SortIndex(index, instances);
   for (auto& [device, index] : gpu_by_device)
     SortIndex(index, instances);
@@ -122,16 +128,30 @@ RangeAttribution AttributeGpuWork(const Trace& trace, std::span<const NvtxRange*
       if (!cpu_all.by_start.empty()) {
         ForEachOverlapping(cpu_all, instances, start_ns, end_ns, false, add);
       }
-      if (!cpu_by_thread.empty() && block.correlation[row] != 0) {
+      if (!cpu_by_process.empty() && block.correlation[row] != 0) {
         const ApiCall* call = FindCall(trace, stream.process_id, block.correlation[row]);
         if (call == nullptr) {
           ++result.unmatched_ops;
           continue;
         }
-        auto it = cpu_by_thread.find(call->thread_id);
-        if (it != cpu_by_thread.end()) {
-          ForEachOverlapping(it->second, instances, call->start_ns, call->start_ns, true, add);
+        auto process = cpu_by_process.find(call->process_id);
+        if (process == cpu_by_process.end()) continue;
+        if (scope == RangeScope::kProcess) {
+          ForEachOverlapping(process->second, instances, call->start_ns, call->start_ns, true, add);
+          continue;
         }
+        bool own_thread = false;
+        bool other_thread = false;
+        ForEachOverlapping(process->second, instances, call->start_ns, call->start_ns, true,
+                           [&](size_t position) {
+                             if (instances[position]->thread_id == call->thread_id) {
+                               add(position);
+                               own_thread = true;
+                             } else {
+                               other_thread = true;
+                             }
+                           });
+        if (other_thread && !own_thread) ++result.other_thread_ops;
       }
     }
   }
@@ -143,6 +163,18 @@ RangeAttribution AttributeGpuWork(const Trace& trace, std::span<const NvtxRange*
     });
   }
   return result;
+}
+
+OpSelection SelectAttributedOps(const Trace& trace, const RangeAttribution& attribution) {
+  OpSelection selection;
+  selection.selected.reserve(trace.blocks.size());
+  for (const ActivityBlock& block : trace.blocks)
+    selection.selected.emplace_back(block.size(), false);
+  for (const RangeInstanceWork& instance : attribution.instances) {
+    for (OpRef op : instance.ops)
+      selection.selected[op.block][op.index] = true;
+  }
+  return selection;
 }
 
 OpInterval CountedInterval(const Trace& trace, const RangeInstanceWork& instance, OpRef op) {

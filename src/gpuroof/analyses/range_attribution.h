@@ -28,6 +28,15 @@ enum class AttributionMethod {
   kTimeOverlap,
 };
 
+// Whose launches count for a CPU range (docs/metrics.md, "Which GPU work belongs to a range").
+enum class RangeScope {
+  kThread,   // launches made on the range's own thread (nsys's GPU projection; nested ranges)
+  kProcess,  // launches made by any thread of the range's process (iteration ranges: a training
+             // step whose backward pass runs on the autograd thread)
+};
+
+std::string_view RangeScopeName(RangeScope scope);  // "thread", "process"
+
 struct RangeInstanceWork {
   size_t range_index = 0;  // into trace.nvtx_ranges
   AttributionMethod method = AttributionMethod::kLaunchCorrelation;
@@ -44,14 +53,28 @@ struct RangeAttribution {
   std::vector<RangeInstanceWork> instances;  // in the order of `ranges`
   // Ops with a correlation id that no API call of the trace names (counted, not attributed).
   int64_t unmatched_ops = 0;
+  // Scope kThread only: ops launched by another thread of the range's process while one of the
+  // instances was open. They are not attributed (--attribute process would count them).
+  int64_t other_thread_ops = 0;
 };
 
 // Attributes GPU work to each of `ranges` (pointers into trace.nvtx_ranges, e.g. from
-// FindNvtxRanges). CPU ranges use launch correlation when the trace has API calls and its ops
-// carry correlation ids (read with ReadDetail::kFull), else time overlap; GPU-timeline ranges
-// (NvtxRange::on_gpu) always use time overlap on their own device. An op can belong to several
-// instances (nested ranges of one name). O(ops x log(calls)) time, O(attributed ops) memory.
-RangeAttribution AttributeGpuWork(const Trace& trace, std::span<const NvtxRange* const> ranges);
+// FindNvtxRanges), counting the launches `scope` says. CPU ranges use launch correlation when the
+// trace has API calls and its ops carry correlation ids (read with ReadDetail::kFull), else time
+// overlap; GPU-timeline ranges (NvtxRange::on_gpu) always use time overlap on their own device. An
+// op can belong to several instances (nested ranges of one name). O(ops x log(calls)) time,
+// O(attributed ops) memory.
+RangeAttribution AttributeGpuWork(const Trace& trace, std::span<const NvtxRange* const> ranges,
+                                  RangeScope scope);
+
+// A set of ops of one trace: a flag per op, by block (a work window's ops).
+struct OpSelection {
+  std::vector<std::vector<bool>> selected;  // [block][row], sized like trace.blocks
+  bool Contains(size_t block, size_t row) const { return selected[block][row]; }
+};
+
+// Every op attributed to any of the instances.
+OpSelection SelectAttributedOps(const Trace& trace, const RangeAttribution& attribution);
 
 // The interval of `op` that counts for an instance: the whole op for launch correlation, the op
 // clipped to the range for time overlap.

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "gpuroof/analyses/interval_union.h"
+#include "gpuroof/analyses/range_selection.h"
 #include "gpuroof/analyses/window.h"
 #include "gpuroof/model/errors.h"
 
@@ -47,21 +48,6 @@ struct DeviceAccumulator {
     return row;
   }
 };
-
-std::string SomeRangeNames(const Trace& trace) {
-  std::vector<std::string_view> names;
-  for (const NvtxRange& range : trace.nvtx_ranges) {
-    std::string_view name = trace.strings.Get(range.name);
-    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
-  }
-  std::sort(names.begin(), names.end());
-  std::string list;
-  const size_t shown = std::min<size_t>(names.size(), 8);
-  for (size_t i = 0; i < shown; ++i)
-    list += fmt::format("{}'{}'", i == 0 ? "" : ", ", names[i]);
-  if (names.size() > shown) list += fmt::format(" and {} more", names.size() - shown);
-  return list;
-}
 
 void AddInto(std::array<RangeEngineWork, kEngineCount>& total,
              const std::array<RangeEngineWork, kEngineCount>& part) {
@@ -124,21 +110,22 @@ RangeSummary SummarizeRanges(const Trace& trace, const RangeSummaryOptions& opti
       by_name[{range.on_gpu, family.empty() ? std::string(name) : std::string(family) + "#*"}]
           .push_back(&range);
     }
-  } else {
-    std::vector<const NvtxRange*> found = FindNvtxRanges(trace, options.name);
-    if (found.empty()) {
-      throw InputError(trace.source, fmt::format("no NVTX range named '{}' (ranges include {})",
-                                                 options.name, SomeRangeNames(trace)));
-    }
+  }
+  RangeSummary summary;
+  if (!options.name.empty()) {
+    const RangeSelection selection = SelectRanges(trace, options.name, "--name");
+    summary.resolved = selection.Describe();
     // Everything the name found is one group per side (a numbered family included).
-    for (const NvtxRange* range : found)
+    for (const NvtxRange* range : selection.ranges)
       by_name[{range->on_gpu, options.name}].push_back(range);
   }
 
-  RangeSummary summary;
   bool method_known = false;
   for (const auto& [key, ranges] : by_name) {
-    const RangeAttribution attribution = AttributeGpuWork(trace, ranges);
+    const bool iteration = !options.name.empty() || key.second.ends_with("#*");
+    const RangeScope scope =
+        options.scope.value_or(iteration ? RangeScope::kProcess : RangeScope::kThread);
+    const RangeAttribution attribution = AttributeGpuWork(trace, ranges, scope);
     if (!key.first && !method_known) {
       summary.method = attribution.method;
       summary.method_note = attribution.method_note;
@@ -149,6 +136,8 @@ RangeSummary SummarizeRanges(const Trace& trace, const RangeSummaryOptions& opti
     group.name = key.second;
     group.on_gpu = key.first;
     group.method = key.first ? AttributionMethod::kTimeOverlap : attribution.method;
+    group.scope = scope;
+    group.other_thread_ops = attribution.other_thread_ops;
     std::vector<int64_t> durations;
     durations.reserve(ranges.size());
     for (const NvtxRange* range : ranges)

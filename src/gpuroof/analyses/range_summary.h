@@ -45,6 +45,8 @@ struct RangeGroup {
   std::string name;
   bool on_gpu = false;
   AttributionMethod method = AttributionMethod::kLaunchCorrelation;
+  RangeScope scope = RangeScope::kThread;  // whose launches counted (launch correlation)
+  int64_t other_thread_ops = 0;            // scope kThread: other threads' launches left out
   DurationStats cpu;  // durations of the instances themselves (for GPU ranges: on the GPU)
   int64_t gpu_ops = 0;
   int64_t instances_with_work = 0;
@@ -56,15 +58,19 @@ struct RangeGroup {
 };
 
 struct RangeSummaryOptions {
-  // Only ranges with this name (matched as FindNvtxRanges does), with per-instance rows. Empty:
-  // every range name, no instance rows.
+  // Only ranges with this name (resolved as SelectRanges does: a name, NAME@N, NAME@*), with
+  // per-instance rows. Empty: every range name, no instance rows.
   std::string name;
+  // Whose launches count. Unset: the named range and numbered families (ProfilerStep#*) are
+  // iteration ranges (process); other ranges keep their thread (docs/metrics.md).
+  std::optional<RangeScope> scope;
 };
 
 struct RangeSummary {
   AttributionMethod method = AttributionMethod::kLaunchCorrelation;
   std::string method_note;         // set when CPU ranges fell back to time overlap
   int64_t unmatched_ops = 0;       // ops whose correlation id no API call names
+  std::string resolved;            // with a name: which range and instances it selected
   std::vector<RangeGroup> groups;  // by total CPU duration, largest first; then name
 };
 

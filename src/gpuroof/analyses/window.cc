@@ -22,54 +22,7 @@ std::string FormatNs(int64_t ns) {
   return fmt::format("{} ns", ns);
 }
 
-std::string ListNvtxNames(const Trace& trace) {
-  std::vector<uint32_t> seen;
-  std::string out;
-  for (const NvtxRange& range : trace.nvtx_ranges) {
-    if (std::find(seen.begin(), seen.end(), range.name) != seen.end()) continue;
-    seen.push_back(range.name);
-    if (seen.size() > 8) {
-      out += ", ...";
-      break;
-    }
-    if (!out.empty()) out += ", ";
-    out += fmt::format("'{}'", trace.strings.Get(range.name));
-  }
-  return out;
-}
-
 }  // namespace
-
-std::vector<const NvtxRange*> FindNvtxRanges(const Trace& trace, std::string_view name) {
-  // "NAME#*" asks for the numbered family NAME#1, NAME#2, ... (Kineto's ProfilerStep#N).
-  const bool family_only = name.ends_with("#*");
-  if (family_only) name.remove_suffix(2);
-  std::vector<const NvtxRange*> exact;
-  std::vector<const NvtxRange*> undomained;
-  std::vector<const NvtxRange*> numbered;
-  for (const NvtxRange& range : trace.nvtx_ranges) {
-    std::string_view full = trace.strings.Get(range.name);
-    if (!family_only && full == name) {
-      exact.push_back(&range);
-    } else if (size_t colon = full.find(':');
-               !family_only && colon != std::string_view::npos && full.substr(colon + 1) == name) {
-      undomained.push_back(&range);
-    } else if (NumberedFamily(full) == name) {
-      numbered.push_back(&range);
-    }
-  }
-  if (!exact.empty()) return exact;
-  return undomained.empty() ? numbered : undomained;
-}
-
-std::string_view NumberedFamily(std::string_view name) {
-  const size_t hash = name.rfind('#');
-  if (hash == std::string_view::npos || hash + 1 == name.size()) return {};
-  for (char c : name.substr(hash + 1)) {
-    if (c < '0' || c > '9') return {};
-  }
-  return name.substr(0, hash);
-}
 
 int64_t ParseDurationNs(std::string_view text, std::string_view source) {
   auto fail = [&]() -> int64_t {
@@ -119,28 +72,12 @@ WindowSpec ParseWindowSpec(std::string_view text) {
     return spec;
   }
   if (text.substr(0, 5) == "nvtx:") {
+    // The name is resolved against each trace (SelectRanges): "ProfilerStep#7" is a name, an
+    // instance is NAME@N.
     spec.kind = WindowSpec::Kind::kNvtx;
-    std::string_view rest = text.substr(5);
-    size_t hash = rest.rfind('#');
-    if (hash != std::string_view::npos) {
-      std::string_view instance = rest.substr(hash + 1);
-      if (instance == "*") {
-        spec.instance = 0;
-      } else {
-        int value = 0;
-        auto [ptr, ec] = std::from_chars(instance.data(), instance.data() + instance.size(), value);
-        if (ec != std::errc() || ptr != instance.data() + instance.size() || value < 1) {
-          throw InputError("--window", fmt::format("'{}': the instance after '#' must be a "
-                                                   "number from 1, or '*' for all instances",
-                                                   text));
-        }
-        spec.instance = value;
-      }
-      rest = rest.substr(0, hash);
-    }
-    if (rest.empty())
+    spec.nvtx_name = std::string(text.substr(5));
+    if (spec.nvtx_name.empty())
       throw InputError("--window", fmt::format("'{}': missing the range name", text));
-    spec.nvtx_name = std::string(rest);
     return spec;
   }
   size_t colon = text.find(':');
@@ -154,9 +91,58 @@ WindowSpec ParseWindowSpec(std::string_view text) {
     return spec;
   }
   throw InputError("--window", fmt::format("unknown window policy '{}' (use processing, all, "
-                                           "START:END such as 2ms:10ms, nvtx:NAME[#N|#*], or "
+                                           "START:END such as 2ms:10ms, nvtx:NAME[@N|@*], or "
                                            "steady)",
                                            text));
+}
+
+Window RangeWorkWindow(const Trace& trace, const RangeSelection& selection,
+                       const RangeAttribution& attribution, int32_t device_id) {
+  Window window;
+  window.policy = "nvtx";
+  window.text = "nvtx:" + selection.text;
+  window.resolved = selection.Describe();
+  // The ranges' own interval: the window when work is attributed by time overlap, or when none
+  // of it ran on this device.
+  int64_t range_start = selection.ranges.front()->start_ns;
+  int64_t range_end = selection.ranges.front()->end_ns;
+  for (const NvtxRange* range : selection.ranges) {
+    range_start = std::min(range_start, range->start_ns);
+    range_end = std::max(range_end, range->end_ns);
+  }
+  const bool on_gpu = std::all_of(selection.ranges.begin(), selection.ranges.end(),
+                                  [](const NvtxRange* range) { return range->on_gpu; });
+  if (attribution.method == AttributionMethod::kTimeOverlap || on_gpu) {
+    window.start_ns = range_start;
+    window.end_ns = range_end;
+    window.note = on_gpu ? "GPU-timeline range: every op running in it counts (time overlap)"
+                         : attribution.method_note;
+    return window;
+  }
+  bool any = false;
+  for (const RangeInstanceWork& instance : attribution.instances) {
+    for (OpRef op : instance.ops) {
+      const ActivityBlock& block = trace.blocks[op.block];
+      if (trace.streams[block.stream[op.index]].device_id != device_id) continue;
+      window.start_ns =
+          any ? std::min(window.start_ns, block.start_ns[op.index]) : block.start_ns[op.index];
+      window.end_ns =
+          any ? std::max(window.end_ns, block.end_ns[op.index]) : block.end_ns[op.index];
+      any = true;
+    }
+  }
+  window.work = std::make_shared<const OpSelection>(SelectAttributedOps(trace, attribution));
+  if (!any) {
+    window.start_ns = range_start;
+    window.end_ns = range_end;
+    window.note = fmt::format("range {} launched no GPU work on this device", window.resolved);
+  } else if (attribution.other_thread_ops > 0) {
+    window.note = fmt::format(
+        "{} op(s) launched by other threads of the process while the range was open are not "
+        "counted (--attribute thread); --attribute process counts them",
+        attribution.other_thread_ops);
+  }
+  return window;
 }
 
 Window ResolveWindow(const Trace& trace, const WindowSpec& spec, const DeviceSpan& device,
@@ -192,28 +178,20 @@ Window ResolveWindow(const Trace& trace, const WindowSpec& spec, const DeviceSpa
                           spec.text);
     }
     case WindowSpec::Kind::kNvtx: {
-      window.policy = "nvtx";
-      std::vector<const NvtxRange*> ranges = FindNvtxRanges(trace, spec.nvtx_name);
-      if (ranges.empty()) {
-        std::string names = ListNvtxNames(trace);
-        throw InputError(trace.source, fmt::format("no NVTX range named '{}' ({})", spec.nvtx_name,
-                                                   names.empty() ? "the trace has no NVTX ranges"
-                                                                 : "ranges include " + names));
+      RangeSelection selection = SelectRanges(trace, spec.nvtx_name, "--window");
+      if (selection.instance == 0 && selection.ranges.size() > 1 && !selection.family &&
+          !spec.nvtx_name.ends_with("@*")) {
+        throw InputError(trace.source,
+                         fmt::format("--window nvtx:{}: range '{}' has {} instances; choose one "
+                                     "with nvtx:{}@N (1 to {}), or all with nvtx:{}@*",
+                                     spec.nvtx_name, selection.name, selection.ranges.size(),
+                                     spec.nvtx_name, selection.ranges.size(), spec.nvtx_name));
       }
-      if (spec.instance == 0) {
-        window.start_ns = ranges.front()->start_ns;
-        window.end_ns = ranges.front()->end_ns;
-        for (const NvtxRange* range : ranges)
-          window.end_ns = std::max(window.end_ns, range->end_ns);
-      } else if (static_cast<size_t>(spec.instance) > ranges.size()) {
-        throw InputError(trace.source, fmt::format("NVTX range '{}' has {} instance(s), no #{}",
-                                                   spec.nvtx_name, ranges.size(), spec.instance));
-      } else {
-        const NvtxRange* range = ranges[static_cast<size_t>(spec.instance - 1)];
-        window.start_ns = range->start_ns;
-        window.end_ns = range->end_ns;
-      }
-      break;
+      Window work = RangeWorkWindow(trace, selection,
+                                    AttributeGpuWork(trace, selection.ranges, spec.nvtx_scope),
+                                    device.device_id);
+      work.text = spec.text;
+      return work;
     }
   }
   if (window.end_ns <= trace_first_start_ns || window.start_ns >= trace_last_end_ns ||

@@ -11,7 +11,8 @@ namespace gpuroof {
 // Unified-memory migrations stay separate from application copies: they are driver work the
 // application did not ask for, even though they occupy the same copy engines.
 enum class Engine : uint8_t {
-  kKernel,  // SMs: kernels
+  kKernel,  // SMs: kernels (compute)
+  kComm,    // SMs: collective-communication kernels (NCCL, RCCL; see IsCollectiveKernelName)
   kH2D,     // host-to-device copy engine (also host-to-array)
   kD2H,     // device-to-host copy engine (also array-to-host)
   kD2D,     // device-to-device / array copies within one device
@@ -24,17 +25,28 @@ enum class Engine : uint8_t {
   kGraph,   // whole CUDA graph launches traced at graph level (engine mix unknown)
 };
 
-inline constexpr int kEngineCount = 11;
+inline constexpr int kEngineCount = 12;
 
 inline constexpr std::array<Engine, kEngineCount> kAllEngines = {
-    Engine::kKernel, Engine::kH2D,    Engine::kD2H,    Engine::kD2D,    Engine::kP2P,  Engine::kH2H,
-    Engine::kMemset, Engine::kUvmH2D, Engine::kUvmD2H, Engine::kUvmD2D, Engine::kGraph};
+    Engine::kKernel, Engine::kComm,   Engine::kH2D,    Engine::kD2H,
+    Engine::kD2D,    Engine::kP2P,    Engine::kH2H,    Engine::kMemset,
+    Engine::kUvmH2D, Engine::kUvmD2H, Engine::kUvmD2D, Engine::kGraph};
 
 // Short name used in tables and as the CSV column prefix ("kernel", "H2D", "memset", ...).
 std::string_view EngineName(Engine engine);
 
 // Inverse of EngineName(); accepts the names case-insensitively.
 std::optional<Engine> EngineFromName(std::string_view name);
+
+// True for the engines whose ops are kernels on the SMs: compute and communication.
+inline bool IsKernelEngine(Engine engine) {
+  return engine == Engine::kKernel || engine == Engine::kComm;
+}
+
+// Whether a kernel name is a collective-communication kernel (docs/metrics.md, "Engines"): its
+// name, less a leading "void ", starts with "nccl", "rccl" or "msccl" in any case (ncclKernel_*,
+// ncclDevKernel_*, rcclKernel..., mscclKernel_...). The one place that rule lives.
+bool IsCollectiveKernelName(std::string_view name);
 
 // True for engines that move bytes (copies and memsets), for which bandwidth is meaningful.
 bool EngineMovesBytes(Engine engine);

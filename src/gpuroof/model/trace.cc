@@ -164,4 +164,26 @@ std::string_view Trace::DeviceName(int32_t device_id) const {
   return {};
 }
 
+void ClassifyCollectiveKernels(Trace& trace) {
+  std::vector<bool> collective(trace.signatures.size(), false);
+  bool any = false;
+  for (size_t s = 0; s < trace.signatures.size(); ++s) {
+    OpSignature& signature = trace.signatures[s];
+    if (signature.engine != Engine::kKernel) continue;
+    if (IsCollectiveKernelName(trace.strings.Get(signature.name)) ||
+        (signature.detail_name != 0 &&
+         IsCollectiveKernelName(trace.strings.Get(signature.detail_name)))) {
+      signature.engine = Engine::kComm;
+      collective[s] = true;
+      any = true;
+    }
+  }
+  if (!any) return;
+  for (ActivityBlock& block : trace.blocks) {
+    for (size_t i = 0; i < block.size(); ++i) {
+      if (collective[block.signature[i]]) block.engine[i] = Engine::kComm;
+    }
+  }
+}
+
 }  // namespace gpuroof

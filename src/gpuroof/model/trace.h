@@ -88,13 +88,20 @@ struct ActivityBlock {
 struct NvtxRange {
   int64_t start_ns = 0;
   int64_t end_ns = 0;
-  uint32_t name = 0;       // full display name, "domain:" prefix included when not default
-  uint64_t thread_id = 0;  // the trace's thread key (nsys: globalTid)
-  bool start_end = false;  // true: start/end range; false: push/pop range
+  uint32_t name = 0;        // full display name, "domain:" prefix included when not default
+  uint64_t thread_id = 0;   // the trace's thread key (nsys: globalTid)
+  uint64_t process_id = 0;  // the process of that thread; same key as ApiCall::process_id
+  bool start_end = false;   // true: start/end range; false: push/pop range
   // Drawn on the GPU timeline (Kineto's gpu_user_annotation) rather than a CPU thread: GPU work
   // is attributed to it by time overlap, not through launches.
   bool on_gpu = false;
   int32_t device_id = -1;  // on_gpu ranges: the device whose timeline holds it
+  // CPU ranges whose GPU-timeline copy (Kineto's gpu_user_annotation of the same annotation) was
+  // paired with them: that copy's span and device. The pair is one range, not two.
+  bool has_gpu_copy = false;
+  int64_t gpu_copy_start_ns = 0;
+  int64_t gpu_copy_end_ns = 0;
+  int32_t gpu_copy_device_id = -1;
 };
 
 // A CPU-side API call that can launch GPU work (CUDA runtime or driver call: a kernel launch, an
@@ -131,5 +138,10 @@ struct Trace {
   // Name of the device, or "" when the trace does not list it.
   std::string_view DeviceName(int32_t device_id) const;
 };
+
+// Moves the kernels whose name is a collective's (IsCollectiveKernelName, short or demangled name)
+// from the kernel engine to the comm engine: signatures and the per-op engine column. Readers
+// call it once, last, so every analysis sees communication apart from compute.
+void ClassifyCollectiveKernels(Trace& trace);
 
 }  // namespace gpuroof

@@ -164,6 +164,12 @@ error_code ReadArgs(od::value value, KinetoEvent::Args& args) {
       case 'f':
         if (key.unsafe_is_equal("fromDevice")) args.from_device = ReadInteger(v);
         break;
+      case 'E':
+      case 'e':
+        if (key.unsafe_is_equal("External id") || key.unsafe_is_equal("external id")) {
+          args.external_id = ReadInteger(v);
+        }
+        break;
       case 't':
         if (key.unsafe_is_equal("toDevice")) args.to_device = ReadInteger(v);
         break;

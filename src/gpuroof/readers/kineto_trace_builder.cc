@@ -4,6 +4,7 @@
 #include <cstring>
 #include <iterator>
 #include <limits>
+#include <map>
 #include <new>
 #include <unordered_map>
 #include <utility>
@@ -95,8 +96,8 @@ KinetoTraceBuilder::KinetoTraceBuilder(std::string source, ReadDetail detail, bo
 }
 
 bool KinetoTraceBuilder::NeedsArgs(KinetoEventKind kind) {
-  return kind != KinetoEventKind::kOther && kind != KinetoEventKind::kCpuAnnotation &&
-         kind != KinetoEventKind::kGpuNotEngineWork;
+  // CPU annotations too: their External id pairs them with their GPU-timeline copies.
+  return kind != KinetoEventKind::kOther && kind != KinetoEventKind::kGpuNotEngineWork;
 }
 
 bool KinetoTraceBuilder::NeedsName(KinetoEventKind kind) {
@@ -331,9 +332,78 @@ void KinetoTraceBuilder::AddAnnotation(const KinetoEvent& event, bool on_gpu) {
     range.device_id = static_cast<int32_t>(*device);
   } else {
     range.thread_id = ThreadKey(event.pid, event.tid);
+    range.process_id = ProcessKey(event.pid);
   }
   trace_.nvtx_ranges.push_back(range);
+  annotation_external_ids_.push_back(event.args.external_id.value_or(-1));
   trace_.diagnostics.CountUsed(1);
+}
+
+void KinetoTraceBuilder::PairAnnotationCopies() {
+  std::vector<NvtxRange>& ranges = trace_.nvtx_ranges;
+  // CPU annotations by (name, External id); without ids, by name in start order.
+  std::map<std::pair<uint32_t, int64_t>, size_t> cpu_by_id;
+  std::map<uint32_t, std::vector<size_t>> cpu_by_name;
+  std::map<uint32_t, std::vector<size_t>> gpu_without_id;
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    if (ranges[i].on_gpu) continue;
+    cpu_by_name[ranges[i].name].push_back(i);
+    if (annotation_external_ids_[i] >= 0)
+      cpu_by_id.emplace(std::make_pair(ranges[i].name, annotation_external_ids_[i]), i);
+  }
+  std::vector<bool> paired(ranges.size(), false);
+  auto join = [&](size_t cpu, size_t gpu) {
+    NvtxRange& target = ranges[cpu];
+    const NvtxRange& copy = ranges[gpu];
+    if (!target.has_gpu_copy) {
+      target.has_gpu_copy = true;
+      target.gpu_copy_start_ns = copy.start_ns;
+      target.gpu_copy_end_ns = copy.end_ns;
+      target.gpu_copy_device_id = copy.device_id;
+    } else {  // projected onto several streams: the span of all of them
+      target.gpu_copy_start_ns = std::min(target.gpu_copy_start_ns, copy.start_ns);
+      target.gpu_copy_end_ns = std::max(target.gpu_copy_end_ns, copy.end_ns);
+    }
+    paired[gpu] = true;
+  };
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    if (!ranges[i].on_gpu) continue;
+    auto it = annotation_external_ids_[i] >= 0
+                  ? cpu_by_id.find({ranges[i].name, annotation_external_ids_[i]})
+                  : cpu_by_id.end();
+    if (it != cpu_by_id.end()) {
+      join(it->second, i);
+    } else if (annotation_external_ids_[i] < 0) {
+      gpu_without_id[ranges[i].name].push_back(i);
+    }
+  }
+  // Files without External ids: the k-th GPU copy of a name is the k-th CPU instance's, when the
+  // counts agree and each copy starts after its CPU range does (a projection cannot precede it).
+  for (auto& [name, gpu] : gpu_without_id) {
+    auto cpu = cpu_by_name.find(name);
+    if (cpu == cpu_by_name.end() || cpu->second.size() != gpu.size()) continue;
+    auto by_start = [&](size_t a, size_t b) { return ranges[a].start_ns < ranges[b].start_ns; };
+    std::stable_sort(gpu.begin(), gpu.end(), by_start);
+    std::vector<size_t>& cpus = cpu->second;
+    std::stable_sort(cpus.begin(), cpus.end(), by_start);
+    bool ordered = true;
+    for (size_t k = 0; k < gpu.size() && ordered; ++k)
+      ordered = ranges[gpu[k]].start_ns >= ranges[cpus[k]].start_ns;
+    if (!ordered) continue;
+    for (size_t k = 0; k < gpu.size(); ++k)
+      join(cpus[k], gpu[k]);
+  }
+  const auto joined = static_cast<int64_t>(std::count(paired.begin(), paired.end(), true));
+  if (joined == 0) return;
+  size_t kept = 0;
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    if (!paired[i]) ranges[kept++] = ranges[i];
+  }
+  ranges.resize(kept);
+  trace_.diagnostics.Note(fmt::format(
+      "{} GPU-timeline annotation(s) (gpu_user_annotation) joined to the CPU annotation they "
+      "project: one range each",
+      joined));
 }
 
 void KinetoTraceBuilder::AddApiCall(const KinetoEvent& event) {
@@ -446,6 +516,7 @@ Trace KinetoTraceBuilder::Finish() {
               return a.process_id != b.process_id ? a.process_id < b.process_id
                                                   : a.correlation < b.correlation;
             });
+  PairAnnotationCopies();
   std::stable_sort(trace_.nvtx_ranges.begin(), trace_.nvtx_ranges.end(),
                    [](const NvtxRange& a, const NvtxRange& b) { return a.start_ns < b.start_ns; });
   // No ShrinkToFit: it would copy every column; capacity never written is not resident.
@@ -454,6 +525,7 @@ Trace KinetoTraceBuilder::Finish() {
   std::sort(trace_.devices.begin(), trace_.devices.end(),
             [](const DeviceInfo& a, const DeviceInfo& b) { return a.id < b.id; });
 
+  ClassifyCollectiveKernels(trace_);
   trace_.metadata["kineto_events"] = std::to_string(events_);
   if (zero_duration_ops_ > 0) {
     trace_.diagnostics.Note(fmt::format(

@@ -44,6 +44,8 @@ struct KinetoEvent {
     std::optional<int64_t> bytes;
     std::optional<int64_t> from_device;  // peer copies
     std::optional<int64_t> to_device;
+    // "External id" (legacy "external id"): ties an annotation's CPU and GPU-timeline copies.
+    std::optional<int64_t> external_id;
     std::array<uint32_t, 3> grid = {0, 0, 0};
     std::array<uint32_t, 3> block = {0, 0, 0};
   } args;
@@ -112,6 +114,9 @@ class KinetoTraceBuilder {
   void AddGpuOp(const KinetoEvent& event, KinetoEventKind kind);
   void AddAnnotation(const KinetoEvent& event, bool on_gpu);
   void AddApiCall(const KinetoEvent& event);
+  // Joins each GPU-timeline annotation (gpu_user_annotation) to the CPU annotation it projects,
+  // so that one record_function is one range (docs/formats.md, "Kineto JSON traces").
+  void PairAnnotationCopies();
   // start/end in ns, or false with the reason counted under `table`.
   bool ReadInterval(const KinetoEvent& event, std::string_view table, int64_t* start_ns,
                     int64_t* end_ns);
@@ -131,6 +136,8 @@ class KinetoTraceBuilder {
   std::unordered_map<std::string, uint32_t> stream_ids_;
   std::unordered_map<std::string, uint32_t> signature_ids_;
   std::vector<CallChunk> call_chunks_;  // launch calls, joined into api_calls by Finish()
+  // External id of each annotation, parallel to trace_.nvtx_ranges until Finish() (-1: none).
+  std::vector<int64_t> annotation_external_ids_;
   int64_t zero_duration_ops_ = 0;
   int64_t events_ = 0;
   int64_t malformed_ = 0;

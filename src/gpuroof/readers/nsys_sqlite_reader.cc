@@ -535,6 +535,7 @@ void ReadNvtx(const std::filesystem::path& path, const FileStrings& strings, Nvt
       continue;
     }
     range.thread_id = thread;
+    range.process_id = thread & kGlobalPidMask;
     range.start_end = event_type == kNvtxStartEndRange || event_type == kNvtxtStartEndRange;
     std::string name;
     if (!row.IsNull(3)) {
@@ -827,6 +828,7 @@ Trace ReadNsysSqlite(const std::filesystem::path& path, const NsysReadOptions& o
     trace.api_calls = std::move(api_calls.calls);
     trace.diagnostics.Merge(api_calls.diagnostics);
   }
+  ClassifyCollectiveKernels(trace);
   return trace;
 }
 

@@ -170,9 +170,18 @@ TEST(EngineLoad, UnitsFromNvtxRangesInTheWindow) {
   AddRange(trace, "batch", 0, 100);
   AddRange(trace, "batch", 100, 200);
   AddRange(trace, "batch", 2000, 2100);
+  // No API calls: the ranges' work is what runs while they are open (time overlap). With the
+  // processing window the window is the units' own span, 0 to 2100, so every batch is a unit.
   EngineLoadOptions options = Options();
   options.units = ParseUnitsFrom("nvtx:batch");
   DeviceLoad d = ComputeEngineLoad(trace, options)[0];
+  EXPECT_EQ(*d.units, 3);
+  EXPECT_EQ(d.window.start_ns, 0);
+  EXPECT_EQ(d.window.end_ns, 2100);
+  EXPECT_EQ(d.window.resolved, "'batch' (3 instances)");
+  // An explicit window counts the batches starting in it.
+  options.window = ParseWindowSpec("0:1000");
+  d = ComputeEngineLoad(trace, options)[0];
   EXPECT_EQ(*d.units, 2);
   options.units = ParseUnitsFrom("nvtx:epoch");
   EXPECT_THROW(ComputeEngineLoad(trace, options), InputError);

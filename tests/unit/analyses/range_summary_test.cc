@@ -54,7 +54,7 @@ TEST(RangeAttributionTest, LaunchCorrelationTiesOpsToTheRangeOpenOnTheLaunchingT
   for (int blocks : {1, 3}) {
     const Trace trace = Example(blocks);
     const std::vector<const NvtxRange*> steps = FindNvtxRanges(trace, "step");
-    const RangeAttribution attribution = AttributeGpuWork(trace, steps);
+    const RangeAttribution attribution = AttributeGpuWork(trace, steps, RangeScope::kThread);
     EXPECT_EQ(attribution.method, AttributionMethod::kLaunchCorrelation);
     EXPECT_TRUE(attribution.method_note.empty());
     ASSERT_EQ(attribution.instances.size(), 2u);
@@ -73,7 +73,7 @@ TEST(RangeAttributionTest, InstanceLoadsPerEngine) {
   const Trace trace = Example();
   const std::vector<const NvtxRange*> steps = FindNvtxRanges(trace, "step");
   const std::vector<RangeInstanceLoad> rows =
-      ComputeInstanceLoads(trace, AttributeGpuWork(trace, steps));
+      ComputeInstanceLoads(trace, AttributeGpuWork(trace, steps, RangeScope::kThread));
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[0].ordinal, 1);
   EXPECT_EQ(rows[0].device_id, 0);
@@ -97,7 +97,7 @@ TEST(RangeAttributionTest, WithoutApiCallsFallsBackToTimeOverlapAndSaysSo) {
   trace.api_calls.clear();
   AddRange(trace, "window", 950, 1050, 1);
   const std::vector<const NvtxRange*> window = FindNvtxRanges(trace, "window");
-  const RangeAttribution attribution = AttributeGpuWork(trace, window);
+  const RangeAttribution attribution = AttributeGpuWork(trace, window, RangeScope::kThread);
   EXPECT_EQ(attribution.method, AttributionMethod::kTimeOverlap);
   EXPECT_NE(attribution.method_note.find("no CUDA API calls"), std::string::npos);
   const std::vector<RangeInstanceLoad> rows = ComputeInstanceLoads(trace, attribution);
@@ -119,7 +119,7 @@ TEST(RangeAttributionTest, GpuTimelineRangesUseTimeOverlapOnTheirDevice) {
     }
   }
   const std::vector<const NvtxRange*> ranges = FindNvtxRanges(trace, "gpu step");
-  const RangeAttribution attribution = AttributeGpuWork(trace, ranges);
+  const RangeAttribution attribution = AttributeGpuWork(trace, ranges, RangeScope::kThread);
   const std::vector<RangeInstanceLoad> rows = ComputeInstanceLoads(trace, attribution);
   ASSERT_EQ(rows.size(), 1u);
   // a [1050,1100) 50 + b [1100,1300) 200 + c [2000,2025) 25; dev1's kernel is not counted.
@@ -156,7 +156,18 @@ TEST(RangeSummaryTest, NamedRangeKeepsInstanceRows) {
   options.name = "step";
   const RangeSummary summary = SummarizeRanges(trace, options);
   ASSERT_EQ(summary.groups.size(), 1u);
-  EXPECT_EQ(summary.groups[0].instance_rows.size(), 2u);
+  // A named range is an iteration range: kernel d, launched on thread 2 at 300 while step #1
+  // was open on thread 1, is step #1's work too (on device 1: a row of its own).
+  EXPECT_EQ(summary.groups[0].scope, RangeScope::kProcess);
+  ASSERT_EQ(summary.groups[0].instance_rows.size(), 3u);
+  EXPECT_EQ(summary.groups[0].instance_rows[1].device_id, 1);
+  EXPECT_EQ(summary.groups[0].instance_rows[1].gpu_ops, 1);
+  EXPECT_EQ(summary.resolved, "'step' (2 instances)");
+  // --attribute thread keeps nsys's projection, and counts what it leaves out.
+  options.scope = RangeScope::kThread;
+  const RangeSummary by_thread = SummarizeRanges(trace, options);
+  EXPECT_EQ(by_thread.groups[0].instance_rows.size(), 2u);
+  EXPECT_EQ(by_thread.groups[0].other_thread_ops, 1);
 }
 
 // Kineto numbers its steps (ProfilerStep#1, #2, ...): the family is one group, and "NAME#*" or
@@ -176,14 +187,22 @@ TEST(RangeSummaryTest, NumberedFamilyIsOneGroup) {
                                    [](const RangeGroup& g) { return g.name == "ProfilerStep#*"; });
   ASSERT_NE(family, summary.groups.end());
   EXPECT_EQ(family->cpu.count, 2);
-  // Same launches as "step": 3 ops in the first step, 2 in the second.
-  EXPECT_EQ(family->gpu_ops, 5);
+  // A family is an iteration range (process scope): the launches of "step", 3 ops in the first
+  // step and 2 in the second, plus kernel d, launched on thread 2 at 300 during step #1.
+  EXPECT_EQ(family->scope, RangeScope::kProcess);
+  EXPECT_EQ(family->gpu_ops, 6);
+  // Plain names keep the thread rule in the overview; "other" (thread 2) got kernel d only.
+  const auto other = std::find_if(summary.groups.begin(), summary.groups.end(),
+                                  [](const RangeGroup& g) { return g.name == "other"; });
+  ASSERT_NE(other, summary.groups.end());
+  EXPECT_EQ(other->scope, RangeScope::kThread);
+  EXPECT_EQ(other->gpu_ops, 1);
   RangeSummaryOptions options;
   options.name = "ProfilerStep";
   const RangeSummary named = SummarizeRanges(trace, options);
   ASSERT_EQ(named.groups.size(), 1u);
   EXPECT_EQ(named.groups[0].name, "ProfilerStep");
-  EXPECT_EQ(named.groups[0].instance_rows.size(), 2u);
+  EXPECT_EQ(named.groups[0].instance_rows.size(), 3u);  // step #1 on devices 0 and 1, step #2
 }
 
 TEST(RangeSummaryTest, MissingRangesAreClearErrors) {

@@ -37,16 +37,14 @@ TEST(ParseWindowSpec, ReadsEveryPolicy) {
   WindowSpec nvtx = ParseWindowSpec("nvtx:epoch");
   EXPECT_EQ(nvtx.kind, WindowSpec::Kind::kNvtx);
   EXPECT_EQ(nvtx.nvtx_name, "epoch");
-  EXPECT_EQ(nvtx.instance, 1);
-  EXPECT_EQ(ParseWindowSpec("nvtx:epoch#3").instance, 3);
-  EXPECT_EQ(ParseWindowSpec("nvtx:epoch#*").instance, 0);
-  // A domain-qualified name keeps its colon.
-  EXPECT_EQ(ParseWindowSpec("nvtx:TensorRT:layer#2").nvtx_name, "TensorRT:layer");
+  // The text is resolved against the trace (a range may be named "ProfilerStep#7"), so it is
+  // kept whole; a domain-qualified name keeps its colon.
+  EXPECT_EQ(ParseWindowSpec("nvtx:ProfilerStep#7").nvtx_name, "ProfilerStep#7");
+  EXPECT_EQ(ParseWindowSpec("nvtx:TensorRT:layer@2").nvtx_name, "TensorRT:layer@2");
 }
 
 TEST(ParseWindowSpec, RejectsUnknownPolicies) {
-  for (const char* bad :
-       {"steadyish", "", "2ms:1ms", "5:5", "nvtx:", "nvtx:a#0", "nvtx:a#x", "1:"}) {
+  for (const char* bad : {"steadyish", "", "2ms:1ms", "5:5", "nvtx:", "1:"}) {
     EXPECT_THROW(ParseWindowSpec(bad), InputError) << bad;
   }
   try {
@@ -112,33 +110,79 @@ TEST(ResolveWindow, RangeOutsideTheTraceIsAnError) {
   }
 }
 
+std::string ErrorOf(const Trace& trace, const std::string& window) {
+  try {
+    ResolveWindow(trace, ParseWindowSpec(window), Span(), -100, 500);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
 TEST(ResolveWindow, NvtxInstancesAndAll) {
+  // No API calls: CPU ranges fall back to time overlap, and the window is their interval.
   Trace trace = MakeTrace({{Engine::kKernel, 0, 10}});
   AddRange(trace, "epoch", 0, 100);
   AddRange(trace, "epoch", 120, 200);
   AddRange(trace, "epoch", 210, 400);
   AddRange(trace, "Domain:step", 10, 20);
-  Window first = ResolveWindow(trace, ParseWindowSpec("nvtx:epoch"), Span(), -100, 500);
-  EXPECT_EQ(first.start_ns, 0);
-  EXPECT_EQ(first.end_ns, 100);
-  Window third = ResolveWindow(trace, ParseWindowSpec("nvtx:epoch#3"), Span(), -100, 500);
+  Window third = ResolveWindow(trace, ParseWindowSpec("nvtx:epoch@3"), Span(), -100, 500);
   EXPECT_EQ(third.start_ns, 210);
   EXPECT_EQ(third.end_ns, 400);
-  Window all = ResolveWindow(trace, ParseWindowSpec("nvtx:epoch#*"), Span(), -100, 500);
+  EXPECT_EQ(third.resolved, "'epoch' instance 3 of 3");
+  Window all = ResolveWindow(trace, ParseWindowSpec("nvtx:epoch@*"), Span(), -100, 500);
   EXPECT_EQ(all.start_ns, 0);
   EXPECT_EQ(all.end_ns, 400);
+  EXPECT_EQ(all.resolved, "'epoch' (3 instances)");
   // The name without its domain prefix finds the domain's range.
   Window step = ResolveWindow(trace, ParseWindowSpec("nvtx:step"), Span(), -100, 500);
   EXPECT_EQ(step.start_ns, 10);
-  EXPECT_THROW(ResolveWindow(trace, ParseWindowSpec("nvtx:epoch#4"), Span(), -100, 500),
-               InputError);
-  try {
-    ResolveWindow(trace, ParseWindowSpec("nvtx:missing"), Span(), -100, 500);
-    FAIL();
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("no NVTX range named 'missing'"), std::string::npos);
-    EXPECT_NE(std::string(e.what()).find("'epoch'"), std::string::npos);
+  EXPECT_EQ(step.resolved, "'step' (1 instance)");
+  // Several instances and no choice: refused, with both spellings.
+  EXPECT_NE(ErrorOf(trace, "nvtx:epoch").find("has 3 instances; choose one with nvtx:epoch@N"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(trace, "nvtx:epoch@4").find("range 'epoch' has 3 instance(s), no @4"),
+            std::string::npos);
+  // The old NAME#N spelling is not an instance: the message gives the new one.
+  EXPECT_NE(ErrorOf(trace, "nvtx:epoch#3").find("instance 3 of range 'epoch' is written epoch@3"),
+            std::string::npos);
+  const std::string missing = ErrorOf(trace, "nvtx:missing");
+  EXPECT_NE(missing.find("no NVTX range named 'missing'"), std::string::npos);
+  EXPECT_NE(missing.find("'epoch'"), std::string::npos);
+}
+
+TEST(ResolveWindow, NvtxNamesComeBeforeInstanceNumbers) {
+  // Kineto's steps are ranges named ProfilerStep#5 ... #7: "#7" is part of the name.
+  Trace trace = MakeTrace({{Engine::kKernel, 0, 10}});
+  AddRange(trace, "ProfilerStep#5", 0, 100);
+  AddRange(trace, "ProfilerStep#6", 100, 200);
+  AddRange(trace, "ProfilerStep#7", 200, 300);
+  Window seventh = ResolveWindow(trace, ParseWindowSpec("nvtx:ProfilerStep#7"), Span(), -100, 500);
+  EXPECT_EQ(seventh.start_ns, 200);
+  EXPECT_EQ(seventh.resolved, "'ProfilerStep#7' (1 instance)");
+  EXPECT_NE(ErrorOf(trace, "nvtx:ProfilerStep#9").find("no NVTX range named 'ProfilerStep#9'"),
+            std::string::npos);
+  // The family, by its name or NAME#*, is every step.
+  for (const char* family : {"nvtx:ProfilerStep", "nvtx:ProfilerStep#*"}) {
+    Window steps = ResolveWindow(trace, ParseWindowSpec(family), Span(), -100, 500);
+    EXPECT_EQ(steps.start_ns, 0) << family;
+    EXPECT_EQ(steps.end_ns, 300) << family;
+    EXPECT_EQ(steps.resolved, "'ProfilerStep#*' (3 instances)") << family;
   }
+  Window second = ResolveWindow(trace, ParseWindowSpec("nvtx:ProfilerStep#*@2"), Span(), -100, 500);
+  EXPECT_EQ(second.start_ns, 100);
+  EXPECT_EQ(second.resolved, "'ProfilerStep#*' instance 2 of 3");
+}
+
+TEST(ResolveWindow, AmbiguousRangeTextListsBothReadings) {
+  Trace trace = MakeTrace({{Engine::kKernel, 0, 10}});
+  AddRange(trace, "load", 0, 100);
+  AddRange(trace, "load", 100, 200);
+  AddRange(trace, "load@2", 300, 400);
+  const std::string error = ErrorOf(trace, "nvtx:load@2");
+  EXPECT_NE(error.find("ambiguous"), std::string::npos) << error;
+  EXPECT_NE(error.find("names range 'load@2' (1 instance(s))"), std::string::npos) << error;
+  EXPECT_NE(error.find("'load' instance 2 of 2"), std::string::npos) << error;
 }
 
 }  // namespace

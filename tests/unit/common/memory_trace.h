@@ -23,7 +23,7 @@ struct Op {
 // tests also exercise the multi-block ordered scan.
 Trace MakeTrace(const std::vector<Op>& ops, int blocks = 1);
 
-// Adds an NVTX range to `trace` (kept sorted by start).
+// Adds an NVTX range to `trace` (kept sorted by start), on a thread of AddLaunch's process.
 void AddRange(Trace& trace, const std::string& name, int64_t start_ns, int64_t end_ns,
               uint64_t thread_id = 0);
 

@@ -2,6 +2,7 @@
 // (ComputeEngineLoad, ComputeEngineOverlap) reproduce reference_metrics.json to the nanosecond:
 // per-device window, per-engine count, sum and busy union, any-engine busy time, kernel/copy
 // overlaps and ops per stream. The reference was computed by a separate Python script.
+#include <algorithm>
 #include <filesystem>
 #include <map>
 
@@ -55,6 +56,13 @@ TEST(SharedKinetoFixtures, EveryTraceMatchesTheReferenceMetrics) {
     EXPECT_FALSE(d.has_data_loss()) << d.Summary();
     EXPECT_EQ(trace.metadata.at("kineto_events"), std::to_string(Int(expected["events"])));
 
+    // The reference's "kernel" is every kernel; gpuroof keeps collectives (NCCL) apart as the
+    // comm engine. Fold them back for this comparison; CommKernels below checks the split.
+    for (ActivityBlock& block : trace.blocks) {
+      for (Engine& engine : block.engine) {
+        if (engine == Engine::kComm) engine = Engine::kKernel;
+      }
+    }
     EngineLoadOptions options;
     options.window = ParseWindowSpec("all");
     std::vector<DeviceLoad> loads = ComputeEngineLoad(trace, options);
@@ -133,11 +141,31 @@ TEST(SharedKinetoFixtures, StepsAndLaunchesAreRead) {
     EXPECT_EQ(stream.process_id, 4515u);  // the host pid that launched onto every stream
   EXPECT_EQ(trace.DeviceName(0), "NVIDIA A100-SXM4-80GB");
 
+  // Collectives are the comm engine: 80 ncclKernel_SendRecv launches, 190,345 us in all (raw
+  // events counted with Python's json module: kernels whose name starts with "nccl").
+  EngineLoadOptions all;
+  all.window = ParseWindowSpec("all");
+  const DeviceLoad rank0_load = ComputeEngineLoad(trace, all).at(0);
+  EXPECT_EQ(rank0_load.engine(Engine::kComm).ops, 80);
+  EXPECT_EQ(rank0_load.engine(Engine::kComm).sum_ns, 190'345'000);
+  EXPECT_EQ(rank0_load.engine(Engine::kKernel).ops, 6000);
+
+  // Each of the 3 annotations is written twice (user_annotation on the CPU thread,
+  // gpu_user_annotation on stream 7, with the same External id): one range each, the GPU copy's
+  // span kept (execute_context_1...: 84,044.109 us on device 0).
   Trace eager = ReadKinetoJson(b200);
-  int gpu_ranges = 0;
-  for (const NvtxRange& range : eager.nvtx_ranges)
-    gpu_ranges += range.on_gpu && range.device_id == 0;
-  EXPECT_EQ(gpu_ranges, 3);
+  ASSERT_EQ(eager.nvtx_ranges.size(), 3u);
+  for (const NvtxRange& range : eager.nvtx_ranges) {
+    EXPECT_FALSE(range.on_gpu);
+    EXPECT_TRUE(range.has_gpu_copy);
+    EXPECT_EQ(range.gpu_copy_device_id, 0);
+  }
+  const auto context =
+      std::find_if(eager.nvtx_ranges.begin(), eager.nvtx_ranges.end(), [&](const NvtxRange& range) {
+        return eager.strings.Get(range.name).starts_with("execute_context_1");
+      });
+  ASSERT_NE(context, eager.nvtx_ranges.end());
+  EXPECT_EQ(context->gpu_copy_end_ns - context->gpu_copy_start_ns, 84'044'109);
   EXPECT_EQ(eager.metadata.at("kineto_base_time_ns"), "1767189312000000000");
   // cuLaunchKernelEx (220 driver launches) are correlated too: 161 + 367 + 220 + 1 + 180.
   EXPECT_EQ(eager.api_calls.size(), 929u);

@@ -317,6 +317,30 @@ TEST(KinetoJsonReader, MetadataOnlyTraceLoads) {
   EXPECT_EQ(trace.metadata.at("kineto_events"), "1");
 }
 
+// 8b. One record_function, one range: CPU and GPU copies pair by (name, External id), so five
+// "## backward ##" annotations are five ranges, each with its own GPU span; a GPU copy with no
+// CPU copy stays a GPU-timeline range.
+TEST(KinetoJsonReader, AnnotationCopiesPairByExternalId) {
+  KinetoJsonBuilder b;
+  for (int i = 0; i < 5; ++i) {
+    const std::string start = std::to_string(100 * i);
+    b.Annotation("## backward ##", start, "50", 4515, 4517, 10 + i)
+        .GpuAnnotation("## backward ##", std::to_string(100 * i + 20), "40", 0, 7, 10 + i);
+  }
+  b.GpuAnnotation("orphan", "900", "10", 0, 7, 99).Kernel("k", "0", "1", 0, 7, 0);
+  Trace trace = Read(b.ObjectJson());
+  ASSERT_EQ(trace.nvtx_ranges.size(), 6u);
+  for (int i = 0; i < 5; ++i) {
+    const NvtxRange& range = trace.nvtx_ranges[static_cast<size_t>(i)];
+    EXPECT_FALSE(range.on_gpu);
+    EXPECT_EQ(range.start_ns, 100'000 * i);
+    EXPECT_EQ(range.gpu_copy_start_ns, 100'000 * i + 20'000);
+    EXPECT_EQ(range.gpu_copy_end_ns, 100'000 * i + 60'000);
+  }
+  EXPECT_TRUE(trace.nvtx_ranges[5].on_gpu);
+  EXPECT_EQ(trace.strings.Get(trace.nvtx_ranges[5].name), "orphan");
+}
+
 // 8. Annotations: ProfilerStep#N on a CPU thread and its GPU projection; launches correlated.
 TEST(KinetoJsonReader, AnnotationsAndLaunchCorrelation) {
   KinetoJsonBuilder b;
@@ -331,15 +355,20 @@ TEST(KinetoJsonReader, AnnotationsAndLaunchCorrelation) {
       .Memcpy("Memcpy DtoH (Device -> Pinned)", "115", "5", 100, 1, 7, 43)
       .CpuOp("aten::mm", "9", "5", 4515, 4516);
   Trace trace = Read(b.ObjectJson());
-  ASSERT_EQ(trace.nvtx_ranges.size(), 3u);
+  // The GPU projection (no External id here, as old writers wrote it) is the only copy of its
+  // name and starts after the CPU range: it is paired with it, one range, not two.
+  ASSERT_EQ(trace.nvtx_ranges.size(), 2u);
   const NvtxRange& step1 = trace.nvtx_ranges[0];
   EXPECT_EQ(trace.strings.Get(step1.name), "ProfilerStep#1");
   EXPECT_FALSE(step1.on_gpu);
   EXPECT_FALSE(step1.start_end);
   EXPECT_EQ(step1.thread_id, (uint64_t{4515} << 32) | 4516);
-  const NvtxRange& gpu = trace.nvtx_ranges[1];  // starts at 5 µs
-  EXPECT_TRUE(gpu.on_gpu);
-  EXPECT_EQ(gpu.device_id, 1);
+  EXPECT_EQ(step1.process_id, 4515u);
+  EXPECT_TRUE(step1.has_gpu_copy);
+  EXPECT_EQ(step1.gpu_copy_device_id, 1);
+  EXPECT_EQ(step1.gpu_copy_start_ns, 5'000);
+  EXPECT_EQ(step1.gpu_copy_end_ns, 65'000);
+  EXPECT_FALSE(trace.nvtx_ranges[1].has_gpu_copy);
   ASSERT_EQ(trace.api_calls.size(), 2u);
   EXPECT_EQ(trace.api_calls[0].correlation, 42u);
   EXPECT_EQ(trace.api_calls[1].correlation, 43u);

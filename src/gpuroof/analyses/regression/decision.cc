@@ -4,6 +4,8 @@
 #include <cctype>
 #include <cmath>
 
+#include "gpuroof/model/engine.h"
+
 namespace gpuroof {
 
 std::string_view VerdictLabel(Verdict verdict) {
@@ -86,12 +88,7 @@ bool RangeGated(double share_of_iteration, const std::string& name, const GateSe
 }
 
 bool CollectiveKernel(std::string_view key) {
-  constexpr std::string_view kPrefix = "nccl";
-  if (key.size() < kPrefix.size()) return false;
-  for (size_t i = 0; i < kPrefix.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(key[i])) != kPrefix[i]) return false;
-  }
-  return true;
+  return IsCollectiveKernelName(key);
 }
 
 }  // namespace gpuroof

@@ -11,6 +11,7 @@
 #include "gpuroof/analyses/mser.h"
 #include "gpuroof/analyses/ordered_scan.h"
 #include "gpuroof/analyses/range_attribution.h"
+#include "gpuroof/analyses/range_selection.h"
 #include "gpuroof/analyses/regression/hodges_lehmann.h"
 #include "gpuroof/analyses/regression/mann_whitney.h"
 #include "gpuroof/analyses/window.h"
@@ -117,13 +118,11 @@ void SummarizeRanges(const Trace& trace, const std::vector<const NvtxRange*>& it
 
 void SummarizeIterations(const Trace& trace, const ProfileOptions& options,
                          const std::vector<int32_t>& devices, ProfileSummary& summary) {
-  const std::vector<const NvtxRange*> ranges = FindNvtxRanges(trace, options.iteration_range);
-  if (ranges.empty()) {
-    throw InputError(trace.source, fmt::format("iteration range '{}' not found (no NVTX range of "
-                                               "that name)",
-                                               options.iteration_range));
-  }
-  const RangeAttribution attribution = AttributeGpuWork(trace, ranges);
+  const std::vector<const NvtxRange*> ranges =
+      SelectRanges(trace, options.iteration_range, "--iteration-range").ranges;
+  // An iteration range: its work is what any thread of the process launched while it was open.
+  const RangeAttribution attribution =
+      AttributeGpuWork(trace, ranges, options.attribute.value_or(RangeScope::kProcess));
   summary.has_iterations = true;
   summary.attribution = attribution.method == AttributionMethod::kLaunchCorrelation
                             ? "launch-correlation"
@@ -186,7 +185,7 @@ void SummarizeIterations(const Trace& trace, const ProfileOptions& options,
         span->second.first = std::min(span->second.first, interval.start_ns);
         span->second.second = std::max(span->second.second, interval.end_ns);
       }
-      if (engine == Engine::kKernel) {
+      if (IsKernelEngine(engine)) {  // collectives too: report-only kernel metrics
         kernel_launches += 1;
         const double duration = static_cast<double>(interval.end_ns - interval.start_ns);
         // One map lookup per signature, not per launch (a million launches is the target).
@@ -257,7 +256,7 @@ void SummarizeLaunches(const Trace& trace, const ProfileOptions& options, Profil
   std::map<std::string, std::vector<double>> series;
   std::unordered_map<uint32_t, std::vector<double>*> by_signature;  // map nodes do not move
   ForEachInStartOrder(trace, [&](const ActivityBlock& block, size_t i) {
-    if (block.engine[i] != Engine::kKernel) return;
+    if (!IsKernelEngine(block.engine[i])) return;
     std::vector<double>*& cached = by_signature[block.signature[i]];
     if (!cached) cached = &series[keys.Of(block.signature[i])];
     cached->push_back(static_cast<double>(block.end_ns[i] - block.start_ns[i]));

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gpuroof/analyses/kernel_summary.h"
+#include "gpuroof/analyses/range_attribution.h"
 #include "gpuroof/model/trace.h"
 
 namespace gpuroof {
@@ -38,6 +39,8 @@ struct ProfileOptions {
   std::optional<size_t> warmup;  // unset: auto (MSER-5); else drop this many iterations/launches
   KernelKey kernel_key = KernelKey::kLaunch;
   double min_effect = 0.02;  // for the stationarity warning
+  // Whose launches are an iteration's work; unset: the process's (an iteration range).
+  std::optional<RangeScope> attribute;
 };
 
 struct ProfileSummary {
