@@ -31,6 +31,7 @@ struct AnalyzeOptions {
   bool by_stream = false;
   bool steady_report = false;
   std::string per_range;
+  std::string attribute;
   OutputOptions output;
 };
 
@@ -49,6 +50,7 @@ int RunPerRange(const AnalyzeOptions& options) {
   ranges.traces = options.traces;
   ranges.name = options.per_range;
   ranges.threads = options.threads;
+  ranges.attribute = options.attribute;
   ranges.output = options.output;
   return RunRanges(ranges);
 }
@@ -92,6 +94,10 @@ int RunAnalyze(const AnalyzeOptions& options) {
   load_options.window = ParseWindowSpec(options.window);
   std::string units_text;
   load_options.units = ParseUnitOptions(options.unit, &units_text);
+  if (const std::optional<RangeScope> scope = ParseAttribute(options.attribute)) {
+    load_options.window.nvtx_scope = *scope;
+    load_options.units.scope = *scope;
+  }
   load_options.by_stream = options.by_stream;
   if (options.by_stream && options.overlap) {
     throw InputError("--by-stream", "give either --by-stream or --overlap, not both");
@@ -111,6 +117,7 @@ int RunAnalyze(const AnalyzeOptions& options) {
       load_options.units.kind == UnitsSpec::Kind::kKernelLaunches || options.by_stream
           ? ReadDetail::kFull
           : ReadDetail::kEngineLoad;
+  ReadForRanges(load_options.window, load_options.units, read_options);
   for (const std::string& path : options.traces) {
     traces.push_back(std::make_unique<Trace>(LoadTrace(path, read_options, options.output)));
     AnalyzedTrace analyzed;
@@ -124,6 +131,7 @@ int RunAnalyze(const AnalyzeOptions& options) {
       if (device.stream) where += fmt::format(" stream {}", device.stream->stream_id);
       PrintNote(options.output, path, where, device.window.note);
       PrintNote(options.output, path, where, device.units_note);
+      PrintNote(options.output, path, where, device.outside_note);
     }
     report.traces.push_back(std::move(analyzed));
   }
@@ -142,11 +150,14 @@ void AddAnalyzeCommand(CLI::App& app, int& exit_code) {
       "  gpuroof analyze run.sqlite --units 20000 --unit-name frame\n"
       "  gpuroof analyze run.sqlite --units-from kernel:process_frame --window all\n"
       "  gpuroof analyze a.sqlite b.sqlite --units 2000 --format csv -o probes.csv\n"
-      "  gpuroof analyze run.sqlite --window nvtx:epoch#2 --format json\n"
+      "  gpuroof analyze run.sqlite --window nvtx:epoch@2 --format json\n"
+      "  gpuroof analyze step.pt.trace.json --window nvtx:ProfilerStep#7   # a range's name\n"
+      "  gpuroof analyze step.pt.trace.json --units-from 'nvtx:ProfilerStep#*'\n"
       "  gpuroof analyze run.sqlite --units-from kernel:process_frame --window steady\n"
       "  gpuroof analyze run.sqlite --per-range epoch          # one row set per epoch\n"
       "Windows: processing (default: first kernel start to the last kernel or D2H end), all,\n"
-      "  START:END (ns, or with us/ms/s, from the first GPU op), nvtx:NAME[#N|#*],\n"
+      "  START:END (ns, or with us/ms/s, from the first GPU op), nvtx:NAME (a range's GPU\n"
+      "  work; NAME@N its Nth instance, NAME@* every instance, NAME#* a numbered family),\n"
       "  steady (processing after its warm-up: MSER-5 over the --units-from series, else 50\n"
       "  slices).\n"
       "Every figure is defined in docs/metrics.md.");
@@ -155,7 +166,7 @@ void AddAnalyzeCommand(CLI::App& app, int& exit_code) {
   AddUnitOptions(*command, options->unit);
   command
       ->add_option("--window", options->window,
-                   "processing | all | START:END | nvtx:NAME[#N|#*] | steady")
+                   "processing | all | START:END | nvtx:NAME[@N|@*] | steady")
       ->capture_default_str();
   command->add_flag("--steady-report", options->steady_report,
                     "Also say where the warm-up ends (MSER-5) and how the per-unit figures of the "
@@ -168,6 +179,7 @@ void AddAnalyzeCommand(CLI::App& app, int& exit_code) {
   command->add_option("--per-range", options->per_range,
                       "One engine row set per instance of this NVTX range (an epoch, a batch), "
                       "with the GPU work each instance launched");
+  AddAttributeOption(*command, options->attribute);
   command->add_option("--threads", options->threads, "Reader threads (0 = automatic)")
       ->check(CLI::Range(0, 64));
   AddOutputOptions(*command, options->output, {"table", "csv", "json"});

@@ -14,6 +14,7 @@
 #include "exit_codes.h"
 #include "output_options.h"
 #include "trace_loading.h"
+#include "unit_options.h"
 
 namespace gpuroof {
 
@@ -24,6 +25,7 @@ struct CopiesOptions {
   std::string window = "processing";
   int threads = 0;
   bool contention = false;
+  std::string attribute;
   OutputOptions output;
 };
 
@@ -31,6 +33,7 @@ struct CopiesOptions {
 int RunContention(const CopiesOptions& options) {
   CopyContentionOptions contention_options;
   contention_options.window = ParseWindowSpec(options.window);
+  if (auto scope = ParseAttribute(options.attribute)) contention_options.window.nvtx_scope = *scope;
   std::vector<std::unique_ptr<Trace>> traces;
   ContentionReport report;
   report.window_text = options.window;
@@ -38,6 +41,7 @@ int RunContention(const CopiesOptions& options) {
   ReadOptions read_options;
   read_options.threads = options.threads;
   read_options.detail = ReadDetail::kEngineLoad;
+  ReadForRanges(contention_options.window, UnitsSpec{}, read_options);
   traces = LoadEachTrace(options.traces, read_options, options.output,
                          [&](const Trace& trace, const std::string& path) {
                            ContendedTrace contended;
@@ -54,6 +58,7 @@ int RunContention(const CopiesOptions& options) {
 int RunCopies(const CopiesOptions& options) {
   CopySummaryOptions summary_options;
   summary_options.window = ParseWindowSpec(options.window);
+  if (auto scope = ParseAttribute(options.attribute)) summary_options.window.nvtx_scope = *scope;
 
   std::vector<std::unique_ptr<Trace>> traces;
   CopyReport report;
@@ -64,6 +69,7 @@ int RunCopies(const CopiesOptions& options) {
   read_options.threads = options.threads;
   read_options.detail = ReadDetail::kBreakdown;
   read_options.api_calls = false;  // no range attribution here
+  ReadForRanges(summary_options.window, UnitsSpec{}, read_options);
   traces = LoadEachTrace(options.traces, read_options, options.output,
                          [&](const Trace& trace, const std::string& path) {
                            CopiedTrace copied;
@@ -89,20 +95,21 @@ void AddCopiesCommand(CLI::App& app, int& exit_code) {
       "  gpuroof copies run.sqlite --contention\n"
       "Copies between pageable host memory and the device are flagged: the driver stages them\n"
       "through a pinned buffer, so they cannot overlap with kernels.\n"
-      "Windows: processing (default), all, START:END, nvtx:NAME[#N|#*], steady (as in\n"
+      "Windows: processing (default), all, START:END, nvtx:NAME[@N|@*], steady (as in\n"
       "analyze; steady uses 50 fixed slices here).\n"
       "Every figure is defined in docs/metrics.md.");
   command->add_option("traces", options->traces, "Trace files (nsys .sqlite or .nsys-rep)")
       ->required();
   command
       ->add_option("--window", options->window,
-                   "processing | all | START:END | nvtx:NAME[#N|#*] | steady")
+                   "processing | all | START:END | nvtx:NAME[@N|@*] | steady")
       ->capture_default_str();
   command->add_option("--threads", options->threads, "Reader threads (0 = automatic)")
       ->check(CLI::Range(0, 64));
   command->add_flag("--contention", options->contention,
                     "Instead: per copy direction, the bandwidth while the opposite direction is "
                     "busy versus idle");
+  AddAttributeOption(*command, options->attribute);
   AddOutputOptions(*command, options->output, {"table", "csv", "json"});
   command->callback([options, &exit_code]() {
     exit_code = options->contention ? RunContention(*options) : RunCopies(*options);

@@ -14,6 +14,7 @@
 #include "exit_codes.h"
 #include "output_options.h"
 #include "trace_loading.h"
+#include "unit_options.h"
 
 namespace gpuroof {
 
@@ -25,6 +26,7 @@ struct KernelsOptions {
   std::string top;  // empty: every kernel
   std::string window = "processing";
   int threads = 0;
+  std::string attribute;
   OutputOptions output;
 };
 
@@ -41,6 +43,7 @@ int RunKernels(const KernelsOptions& options) {
   // Every flag is checked before any trace is read.
   KernelSummaryOptions summary_options;
   summary_options.window = ParseWindowSpec(options.window);
+  if (auto scope = ParseAttribute(options.attribute)) summary_options.window.nvtx_scope = *scope;
   summary_options.key = ParseKernelKey(options.key);
   if (!options.top.empty()) summary_options.top = ParseTop(options.top);
 
@@ -55,6 +58,7 @@ int RunKernels(const KernelsOptions& options) {
   read_options.threads = options.threads;
   read_options.detail = ReadDetail::kFull;
   read_options.api_calls = false;  // no range attribution here
+  ReadForRanges(summary_options.window, UnitsSpec{}, read_options);
   traces = LoadEachTrace(options.traces, read_options, options.output,
                          [&](const Trace& trace, const std::string& path) {
                            SummarizedTrace summarized;
@@ -79,17 +83,18 @@ void AddKernelsCommand(CLI::App& app, int& exit_code) {
       "  gpuroof kernels run.sqlite --key launch --top 10\n"
       "  gpuroof kernels a.sqlite b.sqlite --window all --format csv -o kernels.csv\n"
       "Keys: name (short name, default), demangled, launch (name + grid + block).\n"
-      "Windows: processing (default), all, START:END, nvtx:NAME[#N|#*], as for analyze.\n"
+      "Windows: processing (default), all, START:END, nvtx:NAME[@N|@*], as for analyze.\n"
       "Every figure is defined in docs/metrics.md.");
   command->add_option("traces", options->traces, "Trace files (nsys .sqlite or .nsys-rep)")
       ->required();
   command->add_option("--key", options->key, "name | demangled | launch")->capture_default_str();
   command->add_option("--top", options->top, "Show only the N kernels with the largest total");
   command
-      ->add_option("--window", options->window, "processing | all | START:END | nvtx:NAME[#N|#*]")
+      ->add_option("--window", options->window, "processing | all | START:END | nvtx:NAME[@N|@*]")
       ->capture_default_str();
   command->add_option("--threads", options->threads, "Reader threads (0 = automatic)")
       ->check(CLI::Range(0, 64));
+  AddAttributeOption(*command, options->attribute);
   AddOutputOptions(*command, options->output, {"table", "csv", "json"});
   command->callback([options, &exit_code]() { exit_code = RunKernels(*options); });
 }

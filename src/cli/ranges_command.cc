@@ -11,6 +11,7 @@
 #include "exit_codes.h"
 #include "output_options.h"
 #include "trace_loading.h"
+#include "unit_options.h"
 
 namespace gpuroof {
 
@@ -21,6 +22,7 @@ int RunRanges(const RangesOptions& options) {
   report.tool_version = GPUROOF_VERSION;
   RangeSummaryOptions summary_options;
   summary_options.name = options.name;
+  summary_options.scope = ParseAttribute(options.attribute);
   // Full detail: attribution needs the API calls and the ops' correlation ids.
   ReadOptions read_options;
   read_options.threads = options.threads;
@@ -31,6 +33,11 @@ int RunRanges(const RangesOptions& options) {
                            ranges.trace = &trace;
                            ranges.summary = SummarizeRanges(trace, summary_options);
                            PrintNote(options.output, path, "ranges", ranges.summary.method_note);
+                           for (const RangeGroup& group : ranges.summary.groups) {
+                             if (group.other_thread_ops == 0) continue;
+                             PrintNote(options.output, path, "range '" + group.name + "'",
+                                       OtherThreadNote(group.other_thread_ops));
+                           }
                            report.traces.push_back(std::move(ranges));
                          });
   RenderAndEmit(options.output, report, RenderRangesText, RenderRangesCsv, RenderRangesJson);
@@ -46,15 +53,19 @@ void AddRangesCommand(CLI::App& app, int& exit_code) {
       "  gpuroof ranges run.sqlite\n"
       "  gpuroof ranges run.sqlite --name epoch            # one row per epoch\n"
       "  gpuroof ranges run.sqlite --format csv -o ranges.csv\n"
-      "GPU work belongs to a range instance when the CUDA call that launched it was made on the\n"
-      "range's thread while the range was open (as nsys's GPU projection does); without API calls\n"
-      "in the trace, GPU work running during the range counts instead, and a note says so.\n"
+      "GPU work belongs to a range instance when the CUDA call that launched it was made while\n"
+      "the range was open: by any thread of its process for iteration ranges (the range --name\n"
+      "names, and numbered families such as ProfilerStep#*), on the range's own thread for the\n"
+      "others (nsys's GPU projection); --attribute thread|process sets it for all. Without API\n"
+      "calls in the trace, GPU work running during the range counts instead, and a note says so.\n"
       "Every range instance is its own window, so there is no --window here.\n"
       "Every figure is defined in docs/metrics.md.");
   command->add_option("traces", options->traces, "Trace files (nsys .sqlite or .nsys-rep)")
       ->required();
   command->add_option("--name", options->name,
-                      "Only this range (\"Domain:name\" or name), one row per instance");
+                      "Only this range (\"Domain:name\", name, NAME@N or NAME@*), one row per "
+                      "instance");
+  AddAttributeOption(*command, options->attribute);
   command->add_option("--threads", options->threads, "Reader threads (0 = automatic)")
       ->check(CLI::Range(0, 64));
   AddOutputOptions(*command, options->output, {"table", "csv", "json"});

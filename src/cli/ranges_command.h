@@ -15,6 +15,7 @@ struct RangesOptions {
   std::vector<std::string> traces;
   std::string name;  // empty: one row per range name; else one row per instance of this range
   int threads = 0;
+  std::string attribute;  // --attribute: thread | process | "" (each range's default)
   OutputOptions output;
 };
 

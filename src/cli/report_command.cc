@@ -41,6 +41,7 @@ struct ReportOptions {
   std::string env;  // --env FILE; empty: env.json beside each trace, when there is one
   int top = 10;
   int threads = 0;
+  std::string attribute;
   OutputOptions output;
 };
 
@@ -50,6 +51,7 @@ struct ReportPlan {
   KernelSummaryOptions kernels;
   CopySummaryOptions copies;
   GapOptions gaps;
+  RangeSummaryOptions ranges;
   std::string units_text;
 };
 
@@ -57,6 +59,11 @@ ReportPlan PlanReport(const ReportOptions& options) {
   ReportPlan plan;
   plan.load.window = ParseWindowSpec(options.window);
   plan.load.units = ParseUnitOptions(options.unit, &plan.units_text);
+  plan.ranges.scope = ParseAttribute(options.attribute);
+  if (plan.ranges.scope) {
+    plan.load.window.nvtx_scope = *plan.ranges.scope;
+    plan.load.units.scope = *plan.ranges.scope;
+  }
   plan.kernels.window = plan.load.window;
   plan.kernels.top = options.top;
   plan.copies.window = plan.load.window;
@@ -109,7 +116,9 @@ ReportedTrace AnalyzeForReport(const Trace& trace, const ReportPlan& plan) {
   auto any = [&reported](auto predicate) {
     return std::any_of(reported.devices.begin(), reported.devices.end(), predicate);
   };
-  bool has_kernels = any([](const DeviceLoad& d) { return d.engine(Engine::kKernel).ops > 0; });
+  bool has_kernels = any([](const DeviceLoad& d) {
+    return d.engine(Engine::kKernel).ops > 0 || d.engine(Engine::kComm).ops > 0;
+  });
   bool has_copies = std::any_of(trace.signatures.begin(), trace.signatures.end(),
                                 [](const OpSignature& s) { return EngineMovesBytes(s.engine); });
   // The summaries reuse this engine load (same window) rather than computing their own.
@@ -117,17 +126,15 @@ ReportedTrace AnalyzeForReport(const Trace& trace, const ReportPlan& plan) {
   kernel_options.engine_load = &reported.devices;
   CopySummaryOptions copy_options = plan.copies;
   copy_options.engine_load = &reported.devices;
-  auto summaries = std::async(std::launch::async,
-                              [&trace, kernel_options, copy_options, has_kernels, has_copies] {
-                                ReportedTrace part;
-                                if (has_kernels)
-                                  part.kernels = ComputeKernelSummary(trace, kernel_options);
-                                if (has_copies)
-                                  part.copies = ComputeCopySummary(trace, copy_options);
-                                if (!trace.nvtx_ranges.empty())
-                                  part.ranges = SummarizeRanges(trace, {});
-                                return part;
-                              });
+  const RangeSummaryOptions range_options = plan.ranges;
+  auto summaries = std::async(std::launch::async, [&trace, kernel_options, copy_options,
+                                                   range_options, has_kernels, has_copies] {
+    ReportedTrace part;
+    if (has_kernels) part.kernels = ComputeKernelSummary(trace, kernel_options);
+    if (has_copies) part.copies = ComputeCopySummary(trace, copy_options);
+    if (!trace.nvtx_ranges.empty()) part.ranges = SummarizeRanges(trace, range_options);
+    return part;
+  });
   reported.overlaps = ComputeEngineOverlap(trace, reported.devices);
   // A device busy for a positive time in its window has an op that takes time: gaps and the
   // timeline have something to show.
@@ -218,6 +225,7 @@ int RunReport(const ReportOptions& options) {
       std::string where = fmt::format("device {}", device.device_id);
       PrintNote(options.output, path, where, device.window.note);
       PrintNote(options.output, path, where, device.units_note);
+      PrintNote(options.output, path, where, device.outside_note);
     }
   }
   EmitOutput(options.output, RenderHtmlReport(report));
@@ -246,7 +254,7 @@ void AddReportCommand(CLI::App& app, int& exit_code) {
   AddUnitOptions(*command, options->unit);
   command
       ->add_option("--window", options->window,
-                   "processing | all | START:END | nvtx:NAME[#N|#*] | steady")
+                   "processing | all | START:END | nvtx:NAME[@N|@*] | steady")
       ->capture_default_str();
   command
       ->add_option("--gap-min", options->gap_min,
@@ -261,6 +269,7 @@ void AddReportCommand(CLI::App& app, int& exit_code) {
                       "each trace, when a sweep wrote one)");
   command->add_option("--threads", options->threads, "Reader threads (0 = automatic)")
       ->check(CLI::Range(0, 64));
+  AddAttributeOption(*command, options->attribute);
   AddOutputOptions(*command, options->output, {"html"});
   command->callback([options, &exit_code]() { exit_code = RunReport(*options); });
 }

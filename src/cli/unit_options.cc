@@ -48,4 +48,28 @@ UnitsSpec ParseUnitOptions(const UnitOptions& options, std::string* text) {
   return units;
 }
 
+void AddAttributeOption(CLI::App& command, std::string& value) {
+  command.add_option("--attribute", value,
+                     "Whose launches are a range's GPU work: process (any thread of the "
+                     "process; the default for iteration ranges) or thread (the range's own "
+                     "thread, as nsys projects nested ranges)");
+}
+
+std::optional<RangeScope> ParseAttribute(const std::string& value) {
+  if (value.empty()) return std::nullopt;
+  if (value == "thread") return RangeScope::kThread;
+  if (value == "process") return RangeScope::kProcess;
+  throw InputError("--attribute",
+                   fmt::format("'{}' is not a scope (use thread or process)", value));
+}
+
+void ReadForRanges(const WindowSpec& window, const UnitsSpec& units, ReadOptions& read) {
+  if (window.kind != WindowSpec::Kind::kNvtx && units.kind != UnitsSpec::Kind::kNvtxRanges) {
+    return;
+  }
+  // The breakdown detail reads correlation ids and API calls when the file has NVTX ranges.
+  if (read.detail == ReadDetail::kEngineLoad) read.detail = ReadDetail::kBreakdown;
+  read.api_calls = true;
+}
+
 }  // namespace gpuroof

@@ -1,8 +1,10 @@
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "gpuroof/analyses/engine_load.h"
+#include "gpuroof/readers/reader_registry.h"
 
 namespace CLI {
 class App;
@@ -23,6 +25,18 @@ void AddUnitOptions(CLI::App& command, UnitOptions& options);
 // units; `text` gets what the user gave ("--units 2000", "--units-from kernel:k", or "") for
 // report headers. Throws InputError naming the option.
 UnitsSpec ParseUnitOptions(const UnitOptions& options, std::string* text);
+
+// --attribute thread|process: whose launches are a range's work (docs/metrics.md, "Which GPU
+// work belongs to a range"). `value` is left empty when not given.
+void AddAttributeOption(CLI::App& command, std::string& value);
+
+// The scope --attribute asks for; nullopt when it was not given (each rule's default). Throws
+// InputError (source "--attribute") for any other word.
+std::optional<RangeScope> ParseAttribute(const std::string& value);
+
+// Makes `read` keep what attributing GPU work to ranges needs (correlation ids and the API
+// calls) when the window or the units come from NVTX ranges.
+void ReadForRanges(const WindowSpec& window, const UnitsSpec& units, ReadOptions& read);
 
 // A whole number > 0; throws InputError naming `option` otherwise.
 int64_t ParsePositiveCount(const std::string& text, const std::string& option);

@@ -24,11 +24,16 @@ namespace {
 // so 220 µs; the upload ends where the window starts and does not count.
 // Kernels: sum 50 + 50 + 60 = 160 µs; busy [100,150) + [200,280) = 130 µs.
 // Gaps between busy intervals: [150,200) 50 µs and [280,300) 20 µs.
+// ProfilerStep#1 [120, 370) launched B, C and the D2H (at 130, 135, 140); A was launched at 95,
+// before it: the step's work is B, C and the D2H, [200, 320).
 std::string SmallTrace() {
   return KinetoJsonBuilder()
       .TopLevel("deviceProperties", R"([{"id": 0, "name": "NVIDIA Test GPU"}])")
       .Annotation("ProfilerStep#1", "120", "250")
       .Runtime("cudaLaunchKernel", "95", "2", 2)
+      .Runtime("cudaLaunchKernel", "130", "2", 3)
+      .Runtime("cudaLaunchKernel", "135", "2", 4)
+      .Runtime("cudaMemcpyAsync", "140", "2", 5)
       .Memcpy("Memcpy HtoD (Pageable -> Device)", "0", "100", 1'000'000, 0, 7, 1)
       .Kernel("A", "100", "50", 0, 7, 2)
       .Kernel("C", "220", "60", 0, 8, 4)
@@ -98,7 +103,9 @@ class KinetoCli : public ::testing::Test {
 TEST_F(KinetoCli, AnalyzeByHand) {
   CliResult r = RunGpuroof({"analyze", trace_.string(), "--format", "csv"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(r.err, "gpuroof: note: " + trace_.string() +
+                       ": device 0: 1 op(s) (0.100 ms busy) lie outside the window; --window all "
+                       "includes them\n");
   auto rows = Rows(r.out);
   ASSERT_EQ(rows.size(), 1u) << r.out;
   EXPECT_EQ(rows[0].at("device"), "0");
@@ -144,6 +151,11 @@ TEST_F(KinetoCli, ProfilerStepUnitsFromTheAnnotation) {
   auto rows = Rows(r.out);
   ASSERT_EQ(rows.size(), 1u) << r.out;
   EXPECT_EQ(rows[0].at("n_frames"), "1") << r.out;
+  // The window is the step's work: B, C and the D2H, [200, 320) = 0.12 ms; A is not counted.
+  EXPECT_DOUBLE_EQ(Num(rows[0], "window_ms"), 0.12);
+  EXPECT_EQ(rows[0].at("kernel_n"), "2");
+  EXPECT_DOUBLE_EQ(Num(rows[0], "kernel_busy_ms"), 0.08);
+  EXPECT_EQ(rows[0].at("window_range"), "'ProfilerStep#1' (1 instance)");
 }
 
 TEST(KinetoCliErrors, BrokenFilesEndInOneLineAndExitTwo) {

@@ -247,6 +247,9 @@ std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOp
     int64_t end = block.end_ns[i];
     if (!OpCountsInWindow(trace, block, i, window)) {
       ++load.outside_ops;
+      if (window.work != nullptr && OpCountsInWindow(start, end, window)) {
+        ++load.outside_in_span_ops;
+      }
       outside_unions[d].Add(start, end);
       return;
     }
@@ -277,9 +280,11 @@ std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOp
     if (load.outside_ops > 0) {
       load.outside_note =
           load.window.work != nullptr
-              ? fmt::format("{} op(s) ({:.3f} ms busy) are not the work of range {}: not counted",
-                            load.outside_ops, static_cast<double>(load.outside_busy_ns) / 1e6,
-                            load.window.resolved)
+              ? fmt::format(
+                    "{} op(s) ({:.3f} ms busy) are not the work of range {}: not "
+                    "counted ({} of them run within its span); --window all includes them",
+                    load.outside_ops, static_cast<double>(load.outside_busy_ns) / 1e6,
+                    load.window.resolved, load.outside_in_span_ops)
               : fmt::format(
                     "{} op(s) ({:.3f} ms busy) lie outside the window; --window all "
                     "includes them",

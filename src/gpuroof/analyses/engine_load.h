@@ -58,7 +58,8 @@ struct DeviceLoad {
   // interval, or in a work window not the range's work), and the busy time (union) of those.
   int64_t outside_ops = 0;
   int64_t outside_busy_ns = 0;
-  std::string outside_note;  // says so, when outside_ops > 0
+  int64_t outside_in_span_ops = 0;  // work windows: of outside_ops, those running in the span
+  std::string outside_note;         // says so, when outside_ops > 0
 
   const EngineLoad& engine(Engine e) const { return engines[static_cast<size_t>(EngineIndex(e))]; }
 };

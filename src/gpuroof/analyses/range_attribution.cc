@@ -4,6 +4,8 @@
 #include <map>
 #include <tuple>
 
+#include <fmt/format.h>
+
 namespace gpuroof {
 namespace {
 
@@ -163,6 +165,13 @@ RangeAttribution AttributeGpuWork(const Trace& trace, std::span<const NvtxRange*
     });
   }
   return result;
+}
+
+std::string OtherThreadNote(int64_t other_thread_ops) {
+  return fmt::format(
+      "{} op(s) launched by other threads of the process while the range was open are not "
+      "counted (--attribute thread); --attribute process counts them",
+      other_thread_ops);
 }
 
 OpSelection SelectAttributedOps(const Trace& trace, const RangeAttribution& attribution) {

@@ -67,6 +67,9 @@ struct RangeAttribution {
 RangeAttribution AttributeGpuWork(const Trace& trace, std::span<const NvtxRange* const> ranges,
                                   RangeScope scope);
 
+// The note for RangeAttribution::other_thread_ops: what the thread rule left out.
+std::string OtherThreadNote(int64_t other_thread_ops);
+
 // A set of ops of one trace: a flag per op, by block (a work window's ops).
 struct OpSelection {
   std::vector<std::vector<bool>> selected;  // [block][row], sized like trace.blocks

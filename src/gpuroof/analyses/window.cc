@@ -137,10 +137,7 @@ Window RangeWorkWindow(const Trace& trace, const RangeSelection& selection,
     window.end_ns = range_end;
     window.note = fmt::format("range {} launched no GPU work on this device", window.resolved);
   } else if (attribution.other_thread_ops > 0) {
-    window.note = fmt::format(
-        "{} op(s) launched by other threads of the process while the range was open are not "
-        "counted (--attribute thread); --attribute process counts them",
-        attribution.other_thread_ops);
+    window.note = OtherThreadNote(attribution.other_thread_ops);
   }
   return window;
 }

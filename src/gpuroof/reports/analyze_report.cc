@@ -17,8 +17,33 @@ namespace {
 // Engines every CSV carries, present or not, so spreadsheets keep their columns.
 constexpr Engine kAlwaysInCsv[] = {Engine::kKernel, Engine::kH2D, Engine::kD2H};
 
-std::string EngineLabel(Engine engine) {
-  return engine == Engine::kKernel ? "the kernel" : std::string(EngineName(engine));
+// Where collectives run beside compute, the two kernel engines are named for what they do.
+std::string EngineLabel(Engine engine, const DeviceLoad& device) {
+  const bool comm = device.engine(Engine::kComm).ops > 0;
+  if (engine == Engine::kKernel) return comm ? "compute" : "the kernel";
+  if (engine == Engine::kComm) return "communication";
+  return std::string(EngineName(engine));
+}
+
+// Communication hidden behind compute: the time both were busy (docs/metrics.md, "Overlap").
+struct CommOverlap {
+  int64_t comm_busy_ns = 0;
+  int64_t hidden_ns = 0;  // comm busy while compute was busy
+  int64_t exposed_ns() const { return comm_busy_ns - hidden_ns; }
+};
+
+std::optional<CommOverlap> CommOverlapOf(const EngineOverlap& overlap) {
+  const auto find = [&](Engine engine) {
+    return std::find(overlap.engines.begin(), overlap.engines.end(), engine) -
+           overlap.engines.begin();
+  };
+  const auto kernel = static_cast<size_t>(find(Engine::kKernel));
+  const auto comm = static_cast<size_t>(find(Engine::kComm));
+  if (comm == overlap.engines.size()) return std::nullopt;
+  CommOverlap result;
+  result.comm_busy_ns = overlap.intersection_ns[comm][comm];
+  if (kernel != overlap.engines.size()) result.hidden_ns = overlap.intersection_ns[kernel][comm];
+  return result;
 }
 
 double Ms(int64_t ns) {
@@ -52,10 +77,19 @@ std::string RenderOverlapText(const EngineOverlap& overlap, const DeviceLoad& de
     }
     table.AddRow(row);
   }
-  return table.Render("  ") +
-         fmt::format("  no engine busy: {} ({:.2f} % of the window)\n\n",
-                     HumanDurationNs(static_cast<double>(overlap.idle_ns)),
-                     DutyPercent(overlap.idle_ns, device.window).value_or(0.0));
+  std::string out =
+      table.Render("  ") + fmt::format("  no engine busy: {} ({:.2f} % of the window)\n",
+                                       HumanDurationNs(static_cast<double>(overlap.idle_ns)),
+                                       DutyPercent(overlap.idle_ns, device.window).value_or(0.0));
+  if (std::optional<CommOverlap> comm = CommOverlapOf(overlap); comm && comm->comm_busy_ns > 0) {
+    const double share =
+        100.0 * static_cast<double>(comm->hidden_ns) / static_cast<double>(comm->comm_busy_ns);
+    out += fmt::format("  communication hidden behind compute: {} of {} ({:.1f} %); exposed {}\n",
+                       HumanDurationNs(static_cast<double>(comm->hidden_ns)),
+                       HumanDurationNs(static_cast<double>(comm->comm_busy_ns)), share,
+                       HumanDurationNs(static_cast<double>(comm->exposed_ns())));
+  }
+  return out + "\n";
 }
 
 // The steady-state comparison of the device a (per-device, not per-stream) row of `analyzed`, one
@@ -93,7 +127,7 @@ std::string ReadingLine(const DeviceLoad& device, const Roofline& roofline) {
   if (!roofline.has_bottleneck) return "no engine was busy in the window (every op takes no time).";
   const EngineLoad& bottleneck = device.engine(roofline.bottleneck);
   const std::string& unit = device.unit_name;
-  std::string binder = EngineLabel(roofline.bottleneck);
+  std::string binder = EngineLabel(roofline.bottleneck, device);
   if (!roofline.per_unit_us) {
     return fmt::format(
         "{} is the busiest engine: busy {} of the {} window ({:.1f} %); give --units to get "
@@ -106,11 +140,10 @@ std::string ReadingLine(const DeviceLoad& device, const Roofline& roofline) {
   if (roofline.headroom.empty()) return head + " (the only engine in use).";
   if (roofline.bottleneck != Engine::kKernel) {
     const EngineLoad& kernel = device.engine(Engine::kKernel);
-    if (kernel.ops == 0) return head + "; no kernel ran in the window.";
-    return fmt::format(
-        "{}; the kernel ({:.2f} us/{}) is invisible end to end until it grows past "
-        "that.",
-        head, PerUnitUs(kernel.busy_ns, device).value_or(0.0), unit);
+    if (kernel.ops == 0) return head + "; no compute kernel ran in the window.";
+    return fmt::format("{}; {} ({:.2f} us/{}) is invisible end to end until it grows past that.",
+                       head, EngineLabel(Engine::kKernel, device),
+                       PerUnitUs(kernel.busy_ns, device).value_or(0.0), unit);
   }
   // The kernel binds: name the next-tallest bar and how far below it sits.
   const Headroom* next = &roofline.headroom.front();
@@ -118,10 +151,9 @@ std::string ReadingLine(const DeviceLoad& device, const Roofline& roofline) {
     if (h.per_unit_gap_us < next->per_unit_gap_us) next = &h;
   }
   return fmt::format(
-      "{}; the next engine, {} ({:.2f} us/{}), binds once the kernel is {:.2f} "
-      "us/{} faster.",
-      head, EngineName(next->engine), *roofline.per_unit_us - next->per_unit_gap_us, unit,
-      next->per_unit_gap_us, unit);
+      "{}; the next engine, {} ({:.2f} us/{}), binds once {} is {:.2f} us/{} faster.", head,
+      EngineName(next->engine), *roofline.per_unit_us - next->per_unit_gap_us, unit,
+      device.engine(Engine::kComm).ops > 0 ? "compute" : "the kernel", next->per_unit_gap_us, unit);
 }
 
 std::string RenderAnalyzeText(const AnalyzeReport& report) {
@@ -133,16 +165,18 @@ std::string RenderAnalyzeText(const AnalyzeReport& report) {
       Roofline roofline = ComputeRoofline(device);
       const std::string& unit = device.unit_name;
       out += fmt::format("{} · {}\n", trace.source, DeviceTitle(device));
-      out += fmt::format("window {}: {} to {} on the trace clock, {} long", device.window.policy,
-                         HumanDurationNs(static_cast<double>(device.window.start_ns)),
-                         HumanDurationNs(static_cast<double>(device.window.end_ns)),
-                         HumanDurationNs(static_cast<double>(device.window.length_ns())));
+      out +=
+          fmt::format("window {}: {} to {} on the trace clock, {} long", WindowLabel(device.window),
+                      HumanDurationNs(static_cast<double>(device.window.start_ns)),
+                      HumanDurationNs(static_cast<double>(device.window.end_ns)),
+                      HumanDurationNs(static_cast<double>(device.window.length_ns())));
       if (device.units) {
         out += fmt::format(" · {} {}", *device.units, *device.units == 1 ? unit : PluralUnit(unit));
       }
       out += "\n";
       if (!device.window.note.empty()) out += "note: " + device.window.note + "\n";
       if (!device.units_note.empty()) out += "note: " + device.units_note + "\n";
+      if (!device.outside_note.empty()) out += "note: " + device.outside_note + "\n";
       out += "\n";
       std::string per_unit = "us/" + unit;
       TextTable table(
@@ -224,6 +258,13 @@ std::string RenderAnalyzeCsv(const AnalyzeReport& report) {
       by_stream = by_stream || device.stream;
   }
   if (by_stream) header.push_back("stream");
+  // NVTX windows: which range and instance each row describes.
+  bool ranged = false;
+  for (const AnalyzedTrace& analyzed : report.traces) {
+    for (const DeviceLoad& device : analyzed.devices)
+      ranged = ranged || !device.window.resolved.empty();
+  }
+  if (ranged) header.push_back("window_range");
   header.push_back("n_" + PluralUnit(unit));
   header.push_back("window_ms");
   header.push_back("window_us_per_" + unit);
@@ -268,6 +309,7 @@ std::string RenderAnalyzeCsv(const AnalyzeReport& report) {
       if (several_traces) row.push_back(analyzed.trace->source);
       row.push_back(std::to_string(device.device_id));
       if (by_stream) row.push_back(device.stream ? std::to_string(device.stream->stream_id) : "");
+      if (ranged) row.push_back(device.window.resolved);
       row.push_back(device.units ? std::to_string(*device.units) : "");
       row.push_back(ShortestDouble(Ms(device.window.length_ns())));
       row.push_back(ShortestDouble(PerUnitUs(device.window.length_ns(), device)));
@@ -337,6 +379,11 @@ std::string RenderAnalyzeJson(const AnalyzeReport& report) {
       }
       json.Key("window_us_per_unit").Double(PerUnitUs(device.window.length_ns(), device));
       json.Key("window_units_per_s").Double(WindowUnitsPerS(device));
+      json.Key("outside_window").BeginObject();
+      json.Key("ops").Int(device.outside_ops);
+      json.Key("busy_ns").Int(device.outside_busy_ns);
+      json.Key("in_span_ops").Int(device.outside_in_span_ops);
+      json.EndObject();
       json.Key("engines").BeginArray();
       for (const EngineLoad& load : device.engines) {
         if (load.ops == 0) continue;
@@ -401,6 +448,10 @@ std::string RenderAnalyzeJson(const AnalyzeReport& report) {
         }
         json.EndArray();
         json.Key("idle_ns").Int(overlap.idle_ns);
+        if (std::optional<CommOverlap> comm = CommOverlapOf(overlap)) {
+          json.Key("comm_hidden_ns").Int(comm->hidden_ns);
+          json.Key("comm_exposed_ns").Int(comm->exposed_ns());
+        }
         json.EndObject();
       }
       if (const SteadyComparison* steady = SteadyOf(report, analyzed, device))

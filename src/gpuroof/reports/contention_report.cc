@@ -71,7 +71,8 @@ std::string RenderContentionText(const ContentionReport& report) {
   for (const ContendedTrace& contended : report.traces) {
     for (const DeviceContention& device : contended.devices) {
       out += Title(*contended.trace, device) + "\n";
-      out += fmt::format("window {}: {} to {} on the trace clock, {} long\n", device.window.policy,
+      out += fmt::format("window {}: {} to {} on the trace clock, {} long\n",
+                         WindowLabel(device.window),
                          HumanDurationNs(static_cast<double>(device.window.start_ns)),
                          HumanDurationNs(static_cast<double>(device.window.end_ns)),
                          HumanDurationNs(static_cast<double>(device.window.length_ns())));

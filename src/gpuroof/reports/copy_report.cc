@@ -48,7 +48,8 @@ std::string RenderCopyText(const CopyReport& report) {
   for (const CopiedTrace& copied : report.traces) {
     for (const DeviceCopies& device : copied.devices) {
       out += fmt::format("{} · {}\n", copied.trace->source, DeviceTitle(device));
-      out += fmt::format("window {}: {} to {} on the trace clock, {} long\n", device.window.policy,
+      out += fmt::format("window {}: {} to {} on the trace clock, {} long\n",
+                         WindowLabel(device.window),
                          HumanDurationNs(static_cast<double>(device.window.start_ns)),
                          HumanDurationNs(static_cast<double>(device.window.end_ns)),
                          HumanDurationNs(static_cast<double>(device.window.length_ns())));

@@ -14,6 +14,7 @@
 #include "gpuroof/reports/html_timeline.h"
 #include "gpuroof/reports/html_writer.h"
 #include "gpuroof/reports/number_format.h"
+#include "gpuroof/reports/report_json.h"
 
 namespace gpuroof {
 
@@ -110,7 +111,7 @@ void WriteHeader(HtmlWriter& html, const HtmlReport& report) {
     for (const DeviceLoad& device : reported.devices) {
       std::string line =
           fmt::format("{}: window {} from {} to {} on the trace clock, {} long",
-                      DeviceLabel(report, t, device.device_id), device.window.policy,
+                      DeviceLabel(report, t, device.device_id), WindowLabel(device.window),
                       HumanDurationNs(static_cast<double>(device.window.start_ns)),
                       HumanDurationNs(static_cast<double>(device.window.end_ns)),
                       HumanDurationNs(static_cast<double>(device.window.length_ns())));

@@ -51,7 +51,8 @@ std::string RenderKernelText(const KernelReport& report) {
   for (const SummarizedTrace& summarized : report.traces) {
     for (const DeviceKernels& device : summarized.devices) {
       out += fmt::format("{} · {}\n", summarized.trace->source, DeviceTitle(device));
-      out += fmt::format("window {}: {} to {} on the trace clock, {} long\n", device.window.policy,
+      out += fmt::format("window {}: {} to {} on the trace clock, {} long\n",
+                         WindowLabel(device.window),
                          HumanDurationNs(static_cast<double>(device.window.start_ns)),
                          HumanDurationNs(static_cast<double>(device.window.end_ns)),
                          HumanDurationNs(static_cast<double>(device.window.length_ns())));
@@ -61,17 +62,25 @@ std::string RenderKernelText(const KernelReport& report) {
                          device.key_count == 1 ? "" : "s", KernelKeyName(report.key),
                          HumanDurationNs(static_cast<double>(device.kernel_sum_ns)),
                          HumanDurationNs(static_cast<double>(device.kernel_busy_ns)));
+      if (device.comm_ops > 0) {
+        // Collectives are their own engine: their rows are marked, their shares are of comm.
+        out.insert(out.size() - 2,
+                   fmt::format(" · communication (comm): {} launch{} · sum {} · busy {}",
+                               device.comm_ops, device.comm_ops == 1 ? "" : "es",
+                               HumanDurationNs(static_cast<double>(device.comm_sum_ns)),
+                               HumanDurationNs(static_cast<double>(device.comm_busy_ns))));
+      }
       TextTable table({KeyColumn(report.key), "instances", "total ms", "avg us", "median us",
                        "min us", "max us", "stddev us", "p95 us", "p99 us", "% sum", "% busy"});
       for (const KernelRow& row : device.rows) {
         const DurationStats& s = row.stats;
-        table.AddRow({row.key, std::to_string(s.count), FixedDouble(Ms(s.total_ns), 3),
-                      FixedDouble(Us(s.mean_ns), 3), FixedDouble(Us(s.median_ns), 3),
-                      FixedDouble(Us(static_cast<double>(s.min_ns)), 3),
-                      FixedDouble(Us(static_cast<double>(s.max_ns)), 3),
-                      FixedDouble(Us(s.stddev_ns), 3), FixedDouble(Us(s.p95_ns), 3),
-                      FixedDouble(Us(s.p99_ns), 3), FixedDouble(row.sum_share_pct, 2),
-                      FixedDouble(row.busy_share_pct, 2)});
+        table.AddRow(
+            {row.engine == Engine::kComm ? "[comm] " + row.key : row.key, std::to_string(s.count),
+             FixedDouble(Ms(s.total_ns), 3), FixedDouble(Us(s.mean_ns), 3),
+             FixedDouble(Us(s.median_ns), 3), FixedDouble(Us(static_cast<double>(s.min_ns)), 3),
+             FixedDouble(Us(static_cast<double>(s.max_ns)), 3), FixedDouble(Us(s.stddev_ns), 3),
+             FixedDouble(Us(s.p95_ns), 3), FixedDouble(Us(s.p99_ns), 3),
+             FixedDouble(row.sum_share_pct, 2), FixedDouble(row.busy_share_pct, 2)});
       }
       out += table.Render("  ");
       if (device.omitted_keys > 0) {
@@ -93,8 +102,8 @@ std::string RenderKernelCsv(const KernelReport& report) {
   std::vector<std::string> header;
   if (several_traces) header.push_back("trace");
   for (const char* column :
-       {"device", "kernel", "instances", "total_ns", "mean_ns", "median_ns", "min_ns", "max_ns",
-        "stddev_ns", "p95_ns", "p99_ns", "sum_share_pct", "busy_share_pct"}) {
+       {"device", "kernel", "engine", "instances", "total_ns", "mean_ns", "median_ns", "min_ns",
+        "max_ns", "stddev_ns", "p95_ns", "p99_ns", "sum_share_pct", "busy_share_pct"}) {
     header.emplace_back(column);
   }
   emit(header);
@@ -106,6 +115,7 @@ std::string RenderKernelCsv(const KernelReport& report) {
         if (several_traces) fields.push_back(summarized.trace->source);
         fields.push_back(std::to_string(device.device_id));
         fields.push_back(row.key);
+        fields.push_back(std::string(EngineName(row.engine)));
         fields.push_back(std::to_string(s.count));
         fields.push_back(std::to_string(s.total_ns));
         fields.push_back(ShortestDouble(s.mean_ns));
@@ -147,6 +157,9 @@ std::string RenderKernelJson(const KernelReport& report) {
       json.Key("kernel_ops").Int(device.kernel_ops);
       json.Key("kernel_sum_ns").Int(device.kernel_sum_ns);
       json.Key("kernel_busy_ns").Int(device.kernel_busy_ns);
+      json.Key("comm_ops").Int(device.comm_ops);
+      json.Key("comm_sum_ns").Int(device.comm_sum_ns);
+      json.Key("comm_busy_ns").Int(device.comm_busy_ns);
       json.Key("keys").Int(device.key_count);
       json.Key("omitted").BeginObject();
       json.Key("keys").Int(device.omitted_keys);
@@ -159,6 +172,7 @@ std::string RenderKernelJson(const KernelReport& report) {
         json.BeginObject();
         json.Key("key").String(row.key);
         json.Key("name").String(row.name);
+        json.Key("engine").String(EngineName(row.engine));
         if (row.grid && row.block) {
           json.Key("grid");
           WriteDim(json, *row.grid);

@@ -52,7 +52,13 @@ void WriteWindowJson(JsonWriter& json, const Window& window) {
   json.Key("end_ns").Int(window.end_ns);
   json.Key("length_ns").Int(window.length_ns());
   json.Key("note").String(window.note);
+  if (!window.resolved.empty()) json.Key("range").String(window.resolved);
+  if (window.work != nullptr) json.Key("counts").String("range work");
   json.EndObject();
+}
+
+std::string WindowLabel(const Window& window) {
+  return window.resolved.empty() ? window.policy : window.policy + " " + window.resolved;
 }
 
 void WriteDeviceKeysJson(JsonWriter& json, const Trace& trace, int32_t device_id,

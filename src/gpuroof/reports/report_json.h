@@ -36,7 +36,12 @@ void WriteDeviceKeysJson(JsonWriter& json, const Trace& trace, int32_t device_id
 // The diagnostics object: records read/used/skipped, the skips by reason, the notes.
 void WriteDiagnosticsJson(JsonWriter& json, const Diagnostics& diagnostics);
 
-// "window": {policy, spec, start_ns, end_ns, length_ns, note}.
+// "window": {policy, spec, start_ns, end_ns, length_ns, note}, plus "range" (the resolved range
+// and instance) and "counts": "range work" for NVTX work windows.
 void WriteWindowJson(JsonWriter& json, const Window& window);
+
+// The window's policy for text lines, with the range it resolved to: "processing",
+// "nvtx 'ProfilerStep#7' (1 instance)".
+std::string WindowLabel(const Window& window);
 
 }  // namespace gpuroof
