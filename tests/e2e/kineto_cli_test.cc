@@ -158,6 +158,69 @@ TEST_F(KinetoCli, ProfilerStepUnitsFromTheAnnotation) {
   EXPECT_EQ(rows[0].at("window_range"), "'ProfilerStep#1' (1 instance)");
 }
 
+// Two PyTorch steps. The main thread (tid 100) runs forward and launches kernel F; the autograd
+// thread (tid 101) launches kernel B while "## backward ##" is open on the main thread. Each
+// record_function is written twice, on the CPU thread and on the GPU row (same External id).
+// By hand, per step i (0, 1; times in µs + 1000 i): step [0,500), F [100,150), B [200,300);
+// work 2 kernels, busy 150 us, span 200 us; the two steps' work spans [100, 1300).
+std::string TwoThreadSteps() {
+  KinetoJsonBuilder b;
+  for (int i = 0; i < 2; ++i) {
+    const auto at = [i](int us) { return std::to_string(us + 1000 * i); };
+    b.Annotation("ProfilerStep#" + std::to_string(i + 1), at(0), "500", 100, 100, 10 + i)
+        .Annotation("## backward ##", at(40), "100", 100, 100, 20 + i)
+        .GpuAnnotation("## backward ##", at(200), "100", 0, 7, 20 + i)
+        .Runtime("cudaLaunchKernel", at(10), "2", 1 + 2 * i, 100, 100)
+        .Runtime("cudaLaunchKernel", at(50), "2", 2 + 2 * i, 100, 101)
+        .Kernel("F", at(100), "50", 0, 7, 1 + 2 * i)
+        .Kernel("B", at(200), "100", 0, 7, 2 + 2 * i);
+  }
+  return b.ObjectJson();
+}
+
+TEST(KinetoCliSteps, WorkFromEveryThreadAndOneRangePerAnnotation) {
+  TempDir dir;
+  const std::filesystem::path trace = dir / "steps.pt.trace.json";
+  WriteFile(trace, TwoThreadSteps());
+  CliResult steps = RunGpuroof(
+      {"ranges", trace.string(), "--name", "ProfilerStep#*", "--format", "csv", "--quiet"});
+  ASSERT_EQ(steps.exit_code, 0) << steps.err;
+  const auto rows = Rows(steps.out);
+  ASSERT_EQ(rows.size(), 2u) << steps.out;
+  for (const auto& row : rows) {
+    EXPECT_EQ(row.at("gpu_ops"), "2");
+    EXPECT_EQ(row.at("kernel_busy_ns"), "150000");
+  }
+  // One row per annotation: "## backward ##" twice, not four times.
+  CliResult overview = RunGpuroof({"ranges", trace.string(), "--format", "csv", "--quiet"});
+  ASSERT_EQ(overview.exit_code, 0) << overview.err;
+  int backward_rows = 0;
+  for (const auto& row : Rows(overview.out)) {
+    if (row.at("range") != "## backward ##") continue;
+    ++backward_rows;
+    EXPECT_EQ(row.at("instances"), "2");
+  }
+  EXPECT_EQ(backward_rows, 1) << overview.out;
+  // Units: 2 backward passes for 2 steps, the window their work (kernel B, 100 us each, launched
+  // by the autograd thread while the annotation was open).
+  CliResult units = RunGpuroof({"analyze", trace.string(), "--units-from", "nvtx:## backward ##",
+                                "--format", "csv", "--quiet"});
+  ASSERT_EQ(units.exit_code, 0) << units.err;
+  const auto unit_rows = Rows(units.out);
+  ASSERT_EQ(unit_rows.size(), 1u);
+  EXPECT_EQ(unit_rows[0].at("n_frames"), "2");
+  EXPECT_EQ(unit_rows[0].at("kernel_n"), "2");
+  EXPECT_DOUBLE_EQ(Num(unit_rows[0], "kernel_us_per_frame"), 100.0);
+  // The step family as units: 2 steps, window [100, 1300) us.
+  CliResult family = RunGpuroof({"analyze", trace.string(), "--units-from", "nvtx:ProfilerStep#*",
+                                 "--format", "csv", "--quiet"});
+  ASSERT_EQ(family.exit_code, 0) << family.err;
+  const auto family_rows = Rows(family.out);
+  EXPECT_EQ(family_rows[0].at("n_frames"), "2");
+  EXPECT_DOUBLE_EQ(Num(family_rows[0], "window_ms"), 1.2);
+  EXPECT_DOUBLE_EQ(Num(family_rows[0], "kernel_us_per_frame"), 150.0);
+}
+
 TEST(KinetoCliErrors, BrokenFilesEndInOneLineAndExitTwo) {
   TempDir dir;
   std::string json = SmallTrace();

@@ -187,3 +187,113 @@ TEST(RangesCliTest, BadInputIsOneClearLine) {
 
 }  // namespace
 }  // namespace gpuroof::testing
+
+namespace gpuroof::testing {
+namespace {
+
+// A training loop: two steps, 1 ms apart, each an NVTX range [0,500us) on thread 1 with a nested
+// "forward" [10,100us). Thread 1 launches the forward kernel (at 20us); the autograd thread, 2,
+// launches the backward kernel (200us) and the gradient copy (300us) while the step is open.
+// Per step by hand: fwd [100,200us) 100 us, bwd [250,450us) 200 us, D2H [450,480us) 30 us:
+// 3 ops, kernel busy 300 us, D2H 30 us, GPU span [100,480us) = 380 us.
+constexpr const char* kTwoThreadSteps = R"(
+gpu 0 "Test GPU"
+repeat 2 step=1ms {
+  nvtx start=0 end=500us text="train_step" tid=1
+  nvtx start=10us end=100us text="forward" tid=1
+  api start=20us end=25us corr=1+i*3 tid=1
+  api start=200us end=205us corr=2+i*3 tid=2
+  api start=300us end=305us corr=3+i*3 tid=2 name=cudaMemcpyAsync_v3020
+  kernel start=100us end=200us name=fwd corr=1+i*3 stream=1
+  kernel start=250us end=450us name=bwd corr=2+i*3 stream=1
+  memcpy start=450us end=480us kind=DtoH bytes=1000 src=device dst=pinned corr=3+i*3 stream=1
+}
+)";
+
+TEST(RangesCliTest, IterationRangesTakeEveryThreadsLaunches) {
+  TempDir dir;
+  const auto trace = Build(dir, "steps.sqlite", kTwoThreadSteps);
+  // Named: an iteration range, so the autograd thread's launches are the step's work.
+  const CliResult named =
+      RunGpuroof({"ranges", trace.string(), "--name", "train_step", "--format", "csv"});
+  ASSERT_EQ(named.exit_code, 0) << named.err;
+  EXPECT_EQ(named.err, "");
+  const auto rows = ParseCsv(named.out);
+  ASSERT_EQ(rows.size(), 2u) << named.out;
+  for (const auto& row : rows) {
+    EXPECT_EQ(row.at("gpu_ops"), "3");
+    EXPECT_EQ(row.at("kernel_busy_ns"), "300000");
+    EXPECT_EQ(row.at("d2h_busy_ns"), "30000");
+    EXPECT_EQ(std::stoll(row.at("gpu_end_ns")) - std::stoll(row.at("gpu_start_ns")), 380000);
+  }
+  // --per-range is the same report.
+  const CliResult per_range =
+      RunGpuroof({"analyze", trace.string(), "--per-range", "train_step", "--format", "csv"});
+  ASSERT_EQ(per_range.exit_code, 0) << per_range.err;
+  EXPECT_EQ(per_range.out, named.out);
+
+  // The thread rule (nsys's projection) keeps the forward kernel only, and says what it left.
+  const CliResult thread = RunGpuroof({"ranges", trace.string(), "--name", "train_step",
+                                       "--attribute", "thread", "--format", "csv"});
+  ASSERT_EQ(thread.exit_code, 0) << thread.err;
+  for (const auto& row : ParseCsv(thread.out))
+    EXPECT_EQ(row.at("gpu_ops"), "1");
+  EXPECT_NE(thread.err.find("range 'train_step': 4 op(s) launched by other threads"),
+            std::string::npos)
+      << thread.err;
+
+  // The overview keeps the thread rule for plain names (nested ranges): "forward" has its own
+  // kernel, "train_step" too, and the note counts the 4 left out.
+  const CliResult overview = RunGpuroof({"ranges", trace.string(), "--format", "csv"});
+  ASSERT_EQ(overview.exit_code, 0) << overview.err;
+  std::map<std::string, std::string> ops;
+  for (const auto& row : ParseCsv(overview.out))
+    ops[row.at("range")] = row.at("gpu_ops");
+  EXPECT_EQ(ops["forward"], "2");
+  EXPECT_EQ(ops["train_step"], "2");
+  EXPECT_NE(overview.err.find("4 op(s) launched by other threads"), std::string::npos);
+}
+
+TEST(RangesCliTest, UnitsAndWindowFromAnIterationRangeAgree) {
+  TempDir dir;
+  const auto trace = Build(dir, "steps.sqlite", kTwoThreadSteps);
+  // The window is the steps' work, first op 100us to last op end 1480us; 2 units.
+  const CliResult units = RunGpuroof({"analyze", trace.string(), "--units-from", "nvtx:train_step",
+                                      "--unit-name", "step", "--format", "csv"});
+  ASSERT_EQ(units.exit_code, 0) << units.err;
+  const auto rows = ParseCsv(units.out);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].at("n_steps"), "2");
+  EXPECT_EQ(rows[0].at("window_ms"), "1.38");
+  EXPECT_EQ(rows[0].at("kernel_n"), "4");
+  EXPECT_EQ(rows[0].at("kernel_us_per_step"), "300");
+  EXPECT_EQ(rows[0].at("D2H_us_per_step"), "30");
+  EXPECT_EQ(rows[0].at("window_range"), "'train_step' (2 instances)");
+
+  // One instance: NAME@N. Its window is its work's span, 380 us, 3 ops.
+  const CliResult second =
+      RunGpuroof({"analyze", trace.string(), "--window", "nvtx:train_step@2", "--format", "csv"});
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  const auto instance = ParseCsv(second.out);
+  EXPECT_EQ(instance[0].at("window_ms"), "0.38");
+  EXPECT_EQ(instance[0].at("kernel_n"), "2");
+  EXPECT_EQ(instance[0].at("D2H_n"), "1");
+  EXPECT_EQ(instance[0].at("window_range"), "'train_step' instance 2 of 2");
+  // The first step's 3 ops are not this window's: said on stderr.
+  EXPECT_NE(second.err.find("3 op(s) (0.330 ms busy) are not the work of range 'train_step' "
+                            "instance 2 of 2"),
+            std::string::npos)
+      << second.err;
+
+  // Several instances and no choice is refused with the two spellings.
+  const CliResult ambiguous =
+      RunGpuroof({"analyze", trace.string(), "--window", "nvtx:train_step"});
+  EXPECT_EQ(ambiguous.exit_code, 2);
+  EXPECT_NE(ambiguous.err.find("choose one with nvtx:train_step@N (1 to 2), or all with "
+                               "nvtx:train_step@*"),
+            std::string::npos)
+      << ambiguous.err;
+}
+
+}  // namespace
+}  // namespace gpuroof::testing
