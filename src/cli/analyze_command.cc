@@ -131,7 +131,6 @@ int RunAnalyze(const AnalyzeOptions& options) {
       if (device.stream) where += fmt::format(" stream {}", device.stream->stream_id);
       PrintNote(options.output, path, where, device.window.note);
       PrintNote(options.output, path, where, device.units_note);
-      PrintNote(options.output, path, where, device.outside_note);
     }
     report.traces.push_back(std::move(analyzed));
   }

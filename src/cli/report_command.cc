@@ -225,7 +225,6 @@ int RunReport(const ReportOptions& options) {
       std::string where = fmt::format("device {}", device.device_id);
       PrintNote(options.output, path, where, device.window.note);
       PrintNote(options.output, path, where, device.units_note);
-      PrintNote(options.output, path, where, device.outside_note);
     }
   }
   EmitOutput(options.output, RenderHtmlReport(report));

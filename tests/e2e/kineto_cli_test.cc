@@ -104,7 +104,7 @@ TEST_F(KinetoCli, AnalyzeByHand) {
   CliResult r = RunGpuroof({"analyze", trace_.string(), "--format", "csv"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err, "gpuroof: note: " + trace_.string() +
-                       ": device 0: 1 op(s) (0.100 ms busy) lie outside the window; --window all "
+                       ": device 0: 1 op(s) (100.000 us busy) lie outside the window; --window all "
                        "includes them\n");
   auto rows = Rows(r.out);
   ASSERT_EQ(rows.size(), 1u) << r.out;

@@ -280,7 +280,7 @@ TEST(RangesCliTest, UnitsAndWindowFromAnIterationRangeAgree) {
   EXPECT_EQ(instance[0].at("D2H_n"), "1");
   EXPECT_EQ(instance[0].at("window_range"), "'train_step' instance 2 of 2");
   // The first step's 3 ops are not this window's: said on stderr.
-  EXPECT_NE(second.err.find("3 op(s) (0.330 ms busy) are not the work of range 'train_step' "
+  EXPECT_NE(second.err.find("3 op(s) (330.000 us busy) are not the work of range 'train_step' "
                             "instance 2 of 2"),
             std::string::npos)
       << second.err;

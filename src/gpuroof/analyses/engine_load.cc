@@ -281,14 +281,15 @@ std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOp
       load.outside_note =
           load.window.work != nullptr
               ? fmt::format(
-                    "{} op(s) ({:.3f} ms busy) are not the work of range {}: not "
-                    "counted ({} of them run within its span); --window all includes them",
-                    load.outside_ops, static_cast<double>(load.outside_busy_ns) / 1e6,
-                    load.window.resolved, load.outside_in_span_ops)
-              : fmt::format(
-                    "{} op(s) ({:.3f} ms busy) lie outside the window; --window all "
-                    "includes them",
-                    load.outside_ops, static_cast<double>(load.outside_busy_ns) / 1e6);
+                    "{} op(s) ({} busy) are not the work of range {}: not counted ({} of them "
+                    "run within its span); --window all includes them",
+                    load.outside_ops, FormatDurationNs(load.outside_busy_ns), load.window.resolved,
+                    load.outside_in_span_ops)
+              : fmt::format("{} op(s) ({} busy) lie outside the window; --window all includes them",
+                            load.outside_ops, FormatDurationNs(load.outside_busy_ns));
+      // On the window's note too, so every command that shows the window says it.
+      load.window.note = load.window.note.empty() ? load.outside_note
+                                                  : load.window.note + "; " + load.outside_note;
     }
     switch (options.units.kind) {
       case UnitsSpec::Kind::kNone:

@@ -12,17 +12,13 @@
 
 namespace gpuroof {
 
-namespace {
-
-std::string FormatNs(int64_t ns) {
+std::string FormatDurationNs(int64_t ns) {
   double abs = std::fabs(static_cast<double>(ns));
   if (abs >= 1e9) return fmt::format("{:.3f} s", static_cast<double>(ns) / 1e9);
   if (abs >= 1e6) return fmt::format("{:.3f} ms", static_cast<double>(ns) / 1e6);
   if (abs >= 1e3) return fmt::format("{:.3f} us", static_cast<double>(ns) / 1e3);
   return fmt::format("{} ns", ns);
 }
-
-}  // namespace
 
 int64_t ParseDurationNs(std::string_view text, std::string_view source) {
   auto fail = [&]() -> int64_t {
@@ -193,12 +189,13 @@ Window ResolveWindow(const Trace& trace, const WindowSpec& spec, const DeviceSpa
   }
   if (window.end_ns <= trace_first_start_ns || window.start_ns >= trace_last_end_ns ||
       window.end_ns <= window.start_ns) {
-    throw InputError(trace.source,
-                     fmt::format("window '{}' lies outside the trace's GPU activity, which spans "
-                                 "{} from its first op (the window is {} to {})",
-                                 spec.text, FormatNs(trace_last_end_ns - trace_first_start_ns),
-                                 FormatNs(window.start_ns - trace_first_start_ns),
-                                 FormatNs(window.end_ns - trace_first_start_ns)));
+    throw InputError(
+        trace.source,
+        fmt::format("window '{}' lies outside the trace's GPU activity, which spans "
+                    "{} from its first op (the window is {} to {})",
+                    spec.text, FormatDurationNs(trace_last_end_ns - trace_first_start_ns),
+                    FormatDurationNs(window.start_ns - trace_first_start_ns),
+                    FormatDurationNs(window.end_ns - trace_first_start_ns)));
   }
   return window;
 }

@@ -48,6 +48,9 @@ struct WindowSpec {
 // "steady". Throws InputError (source "--window") when the text is none of these.
 WindowSpec ParseWindowSpec(std::string_view text);
 
+// "12 ns", "1.500 us", "2.000 ms", "1.250 s": a duration for notes and messages.
+std::string FormatDurationNs(int64_t ns);
+
 // Parses a duration such as "1500", "1.5us", "2ms", "0.25s" into ns. Throws InputError naming
 // `source` when it is not one.
 int64_t ParseDurationNs(std::string_view text, std::string_view source);

@@ -176,7 +176,6 @@ std::string RenderAnalyzeText(const AnalyzeReport& report) {
       out += "\n";
       if (!device.window.note.empty()) out += "note: " + device.window.note + "\n";
       if (!device.units_note.empty()) out += "note: " + device.units_note + "\n";
-      if (!device.outside_note.empty()) out += "note: " + device.outside_note + "\n";
       out += "\n";
       std::string per_unit = "us/" + unit;
       TextTable table(
