@@ -236,5 +236,55 @@ TEST(StepAttributionFixtures, Rn50StepSevenIsStepSevenWithItsBackwardPass) {
       << thread.err;
 }
 
+// nsys2021_5_saxpy_rank0: five "saxpy" NVTX ranges each launch one kernel. The first range opens
+// before the first kernel, so a window starting at the first kernel used to lose a unit. The
+// figures come from `nsys stats`' own CSVs beside the export (nvtxpptrace, kernexectrace,
+// gputrace).
+TEST(StepAttributionFixtures, SaxpyUnitsAreItsFiveRangesAndTheirFiveKernels) {
+  const std::filesystem::path shared(GPUROOF_SHARED_FIXTURES_DIR);
+  const std::filesystem::path file = shared / "nsys" / "nsys2021_5_saxpy_rank0.sqlite";
+  if (!std::filesystem::is_directory(shared)) {
+    GTEST_SKIP() << "SKIPPED LOUDLY: shared fixtures not found at " << shared;
+  }
+  ASSERT_TRUE(std::filesystem::exists(file)) << file << " is missing from the fixtures";
+  const std::filesystem::path csv = shared / "nsys-csv";
+  int64_t saxpy_ranges = 0;
+  for (const auto& row : ParseCsv(ReadFile(csv / "nsys2021_5_saxpy_rank0_nvtxpptrace.csv")))
+    saxpy_ranges += row.at("Name") == "saxpy";
+  int64_t kernel_ns = 0;
+  const auto kernels = ParseCsv(ReadFile(csv / "nsys2021_5_saxpy_rank0_kernexectrace.csv"));
+  for (const auto& row : kernels)
+    kernel_ns += std::stoll(row.at("Kernel Dur (ns)"));
+  ASSERT_EQ(saxpy_ranges, 5);
+
+  CliResult r = RunGpuroof(
+      {"analyze", file.string(), "--units-from", "nvtx:saxpy", "--format", "csv", "--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto rows = ParseCsv(r.out);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(Int(rows[0], "n_frames"), saxpy_ranges);
+  EXPECT_EQ(Int(rows[0], "kernel_n"), static_cast<int64_t>(kernels.size()));
+  EXPECT_NEAR(Ms(rows[0], "kernel_sum_ms"), static_cast<double>(kernel_ns) / 1e6, 1e-9);
+  EXPECT_NEAR(Ms(rows[0], "kernel_us_per_frame"),
+              static_cast<double>(kernel_ns) / 1e3 / static_cast<double>(saxpy_ranges), 1e-6);
+
+  // `copies --window all` counts what `nsys stats` counts; the default window says what it left.
+  std::map<std::string, int64_t> stats_copies;
+  for (const auto& row : ParseCsv(ReadFile(csv / "nsys2021_5_saxpy_rank0_gputrace.csv")))
+    ++stats_copies[row.at("Name")];
+  CliResult all = RunGpuroof({"copies", file.string(), "--window", "all", "--format", "csv"});
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  std::map<std::string, int64_t> counted;
+  for (const auto& row : ParseCsv(all.out))
+    counted[row.at("engine")] += Int(row, "count");
+  EXPECT_EQ(counted["H2D"], stats_copies["[CUDA memcpy HtoD]"]);
+  EXPECT_EQ(counted["D2H"], stats_copies["[CUDA memcpy DtoH]"]);
+  CliResult processing = RunGpuroof({"copies", file.string(), "--format", "csv"});
+  ASSERT_EQ(processing.exit_code, 0) << processing.err;
+  EXPECT_NE(processing.err.find("lie outside the window; --window all includes them"),
+            std::string::npos)
+      << processing.err;
+}
+
 }  // namespace
 }  // namespace gpuroof::testing

@@ -32,7 +32,7 @@ svg .outside{fill:#57606a;fill-opacity:.18}
 svg .gap{fill:#cf222e;fill-opacity:.35;stroke:#cf222e;stroke-width:.5}
 svg .window{stroke:#0550ae;stroke-width:1.5;stroke-dasharray:4 2}svg .window-label{fill:#0550ae}
 svg .steady{stroke:#1a7f37;stroke-width:1.5;stroke-dasharray:2 2}svg .steady-label{fill:#1a7f37}
-.e-kernel{fill:#0072b2}.e-H2D{fill:#e69f00}.e-D2H{fill:#009e73}.e-D2D{fill:#cc79a7}
+.e-kernel{fill:#0072b2}.e-comm{fill:#1b3a6b}.e-H2D{fill:#e69f00}.e-D2H{fill:#009e73}.e-D2D{fill:#cc79a7}
 .e-P2P{fill:#56b4e9}.e-H2H{fill:#f0e442}.e-memset{fill:#999999}.e-UVM_H2D{fill:#d55e00}
 .e-UVM_D2H{fill:#8c564b}.e-UVM_D2D{fill:#bcbd22}.e-graph{fill:#7f7f7f}
 .status{font-size:16px;font-weight:600;padding:8px 12px;border-radius:6px;margin:10px 0}
