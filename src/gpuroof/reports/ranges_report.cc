@@ -166,6 +166,15 @@ std::string RenderRangesText(const RangesReport& report) {
     out += fmt::format("{} · NVTX ranges · GPU work by {}\n", ranges.trace->source,
                        MethodName(summary.method));
     if (!summary.method_note.empty()) out += "note: " + summary.method_note + "\n";
+    if (!summary.resolved.empty()) out += "range: " + summary.resolved + "\n";
+    for (const RangeGroup& group : summary.groups) {
+      if (group.on_gpu || group.method != AttributionMethod::kLaunchCorrelation) continue;
+      if (group.scope == RangeScope::kProcess) {
+        out += fmt::format("'{}': launches by any thread of the process count\n", group.name);
+      } else if (group.other_thread_ops > 0) {
+        out += fmt::format("note: '{}': {}\n", group.name, OtherThreadNote(group.other_thread_ops));
+      }
+    }
     if (summary.unmatched_ops > 0) {
       out +=
           fmt::format("note: {} GPU op{} launched by no API call in the trace (not attributed)\n",
@@ -262,6 +271,7 @@ std::string RenderRangesJson(const RangesReport& report) {
     json.Key("method").String(MethodName(summary.method));
     json.Key("method_note").String(summary.method_note);
     json.Key("unmatched_ops").Int(summary.unmatched_ops);
+    json.Key("range").String(summary.resolved);
     json.Key("ranges").BeginArray();
     for (const RangeGroup& group : summary.groups) {
       const DurationStats& cpu = group.cpu;
@@ -269,6 +279,8 @@ std::string RenderRangesJson(const RangesReport& report) {
       json.Key("name").String(group.name);
       json.Key("side").String(Side(group.on_gpu));
       json.Key("method").String(MethodName(group.method));
+      json.Key("scope").String(RangeScopeName(group.scope));
+      json.Key("other_thread_ops").Int(group.other_thread_ops);
       json.Key("instances").Int(cpu.count);
       json.Key("duration").BeginObject();
       json.Key("total_ns").Int(cpu.total_ns);
