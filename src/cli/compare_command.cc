@@ -38,7 +38,7 @@ struct CompareOptions {
   bool calibrate = false;
   std::string iteration_range;
   std::string warmup = "auto";
-  std::string kernel_key = "launch";
+  std::string kernel_key;  // empty: "launch", or "name" with --across-hardware
   std::string alpha = "0.01";
   std::string min_effect = "0.02";
   std::string target = "0.05";
@@ -46,6 +46,8 @@ struct CompareOptions {
   std::string kernel_floor = "0.05";
   std::string fail_on = "regression";
   std::string low_n = "report";
+  bool fail_on_given = false;  // --fail-on on the command line (matters with --across-hardware)
+  bool across_hardware = false;
   bool gate_copies = false;
   bool gate_counts = false;
   std::vector<std::string> gate_ranges;
@@ -94,6 +96,8 @@ GateSettings ParseSettings(const CompareOptions& o) {
     throw InputError("--low-n", fmt::format("must be report or gate, got '{}'", o.low_n));
   }
   s.low_n_gate = o.low_n == "gate";
+  s.fail_on_given = o.fail_on_given;
+  s.across_hardware = o.across_hardware;
   s.gate_copies = o.gate_copies;
   s.gate_counts = o.gate_counts;
   s.gate_ranges = o.gate_ranges;
@@ -105,16 +109,25 @@ GateSettings ParseSettings(const CompareOptions& o) {
   return s;
 }
 
+// Launch shapes are tuned per GPU, so across hardware kernels are matched by name by default.
+std::string KernelKeyText(const CompareOptions& o) {
+  if (!o.kernel_key.empty()) return o.kernel_key;
+  return o.across_hardware ? "name" : "launch";
+}
+
 ProfileOptions ParseProfileOptions(const CompareOptions& o, const GateSettings& settings) {
   ProfileOptions p;
   p.iteration_range = o.iteration_range;
   if (o.warmup != "auto") p.warmup = static_cast<size_t>(ParseCount(o.warmup, "--warmup", 0));
-  if (o.kernel_key != "launch" && o.kernel_key != "name" && o.kernel_key != "demangled") {
+  const std::string key = KernelKeyText(o);
+  if (key != "launch" && key != "name" && key != "demangled") {
     throw InputError("--kernel-key",
-                     fmt::format("must be launch, name or demangled, got '{}'", o.kernel_key));
+                     fmt::format("must be launch, name or demangled, got '{}'", key));
   }
-  p.kernel_key = ParseKernelKey(o.kernel_key);
+  p.kernel_key = ParseKernelKey(key);
   p.min_effect = settings.min_effect;
+  // Across hardware the per-engine diff is wanted even without iterations.
+  p.engine_totals = o.across_hardware;
   return p;
 }
 
@@ -126,7 +139,7 @@ ReadOptions Reading(const CompareOptions& o, ReadDetail detail) {
   read.api_calls = !o.iteration_range.empty();
   // Without iterations the gate has kernel-level metrics only, and simple mode sums kernel
   // time: copies need not be read.
-  read.kernels_only = o.iteration_range.empty();
+  read.kernels_only = o.iteration_range.empty() && !o.across_hardware;
   return read;
 }
 
@@ -232,7 +245,7 @@ int RunGate(const CompareOptions& o) {
   CompareReport report;
   report.tool_version = GPUROOF_VERSION;
   report.warmup_text = o.warmup;
-  report.kernel_key = o.kernel_key;
+  report.kernel_key = KernelKeyText(o);
   std::vector<HistoryEntry> history;
   if (!o.history_path.empty()) {
     history = ParseHistory(ReadHistoryFile(o.history_path, true), o.history_path);
@@ -272,6 +285,7 @@ void AddCompareCommand(CLI::App& app, int& exit_code) {
       "  gpuroof compare base.sqlite current.sqlite --epochs 10 --threshold 1.20\n"
       "  gpuroof compare --calibrate a1.sqlite a2.sqlite a3.sqlite --iteration-range step\n"
       "  gpuroof compare --history main.jsonl --current pr.sqlite --iteration-range step\n"
+      "  gpuroof compare --across-hardware a100.sqlite h100.sqlite\n"
       "Statistics, defaults and verdicts: docs/metrics.md, section \"compare\".");
   command->add_option("profiles", options->profiles,
                       "BASE CURRENT (simple mode or a 1-vs-1 gate), or the --calibrate profiles");
@@ -287,11 +301,9 @@ void AddCompareCommand(CLI::App& app, int& exit_code) {
                       "NVTX range that marks one iteration (e.g. train_step)");
   command->add_option("--warmup", options->warmup, "auto (MSER-5) or iterations to drop")
       ->capture_default_str();
-  command
-      ->add_option("--kernel-key", options->kernel_key,
-                   "launch (name+grid+block) | name | "
-                   "demangled")
-      ->capture_default_str();
+  command->add_option("--kernel-key", options->kernel_key,
+                      "launch (name+grid+block; the default) | name (the default with "
+                      "--across-hardware) | demangled");
   command->add_option("--alpha", options->alpha, "Two-sided significance level")
       ->capture_default_str();
   command->add_option("--min-effect", options->min_effect, "Smallest change that can fail")
@@ -302,8 +314,16 @@ void AddCompareCommand(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   command->add_option("--kernel-floor", options->kernel_floor, "Single-run noise floor: kernels")
       ->capture_default_str();
-  command->add_option("--fail-on", options->fail_on, "regression | inconclusive")
-      ->capture_default_str();
+  command
+      ->add_option("--fail-on", options->fail_on,
+                   "regression | inconclusive (inconclusive also fails on LOW-N gated metrics and "
+                   "on nothing gated)")
+      ->capture_default_str()
+      ->each([options](const std::string&) { options->fail_on_given = true; });
+  command->add_flag("--across-hardware", options->across_hardware,
+                    "Exploratory diff of different GPU models or driver/CUDA versions: per-kernel "
+                    "and per-engine ratios, added/removed kernels; not a gate (exit 0 unless "
+                    "--fail-on is given)");
   command->add_option("--low-n", options->low_n, "report | gate (LOW-N over threshold fails)")
       ->capture_default_str();
   command->add_flag("--gate-copies", options->gate_copies, "Gate copy-engine busy time too");

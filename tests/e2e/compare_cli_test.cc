@@ -117,7 +117,7 @@ TEST(CompareCli, TenPercentSlowerKernelIsARegression) {
   EXPECT_LT(md.size(), 60000u);
   const std::string html = ReadFile(dir / "gate.html");
   EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
-  EXPECT_NE(html.find("REGRESSION: 2 gated metrics regressed (exit 1)"), std::string::npos);
+  EXPECT_NE(html.find("REGRESSION (2 gated metrics) -&gt; exit 1"), std::string::npos);
   EXPECT_NE(html.find("<svg"), std::string::npos);
   EXPECT_NE(html.find("kernel gemm &lt;&lt;&lt;(256,2,1),(128,1,1)&gt;&gt;&gt;"),
             std::string::npos);

@@ -16,6 +16,13 @@ double MedianInPlace(std::span<double> values) {
   return lower + (upper - lower) / 2.0;
 }
 
+double SortedQuantile(std::span<const double> sorted, double q) {
+  const double rank = q * static_cast<double>(sorted.size() - 1);
+  const auto below = static_cast<size_t>(std::floor(rank));
+  const size_t above = std::min(below + 1, sorted.size() - 1);
+  return sorted[below] + (rank - static_cast<double>(below)) * (sorted[above] - sorted[below]);
+}
+
 namespace {
 
 // Resample medians without sorting values: with the sample sorted, a resample's values in order

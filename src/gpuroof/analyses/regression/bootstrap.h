@@ -49,4 +49,8 @@ BootstrapInterval BootstrapMedianRatio(std::span<const double> x, std::span<cons
 // The median of `values` (mean of the two middle ones for an even count); reorders them.
 double MedianInPlace(std::span<double> values);
 
+// The q-quantile of ascending, non-empty `sorted`, linearly interpolated between order
+// statistics (rank q (n - 1)).
+double SortedQuantile(std::span<const double> sorted, double q);
+
 }  // namespace gpuroof

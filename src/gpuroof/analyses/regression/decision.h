@@ -43,6 +43,10 @@ struct GateSettings {
   bool gate_copies = false;
   bool gate_counts = false;
   bool low_n_gate = false;
+  // --across-hardware: different GPU models (or driver/CUDA versions) compared as an exploratory
+  // diff; nothing fails unless --fail-on was given (`fail_on_given`).
+  bool across_hardware = false;
+  bool fail_on_given = false;
 };
 
 // The verdict for an estimated log ratio `theta` with two-sided interval [low, high], floor f

@@ -4,8 +4,10 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "gpuroof/analyses/regression/hodges_lehmann.h"
 #include "gpuroof/analyses/regression/holm.h"
@@ -25,13 +27,6 @@ std::vector<double> SortedLogs(const std::vector<double>& values) {
     logs.push_back(std::log(std::max(v, 1.0)));
   std::sort(logs.begin(), logs.end());
   return logs;
-}
-
-double SortedQuantile(const std::vector<double>& sorted, double q) {
-  const double rank = q * static_cast<double>(sorted.size() - 1);
-  const auto below = static_cast<size_t>(std::floor(rank));
-  const size_t above = std::min(below + 1, sorted.size() - 1);
-  return sorted[below] + (rank - static_cast<double>(below)) * (sorted[above] - sorted[below]);
 }
 
 SideSummary Summarize(std::vector<double> values) {
@@ -262,10 +257,10 @@ std::string_view CompareModeName(CompareMode mode) {
 namespace {
 
 void CheckComparable(std::span<const ProfileSummary> baseline,
-                     std::span<const ProfileSummary> current) {
+                     std::span<const ProfileSummary> current, bool across_hardware) {
   const ProfileSummary& reference = baseline.front();
   auto check = [&](const ProfileSummary& p) {
-    if (p.device_model != reference.device_model) {
+    if (p.device_model != reference.device_model && !across_hardware) {
       throw InputError(p.path, fmt::format("not comparable: GPU model '{}' differs from '{}' in {}",
                                            p.device_model, reference.device_model, reference.path));
     }
@@ -298,15 +293,207 @@ int LevelOrder(MetricLevel level) {
       return 6;
     case MetricLevel::kBytes:
       return 7;
+    case MetricLevel::kEngineTotal:
+      return 8;
   }
-  return 8;
+  return 9;
 }
 
+// A gated metric that fails the gate as a regression: REGRESSED, or LOW-N over its threshold
+// under --low-n gate.
 bool GatedRegression(const MetricComparison& m, const GateSettings& settings) {
   if (!m.gated) return false;
   if (m.verdict == Verdict::kRegressed) return true;
-  if (m.verdict == Verdict::kInconclusive && settings.fail_on_inconclusive) return true;
   return m.verdict == Verdict::kLowN && m.low_n_over_threshold && settings.low_n_gate;
+}
+
+// What a metric is called in a verdict reason: "iteration time", "GPU busy", "kernel NAME".
+std::string ReasonLabel(const MetricComparison& m) {
+  switch (m.level) {
+    case MetricLevel::kIteration:
+      return "iteration time";
+    case MetricLevel::kGpuBusy:
+      return "GPU busy" + (m.name.size() > 6 ? m.name.substr(6) : std::string());
+    case MetricLevel::kCopyBusy:
+      return fmt::format("copy {} busy", m.name);
+    case MetricLevel::kRange:
+      return fmt::format("range [{}]", m.name);
+    case MetricLevel::kKernel:
+      return "kernel " + m.name;
+    default:
+      return m.name;
+  }
+}
+
+// What one sample of a metric is: a step (iteration-level), a launch, a range instance, or a
+// profile (multi-run and history modes, where runs are the samples).
+std::string_view SampleNoun(const MetricComparison& m, CompareMode mode) {
+  if (mode != CompareMode::kSingleRun) return "profiles";
+  if (m.level == MetricLevel::kKernel) return "launches";
+  if (m.level == MetricLevel::kRange) return "instances";
+  return "steps";
+}
+
+std::string SignedPercent(double ratio) {
+  return fmt::format("{:+.1f}%", 100.0 * (ratio - 1.0));
+}
+
+// "iteration time LOW-N (+28.9% over threshold), 4 < 6 steps".
+std::string LowNReason(const MetricComparison& m, CompareMode mode, const GateSettings& settings) {
+  std::string text = ReasonLabel(m) + " LOW-N";
+  if (m.ratio) {
+    text += fmt::format(" ({}{})", SignedPercent(*m.ratio),
+                        m.low_n_over_threshold ? " over threshold" : ", under threshold");
+  }
+  const size_t n = std::min(m.baseline ? m.baseline->n : 0, m.current ? m.current->n : 0);
+  const size_t n_min = mode == CompareMode::kSingleRun ? settings.n_min : 2;
+  if (n < n_min) {
+    text += fmt::format(", {} < {} {}", n, n_min, SampleNoun(m, mode));
+  } else {
+    text += ", no interval";
+  }
+  return text;
+}
+
+// "kernel k INCONCLUSIVE (+1.2% [-3.0%, +6.1%]): a 5% regression is not ruled out".
+std::string InconclusiveReason(const MetricComparison& m, const GateSettings& settings) {
+  std::string text = ReasonLabel(m) + " INCONCLUSIVE";
+  if (m.ratio && m.ci_low && m.ci_high) {
+    text += fmt::format(" ({} [{}, {}])", SignedPercent(*m.ratio), SignedPercent(*m.ci_low),
+                        SignedPercent(*m.ci_high));
+  }
+  return text + fmt::format(": a {:g}% regression is not ruled out", 100.0 * settings.target);
+}
+
+// Appends at most `limit` of `items` to `reasons`, then "and N more <what>".
+void AddListed(std::vector<std::string>& reasons, const std::vector<std::string>& items,
+               std::string_view what) {
+  constexpr size_t kLimit = 3;
+  for (size_t i = 0; i < items.size() && i < kLimit; ++i)
+    reasons.push_back(items[i]);
+  if (items.size() > kLimit) {
+    reasons.push_back(fmt::format("and {} more {}", items.size() - kLimit, what));
+  }
+}
+
+// Why the comparison is not a plain PASS (docs/metrics.md, "compare", "Verdict"): what was not
+// gated, gated with too few samples, inconclusive, or measured without a steady state.
+std::vector<std::string> VerdictReasons(const CompareResult& result,
+                                        std::span<const ProfileSummary> baseline,
+                                        std::span<const ProfileSummary> current) {
+  const GateSettings& settings = result.settings;
+  const CompareSummary& summary = result.summary;
+  std::vector<std::string> reasons;
+  if (settings.across_hardware) {
+    reasons.push_back("exploratory diff across hardware: nothing is gated");
+  }
+  std::vector<std::string> low_n;
+  std::vector<std::string> inconclusive;
+  size_t kernels_reported = 0;
+  size_t kernels_checked = 0;
+  size_t kernels_no_steady_state = 0;
+  bool top_level_low_n = false;
+  for (const MetricComparison& m : result.metrics) {
+    const bool kernel = m.level == MetricLevel::kKernel;
+    if (!m.gated) {
+      kernels_reported += kernel ? 1 : 0;
+      continue;
+    }
+    if (m.verdict == Verdict::kLowN) {
+      low_n.push_back(LowNReason(m, result.mode, settings));
+      top_level_low_n = top_level_low_n || !kernel;
+    } else {
+      kernels_checked += kernel ? 1 : 0;
+    }
+    if (m.verdict == Verdict::kInconclusive)
+      inconclusive.push_back(InconclusiveReason(m, settings));
+    for (const auto* trim : {&m.baseline_trim, &m.current_trim})
+      if (*trim && (*trim)->no_steady_state > 0) ++kernels_no_steady_state;
+  }
+  if (!settings.across_hardware) {
+    if (summary.gated == 0) {
+      reasons.push_back(
+          kernels_reported > 0
+              ? fmt::format("nothing gated: none of the {} kernel(s) reached the {:g}% share and "
+                            "{:g}% impact thresholds",
+                            kernels_reported, 100.0 * settings.kernel_min_share,
+                            100.0 * settings.kernel_min_impact)
+              : std::string("nothing gated: no metric reached the gating thresholds"));
+    } else if (summary.checked == 0) {
+      reasons.push_back(
+          fmt::format("nothing gated had enough samples ({} gated, all LOW-N)", summary.gated));
+    }
+  }
+  AddListed(reasons, low_n, "LOW-N");
+  if (top_level_low_n && kernels_checked > 0) {
+    reasons.push_back(fmt::format(
+        "small capture: gating rests on {} kernel(s) with per-launch samples within the steps",
+        kernels_checked));
+  }
+  AddListed(reasons, inconclusive, "INCONCLUSIVE");
+  if (kernels_no_steady_state > 0) {
+    reasons.push_back(fmt::format("NO STEADY STATE in {} gated kernel series (warm-up kept)",
+                                  kernels_no_steady_state));
+  }
+  for (const auto* side : {&baseline, &current}) {
+    for (const ProfileSummary& p : *side) {
+      for (const std::string& w : p.warnings) {
+        for (std::string_view tag : {"NONSTATIONARY", "NO STEADY STATE"}) {
+          if (w.rfind(tag, 0) == 0) reasons.push_back(fmt::format("{}: {}", tag, p.path));
+        }
+      }
+    }
+  }
+  return reasons;
+}
+
+// Warnings on the per-kernel warm-up (kernel level without iterations): the total dropped, the
+// kernels where more than kTrimDisclosureShare of the launches went, and those without a steady
+// state.
+constexpr double kTrimDisclosureShare = 0.10;
+
+void WarnAboutTrims(CompareResult& result) {
+  WarmupTrim base_total;
+  WarmupTrim cur_total;
+  size_t kernels = 0;
+  std::vector<std::string> large;
+  std::vector<std::string> unsteady;
+  for (const MetricComparison& m : result.metrics) {
+    if (!m.baseline_trim && !m.current_trim) continue;
+    ++kernels;
+    std::string parts;
+    for (const auto& [side, trim, total] : {std::tuple{"baseline", &m.baseline_trim, &base_total},
+                                            std::tuple{"current", &m.current_trim, &cur_total}}) {
+      if (!*trim) continue;
+      const WarmupTrim& t = **trim;
+      total->dropped += t.dropped;
+      total->of += t.of;
+      if (t.no_steady_state > 0) {
+        unsteady.push_back(
+            t.no_steady_state == 1
+                ? fmt::format("NO STEADY STATE: {} ({}): MSER-5 reached its cap (half of {} "
+                              "launches); only the first launch dropped",
+                              ReasonLabel(m), side, t.of)
+                : fmt::format("NO STEADY STATE: {} ({}): MSER-5 reached its cap in {} profiles "
+                              "({} launches); only the first launch of each dropped",
+                              ReasonLabel(m), side, t.no_steady_state, t.of));
+      } else if (t.of > 0 && static_cast<double>(t.dropped) >
+                                 kTrimDisclosureShare * static_cast<double>(t.of)) {
+        parts += fmt::format("{}{} {} of {}", parts.empty() ? "" : ", ", side, t.dropped, t.of);
+      }
+    }
+    if (!parts.empty()) {
+      large.push_back(fmt::format("{}: warm-up dropped {} launches (over {:g}%)", ReasonLabel(m),
+                                  parts, 100.0 * kTrimDisclosureShare));
+    }
+  }
+  if (kernels == 0) return;
+  result.warnings.push_back(fmt::format(
+      "per-kernel warm-up (MSER-5 on each kernel's launches): dropped {} of {} baseline and {} of "
+      "{} current launches over {} kernel(s)",
+      base_total.dropped, base_total.of, cur_total.dropped, cur_total.of, kernels));
+  AddListed(result.warnings, large, "kernels with a large warm-up");
+  AddListed(result.warnings, unsteady, "series without a steady state");
 }
 
 void ExactCount(MetricComparison& m, const SideSamples& b, const SideSamples& c,
@@ -320,6 +507,43 @@ void ExactCount(MetricComparison& m, const SideSamples& b, const SideSamples& c,
   m.gated = settings.gate_counts;
   // --gate-counts fails on an increase of more than 5 % (§3.3).
   if (m.gated && m.ratio && *m.ratio > 1.05) m.verdict = Verdict::kRegressed;
+}
+
+// The per-kernel warm-up of one side, summed over the profiles that trimmed the metric.
+std::optional<WarmupTrim> TrimOf(const SideSamples& side) {
+  std::optional<WarmupTrim> trim;
+  for (const SampleSet* s : side.profiles) {
+    if (!s || s->warmup_of == 0) continue;
+    if (!trim) trim.emplace();
+    trim->dropped += s->warmup_dropped;
+    trim->of += s->warmup_of;
+    trim->no_steady_state += s->no_steady_state ? 1 : 0;
+  }
+  return trim;
+}
+
+// The distinct active device ids of a side's profiles, ascending.
+std::vector<int32_t> SideDevices(std::span<const ProfileSummary> profiles) {
+  std::set<int32_t> ids;
+  for (const ProfileSummary& p : profiles)
+    ids.insert(p.device_ids.begin(), p.device_ids.end());
+  return {ids.begin(), ids.end()};
+}
+
+// Says how devices were paired (docs/metrics.md, "compare", "Devices"): by position with one
+// active GPU per profile, else by id — and warns when ids then fail to pair.
+void MatchDevices(CompareResult& result, std::span<const ProfileSummary> baseline,
+                  std::span<const ProfileSummary> current) {
+  result.baseline_devices = SideDevices(baseline);
+  result.current_devices = SideDevices(current);
+  const size_t count = current.empty() ? 0 : current.front().device_count;
+  result.device_matching = count > 1 ? "id" : "position";
+  if (count > 1 && !baseline.empty() && result.baseline_devices != result.current_devices) {
+    result.warnings.push_back(fmt::format(
+        "devices matched by id ({} active GPUs per profile): baseline devices {} and current "
+        "devices {} differ, so their per-device metrics appear as NEW/REMOVED",
+        count, fmt::join(result.baseline_devices, ","), fmt::join(result.current_devices, ",")));
+  }
 }
 
 double SumSteadyIterations(std::span<const ProfileSummary> profiles) {
@@ -337,9 +561,16 @@ CompareResult CompareProfiles(std::span<const ProfileSummary> baseline,
   if (baseline.empty() || current.empty()) {
     throw InputError("compare", "need at least one baseline and one current profile");
   }
-  CheckComparable(baseline, current);
+  CheckComparable(baseline, current, settings.across_hardware);
   CompareResult result;
   result.settings = settings;
+  MatchDevices(result, baseline, current);
+  if (settings.across_hardware) {
+    result.warnings.push_back(fmt::format(
+        "exploratory diff across hardware: baseline '{}', current '{}'; every ratio includes the "
+        "hardware change, so nothing is gated",
+        baseline.front().device_model, current.front().device_model));
+  }
   const bool multi = baseline.size() > 1 || current.size() > 1;
   result.mode = multi ? CompareMode::kMultiRun : CompareMode::kSingleRun;
   const double alpha = settings.alpha;
@@ -374,6 +605,8 @@ CompareResult CompareProfiles(std::span<const ProfileSummary> baseline,
     m.id = id;
     m.level = any->level;
     m.name = any->name;
+    m.baseline_trim = TrimOf(b);
+    m.current_trim = TrimOf(c);
     if (!b.any() || !c.any()) {
       m.verdict = b.any() ? Verdict::kRemoved : Verdict::kNew;
       (b.any() ? m.baseline : m.current) = Summarize((b.any() ? b : c).Pooled());
@@ -388,6 +621,11 @@ CompareResult CompareProfiles(std::span<const ProfileSummary> baseline,
         break;
       case MetricLevel::kIdle:
         EstimateIdleShift(m, b, c, multi, alpha, base_iteration_median);
+        break;
+      case MetricLevel::kEngineTotal:
+        // One value per profile: the run level's statistics (LOW-N with one profile a side).
+        EstimateRunLevel(m, b, c, alpha, settings);
+        m.gated = false;
         break;
       case MetricLevel::kIteration:
       case MetricLevel::kGpuBusy:
@@ -519,14 +757,21 @@ void FinishComparison(CompareResult& result, std::span<const ProfileSummary> bas
                       std::span<const ProfileSummary> current) {
   const GateSettings& settings = result.settings;
   std::vector<MetricComparison>& metrics = result.metrics;
-  // Summary figures.
+  // Summary figures, counted from the rows.
+  result.summary = {};
   double weighted = 0;
   double weights = 0;
   double plain = 0;
   size_t count = 0;
   for (const MetricComparison& m : metrics) {
+    ++result.summary.rows[m.verdict];
     if (m.gated) {
       ++result.summary.gated;
+      if (m.verdict == Verdict::kLowN) {
+        ++result.summary.low_n;
+      } else {
+        ++result.summary.checked;
+      }
       if (m.verdict == Verdict::kRegressed) ++result.summary.regressed;
       if (m.verdict == Verdict::kImproved) ++result.summary.improved;
       if (m.verdict == Verdict::kInconclusive) ++result.summary.inconclusive;
@@ -563,16 +808,30 @@ void FinishComparison(CompareResult& result, std::span<const ProfileSummary> bas
     if (li != ri) return li > ri;
     return l.id < r.id;
   });
+  WarnAboutTrims(result);
 
-  bool warned = result.summary.inconclusive > 0;
-  for (const auto* side : {&baseline, &current})
-    for (const ProfileSummary& p : *side)
-      for (const std::string& w : p.warnings)
-        warned = warned || w.rfind("NONSTATIONARY", 0) == 0;
-  result.exit_code = 0;
+  // The verdict and exit code (docs/metrics.md, "compare", verdict table).
+  bool regression = false;
   for (const MetricComparison& m : result.metrics)
-    if (GatedRegression(m, settings)) result.exit_code = 1;
-  result.verdict = result.exit_code == 1 ? "regression" : warned ? "pass-with-warnings" : "pass";
+    regression = regression || GatedRegression(m, settings);
+  const bool unsure =
+      result.summary.inconclusive > 0 || result.summary.low_n > 0 || result.summary.checked == 0;
+  result.verdict_reasons = VerdictReasons(result, baseline, current);
+  if (settings.across_hardware) {
+    result.verdict = "exploratory";
+    const bool matched =
+        settings.fail_on_given && (regression || (settings.fail_on_inconclusive && unsure));
+    result.exit_code = matched ? 1 : 0;
+  } else if (regression) {
+    result.verdict = "regression";
+    result.exit_code = 1;
+  } else if (settings.fail_on_inconclusive && unsure) {
+    result.verdict = "inconclusive";
+    result.exit_code = 1;
+  } else {
+    result.verdict = result.verdict_reasons.empty() ? "pass" : "pass-with-warnings";
+    result.exit_code = 0;
+  }
 }
 
 }  // namespace gpuroof
