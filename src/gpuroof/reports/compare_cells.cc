@@ -191,11 +191,15 @@ std::string SummaryLine(const CompareResult& r) {
   std::string rows;
   for (const auto& [verdict, count] : s.rows)
     rows += fmt::format("{}{} {}", rows.empty() ? "" : ", ", count, VerdictLabel(verdict));
+  const std::string below = s.below_impact == 0
+                                ? std::string()
+                                : fmt::format(" + {} kernel{} under the impact threshold",
+                                              s.below_impact, s.below_impact == 1 ? "" : "s");
   return fmt::format(
-      "{} metric{}: {} gated ({} checked, {} LOW-N; {} regressed, {} inconclusive), {} "
+      "{} metric{}: {} gated{} ({} checked, {} LOW-N, {} inconclusive; {} regressed), {} "
       "report-only; rows: {}",
-      r.metrics.size(), r.metrics.size() == 1 ? "" : "s", s.gated, s.checked, s.low_n, s.regressed,
-      s.inconclusive, s.reported, rows.empty() ? "none" : rows);
+      r.metrics.size(), r.metrics.size() == 1 ? "" : "s", s.gated, below, s.checked, s.low_n,
+      s.inconclusive, s.regressed, s.reported, rows.empty() ? "none" : rows);
 }
 
 std::string ResultLine(const CompareResult& r) {
@@ -204,8 +208,8 @@ std::string ResultLine(const CompareResult& r) {
     reasons += (reasons.empty() ? "" : "; ") + reason;
   const std::string exit = fmt::format(" -> exit {}", r.exit_code);
   if (r.verdict == "regression") {
-    return fmt::format("REGRESSION ({} gated metric{}){}", r.summary.regressed,
-                       r.summary.regressed == 1 ? "" : "s", exit);
+    return fmt::format("REGRESSION ({} gated metric{}){}", r.summary.failed,
+                       r.summary.failed == 1 ? "" : "s", exit);
   }
   if (r.verdict == "inconclusive")
     return "INCONCLUSIVE (--fail-on inconclusive): " + reasons + exit;

@@ -76,6 +76,7 @@ void WriteMetric(JsonWriter& json, const MetricComparison& m) {
   json.Key("name").String(m.name);
   json.Key("unit").String(Unit(m.level));
   json.Key("gated").Bool(m.gated);
+  json.Key("below_impact").Bool(m.below_impact);
   json.Key("baseline");
   WriteSide(json, m.baseline);
   json.Key("current");
@@ -221,8 +222,10 @@ std::string RenderCompareJson(const CompareReport& report) {
   json.EndArray();
   json.Key("summary").BeginObject();
   json.Key("gated").UInt(r.summary.gated);
+  json.Key("below_impact").UInt(r.summary.below_impact);
   json.Key("checked").UInt(r.summary.checked);
   json.Key("low_n").UInt(r.summary.low_n);
+  json.Key("failed").UInt(r.summary.failed);
   json.Key("regressed").UInt(r.summary.regressed);
   json.Key("improved").UInt(r.summary.improved);
   json.Key("inconclusive").UInt(r.summary.inconclusive);

@@ -49,8 +49,8 @@ std::string RenderCompareMarkdown(const CompareReport& report) {
   // Green only for a pass that rests on gated, checked metrics; the reasons say what is missing.
   std::string headline;
   if (r.verdict == "regression") {
-    headline = fmt::format("### ❌ GPU performance gate: {} regression{}", r.summary.regressed,
-                           r.summary.regressed == 1 ? "" : "s");
+    headline = fmt::format("### ❌ GPU performance gate: {} regression{}", r.summary.failed,
+                           r.summary.failed == 1 ? "" : "s");
   } else if (r.verdict == "pass") {
     headline = "### ✅ GPU performance gate: pass";
   } else if (r.verdict == "exploratory") {

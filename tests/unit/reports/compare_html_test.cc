@@ -42,6 +42,7 @@ CompareReport TwoKernels() {
   report.result.exit_code = 1;
   report.result.verdict = "regression";
   report.result.summary.regressed = 1;
+  report.result.summary.failed = 1;
   report.result.summary.gated = 1;
   return report;
 }

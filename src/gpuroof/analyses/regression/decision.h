@@ -78,6 +78,17 @@ bool RangeGated(double share_of_iteration, const std::string& name, const GateSe
 // report-only (§3.3).
 bool CollectiveKernel(std::string_view key);
 
+// Whether a kernel is gated (§3.3): share >= kernel_min_share, |impact| >= kernel_min_impact, not
+// a collective. `below_impact`: eligible by share but not gated only because its measured impact
+// is under the threshold — it was checked, and the verdict rests on it (a PASS needs it to have
+// an interval, and an INCONCLUSIVE one is a warning).
+struct KernelGating {
+  bool gated = false;
+  bool below_impact = false;
+};
+KernelGating GateKernel(double share, double impact, std::string_view key,
+                        const GateSettings& settings);
+
 // Kernel impact as a fraction of the iteration (§4.7): share * (ratio - 1).
 inline double KernelImpact(double share, double ratio) {
   return share * (ratio - 1.0);

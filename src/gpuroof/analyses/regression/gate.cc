@@ -395,7 +395,7 @@ std::vector<std::string> VerdictReasons(const CompareResult& result,
   bool top_level_low_n = false;
   for (const MetricComparison& m : result.metrics) {
     const bool kernel = m.level == MetricLevel::kKernel;
-    if (!m.gated) {
+    if (!m.gated && !m.below_impact) {
       kernels_reported += kernel ? 1 : 0;
       continue;
     }
@@ -407,21 +407,20 @@ std::vector<std::string> VerdictReasons(const CompareResult& result,
     }
     if (m.verdict == Verdict::kInconclusive)
       inconclusive.push_back(InconclusiveReason(m, settings));
-    for (const auto* trim : {&m.baseline_trim, &m.current_trim})
-      if (*trim && (*trim)->no_steady_state > 0) ++kernels_no_steady_state;
+    const bool unsteady = (m.baseline_trim && m.baseline_trim->no_steady_state > 0) ||
+                          (m.current_trim && m.current_trim->no_steady_state > 0);
+    kernels_no_steady_state += unsteady ? 1 : 0;
   }
   if (!settings.across_hardware) {
-    if (summary.gated == 0) {
+    const size_t basis = summary.gated + summary.below_impact;
+    if (basis == 0) {
       reasons.push_back(
           kernels_reported > 0
-              ? fmt::format("nothing gated: none of the {} kernel(s) reached the {:g}% share and "
-                            "{:g}% impact thresholds",
-                            kernels_reported, 100.0 * settings.kernel_min_share,
-                            100.0 * settings.kernel_min_impact)
+              ? fmt::format("nothing gated: none of the {} kernel(s) has {:g}% of the kernel time",
+                            kernels_reported, 100.0 * settings.kernel_min_share)
               : std::string("nothing gated: no metric reached the gating thresholds"));
     } else if (summary.checked == 0) {
-      reasons.push_back(
-          fmt::format("nothing gated had enough samples ({} gated, all LOW-N)", summary.gated));
+      reasons.push_back(fmt::format("nothing checked: all {} gated metric(s) are LOW-N", basis));
     }
   }
   AddListed(reasons, low_n, "LOW-N");
@@ -432,8 +431,9 @@ std::vector<std::string> VerdictReasons(const CompareResult& result,
   }
   AddListed(reasons, inconclusive, "INCONCLUSIVE");
   if (kernels_no_steady_state > 0) {
-    reasons.push_back(fmt::format("NO STEADY STATE in {} gated kernel series (warm-up kept)",
-                                  kernels_no_steady_state));
+    reasons.push_back(fmt::format(
+        "NO STEADY STATE in the launches of {} checked kernel(s) (warm-up kept, see warnings)",
+        kernels_no_steady_state));
   }
   for (const auto* side : {&baseline, &current}) {
     for (const ProfileSummary& p : *side) {
@@ -664,8 +664,9 @@ CompareResult CompareProfiles(std::span<const ProfileSummary> baseline,
                   ? (b.Total() / base_steady) / base_iteration_median
                   : *m.share;
           m.impact = KernelImpact(share_of_iteration, *m.time_ratio);
-          m.gated = *m.share >= settings.kernel_min_share &&
-                    std::fabs(*m.impact) >= settings.kernel_min_impact && !CollectiveKernel(m.name);
+          const KernelGating gating = GateKernel(*m.share, *m.impact, m.name, settings);
+          m.gated = gating.gated;
+          m.below_impact = gating.below_impact;
           kernels.push_back(metrics.size());
         }
         break;
@@ -765,18 +766,21 @@ void FinishComparison(CompareResult& result, std::span<const ProfileSummary> bas
   size_t count = 0;
   for (const MetricComparison& m : metrics) {
     ++result.summary.rows[m.verdict];
-    if (m.gated) {
-      ++result.summary.gated;
+    if (m.gated || m.below_impact) {
       if (m.verdict == Verdict::kLowN) {
         ++result.summary.low_n;
       } else {
         ++result.summary.checked;
       }
+      if (m.verdict == Verdict::kInconclusive) ++result.summary.inconclusive;
+    }
+    if (m.gated) {
+      ++result.summary.gated;
       if (m.verdict == Verdict::kRegressed) ++result.summary.regressed;
       if (m.verdict == Verdict::kImproved) ++result.summary.improved;
-      if (m.verdict == Verdict::kInconclusive) ++result.summary.inconclusive;
     } else {
       ++result.summary.reported;
+      if (m.below_impact) ++result.summary.below_impact;
     }
     if (m.level == MetricLevel::kKernel && m.gated && m.time_ratio && *m.time_ratio > 0) {
       weighted += m.share.value_or(0) * std::log(*m.time_ratio);
@@ -811,9 +815,9 @@ void FinishComparison(CompareResult& result, std::span<const ProfileSummary> bas
   WarnAboutTrims(result);
 
   // The verdict and exit code (docs/metrics.md, "compare", verdict table).
-  bool regression = false;
   for (const MetricComparison& m : result.metrics)
-    regression = regression || GatedRegression(m, settings);
+    result.summary.failed += GatedRegression(m, settings) ? 1 : 0;
+  const bool regression = result.summary.failed > 0;
   const bool unsure =
       result.summary.inconclusive > 0 || result.summary.low_n > 0 || result.summary.checked == 0;
   result.verdict_reasons = VerdictReasons(result, baseline, current);

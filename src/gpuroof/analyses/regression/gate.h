@@ -41,6 +41,9 @@ struct MetricComparison {
   MetricLevel level = MetricLevel::kIteration;
   std::string name;
   bool gated = false;
+  // A kernel eligible by share whose |impact| is under the gating threshold: not gated (it
+  // cannot fail the gate), but checked — the verdict rests on it too (GateKernel()).
+  bool below_impact = false;
   std::optional<SideSummary> baseline;  // unset for NEW
   std::optional<SideSummary> current;   // unset for REMOVED
   std::optional<double> ratio;          // current / baseline (HL on logs, or geomean ratio)
@@ -68,15 +71,19 @@ struct MetricComparison {
   std::optional<WarmupTrim> current_trim;
 };
 
-// Counted from the rows (`metrics`) they summarise.
+// Counted from the rows (`metrics`) they summarise. The verdict rests on the gated rows and the
+// kernels below the impact threshold (MetricComparison::below_impact): "checked", "low_n" and
+// "inconclusive" count both.
 struct CompareSummary {
   size_t gated = 0;
-  size_t checked = 0;              // gated with enough samples for an interval (not LOW-N)
-  size_t low_n = 0;                // gated LOW-N: too few samples, threshold-only
-  size_t regressed = 0;            // gated REGRESSED
-  size_t improved = 0;             // gated IMPROVED
-  size_t inconclusive = 0;         // gated INCONCLUSIVE
-  size_t reported = 0;             // not gated
+  size_t below_impact = 0;  // kernels eligible by share, not gated: |impact| under the threshold
+  size_t checked = 0;       // of those two: with an interval (not LOW-N)
+  size_t low_n = 0;         // of those two: LOW-N, too few samples (threshold-only)
+  size_t failed = 0;        // gated rows that fail the gate (REGRESSED, LOW-N under --low-n gate)
+  size_t regressed = 0;     // gated REGRESSED
+  size_t improved = 0;      // gated IMPROVED
+  size_t inconclusive = 0;  // of those two: INCONCLUSIVE
+  size_t reported = 0;      // not gated (below_impact kernels included)
   std::map<Verdict, size_t> rows;  // every row (gated or not) by verdict
 };
 
