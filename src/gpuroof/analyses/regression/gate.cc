@@ -334,8 +334,10 @@ std::string_view SampleNoun(const MetricComparison& m, CompareMode mode) {
   return "steps";
 }
 
+// "+28.9%"; a change that rounds to zero prints "+0.0%", never "-0.0%".
 std::string SignedPercent(double ratio) {
-  return fmt::format("{:+.1f}%", 100.0 * (ratio - 1.0));
+  const double percent = 100.0 * (ratio - 1.0);
+  return fmt::format("{:+.1f}%", std::fabs(percent) < 0.05 ? 0.0 : percent);
 }
 
 // "iteration time LOW-N (+28.9% over threshold), 4 < 6 steps".
