@@ -3,7 +3,10 @@
 #include <charconv>
 #include <filesystem>
 #include <fstream>
+#include <future>
+#include <iterator>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -143,13 +146,40 @@ ReadOptions Reading(const CompareOptions& o, ReadDetail detail) {
   return read;
 }
 
+// Reads and summarises the profiles two at a time, side by side (a baseline and a current one in
+// a 1-vs-1 gate; each reader has its own threads); only the summaries are kept, so at most two
+// traces are in memory. Diagnostics and errors come in the order of `paths`, whichever read
+// finished first, so stderr and the error reported do not depend on timing.
 std::vector<ProfileSummary> Summarize(const std::vector<std::string>& paths,
                                       const CompareOptions& o, const ProfileOptions& profile) {
+  struct ProfileRead {
+    std::optional<Diagnostics> diagnostics;  // set once the trace was read
+    std::optional<ProfileSummary> summary;
+    std::exception_ptr error;
+  };
+  constexpr size_t kSideBySide = 2;
   std::vector<ProfileSummary> out;
-  for (const std::string& path : paths) {
-    // One trace at a time: only its summary (the samples) is kept.
-    const Trace trace = LoadTrace(path, Reading(o, ReadDetail::kFull), o.output);
-    out.push_back(SummarizeProfile(trace, profile));
+  for (size_t first = 0; first < paths.size(); first += kSideBySide) {
+    std::vector<std::future<ProfileRead>> reads;
+    for (size_t i = first; i < std::min(paths.size(), first + kSideBySide); ++i) {
+      reads.push_back(std::async(std::launch::async, [&, i]() {
+        ProfileRead read;
+        try {
+          const Trace trace = ReadTrace(paths[i], Reading(o, ReadDetail::kFull));
+          read.diagnostics = trace.diagnostics;
+          read.summary = SummarizeProfile(trace, profile);
+        } catch (...) {
+          read.error = std::current_exception();
+        }
+        return read;
+      }));
+    }
+    for (size_t k = 0; k < reads.size(); ++k) {
+      ProfileRead read = reads[k].get();
+      if (read.diagnostics) CheckDiagnostics(paths[first + k], *read.diagnostics, o.output);
+      if (read.error) std::rethrow_exception(read.error);
+      out.push_back(std::move(*read.summary));
+    }
   }
   return out;
 }
@@ -251,10 +281,17 @@ int RunGate(const CompareOptions& o) {
     history = ParseHistory(ReadHistoryFile(o.history_path, true), o.history_path);
     report.history_source = o.history_path;
     report.history_entries = history.size();
+    report.current = Summarize(cur_paths, o, profile);
   } else {
-    report.baseline = Summarize(base_paths, o, profile);
+    // Both sides in one call, so a baseline and a current profile are read side by side.
+    std::vector<std::string> paths = base_paths;
+    paths.insert(paths.end(), cur_paths.begin(), cur_paths.end());
+    std::vector<ProfileSummary> summaries = Summarize(paths, o, profile);
+    report.current.assign(std::make_move_iterator(summaries.begin() + base_paths.size()),
+                          std::make_move_iterator(summaries.end()));
+    summaries.resize(base_paths.size());
+    report.baseline = std::move(summaries);
   }
-  report.current = Summarize(cur_paths, o, profile);
   report.result = history.empty() && o.history_path.empty()
                       ? CompareProfiles(report.baseline, report.current, settings)
                       : CompareWithHistory(history, report.current, settings, o.history_path);
