@@ -143,6 +143,10 @@ ReadOptions Reading(const CompareOptions& o, ReadDetail detail) {
   // Without iterations the gate has kernel-level metrics only, and simple mode sums kernel
   // time: copies need not be read.
   read.kernels_only = o.iteration_range.empty() && !o.across_hardware;
+  // Kernels are keyed by short name and launch shape; copies by engine: the memory kinds and,
+  // unless --kernel-key demangled, the demangled names are not visited.
+  read.memory_kinds = false;
+  read.demangled_names = KernelKeyText(o) == "demangled";
   return read;
 }
 

@@ -93,22 +93,23 @@ struct ColumnSet {
   bool kinds = true;        // memory kinds, peer devices
   bool correlation = true;  // process, context, correlation id (and the API calls)
   bool shapes = true;       // demangled name, grid, block
+  bool demangled = true;    // with shapes: the demangled name too
 };
 
-ColumnSet ColumnsFor(ReadDetail detail, bool has_nvtx) {
-  switch (detail) {
+ColumnSet ColumnsFor(const NsysReadOptions& options, bool has_nvtx) {
+  switch (options.detail) {
     case ReadDetail::kFull:
       break;
     case ReadDetail::kEngineLoad:
-      return {false, false, false};
+      return {false, false, false, false};
     case ReadDetail::kBreakdown:
-      return {true, has_nvtx, false};
+      return {true, has_nvtx, false, false};
   }
-  return {};
+  return {options.memory_kinds, true, true, options.demangled_names};
 }
 
 // Which read needs a column: every one, or one of ColumnSet's groups.
-enum class ColumnNeed { kEngineLoad, kKinds, kCorrelation, kShapes };
+enum class ColumnNeed { kEngineLoad, kKinds, kCorrelation, kShapes, kDemangled };
 
 struct ColumnSpec {
   std::string_view name;
@@ -126,6 +127,8 @@ bool Needed(ColumnNeed need, const ColumnSet& set) {
       return set.correlation;
     case ColumnNeed::kShapes:
       return set.shapes;
+    case ColumnNeed::kDemangled:
+      return set.shapes && set.demangled;
   }
   return true;
 }
@@ -165,7 +168,7 @@ std::vector<ColumnSpec> ColumnsOf(TableKind kind) {
   switch (kind) {
     case TableKind::kKernel:
       columns.insert(columns.end(), {{"shortName", true, kLoad},
-                                     {"demangledName", false, kShape},
+                                     {"demangledName", false, ColumnNeed::kDemangled},
                                      {"gridX", false, kShape},
                                      {"gridY", false, kShape},
                                      {"gridZ", false, kShape},
@@ -794,7 +797,7 @@ Trace ReadNsysSqlite(const std::filesystem::path& path, const NsysReadOptions& o
 
   int threads = ThreadCount(options);
   const bool has_nvtx = Contains(tables, kNvtxTable);
-  const ColumnSet columns = ColumnsFor(options.detail, has_nvtx);
+  const ColumnSet columns = ColumnsFor(options, has_nvtx);
   std::vector<ChunkTask> tasks =
       PlanChunks(db, tables, options, columns, threads, trace.diagnostics);
   std::vector<ChunkResult> chunks(tasks.size());

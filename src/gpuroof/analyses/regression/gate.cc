@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "gpuroof/analyses/parallel_for.h"
 #include "gpuroof/analyses/regression/hodges_lehmann.h"
 #include "gpuroof/analyses/regression/holm.h"
 #include "gpuroof/analyses/regression/mann_whitney.h"
@@ -555,6 +556,81 @@ double SumSteadyIterations(std::span<const ProfileSummary> profiles) {
   return n;
 }
 
+// What every row's estimate needs from the comparison as a whole.
+struct RowContext {
+  const GateSettings& settings;
+  bool multi = false;
+  bool has_iterations = false;
+  double base_steady = 0;  // steady iterations, summed over the baseline profiles
+  double cur_steady = 0;
+  double base_kernel_time = 0;  // ns, summed steady kernel time of the baseline profiles
+  double base_iteration_median = 0;
+};
+
+// The estimate, verdict and gating of one row present on both sides. `logs` receives a
+// single-run kernel's sorted log samples (for the family-level interval).
+void EstimateRow(MetricComparison& m, const SideSamples& b, const SideSamples& c,
+                 const RowContext& context, LogSamples& logs) {
+  const GateSettings& settings = context.settings;
+  const double alpha = settings.alpha;
+  switch (m.level) {
+    case MetricLevel::kLaunches:
+    case MetricLevel::kBytes:
+      ExactCount(m, b, c, settings);
+      return;
+    case MetricLevel::kIdle:
+      EstimateIdleShift(m, b, c, context.multi, alpha, context.base_iteration_median);
+      return;
+    case MetricLevel::kEngineTotal:
+      // One value per profile: the run level's statistics (LOW-N with one profile a side).
+      EstimateRunLevel(m, b, c, alpha, settings);
+      m.gated = false;
+      return;
+    case MetricLevel::kIteration:
+    case MetricLevel::kGpuBusy:
+    case MetricLevel::kCopyBusy:
+    case MetricLevel::kRange:
+    case MetricLevel::kKernel:
+      break;
+  }
+  const bool copy = m.level == MetricLevel::kCopyBusy;
+  const bool kernel = m.level == MetricLevel::kKernel;
+  m.gated = copy ? settings.gate_copies : !kernel;
+  if (m.level == MetricLevel::kRange) {
+    // Share of the iteration: the range's summed time per steady iteration (§3.3).
+    m.share = context.base_iteration_median > 0 && context.base_steady > 0
+                  ? (b.Total() / context.base_steady) / context.base_iteration_median
+                  : 0.0;
+    m.gated = RangeGated(*m.share, m.name, settings);
+  }
+  m.floor = copy ? settings.floor_copy : kernel ? settings.floor_kernel : settings.floor_time;
+  if (context.multi) {
+    EstimateRunLevel(m, b, c, alpha, settings);
+  } else {
+    // Bootstrapping every launch of every kernel would dominate the run time; the median
+    // ratio is shown for the iteration-level metrics, whose samples are few.
+    EstimateSingleRun(m, b.Pooled(), c.Pooled(), alpha, settings, !kernel,
+                      kernel ? &logs : nullptr);
+  }
+  if (!kernel) return;
+  m.share = context.base_kernel_time > 0 ? b.Total() / context.base_kernel_time : 0.0;
+  const bool per_iteration =
+      context.has_iterations && context.base_steady > 0 && context.cur_steady > 0;
+  const double launch_ratio = per_iteration && b.Count() > 0
+                                  ? (static_cast<double>(c.Count()) / context.cur_steady) /
+                                        (static_cast<double>(b.Count()) / context.base_steady)
+                                  : 1.0;
+  m.time_ratio = m.ratio.value_or(1.0) * launch_ratio;
+  const double share_of_iteration =
+      context.has_iterations && context.base_iteration_median > 0 && context.base_steady > 0
+          ? (b.Total() / context.base_steady) / context.base_iteration_median
+          : *m.share;
+  m.impact = KernelImpact(share_of_iteration, *m.time_ratio);
+  const KernelGating gating = GateKernel(*m.share, *m.impact, m.name, settings);
+  m.gated = gating.gated;
+  m.below_impact = gating.below_impact;
+}
+
 }  // namespace
 
 CompareResult CompareProfiles(std::span<const ProfileSummary> baseline,
@@ -592,13 +668,21 @@ CompareResult CompareProfiles(std::span<const ProfileSummary> baseline,
   const SideSamples base_iteration = Collect(baseline, "iteration");
   const double base_iteration_median = base_iteration.any() ? Median(base_iteration.Pooled()) : 0.0;
 
-  size_t common = 0;
+  // First the rows and the samples each compares (cheap, in id order), then their estimates in
+  // parallel: a row's statistics depend on its own samples only, so the figures are the same
+  // whatever thread computes them. The largest rows start first.
+  struct PendingRow {
+    size_t index = 0;  // into metrics
+    SideSamples baseline;
+    SideSamples current;
+    size_t samples = 0;
+  };
   std::vector<MetricComparison> metrics;
-  std::vector<size_t> kernels;               // indices into metrics
-  std::map<size_t, LogSamples> kernel_logs;  // single-run kernels, by index into metrics
+  std::vector<PendingRow> pending;
+  std::vector<size_t> kernels;  // indices into metrics
   for (const std::string& id : ids) {
-    const SideSamples b = Collect(baseline, id);
-    const SideSamples c = Collect(current, id);
+    SideSamples b = Collect(baseline, id);
+    SideSamples c = Collect(current, id);
     const SampleSet* any = nullptr;
     for (const SideSamples* side : {&b, &c})
       for (const SampleSet* s : side->profiles)
@@ -615,67 +699,26 @@ CompareResult CompareProfiles(std::span<const ProfileSummary> baseline,
       metrics.push_back(std::move(m));
       continue;
     }
-    ++common;
-    switch (m.level) {
-      case MetricLevel::kLaunches:
-      case MetricLevel::kBytes:
-        ExactCount(m, b, c, settings);
-        break;
-      case MetricLevel::kIdle:
-        EstimateIdleShift(m, b, c, multi, alpha, base_iteration_median);
-        break;
-      case MetricLevel::kEngineTotal:
-        // One value per profile: the run level's statistics (LOW-N with one profile a side).
-        EstimateRunLevel(m, b, c, alpha, settings);
-        m.gated = false;
-        break;
-      case MetricLevel::kIteration:
-      case MetricLevel::kGpuBusy:
-      case MetricLevel::kCopyBusy:
-      case MetricLevel::kRange:
-      case MetricLevel::kKernel: {
-        const bool copy = m.level == MetricLevel::kCopyBusy;
-        const bool kernel = m.level == MetricLevel::kKernel;
-        m.gated = copy ? settings.gate_copies : !kernel;
-        if (m.level == MetricLevel::kRange) {
-          // Share of the iteration: the range's summed time per steady iteration (§3.3).
-          m.share = base_iteration_median > 0 && base_steady > 0
-                        ? (b.Total() / base_steady) / base_iteration_median
-                        : 0.0;
-          m.gated = RangeGated(*m.share, m.name, settings);
-        }
-        m.floor = copy ? settings.floor_copy : kernel ? settings.floor_kernel : settings.floor_time;
-        if (multi) {
-          EstimateRunLevel(m, b, c, alpha, settings);
-        } else {
-          // Bootstrapping every launch of every kernel would dominate the run time; the median
-          // ratio is shown for the iteration-level metrics, whose samples are few.
-          EstimateSingleRun(m, b.Pooled(), c.Pooled(), alpha, settings, !kernel,
-                            kernel ? &kernel_logs[metrics.size()] : nullptr);
-        }
-        if (kernel) {
-          m.share = base_kernel_time > 0 ? b.Total() / base_kernel_time : 0.0;
-          const double launch_ratio =
-              has_iterations && b.Count() > 0 && base_steady > 0 && cur_steady > 0
-                  ? (static_cast<double>(c.Count()) / cur_steady) /
-                        (static_cast<double>(b.Count()) / base_steady)
-                  : 1.0;
-          m.time_ratio = m.ratio.value_or(1.0) * launch_ratio;
-          const double share_of_iteration =
-              has_iterations && base_iteration_median > 0 && base_steady > 0
-                  ? (b.Total() / base_steady) / base_iteration_median
-                  : *m.share;
-          m.impact = KernelImpact(share_of_iteration, *m.time_ratio);
-          const KernelGating gating = GateKernel(*m.share, *m.impact, m.name, settings);
-          m.gated = gating.gated;
-          m.below_impact = gating.below_impact;
-          kernels.push_back(metrics.size());
-        }
-        break;
-      }
-    }
+    if (m.level == MetricLevel::kKernel) kernels.push_back(metrics.size());
+    const size_t samples = b.Count() + c.Count();
+    pending.push_back({metrics.size(), std::move(b), std::move(c), samples});
     metrics.push_back(std::move(m));
   }
+  const size_t common = pending.size();
+  std::stable_sort(pending.begin(), pending.end(),
+                   [](const PendingRow& l, const PendingRow& r) { return l.samples > r.samples; });
+  const RowContext context = {settings,
+                              multi,
+                              has_iterations,
+                              base_steady,
+                              cur_steady,
+                              base_kernel_time,
+                              base_iteration_median};
+  std::vector<LogSamples> kernel_logs(metrics.size());  // single-run kernels, by metrics index
+  ParallelFor(pending.size(), [&](size_t k) {
+    const PendingRow& row = pending[k];
+    EstimateRow(metrics[row.index], row.baseline, row.current, context, kernel_logs[row.index]);
+  });
   for (const std::string& name : settings.gate_ranges) {
     if (ids.count("range:" + name) == 0) {
       throw InputError("--gate-range",
@@ -696,13 +739,14 @@ CompareResult CompareProfiles(std::span<const ProfileSummary> baseline,
     if (metrics[k].gated) gated_kernels.push_back(k);
   if (!gated_kernels.empty()) {
     const double family_alpha = alpha / static_cast<double>(gated_kernels.size());
-    std::vector<double> p_values;
-    for (size_t k : gated_kernels) {
-      MetricComparison& m = metrics[k];
+    // Each kernel's interval at the family level, in parallel (selections over its launches).
+    std::vector<double> p_values(gated_kernels.size(), 1.0);
+    ParallelFor(gated_kernels.size(), [&](size_t i) {
+      MetricComparison& m = metrics[gated_kernels[i]];
       if (multi) {
         EstimateRunLevel(m, Collect(baseline, m.id), Collect(current, m.id), family_alpha,
                          settings);
-      } else if (const LogSamples& logs = kernel_logs[k]; !logs.baseline.empty()) {
+      } else if (const LogSamples& logs = kernel_logs[gated_kernels[i]]; !logs.baseline.empty()) {
         // Only the interval depends on the level: the estimate and the test are kept.
         ApplyShiftInterval(m, logs.estimate,
                            MosesShiftInterval(logs.baseline, logs.current, family_alpha),
@@ -710,8 +754,8 @@ CompareResult CompareProfiles(std::span<const ProfileSummary> baseline,
       } else {
         m.ci_level = 1.0 - family_alpha;  // LOW-N by count: no interval at any level
       }
-      p_values.push_back(m.p_value.value_or(1.0));
-    }
+      p_values[i] = m.p_value.value_or(1.0);
+    });
     const std::vector<double> adjusted = HolmAdjust(p_values);
     const double target = std::log1p(settings.target);
     for (size_t i = 0; i < gated_kernels.size(); ++i) {
