@@ -1,12 +1,10 @@
 #include "gpuroof/readers/nsys_sqlite_reader.h"
 
 #include <algorithm>
-#include <atomic>
 #include <exception>
 #include <functional>
 #include <limits>
 #include <map>
-#include <system_error>
 #include <thread>
 #include <unordered_map>
 
@@ -14,6 +12,7 @@
 #include <sqlite3.h>
 
 #include "gpuroof/model/errors.h"
+#include "gpuroof/model/parallel_for.h"
 #include "gpuroof/readers/nsys_api_calls.h"
 #include "gpuroof/readers/nsys_enums.h"
 #include "gpuroof/readers/sqlite_database.h"
@@ -662,33 +661,11 @@ std::vector<ChunkTask> PlanChunks(SqliteDatabase& db, const std::vector<std::str
 }
 
 void RunInParallel(std::vector<std::function<void()>>& jobs, int threads) {
-  std::atomic<size_t> next{0};
-  std::vector<std::exception_ptr> errors(jobs.size());
-  auto worker = [&]() {
-    for (size_t i = next++; i < jobs.size(); i = next++) {
-      try {
-        jobs[i]();
-      } catch (...) {
-        errors[i] = std::current_exception();
-      }
-    }
-  };
-  int count = std::max(1, std::min<int>(threads, static_cast<int>(jobs.size())));
   // One connection per thread is safe only when SQLite was built thread-safe (Debian's is).
-  if (sqlite3_threadsafe() == 0) count = 1;
-  std::vector<std::thread> pool;
-  try {
-    for (int i = 1; i < count; ++i)
-      pool.emplace_back(worker);
-  } catch (const std::system_error&) {
-    // No more threads to be had: the ones started, and this one, share the jobs.
-  }
-  worker();
-  for (std::thread& t : pool)
-    t.join();
-  for (const std::exception_ptr& error : errors) {
-    if (error) std::rethrow_exception(error);
-  }
+  const unsigned count =
+      sqlite3_threadsafe() == 0 ? 1u : static_cast<unsigned>(std::max(1, threads));
+  ParallelFor(
+      jobs.size(), [&](size_t i) { jobs[i](); }, count);
 }
 
 std::string StringOrPlaceholder(const FileStrings& strings, int64_t id) {

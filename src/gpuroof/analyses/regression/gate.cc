@@ -9,12 +9,12 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "gpuroof/analyses/parallel_for.h"
 #include "gpuroof/analyses/regression/hodges_lehmann.h"
 #include "gpuroof/analyses/regression/holm.h"
 #include "gpuroof/analyses/regression/mann_whitney.h"
 #include "gpuroof/analyses/regression/run_level.h"
 #include "gpuroof/model/errors.h"
+#include "gpuroof/model/parallel_for.h"
 
 namespace gpuroof {
 

@@ -1,5 +1,5 @@
-// Runs independent jobs on a few threads: for analyses whose parts do not depend on each other
-// (the regression gate's metrics). Results must not depend on the order the jobs run in.
+// Runs independent jobs on a few threads: the nsys reader's table chunks, the regression gate's
+// metrics. Results must not depend on the order the jobs run in. No I/O.
 #pragma once
 
 #include <algorithm>
