@@ -53,4 +53,7 @@ double MedianInPlace(std::span<double> values);
 // statistics (rank q (n - 1)).
 double SortedQuantile(std::span<const double> sorted, double q);
 
+// The same quantile of non-empty `values` in any order, by selection (O(n)); reorders them.
+double SelectQuantile(std::span<double> values, double q);
+
 }  // namespace gpuroof
