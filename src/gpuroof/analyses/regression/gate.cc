@@ -807,6 +807,8 @@ void FinishComparison(CompareResult& result, std::span<const ProfileSummary> bas
                       std::span<const ProfileSummary> current) {
   const GateSettings& settings = result.settings;
   std::vector<MetricComparison>& metrics = result.metrics;
+  // History mode pairs no devices, but the report still names the current ones.
+  if (result.current_devices.empty()) result.current_devices = SideDevices(current);
   // Summary figures, counted from the rows.
   result.summary = {};
   double weighted = 0;
