@@ -142,7 +142,7 @@ TEST(CompareFixturesCli, LowNIsPassWithWarningsNotPass) {
 
   // Not green anywhere.
   const std::string md = ReadFile(dir / "--markdown");
-  EXPECT_EQ(md.rfind("### ⚠️ PASS WITH WARNINGS: ", 0), 0u) << md;
+  EXPECT_EQ(md.rfind("### ⚠️ GPU performance gate: PASS WITH WARNINGS: ", 0), 0u) << md;
   EXPECT_EQ(md.find("✅ GPU performance gate: pass"), std::string::npos);
   const std::string html = ReadFile(dir / "--html");
   EXPECT_NE(html.find("<p class=\"status warn\">PASS WITH WARNINGS: "), std::string::npos);

@@ -57,7 +57,9 @@ std::string RenderCompareMarkdown(const CompareReport& report) {
     headline = std::string("### 🔍 GPU diff across hardware (exploratory, not a gate)") +
                (r.exit_code == 1 ? ": --fail-on matched" : "");
   } else {
-    headline = (r.exit_code == 1 ? "### ❌ " : "### ⚠️ ") + Cell(ResultLine(r));
+    headline =
+        (r.exit_code == 1 ? "### ❌ GPU performance gate: " : "### ⚠️ GPU performance gate: ") +
+        Cell(ResultLine(r));
   }
   headline += "\n\n" + Cell(SummaryLine(r));
   std::string out = headline + "\n";
