@@ -3,7 +3,10 @@
 #include <charconv>
 #include <filesystem>
 #include <fstream>
+#include <future>
+#include <iterator>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -24,6 +27,7 @@
 #include "exit_codes.h"
 #include "output_options.h"
 #include "trace_loading.h"
+#include "unit_options.h"
 
 namespace gpuroof {
 
@@ -37,8 +41,9 @@ struct CompareOptions {
   std::string threshold = "1.20";
   bool calibrate = false;
   std::string iteration_range;
+  std::string attribute;  // --attribute thread|process; empty: process (an iteration range)
   std::string warmup = "auto";
-  std::string kernel_key = "launch";
+  std::string kernel_key;  // empty: "launch", or "name" with --across-hardware
   std::string alpha = "0.01";
   std::string min_effect = "0.02";
   std::string target = "0.05";
@@ -46,6 +51,8 @@ struct CompareOptions {
   std::string kernel_floor = "0.05";
   std::string fail_on = "regression";
   std::string low_n = "report";
+  bool fail_on_given = false;  // --fail-on on the command line (matters with --across-hardware)
+  bool across_hardware = false;
   bool gate_copies = false;
   bool gate_counts = false;
   std::vector<std::string> gate_ranges;
@@ -94,6 +101,8 @@ GateSettings ParseSettings(const CompareOptions& o) {
     throw InputError("--low-n", fmt::format("must be report or gate, got '{}'", o.low_n));
   }
   s.low_n_gate = o.low_n == "gate";
+  s.fail_on_given = o.fail_on_given;
+  s.across_hardware = o.across_hardware;
   s.gate_copies = o.gate_copies;
   s.gate_counts = o.gate_counts;
   s.gate_ranges = o.gate_ranges;
@@ -105,16 +114,26 @@ GateSettings ParseSettings(const CompareOptions& o) {
   return s;
 }
 
+// Launch shapes are tuned per GPU, so across hardware kernels are matched by name by default.
+std::string KernelKeyText(const CompareOptions& o) {
+  if (!o.kernel_key.empty()) return o.kernel_key;
+  return o.across_hardware ? "name" : "launch";
+}
+
 ProfileOptions ParseProfileOptions(const CompareOptions& o, const GateSettings& settings) {
   ProfileOptions p;
   p.iteration_range = o.iteration_range;
+  p.attribute = ParseAttribute(o.attribute);
   if (o.warmup != "auto") p.warmup = static_cast<size_t>(ParseCount(o.warmup, "--warmup", 0));
-  if (o.kernel_key != "launch" && o.kernel_key != "name" && o.kernel_key != "demangled") {
+  const std::string key = KernelKeyText(o);
+  if (key != "launch" && key != "name" && key != "demangled") {
     throw InputError("--kernel-key",
-                     fmt::format("must be launch, name or demangled, got '{}'", o.kernel_key));
+                     fmt::format("must be launch, name or demangled, got '{}'", key));
   }
-  p.kernel_key = ParseKernelKey(o.kernel_key);
+  p.kernel_key = ParseKernelKey(key);
   p.min_effect = settings.min_effect;
+  // Across hardware the per-engine diff is wanted even without iterations.
+  p.engine_totals = o.across_hardware;
   return p;
 }
 
@@ -126,17 +145,48 @@ ReadOptions Reading(const CompareOptions& o, ReadDetail detail) {
   read.api_calls = !o.iteration_range.empty();
   // Without iterations the gate has kernel-level metrics only, and simple mode sums kernel
   // time: copies need not be read.
-  read.kernels_only = o.iteration_range.empty();
+  read.kernels_only = o.iteration_range.empty() && !o.across_hardware;
+  // Kernels are keyed by short name and launch shape; copies by engine: the memory kinds and,
+  // unless --kernel-key demangled, the demangled names are not visited.
+  read.memory_kinds = false;
+  read.demangled_names = KernelKeyText(o) == "demangled";
   return read;
 }
 
+// Reads and summarises the profiles two at a time, side by side (a baseline and a current one in
+// a 1-vs-1 gate; each reader has its own threads); only the summaries are kept, so at most two
+// traces are in memory. Diagnostics and errors come in the order of `paths`, whichever read
+// finished first, so stderr and the error reported do not depend on timing.
 std::vector<ProfileSummary> Summarize(const std::vector<std::string>& paths,
                                       const CompareOptions& o, const ProfileOptions& profile) {
+  struct ProfileRead {
+    std::optional<Diagnostics> diagnostics;  // set once the trace was read
+    std::optional<ProfileSummary> summary;
+    std::exception_ptr error;
+  };
+  constexpr size_t kSideBySide = 2;
   std::vector<ProfileSummary> out;
-  for (const std::string& path : paths) {
-    // One trace at a time: only its summary (the samples) is kept.
-    const Trace trace = LoadTrace(path, Reading(o, ReadDetail::kFull), o.output);
-    out.push_back(SummarizeProfile(trace, profile));
+  for (size_t first = 0; first < paths.size(); first += kSideBySide) {
+    std::vector<std::future<ProfileRead>> reads;
+    for (size_t i = first; i < std::min(paths.size(), first + kSideBySide); ++i) {
+      reads.push_back(std::async(std::launch::async, [&, i]() {
+        ProfileRead read;
+        try {
+          const Trace trace = ReadTrace(paths[i], Reading(o, ReadDetail::kFull));
+          read.diagnostics = trace.diagnostics;
+          read.summary = SummarizeProfile(trace, profile);
+        } catch (...) {
+          read.error = std::current_exception();
+        }
+        return read;
+      }));
+    }
+    for (size_t k = 0; k < reads.size(); ++k) {
+      ProfileRead read = reads[k].get();
+      if (read.diagnostics) CheckDiagnostics(paths[first + k], *read.diagnostics, o.output);
+      if (read.error) std::rethrow_exception(read.error);
+      out.push_back(std::move(*read.summary));
+    }
   }
   return out;
 }
@@ -232,16 +282,23 @@ int RunGate(const CompareOptions& o) {
   CompareReport report;
   report.tool_version = GPUROOF_VERSION;
   report.warmup_text = o.warmup;
-  report.kernel_key = o.kernel_key;
+  report.kernel_key = KernelKeyText(o);
   std::vector<HistoryEntry> history;
   if (!o.history_path.empty()) {
     history = ParseHistory(ReadHistoryFile(o.history_path, true), o.history_path);
     report.history_source = o.history_path;
     report.history_entries = history.size();
+    report.current = Summarize(cur_paths, o, profile);
   } else {
-    report.baseline = Summarize(base_paths, o, profile);
+    // Both sides in one call, so a baseline and a current profile are read side by side.
+    std::vector<std::string> paths = base_paths;
+    paths.insert(paths.end(), cur_paths.begin(), cur_paths.end());
+    std::vector<ProfileSummary> summaries = Summarize(paths, o, profile);
+    report.current.assign(std::make_move_iterator(summaries.begin() + base_paths.size()),
+                          std::make_move_iterator(summaries.end()));
+    summaries.resize(base_paths.size());
+    report.baseline = std::move(summaries);
   }
-  report.current = Summarize(cur_paths, o, profile);
   report.result = history.empty() && o.history_path.empty()
                       ? CompareProfiles(report.baseline, report.current, settings)
                       : CompareWithHistory(history, report.current, settings, o.history_path);
@@ -272,6 +329,7 @@ void AddCompareCommand(CLI::App& app, int& exit_code) {
       "  gpuroof compare base.sqlite current.sqlite --epochs 10 --threshold 1.20\n"
       "  gpuroof compare --calibrate a1.sqlite a2.sqlite a3.sqlite --iteration-range step\n"
       "  gpuroof compare --history main.jsonl --current pr.sqlite --iteration-range step\n"
+      "  gpuroof compare --across-hardware a100.sqlite h100.sqlite\n"
       "Statistics, defaults and verdicts: docs/metrics.md, section \"compare\".");
   command->add_option("profiles", options->profiles,
                       "BASE CURRENT (simple mode or a 1-vs-1 gate), or the --calibrate profiles");
@@ -284,14 +342,14 @@ void AddCompareCommand(CLI::App& app, int& exit_code) {
   command->add_flag("--calibrate", options->calibrate,
                     "A/A calibration: run-to-run noise of profiles of the same code");
   command->add_option("--iteration-range", options->iteration_range,
-                      "NVTX range that marks one iteration (e.g. train_step)");
+                      "NVTX range that marks one iteration (e.g. train_step, ProfilerStep#*); "
+                      "its GPU work is what any thread of the process launched while it was open");
+  AddAttributeOption(*command, options->attribute);
   command->add_option("--warmup", options->warmup, "auto (MSER-5) or iterations to drop")
       ->capture_default_str();
-  command
-      ->add_option("--kernel-key", options->kernel_key,
-                   "launch (name+grid+block) | name | "
-                   "demangled")
-      ->capture_default_str();
+  command->add_option("--kernel-key", options->kernel_key,
+                      "launch (name+grid+block; the default) | name (the default with "
+                      "--across-hardware) | demangled");
   command->add_option("--alpha", options->alpha, "Two-sided significance level")
       ->capture_default_str();
   command->add_option("--min-effect", options->min_effect, "Smallest change that can fail")
@@ -302,8 +360,16 @@ void AddCompareCommand(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   command->add_option("--kernel-floor", options->kernel_floor, "Single-run noise floor: kernels")
       ->capture_default_str();
-  command->add_option("--fail-on", options->fail_on, "regression | inconclusive")
-      ->capture_default_str();
+  command
+      ->add_option("--fail-on", options->fail_on,
+                   "regression | inconclusive (inconclusive also fails on LOW-N gated metrics and "
+                   "on nothing gated)")
+      ->capture_default_str()
+      ->each([options](const std::string&) { options->fail_on_given = true; });
+  command->add_flag("--across-hardware", options->across_hardware,
+                    "Exploratory diff of different GPU models or driver/CUDA versions: per-kernel "
+                    "and per-engine ratios, added/removed kernels; not a gate (exit 0 unless "
+                    "--fail-on is given)");
   command->add_option("--low-n", options->low_n, "report | gate (LOW-N over threshold fails)")
       ->capture_default_str();
   command->add_flag("--gate-copies", options->gate_copies, "Gate copy-engine busy time too");

@@ -10,7 +10,12 @@ namespace gpuroof {
 Trace LoadTrace(const std::string& path, const ReadOptions& read_options,
                 const OutputOptions& output) {
   Trace trace = ReadTrace(path, read_options);
-  const Diagnostics& diagnostics = trace.diagnostics;
+  CheckDiagnostics(path, trace.diagnostics, output);
+  return trace;
+}
+
+void CheckDiagnostics(const std::string& path, const Diagnostics& diagnostics,
+                      const OutputOptions& output) {
   if (diagnostics.records_skipped() > 0 && !output.quiet) {
     fmt::print(stderr, "gpuroof: warning: {}: {}\n", path, diagnostics.Summary());
   }
@@ -18,7 +23,6 @@ Trace LoadTrace(const std::string& path, const ReadOptions& read_options,
     throw CheckFailed(fmt::format("{}: --strict: {} record(s) could not be used ({})", path,
                                   diagnostics.records_skipped(), diagnostics.Summary()));
   }
-  return trace;
 }
 
 }  // namespace gpuroof

@@ -18,6 +18,11 @@ namespace gpuroof {
 Trace LoadTrace(const std::string& path, const ReadOptions& read_options,
                 const OutputOptions& output);
 
+// LoadTrace's second half, for a trace read elsewhere (in parallel with others): the summary on
+// stderr, CheckFailed under --strict.
+void CheckDiagnostics(const std::string& path, const Diagnostics& diagnostics,
+                      const OutputOptions& output);
+
 // Reads the traces one after another and calls `analyse(trace, path)` on each as it is read. The
 // traces are returned, kept alive, since the reports analyses make point into them.
 template <typename Analyse>

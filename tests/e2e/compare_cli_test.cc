@@ -117,7 +117,7 @@ TEST(CompareCli, TenPercentSlowerKernelIsARegression) {
   EXPECT_LT(md.size(), 60000u);
   const std::string html = ReadFile(dir / "gate.html");
   EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
-  EXPECT_NE(html.find("REGRESSION: 2 gated metrics regressed (exit 1)"), std::string::npos);
+  EXPECT_NE(html.find("REGRESSION (2 gated metrics) -&gt; exit 1"), std::string::npos);
   EXPECT_NE(html.find("<svg"), std::string::npos);
   EXPECT_NE(html.find("kernel gemm &lt;&lt;&lt;(256,2,1),(128,1,1)&gt;&gt;&gt;"),
             std::string::npos);
@@ -296,6 +296,107 @@ TEST(CompareCli, HistoryModeAgainstEarlierRuns) {
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_EQ(bad.err.rfind("gpuroof: error: " + (dir / "bad.jsonl").string() + ":1:", 0), 0u)
       << bad.err;
+}
+
+// A short capture: 4 steps of 9 ms (3 steady), each launching gemm 20 times (300 us, noise step
+// 100 ns x +-30). Iteration time and GPU busy have 3 < 6 samples a side: LOW-N. The kernel has 60
+// launches a side within the steady steps, enough to be checked — and to catch a 10 % regression.
+std::filesystem::path WriteShortCapture(const TempDir& dir, const std::string& name,
+                                        int64_t gemm_ns, int seed, const std::string& devices) {
+  const std::filesystem::path file = dir / (name + ".sqlite");
+  std::string description = "gpu 0 \"NVIDIA TestGPU\"\n";
+  if (devices == "0,1") description += "gpu 1 \"NVIDIA TestGPU\"\n";
+  if (devices == "2,3") description = "gpu 2 \"NVIDIA TestGPU\"\ngpu 3 \"NVIDIA TestGPU\"\n";
+  // With two devices, even launches go to the first and odd ones to the second.
+  const std::string dev = devices == "0" ? "0" : devices == "0,1" ? "j%2" : "2+j%2";
+  description += fmt::format(R"desc(
+repeat 4 step=10ms {{
+  nvtx start=0 end=9ms text="step"
+  repeat 20 step=400us {{
+    api start=10us end=20us corr=1+20*i+j
+    kernel start=100us end=100us+{}+(((i*20+j)*7919+{})%61-30)*100 corr=1+20*i+j dev={} name=gemm grid=256,2 block=128
+  }}
+}}
+)desc",
+                             gemm_ns, seed, dev);
+  testsupport::BuildFromDescription(description, name, file);
+  return file;
+}
+
+TEST(CompareCli, ShortCaptureGatesOnKernelSamplesWithinTheSteps) {
+  TempDir dir;
+  const auto base = WriteShortCapture(dir, "base", 300000, 0, "0");
+  const auto same = WriteShortCapture(dir, "same", 300000, 11, "0");
+  const auto slow = WriteShortCapture(dir, "slow", 330000, 11, "0");
+  const CliResult pass = RunGpuroof({"compare", "--baseline", base.string(), "--current",
+                                     same.string(), "--iteration-range", "step"});
+  EXPECT_EQ(pass.exit_code, 0) << pass.err << pass.out;
+  const std::string result = RowOf(pass.out, "result: ");
+  EXPECT_NE(result.find("result: PASS WITH WARNINGS: iteration time LOW-N (+0.0%, under "
+                        "threshold), 3 < 6 steps"),
+            std::string::npos)
+      << pass.out;
+  EXPECT_NE(result.find("small capture: gating rests on 1 kernel(s) with per-launch samples "
+                        "within the steps"),
+            std::string::npos)
+      << pass.out;
+  EXPECT_NE(RowOf(pass.out, kGemm).find("60/60"), std::string::npos) << pass.out;
+
+  const CliResult slower = RunGpuroof({"compare", "--baseline", base.string(), "--current",
+                                       slow.string(), "--iteration-range", "step"});
+  EXPECT_EQ(slower.exit_code, 1) << slower.err << slower.out;
+  EXPECT_NE(RowOf(slower.out, kGemm).find("REGRESSED"), std::string::npos) << slower.out;
+  EXPECT_NE(RowOf(slower.out, "iteration time [step]").find("LOW-N"), std::string::npos);
+}
+
+// Every step is exactly 9 ms, so the within-profile spread of iteration time is 0 and the steps
+// one profile a side needs are n_min = 6; GPU busy (20 x 300 us +- 3 us per step) spreads by
+// ~0.1 %, far below what would need more than 6. The capture has 3 steady steps.
+TEST(CompareCli, CalibrationSaysHowManyStepsAProfileNeeds) {
+  TempDir dir;
+  std::vector<std::string> args = {"compare", "--calibrate", "--iteration-range", "step"};
+  for (int k = 0; k < 3; ++k)
+    args.push_back(WriteShortCapture(dir, fmt::format("a{}", k), 300000, k, "0").string());
+  const CliResult r = RunGpuroof(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("needs: iteration time [step]: 6 steady steps per profile for a 5% change "
+                       "with one profile a side (this capture has 3), or 2 profiles a side\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("needs: GPU compute busy / iter: 6 steady steps per profile"),
+            std::string::npos)
+      << r.out;
+}
+
+// Two active GPUs per profile: matched by id, and said; other ids on the current side cannot be
+// paired, and a warning says why their rows are NEW/REMOVED.
+TEST(CompareCli, SeveralDevicesAreMatchedById) {
+  TempDir dir;
+  const auto base = WriteShortCapture(dir, "base", 300000, 0, "0,1");
+  const auto cur = WriteShortCapture(dir, "cur", 300000, 11, "0,1");
+  const auto other = WriteShortCapture(dir, "other", 300000, 11, "2,3");
+  const CliResult r = RunGpuroof({"compare", base.string(), cur.string(), "--iteration-range",
+                                  "step", "--json", (dir / "g.json").string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("\ndevices: several active GPUs per profile, matched by id (baseline 0,1, "
+                       "current 0,1)\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(RowOf(r.out, "GPU compute busy / iter [dev 1]").find("3/3"), std::string::npos)
+      << r.out;
+  const std::string json = ReadFile(dir / "g.json");
+  EXPECT_NE(json.find("\"matching\": \"id\""), std::string::npos);
+  EXPECT_NE(json.find("\"id\": \"busy:kernel:1\""), std::string::npos);
+
+  const CliResult unpaired =
+      RunGpuroof({"compare", base.string(), other.string(), "--iteration-range", "step"});
+  EXPECT_EQ(unpaired.exit_code, 0) << unpaired.err << unpaired.out;
+  EXPECT_NE(unpaired.out.find("warning: devices matched by id (2 active GPUs per profile): "
+                              "baseline devices 0,1 and current devices 2,3 differ"),
+            std::string::npos)
+      << unpaired.out;
+  EXPECT_NE(RowOf(unpaired.out, "GPU compute busy / iter [dev 2]").find("NEW"), std::string::npos)
+      << unpaired.out;
 }
 
 TEST(CompareCli, EverySharedNsysFixtureComparedWithItselfPasses) {

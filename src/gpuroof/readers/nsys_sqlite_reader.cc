@@ -1,12 +1,10 @@
 #include "gpuroof/readers/nsys_sqlite_reader.h"
 
 #include <algorithm>
-#include <atomic>
 #include <exception>
 #include <functional>
 #include <limits>
 #include <map>
-#include <system_error>
 #include <thread>
 #include <unordered_map>
 
@@ -14,6 +12,7 @@
 #include <sqlite3.h>
 
 #include "gpuroof/model/errors.h"
+#include "gpuroof/model/parallel_for.h"
 #include "gpuroof/readers/nsys_api_calls.h"
 #include "gpuroof/readers/nsys_enums.h"
 #include "gpuroof/readers/sqlite_database.h"
@@ -93,22 +92,23 @@ struct ColumnSet {
   bool kinds = true;        // memory kinds, peer devices
   bool correlation = true;  // process, context, correlation id (and the API calls)
   bool shapes = true;       // demangled name, grid, block
+  bool demangled = true;    // with shapes: the demangled name too
 };
 
-ColumnSet ColumnsFor(ReadDetail detail, bool has_nvtx) {
-  switch (detail) {
+ColumnSet ColumnsFor(const NsysReadOptions& options, bool has_nvtx) {
+  switch (options.detail) {
     case ReadDetail::kFull:
       break;
     case ReadDetail::kEngineLoad:
-      return {false, false, false};
+      return {false, false, false, false};
     case ReadDetail::kBreakdown:
-      return {true, has_nvtx, false};
+      return {true, has_nvtx, false, false};
   }
-  return {};
+  return {options.memory_kinds, true, true, options.demangled_names};
 }
 
 // Which read needs a column: every one, or one of ColumnSet's groups.
-enum class ColumnNeed { kEngineLoad, kKinds, kCorrelation, kShapes };
+enum class ColumnNeed { kEngineLoad, kKinds, kCorrelation, kShapes, kDemangled };
 
 struct ColumnSpec {
   std::string_view name;
@@ -126,6 +126,8 @@ bool Needed(ColumnNeed need, const ColumnSet& set) {
       return set.correlation;
     case ColumnNeed::kShapes:
       return set.shapes;
+    case ColumnNeed::kDemangled:
+      return set.shapes && set.demangled;
   }
   return true;
 }
@@ -165,7 +167,7 @@ std::vector<ColumnSpec> ColumnsOf(TableKind kind) {
   switch (kind) {
     case TableKind::kKernel:
       columns.insert(columns.end(), {{"shortName", true, kLoad},
-                                     {"demangledName", false, kShape},
+                                     {"demangledName", false, ColumnNeed::kDemangled},
                                      {"gridX", false, kShape},
                                      {"gridY", false, kShape},
                                      {"gridZ", false, kShape},
@@ -660,33 +662,11 @@ std::vector<ChunkTask> PlanChunks(SqliteDatabase& db, const std::vector<std::str
 }
 
 void RunInParallel(std::vector<std::function<void()>>& jobs, int threads) {
-  std::atomic<size_t> next{0};
-  std::vector<std::exception_ptr> errors(jobs.size());
-  auto worker = [&]() {
-    for (size_t i = next++; i < jobs.size(); i = next++) {
-      try {
-        jobs[i]();
-      } catch (...) {
-        errors[i] = std::current_exception();
-      }
-    }
-  };
-  int count = std::max(1, std::min<int>(threads, static_cast<int>(jobs.size())));
   // One connection per thread is safe only when SQLite was built thread-safe (Debian's is).
-  if (sqlite3_threadsafe() == 0) count = 1;
-  std::vector<std::thread> pool;
-  try {
-    for (int i = 1; i < count; ++i)
-      pool.emplace_back(worker);
-  } catch (const std::system_error&) {
-    // No more threads to be had: the ones started, and this one, share the jobs.
-  }
-  worker();
-  for (std::thread& t : pool)
-    t.join();
-  for (const std::exception_ptr& error : errors) {
-    if (error) std::rethrow_exception(error);
-  }
+  const unsigned count =
+      sqlite3_threadsafe() == 0 ? 1u : static_cast<unsigned>(std::max(1, threads));
+  ParallelFor(
+      jobs.size(), [&](size_t i) { jobs[i](); }, count);
 }
 
 std::string StringOrPlaceholder(const FileStrings& strings, int64_t id) {
@@ -795,7 +775,7 @@ Trace ReadNsysSqlite(const std::filesystem::path& path, const NsysReadOptions& o
 
   int threads = ThreadCount(options);
   const bool has_nvtx = Contains(tables, kNvtxTable);
-  const ColumnSet columns = ColumnsFor(options.detail, has_nvtx);
+  const ColumnSet columns = ColumnsFor(options, has_nvtx);
   std::vector<ChunkTask> tasks =
       PlanChunks(db, tables, options, columns, threads, trace.diagnostics);
   std::vector<ChunkResult> chunks(tasks.size());

@@ -29,6 +29,11 @@ struct NsysReadOptions {
   bool api_calls = true;
   // Read CUPTI_ACTIVITY_KIND_KERNEL only: the copy, memset and graph tables are left unread.
   bool kernels_only = false;
+  // With kFull: read the memory kinds and peer devices of copies and memsets, and the demangled
+  // kernel names. A reader that needs neither (compare, keyed by short name and launch shape)
+  // turns them off, so those columns are not visited.
+  bool memory_kinds = true;
+  bool demangled_names = true;
 };
 
 // Reads an Nsight Systems SQLite export (`nsys export --type sqlite`, nsys 2020.3 - 2026.x)

@@ -49,6 +49,8 @@ Trace ReadTrace(const std::filesystem::path& path, const ReadOptions& options) {
   nsys_options.detail = options.detail;
   nsys_options.api_calls = options.api_calls;
   nsys_options.kernels_only = options.kernels_only;
+  nsys_options.memory_kinds = options.memory_kinds;
+  nsys_options.demangled_names = options.demangled_names;
   switch (Sniff(path)) {
     case Format::kNsysSqlite:
       return ReadNsysSqlite(path, nsys_options);

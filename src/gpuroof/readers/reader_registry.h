@@ -20,6 +20,10 @@ struct ReadOptions {
   // nsys exports: read the kernel table only (no copies, memsets, graph launches), for analyses
   // that look at kernels alone. The diagnostics say so. Other formats read everything.
   bool kernels_only = false;
+  // nsys exports, with kFull: memory kinds and peer devices; demangled kernel names (see
+  // NsysReadOptions). Other formats read everything.
+  bool memory_kinds = true;
+  bool demangled_names = true;
   ProcessLauncher* launcher = nullptr;  // for `.nsys-rep` exports; nullptr = spawn processes
 };
 

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "gpuroof/reports/number_format.h"
 
@@ -42,6 +43,9 @@ std::string MetricLabel(const MetricComparison& m) {
       break;
     case MetricLevel::kBytes:
       label = "bytes / iter";
+      break;
+    case MetricLevel::kEngineTotal:
+      label = fmt::format("engine {} busy (whole profile)", m.name);
       break;
   }
   if (!m.gated) label += " (report)";
@@ -156,6 +160,10 @@ std::string SideLine(const std::vector<ProfileSummary>& profiles) {
 
 std::string ModeLine(const CompareResult& r) {
   const GateSettings& s = r.settings;
+  if (s.across_hardware) {
+    return fmt::format("mode: EXPLORATORY across hardware, not a gate ({} statistics)  alpha={:g}",
+                       CompareModeName(r.mode), s.alpha);
+  }
   auto percent = [](double fraction) { return fmt::format("{:g}%", 100.0 * fraction); };
   switch (r.mode) {
     case CompareMode::kSingleRun:
@@ -176,6 +184,71 @@ std::string ModeLine(const CompareResult& r) {
       "mode: history (one-sided prediction interval)  alpha={:g}  min-effect={}  "
       "target={}",
       s.alpha, percent(s.min_effect), percent(s.target));
+}
+
+std::string SummaryLine(const CompareResult& r) {
+  const CompareSummary& s = r.summary;
+  std::string rows;
+  for (const auto& [verdict, count] : s.rows)
+    rows += fmt::format("{}{} {}", rows.empty() ? "" : ", ", count, VerdictLabel(verdict));
+  const std::string below = s.below_impact == 0
+                                ? std::string()
+                                : fmt::format(" + {} kernel{} under the impact threshold",
+                                              s.below_impact, s.below_impact == 1 ? "" : "s");
+  return fmt::format(
+      "{} metric{}: {} gated{} ({} checked, {} LOW-N, {} inconclusive; {} regressed), {} "
+      "report-only; rows: {}",
+      r.metrics.size(), r.metrics.size() == 1 ? "" : "s", s.gated, below, s.checked, s.low_n,
+      s.inconclusive, s.regressed, s.reported, rows.empty() ? "none" : rows);
+}
+
+std::string ResultLine(const CompareResult& r) {
+  std::string reasons;
+  for (const std::string& reason : r.verdict_reasons)
+    reasons += (reasons.empty() ? "" : "; ") + reason;
+  const std::string exit = fmt::format(" -> exit {}", r.exit_code);
+  if (r.verdict == "regression") {
+    return fmt::format("REGRESSION ({} gated metric{}){}", r.summary.failed,
+                       r.summary.failed == 1 ? "" : "s", exit);
+  }
+  if (r.verdict == "inconclusive")
+    return "INCONCLUSIVE (--fail-on inconclusive): " + reasons + exit;
+  if (r.verdict == "exploratory") {
+    return fmt::format("EXPLORATORY (across hardware, not a gate){}{}",
+                       r.exit_code == 1 ? ": --fail-on matched" : "", exit);
+  }
+  if (r.verdict == "pass-with-warnings") return "PASS WITH WARNINGS: " + reasons + exit;
+  return fmt::format("PASS ({} gated, all checked, none regressed){}", r.summary.gated, exit);
+}
+
+std::string DevicesLine(const CompareResult& r) {
+  if (r.device_matching == "id") {
+    return fmt::format(
+        "devices: several active GPUs per profile, matched by id (baseline {}, "
+        "current {})",
+        fmt::join(r.baseline_devices, ","), fmt::join(r.current_devices, ","));
+  }
+  if (r.baseline_devices.empty() || r.baseline_devices == r.current_devices) return "";
+  return fmt::format(
+      "devices: one active GPU per profile, matched by position (baseline device {}, current "
+      "device {})",
+      fmt::join(r.baseline_devices, ","), fmt::join(r.current_devices, ","));
+}
+
+bool HasKernelTrims(const CompareResult& r) {
+  for (const MetricComparison& m : r.metrics)
+    if (m.baseline_trim || m.current_trim) return true;
+  return false;
+}
+
+std::string TrimCell(const MetricComparison& m) {
+  auto dropped = [](const std::optional<WarmupTrim>& t) {
+    return t ? std::to_string(t->dropped) : std::string("-");
+  };
+  std::string cell = dropped(m.baseline_trim) + "/" + dropped(m.current_trim);
+  const bool unsteady = (m.baseline_trim && m.baseline_trim->no_steady_state > 0) ||
+                        (m.current_trim && m.current_trim->no_steady_state > 0);
+  return unsteady ? cell + " (no steady state)" : cell;
 }
 
 }  // namespace gpuroof

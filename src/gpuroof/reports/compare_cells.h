@@ -31,6 +31,19 @@ std::string SideLine(const std::vector<ProfileSummary>& profiles);
 std::string ModeLine(const CompareResult& result);
 // The start and end of a label longer than ~110 characters, "..." between.
 std::string ShortenedLabel(const std::string& label);
+// "12 metrics: 3 gated (1 checked, 2 LOW-N; 0 regressed, 0 inconclusive), 9 report-only;
+// rows: 2 LOW-N, 1 INCONCLUSIVE, 9 ~" — counted from the rows the table shows.
+std::string SummaryLine(const CompareResult& result);
+// The verdict with what it rests on: "PASS WITH WARNINGS: iteration time LOW-N (+28.9% over
+// threshold), 4 < 6 steps -> exit 0", "REGRESSION (2 gated metrics) -> exit 1", ...
+std::string ResultLine(const CompareResult& result);
+// "devices: one active GPU per profile, matched by position (baseline device 0, current device
+// 1)"; empty when there is nothing to say (one device, same id on both sides).
+std::string DevicesLine(const CompareResult& result);
+// Whether any metric carries a per-kernel warm-up trim (the table then shows a warm-up column).
+bool HasKernelTrims(const CompareResult& result);
+// "2045/1 (no steady state)": launches dropped per side; "-" where the side has no trim.
+std::string TrimCell(const MetricComparison& m);
 // A signed percentage of a ratio: 1.052 -> "+5.2%".
 std::string RatioPercent(double ratio, int decimals = 1);
 

@@ -31,21 +31,16 @@ std::string_view VerdictClass(const MetricComparison& m) {
   return "v-other";
 }
 
+// Green ("pass") only for a plain PASS: a pass with warnings, an exploratory diff or an
+// inconclusive result is amber, a failure red.
 void WriteStatus(HtmlWriter& html, const CompareResult& r) {
-  if (r.exit_code == 1) {
-    html.Element("p",
-                 fmt::format("REGRESSION: {} gated metric{} regressed (exit 1)",
-                             r.summary.regressed, r.summary.regressed == 1 ? "" : "s"),
-                 {{"class", "status fail"}});
-  } else if (r.verdict == "pass-with-warnings") {
-    html.Element("p",
-                 fmt::format("PASS with warnings: {} gated, {} inconclusive (exit 0)",
-                             r.summary.gated, r.summary.inconclusive),
-                 {{"class", "status warn"}});
-  } else {
-    html.Element("p",
-                 fmt::format("PASS: {} gated metrics, none regressed (exit 0)", r.summary.gated),
-                 {{"class", "status pass"}});
+  const std::string_view status = r.exit_code == 1      ? "status fail"
+                                  : r.verdict == "pass" ? "status pass"
+                                                        : "status warn";
+  html.Element("p", ResultLine(r), {{"class", std::string(status)}});
+  html.Element("p", SummaryLine(r), {{"class", "meta"}});
+  if (const std::string devices = DevicesLine(r); !devices.empty()) {
+    html.Element("p", devices, {{"class", "meta"}});
   }
 }
 

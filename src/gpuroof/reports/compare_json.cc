@@ -1,3 +1,5 @@
+#include <utility>
+
 #include "gpuroof/reports/compare_report.h"
 #include "gpuroof/reports/json_writer.h"
 #include "gpuroof/reports/number_format.h"
@@ -25,6 +27,8 @@ std::string_view LevelId(MetricLevel level) {
       return "launches";
     case MetricLevel::kBytes:
       return "bytes";
+    case MetricLevel::kEngineTotal:
+      return "engine-total";
   }
   return "?";
 }
@@ -72,6 +76,7 @@ void WriteMetric(JsonWriter& json, const MetricComparison& m) {
   json.Key("name").String(m.name);
   json.Key("unit").String(Unit(m.level));
   json.Key("gated").Bool(m.gated);
+  json.Key("below_impact").Bool(m.below_impact);
   json.Key("baseline");
   WriteSide(json, m.baseline);
   json.Key("current");
@@ -127,7 +132,34 @@ void WriteMetric(JsonWriter& json, const MetricComparison& m) {
   json.Key("floor").Double(m.floor);
   json.Key("verdict").String(VerdictId(m.verdict));
   json.Key("low_n_over_threshold").Bool(m.low_n_over_threshold);
+  json.Key("warmup");
+  if (m.baseline_trim || m.current_trim) {
+    json.BeginObject();
+    for (const auto& [side, trim] :
+         {std::pair{"baseline", &m.baseline_trim}, std::pair{"current", &m.current_trim}}) {
+      json.Key(side);
+      if (!*trim) {
+        json.Null();
+        continue;
+      }
+      json.BeginObject();
+      json.Key("dropped").UInt((*trim)->dropped);
+      json.Key("of").UInt((*trim)->of);
+      json.Key("no_steady_state").UInt((*trim)->no_steady_state);
+      json.EndObject();
+    }
+    json.EndObject();
+  } else {
+    json.Null();
+  }
   json.EndObject();
+}
+
+void WriteDevices(JsonWriter& json, const std::vector<int32_t>& ids) {
+  json.BeginArray();
+  for (int32_t id : ids)
+    json.Int(id);
+  json.EndArray();
 }
 
 }  // namespace
@@ -139,6 +171,10 @@ std::string RenderCompareJson(const CompareReport& report) {
   json.BeginObject();
   WriteJsonHeader(json, "gpuroof.compare/1", report.tool_version);
   json.Key("verdict").String(r.verdict);
+  json.Key("verdict_reasons").BeginArray();
+  for (const std::string& reason : r.verdict_reasons)
+    json.String(reason);
+  json.EndArray();
   json.Key("exit_code").Int(r.exit_code);
   json.Key("mode").String(CompareModeName(r.mode));
   json.Key("settings").BeginObject();
@@ -165,6 +201,13 @@ std::string RenderCompareJson(const CompareReport& report) {
   WriteProfiles(json, report.baseline);
   json.Key("current");
   WriteProfiles(json, report.current);
+  json.Key("devices").BeginObject();
+  json.Key("matching").String(r.device_matching);
+  json.Key("baseline");
+  WriteDevices(json, r.baseline_devices);
+  json.Key("current");
+  WriteDevices(json, r.current_devices);
+  json.EndObject();
   json.Key("history");
   if (report.history_source.empty()) {
     json.Null();
@@ -179,10 +222,18 @@ std::string RenderCompareJson(const CompareReport& report) {
   json.EndArray();
   json.Key("summary").BeginObject();
   json.Key("gated").UInt(r.summary.gated);
+  json.Key("below_impact").UInt(r.summary.below_impact);
+  json.Key("checked").UInt(r.summary.checked);
+  json.Key("low_n").UInt(r.summary.low_n);
+  json.Key("failed").UInt(r.summary.failed);
   json.Key("regressed").UInt(r.summary.regressed);
   json.Key("improved").UInt(r.summary.improved);
   json.Key("inconclusive").UInt(r.summary.inconclusive);
   json.Key("reported").UInt(r.summary.reported);
+  json.Key("rows").BeginObject();
+  for (const auto& [verdict, count] : r.summary.rows)
+    json.Key(VerdictId(verdict)).UInt(count);
+  json.EndObject();
   json.Key("geomean_weighted").Double(r.geomean_weighted);
   json.Key("geomean_plain").Double(r.geomean_plain);
   json.Key("noise_sd").Double(r.noise_sd);

@@ -46,16 +46,22 @@ constexpr std::string_view kHeader =
 
 std::string RenderCompareMarkdown(const CompareReport& report) {
   const CompareResult& r = report.result;
+  // Green only for a pass that rests on gated, checked metrics; the reasons say what is missing.
   std::string headline;
-  if (r.exit_code == 1) {
-    headline = fmt::format("### ❌ GPU performance gate: {} regression{}", r.summary.regressed,
-                           r.summary.regressed == 1 ? "" : "s");
-  } else if (r.verdict == "pass-with-warnings") {
-    headline = fmt::format("### ⚠️ GPU performance gate: pass with warnings ({} inconclusive)",
-                           r.summary.inconclusive);
-  } else {
+  if (r.verdict == "regression") {
+    headline = fmt::format("### ❌ GPU performance gate: {} regression{}", r.summary.failed,
+                           r.summary.failed == 1 ? "" : "s");
+  } else if (r.verdict == "pass") {
     headline = "### ✅ GPU performance gate: pass";
+  } else if (r.verdict == "exploratory") {
+    headline = std::string("### 🔍 GPU diff across hardware (exploratory, not a gate)") +
+               (r.exit_code == 1 ? ": --fail-on matched" : "");
+  } else {
+    headline =
+        (r.exit_code == 1 ? "### ❌ GPU performance gate: " : "### ⚠️ GPU performance gate: ") +
+        Cell(ResultLine(r));
   }
+  headline += "\n\n" + Cell(SummaryLine(r));
   std::string out = headline + "\n";
   const std::string device = !report.baseline.empty()  ? report.baseline.front().device_model
                              : !report.current.empty() ? report.current.front().device_model

@@ -14,15 +14,29 @@ std::string RenderCompareText(const CompareReport& report) {
                                        : fmt::format("baseline: history {} ({} runs)\n",
                                                      report.history_source, report.history_entries);
   out += "current : " + SideLine(report.current) + "\n";
-  out += ModeLine(r) + "\n\n";
+  out += ModeLine(r) + "\n";
+  if (const std::string devices = DevicesLine(r); !devices.empty()) out += devices + "\n";
+  out += "\n";
   const bool ci99 = s.alpha == 0.01;
-  TextTable table({"metric", "baseline", "current",
-                   ci99 ? "delta (99% CI)" : fmt::format("delta ({:g}% CI)", 100 * (1 - s.alpha)),
-                   "p", "n", "verdict"});
+  std::vector<std::string> header = {
+      "metric",  "baseline",
+      "current", ci99 ? "delta (99% CI)" : fmt::format("delta ({:g}% CI)", 100 * (1 - s.alpha)),
+      "p",       "n"};
+  // Kernel level without iterations: each kernel's own warm-up, dropped launches per side.
+  const bool trims = HasKernelTrims(r);
+  if (trims) header.push_back("warm-up");
+  header.push_back("verdict");
+  TextTable table(header);
   for (const MetricComparison& m : r.metrics) {
-    table.AddRow({ShortenedLabel(MetricLabel(m)), SideValueWithSpread(m, m.baseline),
-                  SideValueWithSpread(m, m.current), DeltaCell(m), PValueCell(m), CountCell(m),
-                  VerdictCell(m)});
+    std::vector<std::string> row = {ShortenedLabel(MetricLabel(m)),
+                                    SideValueWithSpread(m, m.baseline),
+                                    SideValueWithSpread(m, m.current),
+                                    DeltaCell(m),
+                                    PValueCell(m),
+                                    CountCell(m)};
+    if (trims) row.push_back(TrimCell(m));
+    row.push_back(VerdictCell(m));
+    table.AddRow(row);
   }
   out += table.Render();
   if (r.geomean_weighted) {
@@ -46,14 +60,8 @@ std::string RenderCompareText(const CompareReport& report) {
         out += fmt::format("warning: {}: {}\n", p.path, w);
   for (const std::string& w : r.warnings)
     out += "warning: " + w + "\n";
-  if (r.exit_code == 1) {
-    out += fmt::format("result: REGRESSION ({} gated metric{}) -> exit 1\n", r.summary.regressed,
-                       r.summary.regressed == 1 ? "" : "s");
-  } else {
-    out += fmt::format("result: PASS{} ({} gated, {} inconclusive) -> exit 0\n",
-                       r.verdict == "pass-with-warnings" ? " with warnings" : "", r.summary.gated,
-                       r.summary.inconclusive);
-  }
+  out += "summary: " + SummaryLine(r) + "\n";
+  out += "result: " + ResultLine(r) + "\n";
   return out;
 }
 

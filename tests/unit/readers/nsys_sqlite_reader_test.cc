@@ -267,6 +267,46 @@ TEST_F(ReaderTest, BreakdownDetailReadsCorrelationOnlyWithNvtxRanges) {
   }
 }
 
+// compare's read: kFull without memory kinds or demangled names keeps correlation and shapes.
+TEST_F(ReaderTest, KindsAndDemangledNamesCanBeLeftUnread) {
+  std::filesystem::path file = Path("lean.sqlite");
+  {
+    NsysSqliteBuilder builder(file);
+    KernelRow k = Kernel(0, 10);
+    k.correlation = 5;
+    k.grid = {4, 2, 1};
+    k.demangled_name = "void k<float>(float*)";
+    builder.AddKernel(k);
+    MemcpyRow c = Copy(20, 30, 1, 64);
+    c.correlation = 6;
+    c.src_kind = 1;
+    builder.AddMemcpy(c);
+    builder.Finish();
+  }
+  NsysReadOptions options;
+  options.memory_kinds = false;
+  options.demangled_names = false;
+  const Trace trace = ReadNsysSqlite(file, options);
+  bool saw_kernel = false;
+  bool saw_copy = false;
+  for (const OpSignature& s : trace.signatures) {
+    if (s.engine == Engine::kKernel) {
+      saw_kernel = true;
+      EXPECT_EQ(s.grid, (std::array<uint32_t, 3>{4, 2, 1}));
+      EXPECT_EQ(s.detail_name, 0u);
+    } else if (s.engine == Engine::kH2D) {
+      saw_copy = true;
+      EXPECT_NE(s.src_kind, MemoryKind::kPinned);
+    }
+  }
+  EXPECT_TRUE(saw_kernel);
+  EXPECT_TRUE(saw_copy);
+  size_t correlations = 0;
+  for (const ActivityBlock& block : trace.blocks)
+    correlations += block.correlation.size();
+  EXPECT_EQ(correlations, 2u);
+}
+
 TEST_F(ReaderTest, NvtxNamesFollowTheDomainRule) {
   std::filesystem::path file = Path("nvtx.sqlite");
   {

@@ -40,7 +40,9 @@ CompareReport TwoKernels() {
       Kernel("gemm<float, 'tile'> & co", 1.10, 1.08, 1.12, Verdict::kRegressed, true),
       Kernel("small", 0.99, 0.97, 1.01, Verdict::kNoChange, false)};
   report.result.exit_code = 1;
+  report.result.verdict = "regression";
   report.result.summary.regressed = 1;
+  report.result.summary.failed = 1;
   report.result.summary.gated = 1;
   return report;
 }
@@ -54,7 +56,23 @@ TEST(CompareHtmlTest, EscapesNamesFromTheTrace) {
       << page;
   EXPECT_NE(page.find("base&lt;&amp;&gt;.sqlite"), std::string::npos);
   EXPECT_NE(page.find("GPU &quot;X&quot;"), std::string::npos);
-  EXPECT_NE(page.find("REGRESSION: 1 gated metric regressed (exit 1)"), std::string::npos);
+  EXPECT_NE(page.find("<p class=\"status fail\">REGRESSION (1 gated metric) -&gt; exit 1</p>"),
+            std::string::npos)
+      << page;
+}
+
+// Green is kept for a plain PASS: a pass with warnings is amber and says why.
+TEST(CompareHtmlTest, PassWithWarningsIsNotGreen) {
+  CompareReport report = TwoKernels();
+  report.result.exit_code = 0;
+  report.result.verdict = "pass-with-warnings";
+  report.result.verdict_reasons = {"iteration time LOW-N (+28.9% over threshold), 4 < 6 steps"};
+  const std::string page = RenderCompareHtml(report);
+  EXPECT_EQ(page.find("status pass"), std::string::npos) << page;
+  EXPECT_NE(page.find("<p class=\"status warn\">PASS WITH WARNINGS: iteration time LOW-N "
+                      "(+28.9% over threshold), 4 &lt; 6 steps -&gt; exit 0</p>"),
+            std::string::npos)
+      << page;
 }
 
 TEST(CompareHtmlTest, RatioChartPlacesEstimatesAndIntervals) {

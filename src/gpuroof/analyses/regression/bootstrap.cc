@@ -16,6 +16,24 @@ double MedianInPlace(std::span<double> values) {
   return lower + (upper - lower) / 2.0;
 }
 
+double SortedQuantile(std::span<const double> sorted, double q) {
+  const double rank = q * static_cast<double>(sorted.size() - 1);
+  const auto below = static_cast<size_t>(std::floor(rank));
+  const size_t above = std::min(below + 1, sorted.size() - 1);
+  return sorted[below] + (rank - static_cast<double>(below)) * (sorted[above] - sorted[below]);
+}
+
+double SelectQuantile(std::span<double> values, double q) {
+  const double rank = q * static_cast<double>(values.size() - 1);
+  const auto below = static_cast<size_t>(std::floor(rank));
+  const auto at = values.begin() + static_cast<ptrdiff_t>(below);
+  std::nth_element(values.begin(), at, values.end());
+  const double low = *at;
+  // The next order statistic is the smallest of the values after the selected one.
+  const double high = below + 1 < values.size() ? *std::min_element(at + 1, values.end()) : low;
+  return low + (rank - static_cast<double>(below)) * (high - low);
+}
+
 namespace {
 
 // Resample medians without sorting values: with the sample sorted, a resample's values in order

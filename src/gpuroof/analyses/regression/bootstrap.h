@@ -49,4 +49,11 @@ BootstrapInterval BootstrapMedianRatio(std::span<const double> x, std::span<cons
 // The median of `values` (mean of the two middle ones for an even count); reorders them.
 double MedianInPlace(std::span<double> values);
 
+// The q-quantile of ascending, non-empty `sorted`, linearly interpolated between order
+// statistics (rank q (n - 1)).
+double SortedQuantile(std::span<const double> sorted, double q);
+
+// The same quantile of non-empty `values` in any order, by selection (O(n)); reorders them.
+double SelectQuantile(std::span<double> values, double q);
+
 }  // namespace gpuroof

@@ -11,6 +11,24 @@
 
 namespace gpuroof {
 
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+// The SD of the log samples, estimated robustly as IQR / 1.349 (a normal's IQR is 1.349 SD), so
+// a few outliers in a short capture do not set the sample size.
+double RobustLogSd(const std::vector<double>& values) {
+  if (values.size() < 2) return 0;
+  std::vector<double> logs;
+  logs.reserve(values.size());
+  for (double v : values)
+    logs.push_back(std::log(std::max(v, 1.0)));
+  std::sort(logs.begin(), logs.end());
+  return (SortedQuantile(logs, 0.75) - SortedQuantile(logs, 0.25)) / 1.349;
+}
+
+}  // namespace
+
 Calibration CalibrateNoise(std::span<const ProfileSummary> profiles, const GateSettings& settings) {
   if (profiles.size() < 2) {
     throw InputError("--calibrate", "needs at least two profiles of the same code");
@@ -31,6 +49,9 @@ Calibration CalibrateNoise(std::span<const ProfileSummary> profiles, const GateS
     kernel_time += p.kernel_time_ns;
   const double z = NormalQuantile(1.0 - settings.alpha / 2.0) + NormalQuantile(0.9);
   const double target = std::log1p(settings.target);
+  const double z_interval = NormalQuantile(1.0 - settings.alpha / 2.0);
+  std::map<std::string, std::vector<double>> within;  // robust SD of the logs, per profile
+  std::map<std::string, size_t> fewest;               // fewest samples in any profile
   std::map<std::string, std::vector<double>> summaries;
   std::map<std::string, const SampleSet*> sets;
   std::map<std::string, double> totals;
@@ -39,6 +60,9 @@ Calibration CalibrateNoise(std::span<const ProfileSummary> profiles, const GateS
       if (set.values.empty()) continue;
       std::vector<double> values = set.values;
       summaries[id].push_back(std::log(std::max(MedianInPlace(values), 1.0)));
+      within[id].push_back(RobustLogSd(set.values));
+      auto [at, fresh] = fewest.try_emplace(id, set.values.size());
+      if (!fresh) at->second = std::min(at->second, set.values.size());
       sets[id] = &set;
       totals[id] += set.total;
     }
@@ -64,6 +88,17 @@ Calibration CalibrateNoise(std::span<const ProfileSummary> profiles, const GateS
     if (aa_metric != aa_metrics.end()) row.mde = aa_metric->second->mde;
     const double k = 2.0 * std::pow(z * row.sigma / target, 2);
     row.profiles_per_side = std::max<size_t>(2, static_cast<size_t>(std::ceil(k)));
+    row.samples_available = fewest[id];
+    double sigma_w = 0;
+    for (double sd : within[id])
+      sigma_w += sd / static_cast<double>(within[id].size());
+    row.within_sigma = sigma_w;
+    // Hodges-Lehmann on logs of normal data: Var = (pi / 3) sigma^2 (1/m + 1/n).
+    if (row.floor < settings.target) {
+      const double room = settings.target - row.floor;
+      const double n = 2.0 * kPi / 3.0 * std::pow(z_interval * sigma_w / room, 2);
+      row.samples_per_side = std::max(settings.n_min, static_cast<size_t>(std::ceil(n)));
+    }
     c.rows.push_back(row);
   }
   std::stable_sort(c.rows.begin(), c.rows.end(), [](const NoiseRow& l, const NoiseRow& r) {

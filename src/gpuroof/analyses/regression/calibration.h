@@ -23,6 +23,13 @@ struct NoiseRow {
   bool floor_ok = false;         // floor >= 3.3 sigma: about 1 % false alarms
   std::optional<double> mde;     // single-run MDE of the first two profiles compared (A/A)
   size_t profiles_per_side = 0;  // k = 2 ((z_{1-alpha/2} + z_{0.9}) sigma / ln(1 + target))^2
+  // Single-run (one profile a side): samples per profile (steps, or launches for kernels) so
+  // that floor + the Moses half-width reaches the target: n = max(n_min, ceil(2 pi / 3 (z_{1-
+  // alpha/2} sigma_w / (target - floor))^2)), sigma_w = the within-profile SD of the log samples
+  // (IQR / 1.349, averaged over the profiles). Unset when the floor leaves no room (>= target).
+  double within_sigma = 0;
+  std::optional<size_t> samples_per_side;
+  size_t samples_available = 0;  // the fewest steady samples any profile has
 };
 
 struct Calibration {

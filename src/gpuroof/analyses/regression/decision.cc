@@ -91,4 +91,13 @@ bool CollectiveKernel(std::string_view key) {
   return IsCollectiveKernelName(key);
 }
 
+KernelGating GateKernel(double share, double impact, std::string_view key,
+                        const GateSettings& settings) {
+  KernelGating gating;
+  if (share < settings.kernel_min_share || CollectiveKernel(key)) return gating;
+  gating.gated = std::fabs(impact) >= settings.kernel_min_impact;
+  gating.below_impact = !gating.gated;
+  return gating;
+}
+
 }  // namespace gpuroof

@@ -43,6 +43,10 @@ struct GateSettings {
   bool gate_copies = false;
   bool gate_counts = false;
   bool low_n_gate = false;
+  // --across-hardware: different GPU models (or driver/CUDA versions) compared as an exploratory
+  // diff; nothing fails unless --fail-on was given (`fail_on_given`).
+  bool across_hardware = false;
+  bool fail_on_given = false;
 };
 
 // The verdict for an estimated log ratio `theta` with two-sided interval [low, high], floor f
@@ -73,6 +77,17 @@ bool RangeGated(double share_of_iteration, const std::string& name, const GateSe
 // ranks: their time says more about the slowest GPU than about this change, so they are
 // report-only (§3.3).
 bool CollectiveKernel(std::string_view key);
+
+// Whether a kernel is gated (§3.3): share >= kernel_min_share, |impact| >= kernel_min_impact, not
+// a collective. `below_impact`: eligible by share but not gated only because its measured impact
+// is under the threshold — it was checked, and the verdict rests on it (a PASS needs it to have
+// an interval, and an INCONCLUSIVE one is a warning).
+struct KernelGating {
+  bool gated = false;
+  bool below_impact = false;
+};
+KernelGating GateKernel(double share, double impact, std::string_view key,
+                        const GateSettings& settings);
 
 // Kernel impact as a fraction of the iteration (§4.7): share * (ratio - 1).
 inline double KernelImpact(double share, double ratio) {

@@ -4,14 +4,17 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "gpuroof/analyses/regression/hodges_lehmann.h"
 #include "gpuroof/analyses/regression/holm.h"
 #include "gpuroof/analyses/regression/mann_whitney.h"
 #include "gpuroof/analyses/regression/run_level.h"
 #include "gpuroof/model/errors.h"
+#include "gpuroof/model/parallel_for.h"
 
 namespace gpuroof {
 
@@ -27,21 +30,15 @@ std::vector<double> SortedLogs(const std::vector<double>& values) {
   return logs;
 }
 
-double SortedQuantile(const std::vector<double>& sorted, double q) {
-  const double rank = q * static_cast<double>(sorted.size() - 1);
-  const auto below = static_cast<size_t>(std::floor(rank));
-  const size_t above = std::min(below + 1, sorted.size() - 1);
-  return sorted[below] + (rank - static_cast<double>(below)) * (sorted[above] - sorted[below]);
-}
-
 SideSummary Summarize(std::vector<double> values) {
   SideSummary side;
   side.n = values.size();
   if (values.empty()) return side;
   side.median = MedianInPlace(values);
-  std::sort(values.begin(), values.end());
   if (side.median > 0) {
-    side.iqr_rel = (SortedQuantile(values, 0.75) - SortedQuantile(values, 0.25)) / side.median;
+    // Selection, not a sort: a side can hold a million launches.
+    const double p75 = SelectQuantile(values, 0.75);
+    side.iqr_rel = (p75 - SelectQuantile(values, 0.25)) / side.median;
   }
   return side;
 }
@@ -262,10 +259,10 @@ std::string_view CompareModeName(CompareMode mode) {
 namespace {
 
 void CheckComparable(std::span<const ProfileSummary> baseline,
-                     std::span<const ProfileSummary> current) {
+                     std::span<const ProfileSummary> current, bool across_hardware) {
   const ProfileSummary& reference = baseline.front();
   auto check = [&](const ProfileSummary& p) {
-    if (p.device_model != reference.device_model) {
+    if (p.device_model != reference.device_model && !across_hardware) {
       throw InputError(p.path, fmt::format("not comparable: GPU model '{}' differs from '{}' in {}",
                                            p.device_model, reference.device_model, reference.path));
     }
@@ -298,15 +295,209 @@ int LevelOrder(MetricLevel level) {
       return 6;
     case MetricLevel::kBytes:
       return 7;
+    case MetricLevel::kEngineTotal:
+      return 8;
   }
-  return 8;
+  return 9;
 }
 
+// A gated metric that fails the gate as a regression: REGRESSED, or LOW-N over its threshold
+// under --low-n gate.
 bool GatedRegression(const MetricComparison& m, const GateSettings& settings) {
   if (!m.gated) return false;
   if (m.verdict == Verdict::kRegressed) return true;
-  if (m.verdict == Verdict::kInconclusive && settings.fail_on_inconclusive) return true;
   return m.verdict == Verdict::kLowN && m.low_n_over_threshold && settings.low_n_gate;
+}
+
+// What a metric is called in a verdict reason: "iteration time", "GPU busy", "kernel NAME".
+std::string ReasonLabel(const MetricComparison& m) {
+  switch (m.level) {
+    case MetricLevel::kIteration:
+      return "iteration time";
+    case MetricLevel::kGpuBusy:
+      return "GPU busy" + (m.name.size() > 6 ? m.name.substr(6) : std::string());
+    case MetricLevel::kCopyBusy:
+      return fmt::format("copy {} busy", m.name);
+    case MetricLevel::kRange:
+      return fmt::format("range [{}]", m.name);
+    case MetricLevel::kKernel:
+      return "kernel " + m.name;
+    default:
+      return m.name;
+  }
+}
+
+// What one sample of a metric is: a step (iteration-level), a launch, a range instance, or a
+// profile (multi-run and history modes, where runs are the samples).
+std::string_view SampleNoun(const MetricComparison& m, CompareMode mode) {
+  if (mode != CompareMode::kSingleRun) return "profiles";
+  if (m.level == MetricLevel::kKernel) return "launches";
+  if (m.level == MetricLevel::kRange) return "instances";
+  return "steps";
+}
+
+// "+28.9%"; a change that rounds to zero prints "+0.0%", never "-0.0%".
+std::string SignedPercent(double ratio) {
+  const double percent = 100.0 * (ratio - 1.0);
+  return fmt::format("{:+.1f}%", std::fabs(percent) < 0.05 ? 0.0 : percent);
+}
+
+// "iteration time LOW-N (+28.9% over threshold), 4 < 6 steps".
+std::string LowNReason(const MetricComparison& m, CompareMode mode, const GateSettings& settings) {
+  std::string text = ReasonLabel(m) + " LOW-N";
+  if (m.ratio) {
+    text += fmt::format(" ({}{})", SignedPercent(*m.ratio),
+                        m.low_n_over_threshold ? " over threshold" : ", under threshold");
+  }
+  const size_t n = std::min(m.baseline ? m.baseline->n : 0, m.current ? m.current->n : 0);
+  const size_t n_min = mode == CompareMode::kSingleRun ? settings.n_min : 2;
+  if (n < n_min) {
+    text += fmt::format(", {} < {} {}", n, n_min, SampleNoun(m, mode));
+  } else {
+    text += ", no interval";
+  }
+  return text;
+}
+
+// "kernel k INCONCLUSIVE (+1.2% [-3.0%, +6.1%]): a 5% regression is not ruled out".
+std::string InconclusiveReason(const MetricComparison& m, const GateSettings& settings) {
+  std::string text = ReasonLabel(m) + " INCONCLUSIVE";
+  if (m.ratio && m.ci_low && m.ci_high) {
+    text += fmt::format(" ({} [{}, {}])", SignedPercent(*m.ratio), SignedPercent(*m.ci_low),
+                        SignedPercent(*m.ci_high));
+  }
+  return text + fmt::format(": a {:g}% regression is not ruled out", 100.0 * settings.target);
+}
+
+// Appends at most `limit` of `items` to `reasons`, then "and N more <what>".
+void AddListed(std::vector<std::string>& reasons, const std::vector<std::string>& items,
+               std::string_view what) {
+  constexpr size_t kLimit = 3;
+  for (size_t i = 0; i < items.size() && i < kLimit; ++i)
+    reasons.push_back(items[i]);
+  if (items.size() > kLimit) {
+    reasons.push_back(fmt::format("and {} more {}", items.size() - kLimit, what));
+  }
+}
+
+// Why the comparison is not a plain PASS (docs/metrics.md, "compare", "Verdict"): what was not
+// gated, gated with too few samples, inconclusive, or measured without a steady state.
+std::vector<std::string> VerdictReasons(const CompareResult& result,
+                                        std::span<const ProfileSummary> baseline,
+                                        std::span<const ProfileSummary> current) {
+  const GateSettings& settings = result.settings;
+  const CompareSummary& summary = result.summary;
+  std::vector<std::string> reasons;
+  if (settings.across_hardware) {
+    reasons.push_back("exploratory diff across hardware: nothing is gated");
+  }
+  std::vector<std::string> low_n;
+  std::vector<std::string> inconclusive;
+  size_t kernels_reported = 0;
+  size_t kernels_checked = 0;
+  size_t kernels_no_steady_state = 0;
+  bool top_level_low_n = false;
+  for (const MetricComparison& m : result.metrics) {
+    const bool kernel = m.level == MetricLevel::kKernel;
+    if (!m.gated && !m.below_impact) {
+      kernels_reported += kernel ? 1 : 0;
+      continue;
+    }
+    if (m.verdict == Verdict::kLowN) {
+      low_n.push_back(LowNReason(m, result.mode, settings));
+      top_level_low_n = top_level_low_n || !kernel;
+    } else {
+      kernels_checked += kernel ? 1 : 0;
+    }
+    if (m.verdict == Verdict::kInconclusive)
+      inconclusive.push_back(InconclusiveReason(m, settings));
+    const bool unsteady = (m.baseline_trim && m.baseline_trim->no_steady_state > 0) ||
+                          (m.current_trim && m.current_trim->no_steady_state > 0);
+    kernels_no_steady_state += unsteady ? 1 : 0;
+  }
+  if (!settings.across_hardware) {
+    const size_t basis = summary.gated + summary.below_impact;
+    if (basis == 0) {
+      reasons.push_back(
+          kernels_reported > 0
+              ? fmt::format("nothing gated: none of the {} kernel(s) has {:g}% of the kernel time",
+                            kernels_reported, 100.0 * settings.kernel_min_share)
+              : std::string("nothing gated: no metric reached the gating thresholds"));
+    } else if (summary.checked == 0) {
+      reasons.push_back(fmt::format("nothing checked: all {} gated metric(s) are LOW-N", basis));
+    }
+  }
+  AddListed(reasons, low_n, "LOW-N");
+  if (top_level_low_n && kernels_checked > 0) {
+    reasons.push_back(fmt::format(
+        "small capture: gating rests on {} kernel(s) with per-launch samples within the steps",
+        kernels_checked));
+  }
+  AddListed(reasons, inconclusive, "INCONCLUSIVE");
+  if (kernels_no_steady_state > 0) {
+    reasons.push_back(fmt::format(
+        "NO STEADY STATE in the launches of {} checked kernel(s) (warm-up kept, see warnings)",
+        kernels_no_steady_state));
+  }
+  for (const auto* side : {&baseline, &current}) {
+    for (const ProfileSummary& p : *side) {
+      for (const std::string& w : p.warnings) {
+        for (std::string_view tag : {"NONSTATIONARY", "NO STEADY STATE"}) {
+          if (w.rfind(tag, 0) == 0) reasons.push_back(fmt::format("{}: {}", tag, p.path));
+        }
+      }
+    }
+  }
+  return reasons;
+}
+
+// Warnings on the per-kernel warm-up (kernel level without iterations): the total dropped, the
+// kernels where more than kTrimDisclosureShare of the launches went, and those without a steady
+// state.
+constexpr double kTrimDisclosureShare = 0.10;
+
+void WarnAboutTrims(CompareResult& result) {
+  WarmupTrim base_total;
+  WarmupTrim cur_total;
+  size_t kernels = 0;
+  std::vector<std::string> large;
+  std::vector<std::string> unsteady;
+  for (const MetricComparison& m : result.metrics) {
+    if (!m.baseline_trim && !m.current_trim) continue;
+    ++kernels;
+    std::string parts;
+    for (const auto& [side, trim, total] : {std::tuple{"baseline", &m.baseline_trim, &base_total},
+                                            std::tuple{"current", &m.current_trim, &cur_total}}) {
+      if (!*trim) continue;
+      const WarmupTrim& t = **trim;
+      total->dropped += t.dropped;
+      total->of += t.of;
+      if (t.no_steady_state > 0) {
+        unsteady.push_back(
+            t.no_steady_state == 1
+                ? fmt::format("NO STEADY STATE: {} ({}): MSER-5 reached its cap (half of {} "
+                              "launches); only the first launch dropped",
+                              ReasonLabel(m), side, t.of)
+                : fmt::format("NO STEADY STATE: {} ({}): MSER-5 reached its cap in {} profiles "
+                              "({} launches); only the first launch of each dropped",
+                              ReasonLabel(m), side, t.no_steady_state, t.of));
+      } else if (t.of > 0 && static_cast<double>(t.dropped) >
+                                 kTrimDisclosureShare * static_cast<double>(t.of)) {
+        parts += fmt::format("{}{} {} of {}", parts.empty() ? "" : ", ", side, t.dropped, t.of);
+      }
+    }
+    if (!parts.empty()) {
+      large.push_back(fmt::format("{}: warm-up dropped {} launches (over {:g}%)", ReasonLabel(m),
+                                  parts, 100.0 * kTrimDisclosureShare));
+    }
+  }
+  if (kernels == 0) return;
+  result.warnings.push_back(fmt::format(
+      "per-kernel warm-up (MSER-5 on each kernel's launches): dropped {} of {} baseline and {} of "
+      "{} current launches over {} kernel(s)",
+      base_total.dropped, base_total.of, cur_total.dropped, cur_total.of, kernels));
+  AddListed(result.warnings, large, "kernels with a large warm-up");
+  AddListed(result.warnings, unsteady, "series without a steady state");
 }
 
 void ExactCount(MetricComparison& m, const SideSamples& b, const SideSamples& c,
@@ -322,11 +513,123 @@ void ExactCount(MetricComparison& m, const SideSamples& b, const SideSamples& c,
   if (m.gated && m.ratio && *m.ratio > 1.05) m.verdict = Verdict::kRegressed;
 }
 
+// The per-kernel warm-up of one side, summed over the profiles that trimmed the metric.
+std::optional<WarmupTrim> TrimOf(const SideSamples& side) {
+  std::optional<WarmupTrim> trim;
+  for (const SampleSet* s : side.profiles) {
+    if (!s || s->warmup_of == 0) continue;
+    if (!trim) trim.emplace();
+    trim->dropped += s->warmup_dropped;
+    trim->of += s->warmup_of;
+    trim->no_steady_state += s->no_steady_state ? 1 : 0;
+  }
+  return trim;
+}
+
+// The distinct active device ids of a side's profiles, ascending.
+std::vector<int32_t> SideDevices(std::span<const ProfileSummary> profiles) {
+  std::set<int32_t> ids;
+  for (const ProfileSummary& p : profiles)
+    ids.insert(p.device_ids.begin(), p.device_ids.end());
+  return {ids.begin(), ids.end()};
+}
+
+// Says how devices were paired (docs/metrics.md, "compare", "Devices"): by position with one
+// active GPU per profile, else by id — and warns when ids then fail to pair.
+void MatchDevices(CompareResult& result, std::span<const ProfileSummary> baseline,
+                  std::span<const ProfileSummary> current) {
+  result.baseline_devices = SideDevices(baseline);
+  result.current_devices = SideDevices(current);
+  const size_t count = current.empty() ? 0 : current.front().device_count;
+  result.device_matching = count > 1 ? "id" : "position";
+  if (count > 1 && !baseline.empty() && result.baseline_devices != result.current_devices) {
+    result.warnings.push_back(fmt::format(
+        "devices matched by id ({} active GPUs per profile): baseline devices {} and current "
+        "devices {} differ, so their per-device metrics appear as NEW/REMOVED",
+        count, fmt::join(result.baseline_devices, ","), fmt::join(result.current_devices, ",")));
+  }
+}
+
 double SumSteadyIterations(std::span<const ProfileSummary> profiles) {
   double n = 0;
   for (const ProfileSummary& p : profiles)
     n += static_cast<double>(p.steady_iterations);
   return n;
+}
+
+// What every row's estimate needs from the comparison as a whole.
+struct RowContext {
+  const GateSettings& settings;
+  bool multi = false;
+  bool has_iterations = false;
+  double base_steady = 0;  // steady iterations, summed over the baseline profiles
+  double cur_steady = 0;
+  double base_kernel_time = 0;  // ns, summed steady kernel time of the baseline profiles
+  double base_iteration_median = 0;
+};
+
+// The estimate, verdict and gating of one row present on both sides. `logs` receives a
+// single-run kernel's sorted log samples (for the family-level interval).
+void EstimateRow(MetricComparison& m, const SideSamples& b, const SideSamples& c,
+                 const RowContext& context, LogSamples& logs) {
+  const GateSettings& settings = context.settings;
+  const double alpha = settings.alpha;
+  switch (m.level) {
+    case MetricLevel::kLaunches:
+    case MetricLevel::kBytes:
+      ExactCount(m, b, c, settings);
+      return;
+    case MetricLevel::kIdle:
+      EstimateIdleShift(m, b, c, context.multi, alpha, context.base_iteration_median);
+      return;
+    case MetricLevel::kEngineTotal:
+      // One value per profile: the run level's statistics (LOW-N with one profile a side).
+      EstimateRunLevel(m, b, c, alpha, settings);
+      m.gated = false;
+      return;
+    case MetricLevel::kIteration:
+    case MetricLevel::kGpuBusy:
+    case MetricLevel::kCopyBusy:
+    case MetricLevel::kRange:
+    case MetricLevel::kKernel:
+      break;
+  }
+  const bool copy = m.level == MetricLevel::kCopyBusy;
+  const bool kernel = m.level == MetricLevel::kKernel;
+  m.gated = copy ? settings.gate_copies : !kernel;
+  if (m.level == MetricLevel::kRange) {
+    // Share of the iteration: the range's summed time per steady iteration (§3.3).
+    m.share = context.base_iteration_median > 0 && context.base_steady > 0
+                  ? (b.Total() / context.base_steady) / context.base_iteration_median
+                  : 0.0;
+    m.gated = RangeGated(*m.share, m.name, settings);
+  }
+  m.floor = copy ? settings.floor_copy : kernel ? settings.floor_kernel : settings.floor_time;
+  if (context.multi) {
+    EstimateRunLevel(m, b, c, alpha, settings);
+  } else {
+    // Bootstrapping every launch of every kernel would dominate the run time; the median
+    // ratio is shown for the iteration-level metrics, whose samples are few.
+    EstimateSingleRun(m, b.Pooled(), c.Pooled(), alpha, settings, !kernel,
+                      kernel ? &logs : nullptr);
+  }
+  if (!kernel) return;
+  m.share = context.base_kernel_time > 0 ? b.Total() / context.base_kernel_time : 0.0;
+  const bool per_iteration =
+      context.has_iterations && context.base_steady > 0 && context.cur_steady > 0;
+  const double launch_ratio = per_iteration && b.Count() > 0
+                                  ? (static_cast<double>(c.Count()) / context.cur_steady) /
+                                        (static_cast<double>(b.Count()) / context.base_steady)
+                                  : 1.0;
+  m.time_ratio = m.ratio.value_or(1.0) * launch_ratio;
+  const double share_of_iteration =
+      context.has_iterations && context.base_iteration_median > 0 && context.base_steady > 0
+          ? (b.Total() / context.base_steady) / context.base_iteration_median
+          : *m.share;
+  m.impact = KernelImpact(share_of_iteration, *m.time_ratio);
+  const KernelGating gating = GateKernel(*m.share, *m.impact, m.name, settings);
+  m.gated = gating.gated;
+  m.below_impact = gating.below_impact;
 }
 
 }  // namespace
@@ -337,9 +640,16 @@ CompareResult CompareProfiles(std::span<const ProfileSummary> baseline,
   if (baseline.empty() || current.empty()) {
     throw InputError("compare", "need at least one baseline and one current profile");
   }
-  CheckComparable(baseline, current);
+  CheckComparable(baseline, current, settings.across_hardware);
   CompareResult result;
   result.settings = settings;
+  MatchDevices(result, baseline, current);
+  if (settings.across_hardware) {
+    result.warnings.push_back(fmt::format(
+        "exploratory diff across hardware: baseline '{}', current '{}'; every ratio includes the "
+        "hardware change, so nothing is gated",
+        baseline.front().device_model, current.front().device_model));
+  }
   const bool multi = baseline.size() > 1 || current.size() > 1;
   result.mode = multi ? CompareMode::kMultiRun : CompareMode::kSingleRun;
   const double alpha = settings.alpha;
@@ -359,13 +669,21 @@ CompareResult CompareProfiles(std::span<const ProfileSummary> baseline,
   const SideSamples base_iteration = Collect(baseline, "iteration");
   const double base_iteration_median = base_iteration.any() ? Median(base_iteration.Pooled()) : 0.0;
 
-  size_t common = 0;
+  // First the rows and the samples each compares (cheap, in id order), then their estimates in
+  // parallel: a row's statistics depend on its own samples only, so the figures are the same
+  // whatever thread computes them. The largest rows start first.
+  struct PendingRow {
+    size_t index = 0;  // into metrics
+    SideSamples baseline;
+    SideSamples current;
+    size_t samples = 0;
+  };
   std::vector<MetricComparison> metrics;
-  std::vector<size_t> kernels;               // indices into metrics
-  std::map<size_t, LogSamples> kernel_logs;  // single-run kernels, by index into metrics
+  std::vector<PendingRow> pending;
+  std::vector<size_t> kernels;  // indices into metrics
   for (const std::string& id : ids) {
-    const SideSamples b = Collect(baseline, id);
-    const SideSamples c = Collect(current, id);
+    SideSamples b = Collect(baseline, id);
+    SideSamples c = Collect(current, id);
     const SampleSet* any = nullptr;
     for (const SideSamples* side : {&b, &c})
       for (const SampleSet* s : side->profiles)
@@ -374,67 +692,34 @@ CompareResult CompareProfiles(std::span<const ProfileSummary> baseline,
     m.id = id;
     m.level = any->level;
     m.name = any->name;
+    m.baseline_trim = TrimOf(b);
+    m.current_trim = TrimOf(c);
     if (!b.any() || !c.any()) {
       m.verdict = b.any() ? Verdict::kRemoved : Verdict::kNew;
       (b.any() ? m.baseline : m.current) = Summarize((b.any() ? b : c).Pooled());
       metrics.push_back(std::move(m));
       continue;
     }
-    ++common;
-    switch (m.level) {
-      case MetricLevel::kLaunches:
-      case MetricLevel::kBytes:
-        ExactCount(m, b, c, settings);
-        break;
-      case MetricLevel::kIdle:
-        EstimateIdleShift(m, b, c, multi, alpha, base_iteration_median);
-        break;
-      case MetricLevel::kIteration:
-      case MetricLevel::kGpuBusy:
-      case MetricLevel::kCopyBusy:
-      case MetricLevel::kRange:
-      case MetricLevel::kKernel: {
-        const bool copy = m.level == MetricLevel::kCopyBusy;
-        const bool kernel = m.level == MetricLevel::kKernel;
-        m.gated = copy ? settings.gate_copies : !kernel;
-        if (m.level == MetricLevel::kRange) {
-          // Share of the iteration: the range's summed time per steady iteration (§3.3).
-          m.share = base_iteration_median > 0 && base_steady > 0
-                        ? (b.Total() / base_steady) / base_iteration_median
-                        : 0.0;
-          m.gated = RangeGated(*m.share, m.name, settings);
-        }
-        m.floor = copy ? settings.floor_copy : kernel ? settings.floor_kernel : settings.floor_time;
-        if (multi) {
-          EstimateRunLevel(m, b, c, alpha, settings);
-        } else {
-          // Bootstrapping every launch of every kernel would dominate the run time; the median
-          // ratio is shown for the iteration-level metrics, whose samples are few.
-          EstimateSingleRun(m, b.Pooled(), c.Pooled(), alpha, settings, !kernel,
-                            kernel ? &kernel_logs[metrics.size()] : nullptr);
-        }
-        if (kernel) {
-          m.share = base_kernel_time > 0 ? b.Total() / base_kernel_time : 0.0;
-          const double launch_ratio =
-              has_iterations && b.Count() > 0 && base_steady > 0 && cur_steady > 0
-                  ? (static_cast<double>(c.Count()) / cur_steady) /
-                        (static_cast<double>(b.Count()) / base_steady)
-                  : 1.0;
-          m.time_ratio = m.ratio.value_or(1.0) * launch_ratio;
-          const double share_of_iteration =
-              has_iterations && base_iteration_median > 0 && base_steady > 0
-                  ? (b.Total() / base_steady) / base_iteration_median
-                  : *m.share;
-          m.impact = KernelImpact(share_of_iteration, *m.time_ratio);
-          m.gated = *m.share >= settings.kernel_min_share &&
-                    std::fabs(*m.impact) >= settings.kernel_min_impact && !CollectiveKernel(m.name);
-          kernels.push_back(metrics.size());
-        }
-        break;
-      }
-    }
+    if (m.level == MetricLevel::kKernel) kernels.push_back(metrics.size());
+    const size_t samples = b.Count() + c.Count();
+    pending.push_back({metrics.size(), std::move(b), std::move(c), samples});
     metrics.push_back(std::move(m));
   }
+  const size_t common = pending.size();
+  std::stable_sort(pending.begin(), pending.end(),
+                   [](const PendingRow& l, const PendingRow& r) { return l.samples > r.samples; });
+  const RowContext context = {settings,
+                              multi,
+                              has_iterations,
+                              base_steady,
+                              cur_steady,
+                              base_kernel_time,
+                              base_iteration_median};
+  std::vector<LogSamples> kernel_logs(metrics.size());  // single-run kernels, by metrics index
+  ParallelFor(pending.size(), [&](size_t k) {
+    const PendingRow& row = pending[k];
+    EstimateRow(metrics[row.index], row.baseline, row.current, context, kernel_logs[row.index]);
+  });
   for (const std::string& name : settings.gate_ranges) {
     if (ids.count("range:" + name) == 0) {
       throw InputError("--gate-range",
@@ -455,13 +740,16 @@ CompareResult CompareProfiles(std::span<const ProfileSummary> baseline,
     if (metrics[k].gated) gated_kernels.push_back(k);
   if (!gated_kernels.empty()) {
     const double family_alpha = alpha / static_cast<double>(gated_kernels.size());
-    std::vector<double> p_values;
-    for (size_t k : gated_kernels) {
-      MetricComparison& m = metrics[k];
+    // Each kernel's interval at the family level, in parallel (selections over its launches).
+    std::vector<double> p_values(gated_kernels.size(), 1.0);
+    ParallelFor(gated_kernels.size(), [&](size_t i) {
+      MetricComparison& m = metrics[gated_kernels[i]];
       if (multi) {
         EstimateRunLevel(m, Collect(baseline, m.id), Collect(current, m.id), family_alpha,
                          settings);
-      } else if (const LogSamples& logs = kernel_logs[k]; !logs.baseline.empty()) {
+      } else if (gated_kernels.size() == 1) {
+        // A family of one: its level is alpha, the interval the row already has.
+      } else if (const LogSamples& logs = kernel_logs[gated_kernels[i]]; !logs.baseline.empty()) {
         // Only the interval depends on the level: the estimate and the test are kept.
         ApplyShiftInterval(m, logs.estimate,
                            MosesShiftInterval(logs.baseline, logs.current, family_alpha),
@@ -469,8 +757,8 @@ CompareResult CompareProfiles(std::span<const ProfileSummary> baseline,
       } else {
         m.ci_level = 1.0 - family_alpha;  // LOW-N by count: no interval at any level
       }
-      p_values.push_back(m.p_value.value_or(1.0));
-    }
+      p_values[i] = m.p_value.value_or(1.0);
+    });
     const std::vector<double> adjusted = HolmAdjust(p_values);
     const double target = std::log1p(settings.target);
     for (size_t i = 0; i < gated_kernels.size(); ++i) {
@@ -519,19 +807,31 @@ void FinishComparison(CompareResult& result, std::span<const ProfileSummary> bas
                       std::span<const ProfileSummary> current) {
   const GateSettings& settings = result.settings;
   std::vector<MetricComparison>& metrics = result.metrics;
-  // Summary figures.
+  // History mode pairs no devices, but the report still names the current ones.
+  if (result.current_devices.empty()) result.current_devices = SideDevices(current);
+  // Summary figures, counted from the rows.
+  result.summary = {};
   double weighted = 0;
   double weights = 0;
   double plain = 0;
   size_t count = 0;
   for (const MetricComparison& m : metrics) {
+    ++result.summary.rows[m.verdict];
+    if (m.gated || m.below_impact) {
+      if (m.verdict == Verdict::kLowN) {
+        ++result.summary.low_n;
+      } else {
+        ++result.summary.checked;
+      }
+      if (m.verdict == Verdict::kInconclusive) ++result.summary.inconclusive;
+    }
     if (m.gated) {
       ++result.summary.gated;
       if (m.verdict == Verdict::kRegressed) ++result.summary.regressed;
       if (m.verdict == Verdict::kImproved) ++result.summary.improved;
-      if (m.verdict == Verdict::kInconclusive) ++result.summary.inconclusive;
     } else {
       ++result.summary.reported;
+      if (m.below_impact) ++result.summary.below_impact;
     }
     if (m.level == MetricLevel::kKernel && m.gated && m.time_ratio && *m.time_ratio > 0) {
       weighted += m.share.value_or(0) * std::log(*m.time_ratio);
@@ -563,16 +863,30 @@ void FinishComparison(CompareResult& result, std::span<const ProfileSummary> bas
     if (li != ri) return li > ri;
     return l.id < r.id;
   });
+  WarnAboutTrims(result);
 
-  bool warned = result.summary.inconclusive > 0;
-  for (const auto* side : {&baseline, &current})
-    for (const ProfileSummary& p : *side)
-      for (const std::string& w : p.warnings)
-        warned = warned || w.rfind("NONSTATIONARY", 0) == 0;
-  result.exit_code = 0;
+  // The verdict and exit code (docs/metrics.md, "compare", verdict table).
   for (const MetricComparison& m : result.metrics)
-    if (GatedRegression(m, settings)) result.exit_code = 1;
-  result.verdict = result.exit_code == 1 ? "regression" : warned ? "pass-with-warnings" : "pass";
+    result.summary.failed += GatedRegression(m, settings) ? 1 : 0;
+  const bool regression = result.summary.failed > 0;
+  const bool unsure =
+      result.summary.inconclusive > 0 || result.summary.low_n > 0 || result.summary.checked == 0;
+  result.verdict_reasons = VerdictReasons(result, baseline, current);
+  if (settings.across_hardware) {
+    result.verdict = "exploratory";
+    const bool matched =
+        settings.fail_on_given && (regression || (settings.fail_on_inconclusive && unsure));
+    result.exit_code = matched ? 1 : 0;
+  } else if (regression) {
+    result.verdict = "regression";
+    result.exit_code = 1;
+  } else if (settings.fail_on_inconclusive && unsure) {
+    result.verdict = "inconclusive";
+    result.exit_code = 1;
+  } else {
+    result.verdict = result.verdict_reasons.empty() ? "pass" : "pass-with-warnings";
+    result.exit_code = 0;
+  }
 }
 
 }  // namespace gpuroof

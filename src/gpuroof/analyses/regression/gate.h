@@ -2,6 +2,7 @@
 // decides (refs/regression-gate.md §3.3-3.5, §4; docs/metrics.md, "compare").
 #pragma once
 
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -28,11 +29,21 @@ struct SideSummary {
   double iqr_rel = 0;  // (p75 - p25) / median
 };
 
+// Per-kernel warm-up of one side, summed over its profiles.
+struct WarmupTrim {
+  size_t dropped = 0;          // launches dropped from the front
+  size_t of = 0;               // launches before the trim
+  size_t no_steady_state = 0;  // profiles where MSER-5 reached its cap (trim undone)
+};
+
 struct MetricComparison {
   std::string id;  // stable: "iteration", "busy:kernel:0", "copy:H2D:0", "kernel:KEY", ...
   MetricLevel level = MetricLevel::kIteration;
   std::string name;
   bool gated = false;
+  // A kernel eligible by share whose |impact| is under the gating threshold: not gated (it
+  // cannot fail the gate), but checked — the verdict rests on it too (GateKernel()).
+  bool below_impact = false;
   std::optional<SideSummary> baseline;  // unset for NEW
   std::optional<SideSummary> current;   // unset for REMOVED
   std::optional<double> ratio;          // current / baseline (HL on logs, or geomean ratio)
@@ -56,14 +67,24 @@ struct MetricComparison {
   double floor = 0;
   Verdict verdict = Verdict::kNoChange;
   bool low_n_over_threshold = false;
+  std::optional<WarmupTrim> baseline_trim;  // per-kernel warm-up (kernel level, no iterations)
+  std::optional<WarmupTrim> current_trim;
 };
 
+// Counted from the rows (`metrics`) they summarise. The verdict rests on the gated rows and the
+// kernels below the impact threshold (MetricComparison::below_impact): "checked", "low_n" and
+// "inconclusive" count both.
 struct CompareSummary {
   size_t gated = 0;
-  size_t regressed = 0;  // gated REGRESSED
-  size_t improved = 0;   // gated IMPROVED
-  size_t inconclusive = 0;
-  size_t reported = 0;  // not gated
+  size_t below_impact = 0;  // kernels eligible by share, not gated: |impact| under the threshold
+  size_t checked = 0;       // of those two: with an interval (not LOW-N)
+  size_t low_n = 0;         // of those two: LOW-N, too few samples (threshold-only)
+  size_t failed = 0;        // gated rows that fail the gate (REGRESSED, LOW-N under --low-n gate)
+  size_t regressed = 0;     // gated REGRESSED
+  size_t improved = 0;      // gated IMPROVED
+  size_t inconclusive = 0;  // of those two: INCONCLUSIVE
+  size_t reported = 0;      // not gated (below_impact kernels included)
+  std::map<Verdict, size_t> rows;  // every row (gated or not) by verdict
 };
 
 struct CompareResult {
@@ -75,8 +96,18 @@ struct CompareResult {
   std::optional<double> geomean_plain;
   std::optional<double> noise_sd;  // multi-run: pooled SD of the iteration (or top kernel) logs
   std::vector<std::string> warnings;
-  int exit_code = 0;    // 0 pass, 1 regression
-  std::string verdict;  // "pass", "pass-with-warnings", "regression"
+  // How devices were paired: "position" (one active GPU per side: metric ids name position 0)
+  // or "id" (several: metric ids name device ids). Both sides' ids, for the report.
+  std::string device_matching = "position";
+  std::vector<int32_t> baseline_devices;
+  std::vector<int32_t> current_devices;
+  int exit_code = 0;  // 0 pass, 1 regression (or inconclusive under --fail-on inconclusive)
+  // "pass": at least one gated metric checked with enough samples, none regressed, nothing to
+  // warn about. "pass-with-warnings": exit 0 but `verdict_reasons` say what the pass does not
+  // rest on. "regression", "inconclusive" (--fail-on inconclusive): exit 1. "exploratory":
+  // --across-hardware, no gate (exit 1 only when --fail-on was given and matched).
+  std::string verdict;
+  std::vector<std::string> verdict_reasons;  // why not a plain PASS (or why it failed)
 };
 
 // Compares the profiles. Throws InputError when they are not comparable: different GPU model or

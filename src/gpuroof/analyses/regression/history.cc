@@ -262,8 +262,9 @@ CompareResult CompareWithHistory(std::span<const HistoryEntry> history,
       m.share = kernel_time > 0 ? totals[id] / kernel_time : 0.0;
       m.time_ratio = m.ratio;
       m.impact = KernelImpact(*m.share, *m.ratio);
-      m.gated = *m.share >= settings.kernel_min_share &&
-                std::fabs(*m.impact) >= settings.kernel_min_impact && !CollectiveKernel(m.name);
+      const KernelGating gating = GateKernel(*m.share, *m.impact, m.name, settings);
+      m.gated = gating.gated;
+      m.below_impact = gating.below_impact;
     } else if (set.level == MetricLevel::kRange) {
       // Share of the iteration as the two-sided gate defines it: the range's time per steady
       // iteration over the median iteration, here of the current run.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 #include <vector>
 
 #include "gpuroof/analyses/regression/distributions.h"
@@ -24,6 +25,35 @@ uint64_t CountAtMost(std::span<const double> a, std::span<const double> b, doubl
   return count;
 }
 
+constexpr uint64_t kEnumerateLimit = uint64_t{1} << 20;
+
+// How many differences the bisection leaves to list: few enough that listing them costs about
+// as much as a counting pass.
+uint64_t EnoughToList(std::span<const double> a, std::span<const double> b) {
+  return std::max<uint64_t>(64, std::min<uint64_t>(kEnumerateLimit, 4 * (a.size() + b.size())));
+}
+
+// The differences in (lo, hi] (appended to `between` when `list`), and the largest difference
+// <= hi, in one O(m + n + listed) pass.
+double ListBetween(std::span<const double> a, std::span<const double> b, double lo, double hi,
+                   bool list, std::vector<double>& between) {
+  double largest = lo;
+  size_t p_lo = 0;
+  size_t p_hi = 0;
+  for (double ai : a) {
+    while (p_lo < b.size() && b[p_lo] - ai <= lo)
+      ++p_lo;
+    while (p_hi < b.size() && b[p_hi] - ai <= hi)
+      ++p_hi;
+    if (p_hi > 0) largest = std::max(largest, b[p_hi - 1] - ai);
+    if (list) {
+      for (size_t j = p_lo; j < p_hi; ++j)
+        between.push_back(b[j] - ai);
+    }
+  }
+  return largest;
+}
+
 }  // namespace
 
 double KthPairwiseDifference(std::span<const double> a, std::span<const double> b, uint64_t k) {
@@ -35,13 +65,11 @@ double KthPairwiseDifference(std::span<const double> a, std::span<const double> 
   // left in (lo, hi] to list them (each step costs O(m + n), listing O(m + n + listed)), or the
   // interval is a tiny fraction of the range (not to adjacent doubles: near 0 that would walk
   // every exponent). Stopping at a count rather than a width saves most steps on large samples.
-  constexpr uint64_t kEnumerateLimit = uint64_t{1} << 20;
   const double tolerance = (hi - lo) * 0x1p-56;
   uint64_t count_lo = CountAtMost(a, b, lo);
   if (count_lo >= k) return lo;
   uint64_t count_hi = static_cast<uint64_t>(a.size()) * b.size();
-  const uint64_t enough =
-      std::max<uint64_t>(64, std::min<uint64_t>(kEnumerateLimit, 4 * (a.size() + b.size())));
+  const uint64_t enough = EnoughToList(a, b);
   while (hi - lo > tolerance && count_hi - count_lo > enough) {
     const double mid = lo + (hi - lo) / 2.0;
     if (mid <= lo || mid >= hi) break;
@@ -60,24 +88,51 @@ double KthPairwiseDifference(std::span<const double> a, std::span<const double> 
   const uint64_t in_interval = count_hi - count_lo;
   const uint64_t rank = k - count_lo;  // 1-based within (lo, hi]
   std::vector<double> between;
-  double largest = lo;
-  size_t p_lo = 0;
-  size_t p_hi = 0;
-  for (double ai : a) {
-    while (p_lo < b.size() && b[p_lo] - ai <= lo)
-      ++p_lo;
-    while (p_hi < b.size() && b[p_hi] - ai <= hi)
-      ++p_hi;
-    if (p_hi > 0) largest = std::max(largest, b[p_hi - 1] - ai);
-    if (in_interval <= kEnumerateLimit) {
-      for (size_t j = p_lo; j < p_hi; ++j)
-        between.push_back(b[j] - ai);
-    }
-  }
+  const double largest = ListBetween(a, b, lo, hi, in_interval <= kEnumerateLimit, between);
   if (in_interval > kEnumerateLimit || rank > between.size()) return largest;
   std::nth_element(between.begin(), between.begin() + static_cast<ptrdiff_t>(rank - 1),
                    between.end());
   return between[rank - 1];
+}
+
+std::pair<double, double> AdjacentPairwiseDifferences(std::span<const double> a,
+                                                      std::span<const double> b, uint64_t k) {
+  auto one_by_one = [&]() {
+    return std::pair{KthPairwiseDifference(a, b, k), KthPairwiseDifference(a, b, k + 1)};
+  };
+  const uint64_t mn = static_cast<uint64_t>(a.size()) * b.size();
+  if (k <= 1 || k + 1 >= mn) return one_by_one();
+  double lo = b.front() - a.back();
+  double hi = b.back() - a.front();
+  const double tolerance = (hi - lo) * 0x1p-56;
+  uint64_t count_lo = CountAtMost(a, b, lo);
+  if (count_lo >= k) return one_by_one();
+  uint64_t count_hi = mn;
+  const uint64_t enough = EnoughToList(a, b);
+  // As KthPairwiseDifference, with the invariant count(lo) < k and count(hi) >= k + 1: (lo, hi]
+  // holds both ranks. A midpoint between them cannot keep both: select them one at a time.
+  while (hi - lo > tolerance && count_hi - count_lo > enough) {
+    const double mid = lo + (hi - lo) / 2.0;
+    if (mid <= lo || mid >= hi) break;
+    const uint64_t count_mid = CountAtMost(a, b, mid);
+    if (count_mid >= k + 1) {
+      hi = mid;
+      count_hi = count_mid;
+    } else if (count_mid < k) {
+      lo = mid;
+      count_lo = count_mid;
+    } else {
+      return one_by_one();
+    }
+  }
+  if (count_hi - count_lo > kEnumerateLimit) return one_by_one();  // heavy ties
+  std::vector<double> between;
+  ListBetween(a, b, lo, hi, true, between);
+  const uint64_t rank = k - count_lo;  // 1-based within (lo, hi]; rank + 1 is there too
+  if (rank + 1 > between.size()) return one_by_one();
+  const auto kth = between.begin() + static_cast<ptrdiff_t>(rank - 1);
+  std::nth_element(between.begin(), kth, between.end());
+  return {*kth, *std::min_element(kth + 1, between.end())};
 }
 
 int64_t MosesRank(size_t m, size_t n, double alpha) {
@@ -107,8 +162,7 @@ ShiftEstimate HodgesLehmannShift(std::span<const double> a, std::span<const doub
   if (mn % 2 == 1) {
     result.estimate = KthPairwiseDifference(a, b, (mn + 1) / 2);
   } else {
-    const double low = KthPairwiseDifference(a, b, mn / 2);
-    const double high = KthPairwiseDifference(a, b, mn / 2 + 1);
+    const auto [low, high] = AdjacentPairwiseDifferences(a, b, mn / 2);
     result.estimate = low + (high - low) / 2.0;
   }
   const ShiftInterval interval = MosesShiftInterval(a, b, alpha);

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <utility>
 
 namespace gpuroof {
 
@@ -12,6 +13,12 @@ namespace gpuroof {
 // sorted ascending and non-empty. O((m + n) log) time, O(1) extra memory beyond a final
 // enumeration of the few differences left in the last bisection interval.
 double KthPairwiseDifference(std::span<const double> a, std::span<const double> b, uint64_t k);
+
+// The k-th and (k+1)-th smallest differences (1 <= k < m*n), with one bisection where the two
+// can share it (the Hodges-Lehmann estimate of an even m*n is their mean): the values
+// KthPairwiseDifference() gives, at about half the cost.
+std::pair<double, double> AdjacentPairwiseDifferences(std::span<const double> a,
+                                                      std::span<const double> b, uint64_t k);
 
 // Moses rank k = floor(m*n/2 - z_{1-alpha/2} * sqrt(m*n*(m+n+1)/12)); the CI is [D_(k),
 // D_(m*n+1-k)]. Below 1 the interval does not exist at this level (too few samples).

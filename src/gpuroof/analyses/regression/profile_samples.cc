@@ -83,6 +83,12 @@ std::string DeviceSuffix(int32_t device, size_t device_count) {
   return device_count > 1 ? fmt::format(" [dev {}]", device) : std::string();
 }
 
+// The device part of a metric id: its position (0) when the profile has one active device, so
+// rank 1 on device 1 compares with rank 0 on device 0; its id when there are several.
+int32_t DeviceKey(int32_t device, size_t device_count) {
+  return device_count > 1 ? device : 0;
+}
+
 // Annotation ranges (§3.3, "Annotation range R"): every instance of another CPU range name that
 // lies within a steady iteration on the iteration's own thread is a sample of its duration.
 // Ranges of the iteration's own name (nested repeats) and GPU-timeline annotations are left out:
@@ -230,7 +236,7 @@ void SummarizeIterations(const Trace& trace, const ProfileOptions& options,
   SummarizeRanges(trace, ranges, drop, summary);
   for (auto& [device, values] : idle_by_device) {
     values.resize(summary.steady_iterations, 0.0);
-    SampleSet& set = summary.metrics[fmt::format("idle:{}", device)];
+    SampleSet& set = summary.metrics[fmt::format("idle:{}", DeviceKey(device, devices.size()))];
     set.level = MetricLevel::kIdle;
     set.name = "GPU idle" + DeviceSuffix(device, devices.size());
     set.values = std::move(values);
@@ -239,8 +245,9 @@ void SummarizeIterations(const Trace& trace, const ProfileOptions& options,
     values.resize(summary.steady_iterations, 0.0);
     const auto [device, engine] = key;
     const bool compute = engine == Engine::kKernel;
-    SampleSet& set = summary.metrics[fmt::format("{}:{}:{}", compute ? "busy" : "copy",
-                                                 EngineName(engine), device)];
+    SampleSet& set =
+        summary.metrics[fmt::format("{}:{}:{}", compute ? "busy" : "copy", EngineName(engine),
+                                    DeviceKey(device, devices.size()))];
     set.level = compute ? MetricLevel::kGpuBusy : MetricLevel::kCopyBusy;
     set.name = std::string(EngineName(engine)) + DeviceSuffix(device, devices.size());
     set.values = std::move(values);
@@ -248,29 +255,50 @@ void SummarizeIterations(const Trace& trace, const ProfileOptions& options,
 }
 
 // Without iterations: every launch of a kernel is a sample; each kernel's warm-up is trimmed
-// on its own launch series.
-void SummarizeLaunches(const Trace& trace, const ProfileOptions& options, ProfileSummary& summary) {
+// on its own launch series. With `engine_totals`, each engine's busy time over the whole profile
+// too (ops in start order, so one union per engine and device).
+void SummarizeLaunches(const Trace& trace, const ProfileOptions& options,
+                       const std::vector<int32_t>& devices, ProfileSummary& summary) {
   summary.warnings.push_back(
       "no iteration annotation: kernel-level metrics only (give --iteration-range NAME)");
   KernelKeys keys(trace, options.kernel_key);
   std::map<std::string, std::vector<double>> series;
   std::unordered_map<uint32_t, std::vector<double>*> by_signature;  // map nodes do not move
+  std::map<std::pair<int32_t, Engine>, IntervalUnion> engine_busy;
   ForEachInStartOrder(trace, [&](const ActivityBlock& block, size_t i) {
-    if (!IsKernelEngine(block.engine[i])) return;
+    if (options.engine_totals) {
+      engine_busy[{trace.streams[block.stream[i]].device_id, block.engine[i]}].Add(
+          block.start_ns[i], block.end_ns[i]);
+    }
+    if (!IsKernelEngine(block.engine[i])) return;  // collectives too: report-only kernel metrics
     std::vector<double>*& cached = by_signature[block.signature[i]];
     if (!cached) cached = &series[keys.Of(block.signature[i])];
     cached->push_back(static_cast<double>(block.end_ns[i] - block.start_ns[i]));
   });
   for (auto& [key, values] : series) {
-    const size_t drop = WarmupToDrop(values, options, nullptr);
+    bool no_steady_state = false;
+    size_t drop = WarmupToDrop(values, options, &no_steady_state);
+    if (no_steady_state) drop = std::min<size_t>(1, drop);
     if (drop >= values.size()) continue;
     SampleSet& kernel = summary.metrics["kernel:" + key];
     kernel.level = MetricLevel::kKernel;
     kernel.name = key;
+    kernel.warmup_dropped = drop;
+    kernel.warmup_of = values.size();
+    kernel.no_steady_state = no_steady_state;
     kernel.values.assign(values.begin() + static_cast<ptrdiff_t>(drop), values.end());
     for (double v : kernel.values)
       kernel.total += v;
     summary.kernel_time_ns += kernel.total;
+  }
+  for (const auto& [key, busy] : engine_busy) {
+    const auto [device, engine] = key;
+    SampleSet& set = summary.metrics[fmt::format("engine:{}:{}", EngineName(engine),
+                                                 DeviceKey(device, devices.size()))];
+    set.level = MetricLevel::kEngineTotal;
+    set.name = std::string(EngineName(engine)) + DeviceSuffix(device, devices.size());
+    set.values = {static_cast<double>(busy.length_ns())};
+    set.total = set.values.front();
   }
 }
 
@@ -287,6 +315,7 @@ ProfileSummary SummarizeProfile(const Trace& trace, const ProfileOptions& option
                                        : "empty profile: no GPU activity");
   }
   summary.device_count = devices.size();
+  summary.device_ids = devices;
   std::set<std::string> models;
   for (int32_t id : devices) {
     const std::string_view name = trace.DeviceName(id);
@@ -295,7 +324,7 @@ ProfileSummary SummarizeProfile(const Trace& trace, const ProfileOptions& option
   for (const std::string& model : models)
     summary.device_model += (summary.device_model.empty() ? "" : " + ") + model;
   if (options.iteration_range.empty()) {
-    SummarizeLaunches(trace, options, summary);
+    SummarizeLaunches(trace, options, devices, summary);
   } else {
     SummarizeIterations(trace, options, devices, summary);
   }

@@ -24,6 +24,9 @@ enum class MetricLevel {
   kKernel,     // per-launch duration of one kernel key
   kLaunches,   // kernel launches per iteration (exact)
   kBytes,      // bytes moved per iteration (exact)
+  // Busy time of one engine over the whole profile (one value per profile); --across-hardware
+  // without iterations only, so the per-engine diff exists there too. Report-only.
+  kEngineTotal,
 };
 
 // The steady samples of one metric in one profile.
@@ -32,6 +35,14 @@ struct SampleSet {
   std::string name;            // "train_step", "kernel", "H2D", or the kernel key
   std::vector<double> values;  // ns (counts and bytes for the exact levels), in time order
   double total = 0;  // kernels: summed steady launch time; ranges: summed instance time, ns
+  // Per-kernel warm-up (kernel level without iterations, where each kernel's own launch series
+  // is trimmed): launches dropped from the front, of how many, and whether MSER-5 reached its
+  // cap: no steady state was found, and dropping half the launches would be arbitrary (it can
+  // flip the sign of a change), so only the first launch is dropped. Zero elsewhere: iteration
+  // warm-up is the profile's.
+  size_t warmup_dropped = 0;
+  size_t warmup_of = 0;
+  bool no_steady_state = false;
 };
 
 struct ProfileOptions {
@@ -41,12 +52,18 @@ struct ProfileOptions {
   double min_effect = 0.02;  // for the stationarity warning
   // Whose launches are an iteration's work; unset: the process's (an iteration range).
   std::optional<RangeScope> attribute;
+  // Without iterations: also one busy total per engine and device (kEngineTotal).
+  bool engine_totals = false;
 };
 
 struct ProfileSummary {
   std::string path;
   std::string device_model;  // distinct names of the devices with activity, joined by " + "
   size_t device_count = 0;
+  // Ids of the devices with activity, ascending. Metric ids name a device by its position when
+  // the profile has one active device ("busy:kernel:0" for rank 1 on device 1, so ranks compare),
+  // and by its id when it has several.
+  std::vector<int32_t> device_ids;
   bool has_iterations = false;
   size_t iterations = 0;  // range instances found (0 without iterations)
   size_t steady_iterations = 0;

@@ -1,5 +1,6 @@
 #include "gpuroof/analyses/regression/bootstrap.h"
 
+#include <algorithm>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -42,4 +43,22 @@ TEST(BootstrapTest, MedianOfOddAndEvenCounts) {
 }
 
 }  // namespace
+// Quantiles by selection equal those of the sorted values: by hand on [40, 10, 30, 20] (sorted
+// 10 20 30 40: p25 at rank 0.75 = 17.5, p75 at rank 2.25 = 32.5), and on random data with ties.
+TEST(BootstrapTest, SelectedQuantilesEqualSortedOnes) {
+  std::vector<double> four = {40, 10, 30, 20};
+  EXPECT_EQ(SelectQuantile(four, 0.25), 17.5);
+  EXPECT_EQ(SelectQuantile(four, 0.75), 32.5);
+  SplitMix64 rng(3);
+  for (size_t n : {1u, 2u, 7u, 100u, 1001u}) {
+    std::vector<double> values;
+    for (size_t i = 0; i < n; ++i)
+      values.push_back(static_cast<double>(rng.NextIndex(50)));
+    std::vector<double> sorted = values;
+    std::sort(sorted.begin(), sorted.end());
+    for (double q : {0.0, 0.25, 0.5, 0.75, 1.0})
+      EXPECT_EQ(SelectQuantile(values, q), SortedQuantile(sorted, q)) << n << " q=" << q;
+  }
+}
+
 }  // namespace gpuroof

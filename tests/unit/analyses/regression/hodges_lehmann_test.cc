@@ -62,6 +62,35 @@ TEST(HodgesLehmannTest, MosesRankNeedsEnoughSamples) {
   EXPECT_FALSE(few.ci_low.has_value());
 }
 
+// Two sorted random samples of m and n values — integers in [0, a_max) and [0, b_max) (many
+// ties), or logs of 1000 + [0, 10^6) (none) — and every difference b_j - a_i, sorted: the table
+// the selections are checked against.
+struct RandomSamples {
+  std::vector<double> a;
+  std::vector<double> b;
+  std::vector<double> all;
+};
+
+RandomSamples MakeSamples(SplitMix64& rng, size_t m, size_t n, bool integers, size_t a_max,
+                          size_t b_max) {
+  auto value = [&](size_t max) {
+    return integers ? static_cast<double>(rng.NextIndex(max))
+                    : std::log(1000.0 + static_cast<double>(rng.NextIndex(1000000)));
+  };
+  RandomSamples s;
+  for (size_t i = 0; i < m; ++i)
+    s.a.push_back(value(a_max));
+  for (size_t j = 0; j < n; ++j)
+    s.b.push_back(value(b_max));
+  std::sort(s.a.begin(), s.a.end());
+  std::sort(s.b.begin(), s.b.end());
+  for (double ai : s.a)
+    for (double bj : s.b)
+      s.all.push_back(bj - ai);
+  std::sort(s.all.begin(), s.all.end());
+  return s;
+}
+
 // The selection against the full sorted table of differences, on random data with many ties
 // (integers) and without (doubles), including samples of very different sizes.
 TEST(HodgesLehmannTest, SelectionMatchesTheFullTable) {
@@ -69,25 +98,25 @@ TEST(HodgesLehmannTest, SelectionMatchesTheFullTable) {
   for (int round = 0; round < 30; ++round) {
     const size_t m = 1 + rng.NextIndex(40);
     const size_t n = 1 + rng.NextIndex(60);
-    std::vector<double> a;
-    std::vector<double> b;
-    const bool integers = round % 2 == 0;
-    for (size_t i = 0; i < m; ++i)
-      a.push_back(integers ? static_cast<double>(rng.NextIndex(10))
-                           : std::log(1000.0 + static_cast<double>(rng.NextIndex(1000000))));
-    for (size_t j = 0; j < n; ++j)
-      b.push_back(integers ? static_cast<double>(rng.NextIndex(12))
-                           : std::log(1000.0 + static_cast<double>(rng.NextIndex(1000000))));
-    std::sort(a.begin(), a.end());
-    std::sort(b.begin(), b.end());
-    std::vector<double> all;
-    for (double ai : a)
-      for (double bj : b)
-        all.push_back(bj - ai);
-    std::sort(all.begin(), all.end());
-    for (uint64_t k = 1; k <= all.size(); k += 1 + all.size() / 17)
-      EXPECT_EQ(KthPairwiseDifference(a, b, k), all[k - 1]) << round << " k=" << k;
-    EXPECT_EQ(KthPairwiseDifference(a, b, all.size()), all.back());
+    const RandomSamples s = MakeSamples(rng, m, n, round % 2 == 0, 10, 12);
+    for (uint64_t k = 1; k <= s.all.size(); k += 1 + s.all.size() / 17)
+      EXPECT_EQ(KthPairwiseDifference(s.a, s.b, k), s.all[k - 1]) << round << " k=" << k;
+    EXPECT_EQ(KthPairwiseDifference(s.a, s.b, s.all.size()), s.all.back());
+  }
+}
+
+// Two adjacent ranks from one bisection equal the full table's, on samples large enough for the
+// bisection to run (m*n = 420000 differences, listing only below 5200), with and without ties.
+TEST(HodgesLehmannTest, AdjacentSelectionMatchesTheFullTable) {
+  SplitMix64 rng(11);
+  for (bool integers : {false, true}) {
+    const RandomSamples s = MakeSamples(rng, 600, 700, integers, 50, 60);
+    for (uint64_t k : {uint64_t{1}, uint64_t{2}, uint64_t{1000}, uint64_t{209999}, uint64_t{210000},
+                       uint64_t{377777}, s.all.size() - 1}) {
+      const auto [kth, next] = AdjacentPairwiseDifferences(s.a, s.b, k);
+      EXPECT_EQ(kth, s.all[k - 1]) << integers << " k=" << k;
+      EXPECT_EQ(next, s.all[k]) << integers << " k=" << k;
+    }
   }
 }
 
