@@ -60,7 +60,7 @@ struct Window {
   int64_t start_ns = 0;
   int64_t end_ns = 0;
   std::string policy;  // "processing", "all", "range", "nvtx"
-  std::string text;    // the spec as written, e.g. "nvtx:epoch#2"
+  std::string text;    // the spec as written, e.g. "nvtx:epoch@2"
   std::string note;    // set when a fallback was taken, e.g. no kernel -> `all`
   // "nvtx": which range and instance(s) the window is, e.g. "'ProfilerStep#7' (1 instance)".
   std::string resolved;

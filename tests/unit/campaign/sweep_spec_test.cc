@@ -144,8 +144,8 @@ TEST(SweepSpec, RecordProfilerAndItsNvtxSwitch) {
       ParseSweepSpec(head + "profiler = \"record\"\nrecord_nvtx = true\n", "s.toml").record_nvtx);
   EXPECT_EQ(ParseError(head + "profiler = \"record\"\nrecord_nvtx = \"yes\"\n"),
             "s.toml:7: record_nvtx must be true or false");
-  EXPECT_EQ(ParseError(head + "profiler = \"record\"\nwindow = \"nvtx:epoch#2\"\n"),
-            "s.toml:7: window \"nvtx:epoch#2\" needs NVTX ranges: with profiler = \"record\" set "
+  EXPECT_EQ(ParseError(head + "profiler = \"record\"\nwindow = \"nvtx:epoch@2\"\n"),
+            "s.toml:7: window \"nvtx:epoch@2\" needs NVTX ranges: with profiler = \"record\" set "
             "record_nvtx = true");
   EXPECT_EQ(ParseSweepSpec(
                 head + "profiler = \"record\"\nrecord_nvtx = true\nwindow = \"nvtx:e\"\n", "s.toml")
