@@ -629,8 +629,8 @@ void EstimateRow(MetricComparison& m, const SideSamples& b, const SideSamples& c
   } else {
     // Bootstrapping every launch of every kernel would dominate the run time; the median
     // ratio is shown for the iteration-level metrics, whose samples are few.
-    EstimateSingleRun(m, b.Pooled(), c.Pooled(), alpha, settings, !kernel,
-                      kernel ? &logs : nullptr);
+    EstimateSingleRun(m, b.Pooled(), c.Pooled(), alpha, settings,
+                      !kernel && settings.bootstrap_median_ratio, kernel ? &logs : nullptr);
   }
   if (!kernel) return;
   m.share = context.base_kernel_time > 0 ? b.Total() / context.base_kernel_time : 0.0;
