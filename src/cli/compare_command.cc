@@ -1,6 +1,7 @@
 #include "compare_command.h"
 
 #include <charconv>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <future>
