@@ -22,7 +22,8 @@
 #   cmake --preset release && cmake --build build/release --target gpuroof gpuroof-make-bench-trace
 #   bench/compare_bench.sh [GPUROOF [MAKE_BENCH_TRACE]]
 # Environment (all optional): GPUROOF, MAKE_BENCH_TRACE, BENCH_DIR (traces, reused), FRAMES
-# (default 1000000), REPS, MAX_WALL_S (default 2), MAX_RATIO (default 1.1).
+# (default 1000000), REPS, MAX_WALL_S (default 2), MAX_RATIO (default 1.1), CANDIDATE (a second
+# gpuroof binary, e.g. an older build, timed in the same interleaved runs; informational).
 set -euo pipefail
 
 bench_name=compare_bench.sh
@@ -44,6 +45,8 @@ cat "$base" "$current" >/dev/null  # warm the page cache, as a re-run would find
 
 command -v sqlite3 >/dev/null || die "the sqlite3 command-line tool is needed"
 max_ratio=${MAX_RATIO:-1.1}
+candidate=${CANDIDATE:-}
+[[ -z $candidate || -x $candidate ]] || die "no candidate binary at '$candidate'"
 
 # The sqlite3 scan of what a mode reads: the kernel table (launches), or every activity table,
 # the runtime calls with a correlation id and the NVTX ranges (iterations).
@@ -85,6 +88,7 @@ for mode in launches iterations; do
   fi
   : >"$work/gpuroof.log"
   : >"$work/sqlite3.log"
+  : >"$work/candidate.log"
   verdict=ok
   for ((rep = 0; rep < reps; rep++)); do
     run "$work/gpuroof.log" "$gpuroof" "${args[@]}"
@@ -93,6 +97,7 @@ for mode in launches iterations; do
       verdict=missed
     tail -n 1 "$work/gpuroof.log" | awk '{exit !($3 == 2)}' &&
       die "$mode: gpuroof compare failed: $(tail -n 1 "$work/err")"
+    [[ -n $candidate ]] && run "$work/candidate.log" "$candidate" "${args[@]}"
     # The two files one after the other, as one timed command (the inner shell expands $1..$3).
     # shellcheck disable=SC2016
     run "$work/sqlite3.log" bash -c 'sqlite3 "$1" "$3" >/dev/null && sqlite3 "$2" "$3" >/dev/null' \
@@ -115,6 +120,13 @@ for mode in launches iterations; do
   printf '%-11s %-8s %10s %12.1f %6s %16s %8s\n' "$mode" gpuroof "$wall" \
     "$(awk -v k="$rss" 'BEGIN {print k / 1024}')" "$(tail -n 1 "$work/gpuroof.log" | cut -d' ' -f3)" \
     "$ratio" "$result"
+  if [[ -n $candidate ]]; then
+    cand_wall=$(cut -d' ' -f1 "$work/candidate.log" | median)
+    printf '%-11s %-8s %10s %12.1f %6s %16s %8s\n' "$mode" candidate "$cand_wall" \
+      "$(cut -d' ' -f2 "$work/candidate.log" | sort -n | tail -n 1 | awk '{print $1 / 1024}')" \
+      "$(tail -n 1 "$work/candidate.log" | cut -d' ' -f3)" \
+      "$(awk -v g="$cand_wall" -v s="$scan_wall" 'BEGIN {printf "%.2f", (s > 0) ? g / s : 0}')" info
+  fi
   printf '%-11s %-8s %10s %12.1f %6s %16s %8s\n' "$mode" sqlite3 "$scan_wall" \
     "$(awk -v k="$scan_rss" 'BEGIN {print k / 1024}')" 0 1.00 floor
 done

@@ -1,6 +1,7 @@
 #include "compare_command.h"
 
 #include <charconv>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <future>
@@ -102,6 +103,7 @@ GateSettings ParseSettings(const CompareOptions& o) {
   }
   s.low_n_gate = o.low_n == "gate";
   s.fail_on_given = o.fail_on_given;
+  s.bootstrap_median_ratio = !o.json_path.empty();
   s.across_hardware = o.across_hardware;
   s.gate_copies = o.gate_copies;
   s.gate_counts = o.gate_counts;

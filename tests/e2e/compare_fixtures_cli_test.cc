@@ -6,6 +6,8 @@
 // sqlite3 queries and the fixtures' PROVENANCE.md reference figures quoted in each test), not
 // from the program's output.
 #include <cmath>
+#include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 

@@ -47,6 +47,10 @@ struct GateSettings {
   // diff; nothing fails unless --fail-on was given (`fail_on_given`).
   bool across_hardware = false;
   bool fail_on_given = false;
+  // The bootstrap interval of the median ratio (MetricComparison::median_ratio, iteration-level
+  // metrics, single-run): only the JSON shows it, and B = 2000 resamples of every iteration cost
+  // more than the rest of the estimates, so a run that writes no JSON skips it.
+  bool bootstrap_median_ratio = true;
 };
 
 // The verdict for an estimated log ratio `theta` with two-sided interval [low, high], floor f

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "gpuroof/analyses/regression/history.h"
 #include "gpuroof/analyses/regression/hodges_lehmann.h"
 #include "gpuroof/analyses/regression/holm.h"
 #include "gpuroof/analyses/regression/mann_whitney.h"
@@ -327,13 +328,28 @@ std::string ReasonLabel(const MetricComparison& m) {
   }
 }
 
-// What one sample of a metric is: a step (iteration-level), a launch, a range instance, or a
-// profile (multi-run and history modes, where runs are the samples).
+// What one sample of a metric is: a step (iteration-level), a launch, a range instance, a
+// profile (multi-run: runs are the samples) or a history entry.
 std::string_view SampleNoun(const MetricComparison& m, CompareMode mode) {
-  if (mode != CompareMode::kSingleRun) return "profiles";
+  if (mode == CompareMode::kMultiRun) return "profiles";
+  if (mode == CompareMode::kHistory) return "history entries";
   if (m.level == MetricLevel::kKernel) return "launches";
   if (m.level == MetricLevel::kRange) return "instances";
   return "steps";
+}
+
+// The samples a side needs before the mode can give an interval: n_min a side (single-run), two
+// runs on some side (multi-run: pooled t), kHistoryMinEntries earlier runs (history).
+size_t SamplesNeeded(CompareMode mode, const GateSettings& settings) {
+  switch (mode) {
+    case CompareMode::kSingleRun:
+      return settings.n_min;
+    case CompareMode::kMultiRun:
+      return 2;
+    case CompareMode::kHistory:
+      return kHistoryMinEntries;
+  }
+  return settings.n_min;
 }
 
 // "+28.9%"; a change that rounds to zero prints "+0.0%", never "-0.0%".
@@ -349,8 +365,11 @@ std::string LowNReason(const MetricComparison& m, CompareMode mode, const GateSe
     text += fmt::format(" ({}{})", SignedPercent(*m.ratio),
                         m.low_n_over_threshold ? " over threshold" : ", under threshold");
   }
-  const size_t n = std::min(m.baseline ? m.baseline->n : 0, m.current ? m.current->n : 0);
-  const size_t n_min = mode == CompareMode::kSingleRun ? settings.n_min : 2;
+  // History mode: the baseline side is the history, whose entries are what runs short.
+  const size_t n = mode == CompareMode::kHistory
+                       ? (m.baseline ? m.baseline->n : 0)
+                       : std::min(m.baseline ? m.baseline->n : 0, m.current ? m.current->n : 0);
+  const size_t n_min = SamplesNeeded(mode, settings);
   if (n < n_min) {
     text += fmt::format(", {} < {} {}", n, n_min, SampleNoun(m, mode));
   } else {
@@ -610,8 +629,8 @@ void EstimateRow(MetricComparison& m, const SideSamples& b, const SideSamples& c
   } else {
     // Bootstrapping every launch of every kernel would dominate the run time; the median
     // ratio is shown for the iteration-level metrics, whose samples are few.
-    EstimateSingleRun(m, b.Pooled(), c.Pooled(), alpha, settings, !kernel,
-                      kernel ? &logs : nullptr);
+    EstimateSingleRun(m, b.Pooled(), c.Pooled(), alpha, settings,
+                      !kernel && settings.bootstrap_median_ratio, kernel ? &logs : nullptr);
   }
   if (!kernel) return;
   m.share = context.base_kernel_time > 0 ? b.Total() / context.base_kernel_time : 0.0;
