@@ -297,3 +297,43 @@ TEST(RangesCliTest, UnitsAndWindowFromAnIterationRangeAgree) {
 
 }  // namespace
 }  // namespace gpuroof::testing
+
+namespace gpuroof::testing {
+namespace {
+
+// A unified-memory run: 100 migrations of 5 us, 10 us apart, [0, 1 ms), then one kernel
+// [2 ms, 2.05 ms). The processing window is the kernel alone; by hand the window leaves out 100
+// ops, 500 us busy, and `--window all` counts them.
+constexpr const char* kMigrationsBeforeTheKernel = R"(
+gpu 0 "Test GPU"
+repeat 100 step=10us {
+  memcpy start=0 end=5us kind=UVM_HtoD bytes=4096
+}
+kernel start=2ms end=2ms+50us name=k
+)";
+
+TEST(WindowCoverageCliTest, WhatTheWindowLeavesOutIsSaid) {
+  TempDir dir;
+  const auto trace = Build(dir, "uvm.sqlite", kMigrationsBeforeTheKernel);
+  const CliResult processing = RunGpuroof({"analyze", trace.string(), "--format", "json"});
+  ASSERT_EQ(processing.exit_code, 0) << processing.err;
+  EXPECT_EQ(processing.err, "gpuroof: note: " + trace.string() +
+                                ": device 0: 100 op(s) (500.000 us busy) lie outside the window; "
+                                "--window all includes them\n");
+  EXPECT_NE(
+      processing.out.find("\"outside_window\": {\n        \"ops\": 100,\n        \"busy_ns\": "
+                          "500000,"),
+      std::string::npos)
+      << processing.out;
+  const CliResult all =
+      RunGpuroof({"analyze", trace.string(), "--window", "all", "--format", "csv"});
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  EXPECT_EQ(all.err, "");
+  const auto rows = ParseCsv(all.out);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].at("UVM_H2D_n"), "100");
+  EXPECT_EQ(rows[0].at("UVM_H2D_busy_ms"), "0.5");
+}
+
+}  // namespace
+}  // namespace gpuroof::testing
