@@ -52,18 +52,59 @@ bool HasCorrelations(const Trace& trace) {
   return true;
 }
 
-const ApiCall* FindCall(const Trace& trace, uint64_t process_id, uint32_t correlation) {
-  auto it = std::lower_bound(
-      trace.api_calls.begin(), trace.api_calls.end(), std::make_pair(process_id, correlation),
-      [](const ApiCall& call, const std::pair<uint64_t, uint32_t>& key) {
-        return std::tie(call.process_id, call.correlation) < std::tie(key.first, key.second);
-      });
-  if (it == trace.api_calls.end() || it->process_id != process_id ||
-      it->correlation != correlation) {
-    return nullptr;
+// Finds launch calls by (process, correlation) in trace.api_calls (sorted by that key). A block's
+// ops, in start order, come with nearly increasing correlation ids, so each search gallops out
+// from the previous hit instead of bisecting millions of calls for every op (same answer).
+class CallFinder {
+ public:
+  explicit CallFinder(const std::vector<ApiCall>& calls) : calls_(calls) {}
+
+  const ApiCall* Find(uint64_t process_id, uint32_t correlation) {
+    const Key key{process_id, correlation};
+    const size_t n = calls_.size();
+    const size_t hint = std::min(hint_, n);
+    size_t lo = 0;
+    size_t hi = n;
+    if (hint < n && Less(calls_[hint], key)) {  // the answer is after the hint
+      lo = hint + 1;
+      for (size_t step = 1;; step *= 2) {
+        const size_t probe = hint + step;
+        if (probe >= n) break;
+        if (!Less(calls_[probe], key)) {
+          hi = probe;
+          break;
+        }
+        lo = probe + 1;
+      }
+    } else {  // at or before it
+      hi = hint;
+      for (size_t step = 1;; step *= 2) {
+        if (hint < step) break;
+        const size_t probe = hint - step;
+        if (Less(calls_[probe], key)) {
+          lo = probe + 1;
+          break;
+        }
+        hi = probe;
+      }
+    }
+    auto it = std::lower_bound(calls_.begin() + static_cast<ptrdiff_t>(lo),
+                               calls_.begin() + static_cast<ptrdiff_t>(hi), key, Less);
+    hint_ = static_cast<size_t>(it - calls_.begin());
+    if (it == calls_.end() || it->process_id != process_id || it->correlation != correlation) {
+      return nullptr;
+    }
+    return &*it;
   }
-  return &*it;
-}
+
+ private:
+  using Key = std::pair<uint64_t, uint32_t>;
+  static bool Less(const ApiCall& call, const Key& key) {
+    return std::tie(call.process_id, call.correlation) < std::tie(key.first, key.second);
+  }
+  const std::vector<ApiCall>& calls_;
+  size_t hint_ = 0;
+};
 
 }  // namespace
 
@@ -113,6 +154,7 @@ RangeAttribution AttributeGpuWork(const Trace& trace, std::span<const NvtxRange*
     SortIndex(index, instances);
   SortIndex(cpu_all, instances);
 
+  CallFinder calls(trace.api_calls);
   for (uint32_t b = 0; b < trace.blocks.size(); ++b) {
     const ActivityBlock& block = trace.blocks[b];
     for (uint32_t row = 0; row < block.size(); ++row) {
@@ -131,7 +173,7 @@ RangeAttribution AttributeGpuWork(const Trace& trace, std::span<const NvtxRange*
         ForEachOverlapping(cpu_all, instances, start_ns, end_ns, false, add);
       }
       if (!cpu_by_process.empty() && block.correlation[row] != 0) {
-        const ApiCall* call = FindCall(trace, stream.process_id, block.correlation[row]);
+        const ApiCall* call = calls.Find(stream.process_id, block.correlation[row]);
         if (call == nullptr) {
           ++result.unmatched_ops;
           continue;
