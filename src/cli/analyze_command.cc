@@ -134,7 +134,11 @@ int RunAnalyze(const AnalyzeOptions& options) {
     }
     report.traces.push_back(std::move(analyzed));
   }
-  RenderAndEmit(options.output, report, RenderAnalyzeText, RenderAnalyzeCsv, RenderAnalyzeJson);
+  if (options.output.format == "csv-long") {
+    EmitOutput(options.output, RenderAnalyzeCsvLong(report));
+  } else {
+    RenderAndEmit(options.output, report, {RenderAnalyzeText, RenderAnalyzeCsv, RenderAnalyzeJson});
+  }
   return kExitOk;
 }
 
@@ -160,8 +164,7 @@ void AddAnalyzeCommand(CLI::App& app, int& exit_code) {
       "  steady (processing after its warm-up: MSER-5 over the --units-from series, else 50\n"
       "  slices).\n"
       "Every figure is defined in docs/metrics.md.");
-  command->add_option("traces", options->traces, "Trace files (nsys .sqlite or .nsys-rep)")
-      ->required();
+  command->add_option("traces", options->traces, kTraceFilesHelp)->required();
   AddUnitOptions(*command, options->unit);
   command
       ->add_option("--window", options->window,
@@ -181,7 +184,7 @@ void AddAnalyzeCommand(CLI::App& app, int& exit_code) {
   AddAttributeOption(*command, options->attribute);
   command->add_option("--threads", options->threads, "Reader threads (0 = automatic)")
       ->check(CLI::Range(0, 64));
-  AddOutputOptions(*command, options->output, {"table", "csv", "json"});
+  AddOutputOptions(*command, options->output, {"table", "csv", "csv-long", "json"});
   command->callback([options, &exit_code]() { exit_code = RunAnalyze(*options); });
 }
 

@@ -20,10 +20,10 @@
 #include "gpuroof/analyses/regression/gate.h"
 #include "gpuroof/analyses/regression/history.h"
 #include "gpuroof/analyses/regression/profile_samples.h"
+#include "gpuroof/format/output_file.h"
 #include "gpuroof/model/errors.h"
 #include "gpuroof/readers/reader_registry.h"
 #include "gpuroof/reports/compare_report.h"
-#include "gpuroof/reports/output_file.h"
 
 #include "exit_codes.h"
 #include "output_options.h"
@@ -305,13 +305,17 @@ int RunGate(const CompareOptions& o) {
                       ? CompareProfiles(report.baseline, report.current, settings)
                       : CompareWithHistory(history, report.current, settings, o.history_path);
   // Files first: a failure to write one is exit 2, and stdout then holds nothing misleading.
-  if (!o.json_path.empty()) WriteFileAtomically(o.json_path, RenderCompareJson(report));
-  if (!o.markdown_path.empty()) {
-    WriteFileAtomically(o.markdown_path, RenderCompareMarkdown(report));
-  }
-  if (!o.html_path.empty()) WriteFileAtomically(o.html_path, RenderCompareHtml(report));
+  // "-" sends that one file to stdout; the verdict table then goes to stderr, so stdout holds
+  // one document a program can read.
+  if (!o.json_path.empty()) WriteResultFile(o.json_path, RenderCompareJson(report));
+  if (!o.markdown_path.empty()) WriteResultFile(o.markdown_path, RenderCompareMarkdown(report));
+  if (!o.html_path.empty()) WriteResultFile(o.html_path, RenderCompareHtml(report));
   if (!o.history_append_path.empty()) AppendHistory(o, report.current);
-  EmitOutput(o.output, RenderCompareText(report));
+  if (o.json_path == "-" || o.markdown_path == "-" || o.html_path == "-") {
+    if (!o.output.quiet) fmt::print(stderr, "{}", RenderCompareText(report));
+  } else {
+    EmitOutput(o.output, RenderCompareText(report));
+  }
   return report.result.exit_code == 1 ? kExitCheckFailed : kExitOk;
 }
 
@@ -375,20 +379,25 @@ void AddCompareCommand(CLI::App& app, int& exit_code) {
   command->add_option("--low-n", options->low_n, "report | gate (LOW-N over threshold fails)")
       ->capture_default_str();
   command->add_flag("--gate-copies", options->gate_copies, "Gate copy-engine busy time too");
-  command->add_option("--gate-range", options->gate_ranges,
-                      "Gate this annotation range whatever its share of the iteration "
-                      "(repeatable; ranges >= 5% of the iteration are gated anyway)");
+  // One value per use, so `--gate-range fwd a.sqlite b.sqlite` leaves the traces positional.
+  command
+      ->add_option("--gate-range", options->gate_ranges,
+                   "Gate this annotation range whatever its share of the iteration "
+                   "(repeatable; ranges >= 5% of the iteration are gated anyway)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   command->add_flag("--gate-counts", options->gate_counts,
                     "Fail when launches or bytes per iteration grow by more than 5%");
   command->add_option("--history", options->history_path,
                       "JSONL of earlier main-branch runs: test the current run against it");
   command->add_option("--history-append", options->history_append_path,
                       "Append the current run's summaries to this JSONL history");
-  command->add_option("--json", options->json_path, "Write gpuroof.compare/1 JSON to FILE");
+  command->add_option("--json", options->json_path,
+                      "Write gpuroof.compare/1 JSON to FILE ('-': stdout)");
   command->add_option("--markdown", options->markdown_path,
-                      "Write a pull-request comment (Markdown, < 60 KB) to FILE");
+                      "Write a pull-request comment (Markdown, < 60 KB) to FILE ('-': stdout)");
   command->add_option("--html", options->html_path,
-                      "Write the verdict as a self-contained HTML page to FILE");
+                      "Write the verdict as a self-contained HTML page to FILE ('-': stdout)");
   command->add_option("--threads", options->threads, "Reader threads (0 = automatic)")
       ->check(CLI::Range(0, 64));
   command->add_flag("--strict", options->output.strict,

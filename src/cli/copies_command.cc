@@ -11,9 +11,7 @@
 #include "gpuroof/reports/contention_report.h"
 #include "gpuroof/reports/copy_report.h"
 
-#include "exit_codes.h"
-#include "output_options.h"
-#include "trace_loading.h"
+#include "breakdown_command.h"
 #include "unit_options.h"
 
 namespace gpuroof {
@@ -34,7 +32,6 @@ int RunContention(const CopiesOptions& options) {
   CopyContentionOptions contention_options;
   contention_options.window = ParseWindowSpec(options.window);
   if (auto scope = ParseAttribute(options.attribute)) contention_options.window.nvtx_scope = *scope;
-  std::vector<std::unique_ptr<Trace>> traces;
   ContentionReport report;
   report.window_text = options.window;
   report.tool_version = GPUROOF_VERSION;
@@ -42,17 +39,14 @@ int RunContention(const CopiesOptions& options) {
   read_options.threads = options.threads;
   read_options.detail = ReadDetail::kEngineLoad;
   ReadForRanges(contention_options.window, UnitsSpec{}, read_options);
-  traces = LoadEachTrace(options.traces, read_options, options.output,
-                         [&](const Trace& trace, const std::string& path) {
-                           ContendedTrace contended;
-                           contended.trace = &trace;
-                           contended.devices = ComputeCopyContention(trace, contention_options);
-                           PrintWindowNotes(options.output, path, contended.devices);
-                           report.traces.push_back(std::move(contended));
-                         });
-  RenderAndEmit(options.output, report, RenderContentionText, RenderContentionCsv,
-                RenderContentionJson);
-  return kExitOk;
+  return RunBreakdown(
+      options.traces, read_options, options.output, report,
+      [&](const Trace& trace, const std::string& path) {
+        ContendedTrace contended{&trace, ComputeCopyContention(trace, contention_options)};
+        PrintWindowNotes(options.output, path, contended.devices);
+        return contended;
+      },
+      {RenderContentionText, RenderContentionCsv, RenderContentionJson, RenderContentionMarkdown});
 }
 
 int RunCopies(const CopiesOptions& options) {
@@ -60,7 +54,6 @@ int RunCopies(const CopiesOptions& options) {
   summary_options.window = ParseWindowSpec(options.window);
   if (auto scope = ParseAttribute(options.attribute)) summary_options.window.nvtx_scope = *scope;
 
-  std::vector<std::unique_ptr<Trace>> traces;
   CopyReport report;
   report.window_text = options.window;
   report.tool_version = GPUROOF_VERSION;
@@ -70,16 +63,13 @@ int RunCopies(const CopiesOptions& options) {
   read_options.detail = ReadDetail::kBreakdown;
   read_options.api_calls = false;  // no range attribution here
   ReadForRanges(summary_options.window, UnitsSpec{}, read_options);
-  traces = LoadEachTrace(options.traces, read_options, options.output,
-                         [&](const Trace& trace, const std::string& path) {
-                           CopiedTrace copied;
-                           copied.trace = &trace;
-                           copied.devices = ComputeCopySummary(trace, summary_options);
-                           PrintWindowNotes(options.output, path, copied.devices);
-                           report.traces.push_back(std::move(copied));
-                         });
-  RenderAndEmit(options.output, report, RenderCopyText, RenderCopyCsv, RenderCopyJson);
-  return kExitOk;
+  return RunBreakdown(options.traces, read_options, options.output, report,
+                      [&](const Trace& trace, const std::string& path) {
+                        CopiedTrace copied{&trace, ComputeCopySummary(trace, summary_options)};
+                        PrintWindowNotes(options.output, path, copied.devices);
+                        return copied;
+                      },
+                      {RenderCopyText, RenderCopyCsv, RenderCopyJson, RenderCopyMarkdown});
 }
 
 }  // namespace
@@ -98,8 +88,7 @@ void AddCopiesCommand(CLI::App& app, int& exit_code) {
       "Windows: processing (default), all, START:END, nvtx:NAME[@N|@*], steady (as in\n"
       "analyze; steady uses 50 fixed slices here).\n"
       "Every figure is defined in docs/metrics.md.");
-  command->add_option("traces", options->traces, "Trace files (nsys .sqlite or .nsys-rep)")
-      ->required();
+  command->add_option("traces", options->traces, kTraceFilesHelp)->required();
   command
       ->add_option("--window", options->window,
                    "processing | all | START:END | nvtx:NAME[@N|@*] | steady")
@@ -110,7 +99,7 @@ void AddCopiesCommand(CLI::App& app, int& exit_code) {
                     "Instead: per copy direction, the bandwidth while the opposite direction is "
                     "busy versus idle");
   AddAttributeOption(*command, options->attribute);
-  AddOutputOptions(*command, options->output, {"table", "csv", "json"});
+  AddOutputOptions(*command, options->output, kBreakdownFormats);
   command->callback([options, &exit_code]() {
     exit_code = options->contention ? RunContention(*options) : RunCopies(*options);
   });

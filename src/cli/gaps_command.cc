@@ -11,9 +11,7 @@
 #include "gpuroof/readers/reader_registry.h"
 #include "gpuroof/reports/gaps_report.h"
 
-#include "exit_codes.h"
-#include "output_options.h"
-#include "trace_loading.h"
+#include "breakdown_command.h"
 
 namespace gpuroof {
 
@@ -32,7 +30,6 @@ int RunGaps(const GapsOptions& options) {
   if (gap_options.min_ns <= 0) {
     throw InputError("--min", fmt::format("must be longer than 0, got '{}'", options.min));
   }
-  std::vector<std::unique_ptr<Trace>> traces;
   GapsReport report;
   report.min_ns = gap_options.min_ns;
   report.min_text = options.min;
@@ -42,15 +39,11 @@ int RunGaps(const GapsOptions& options) {
   read_options.threads = options.threads;
   read_options.detail = ReadDetail::kBreakdown;
   read_options.api_calls = false;  // no range attribution here
-  traces = LoadEachTrace(options.traces, read_options, options.output,
-                         [&](const Trace& trace, const std::string&) {
-                           GappedTrace gapped;
-                           gapped.trace = &trace;
-                           gapped.devices = ComputeGaps(trace, gap_options);
-                           report.traces.push_back(std::move(gapped));
-                         });
-  RenderAndEmit(options.output, report, RenderGapsText, RenderGapsCsv, RenderGapsJson);
-  return kExitOk;
+  return RunBreakdown(options.traces, read_options, options.output, report,
+                      [&](const Trace& trace, const std::string&) {
+                        return GappedTrace{&trace, ComputeGaps(trace, gap_options)};
+                      },
+                      {RenderGapsText, RenderGapsCsv, RenderGapsJson, RenderGapsMarkdown});
 }
 
 }  // namespace
@@ -65,15 +58,14 @@ void AddGapsCommand(CLI::App& app, int& exit_code) {
       "  gpuroof gaps run.sqlite --min 250us --format csv -o gaps.csv\n"
       "A gap is listed when it is strictly longer than --min; gaps lie between the device's\n"
       "first and last op. Every figure is defined in docs/metrics.md.");
-  command->add_option("traces", options->traces, "Trace files (nsys .sqlite or .nsys-rep)")
-      ->required();
+  command->add_option("traces", options->traces, kTraceFilesHelp)->required();
   command
       ->add_option("--min", options->min,
                    "List gaps longer than this (ns, or with us/ms/s, e.g. 1ms)")
       ->capture_default_str();
   command->add_option("--threads", options->threads, "Reader threads (0 = automatic)")
       ->check(CLI::Range(0, 64));
-  AddOutputOptions(*command, options->output, {"table", "csv", "json"});
+  AddOutputOptions(*command, options->output, kBreakdownFormats);
   command->callback([options, &exit_code]() { exit_code = RunGaps(*options); });
 }
 

@@ -11,9 +11,7 @@
 #include "gpuroof/readers/reader_registry.h"
 #include "gpuroof/reports/kernel_report.h"
 
-#include "exit_codes.h"
-#include "output_options.h"
-#include "trace_loading.h"
+#include "breakdown_command.h"
 #include "unit_options.h"
 
 namespace gpuroof {
@@ -47,7 +45,6 @@ int RunKernels(const KernelsOptions& options) {
   summary_options.key = ParseKernelKey(options.key);
   if (!options.top.empty()) summary_options.top = ParseTop(options.top);
 
-  std::vector<std::unique_ptr<Trace>> traces;
   KernelReport report;
   report.window_text = options.window;
   report.key = summary_options.key;
@@ -59,16 +56,14 @@ int RunKernels(const KernelsOptions& options) {
   read_options.detail = ReadDetail::kFull;
   read_options.api_calls = false;  // no range attribution here
   ReadForRanges(summary_options.window, UnitsSpec{}, read_options);
-  traces = LoadEachTrace(options.traces, read_options, options.output,
-                         [&](const Trace& trace, const std::string& path) {
-                           SummarizedTrace summarized;
-                           summarized.trace = &trace;
-                           summarized.devices = ComputeKernelSummary(trace, summary_options);
-                           PrintWindowNotes(options.output, path, summarized.devices);
-                           report.traces.push_back(std::move(summarized));
-                         });
-  RenderAndEmit(options.output, report, RenderKernelText, RenderKernelCsv, RenderKernelJson);
-  return kExitOk;
+  return RunBreakdown(
+      options.traces, read_options, options.output, report,
+      [&](const Trace& trace, const std::string& path) {
+        SummarizedTrace summarized{&trace, ComputeKernelSummary(trace, summary_options)};
+        PrintWindowNotes(options.output, path, summarized.devices);
+        return summarized;
+      },
+      {RenderKernelText, RenderKernelCsv, RenderKernelJson, RenderKernelMarkdown});
 }
 
 }  // namespace
@@ -85,8 +80,7 @@ void AddKernelsCommand(CLI::App& app, int& exit_code) {
       "Keys: name (short name, default), demangled, launch (name + grid + block).\n"
       "Windows: processing (default), all, START:END, nvtx:NAME[@N|@*], as for analyze.\n"
       "Every figure is defined in docs/metrics.md.");
-  command->add_option("traces", options->traces, "Trace files (nsys .sqlite or .nsys-rep)")
-      ->required();
+  command->add_option("traces", options->traces, kTraceFilesHelp)->required();
   command->add_option("--key", options->key, "name | demangled | launch")->capture_default_str();
   command->add_option("--top", options->top, "Show only the N kernels with the largest total");
   command
@@ -95,7 +89,7 @@ void AddKernelsCommand(CLI::App& app, int& exit_code) {
   command->add_option("--threads", options->threads, "Reader threads (0 = automatic)")
       ->check(CLI::Range(0, 64));
   AddAttributeOption(*command, options->attribute);
-  AddOutputOptions(*command, options->output, {"table", "csv", "json"});
+  AddOutputOptions(*command, options->output, kBreakdownFormats);
   command->callback([options, &exit_code]() { exit_code = RunKernels(*options); });
 }
 

@@ -14,6 +14,7 @@
 #include "bench_command.h"
 #include "compare_command.h"
 #include "copies_command.h"
+#include "did_you_mean.h"
 #include "exit_codes.h"
 #include "gaps_command.h"
 #include "kernels_command.h"
@@ -24,10 +25,31 @@
 
 namespace {
 
+// " (did you mean --window?)" for the first unknown "--option" close to one the command has.
+std::string SuggestOption(CLI::App& app, int argc, char** argv) {
+  std::vector<std::string> known;
+  for (CLI::App* command : app.get_subcommands()) {
+    for (const CLI::Option* option : command->get_options()) {
+      for (const std::string& name : option->get_lnames())
+        known.push_back("--" + name);
+    }
+  }
+  for (int i = 2; i < argc; ++i) {
+    std::string typed = argv[i];
+    if (!typed.starts_with("--")) continue;
+    typed = typed.substr(0, typed.find('='));
+    if (std::find(known.begin(), known.end(), typed) != known.end()) continue;
+    std::string closest = gpuroof::ClosestSpelling(typed, known);
+    if (!closest.empty()) return fmt::format(" (did you mean {}?)", closest);
+  }
+  return "";
+}
+
 int Run(int argc, char** argv) {
   CLI::App app{
       "gpuroof: which GPU engine binds your pipeline, by how much, and whether a change "
       "made it worse"};
+  app.name("gpuroof");  // the usage line names the tool, not the path it was run from
   app.set_version_flag("--version", std::string("gpuroof ") + GPUROOF_VERSION);
   app.require_subcommand(1);
   int exit_code = gpuroof::kExitOk;
@@ -60,7 +82,7 @@ int Run(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
-    fmt::print(stderr, "gpuroof: error: {}\n", e.what());
+    fmt::print(stderr, "gpuroof: error: {}{}\n", e.what(), SuggestOption(app, argc, argv));
     fmt::print(stderr, "Run 'gpuroof --help' or 'gpuroof <command> --help' for usage.\n");
     return gpuroof::kExitBadInput;
   }

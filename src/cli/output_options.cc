@@ -5,32 +5,36 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "gpuroof/format/output_file.h"
 #include "gpuroof/model/errors.h"
-#include "gpuroof/reports/output_file.h"
 
 namespace gpuroof {
 
 void AddOutputOptions(CLI::App& command, OutputOptions& options,
                       const std::vector<std::string>& formats) {
   command.add_option("--format", options.format, "Output format")
-      ->check(CLI::IsMember(formats))
+      ->transform(CLI::IsMember(formats, CLI::ignore_case))
       ->capture_default_str();
   command.add_option("-o,--output", options.output_path,
-                     "Write the result to this file (atomically) instead of stdout");
+                     "Write the result to this file (atomically) instead of stdout ('-': stdout)");
   command.add_flag("--strict", options.strict,
                    "Fail (exit 1) when records a figure needs had to be skipped (data loss)");
   command.add_flag("-q,--quiet", options.quiet, "Do not print diagnostics summaries on stderr");
 }
 
-void EmitOutput(const OutputOptions& options, const std::string& content) {
-  if (options.output_path.empty() || options.output_path == "-") {
+void WriteResultFile(const std::string& path, const std::string& content) {
+  if (path == "-") {
     if (std::fwrite(content.data(), 1, content.size(), stdout) != content.size() ||
         std::fflush(stdout) != 0) {
       throw InputError("stdout", "cannot write the result");
     }
     return;
   }
-  WriteFileAtomically(options.output_path, content);
+  WriteFileAtomically(path, content);
+}
+
+void EmitOutput(const OutputOptions& options, const std::string& content) {
+  WriteResultFile(options.output_path.empty() ? "-" : options.output_path, content);
 }
 
 void PrintNote(const OutputOptions& options, const std::string& path, const std::string& where,

@@ -26,12 +26,31 @@ void AddOutputOptions(CLI::App& command, OutputOptions& options,
 // file when it cannot be written.
 void EmitOutput(const OutputOptions& options, const std::string& content);
 
+// The renderers of one report, one per --format it offers (markdown may be missing).
+template <typename Report>
+struct ReportFormats {
+  std::string (*table)(const Report&) = nullptr;
+  std::string (*csv)(const Report&) = nullptr;
+  std::string (*json)(const Report&) = nullptr;
+  std::string (*markdown)(const Report&) = nullptr;
+};
+
+// Writes one result file of a file option (--json FILE, --markdown FILE, --html FILE): "-" is
+// stdout, anything else is written atomically.
+void WriteResultFile(const std::string& path, const std::string& content);
+
+// The help text of every command's trace arguments: which files gpuroof reads.
+inline constexpr const char* kTraceFilesHelp =
+    "Trace files: nsys exports (.sqlite, .nsys-rep) or PyTorch/Kineto JSON (.json, .json.gz)";
+
 // Renders `report` in the chosen --format and emits it (EmitOutput).
 template <typename Report>
 void RenderAndEmit(const OutputOptions& options, const Report& report,
-                   std::string (*text)(const Report&), std::string (*csv)(const Report&),
-                   std::string (*json)(const Report&)) {
-  const auto render = options.format == "csv" ? csv : options.format == "json" ? json : text;
+                   const ReportFormats<Report>& formats) {
+  auto render = formats.table;
+  if (options.format == "csv") render = formats.csv;
+  if (options.format == "json") render = formats.json;
+  if (options.format == "markdown" && formats.markdown) render = formats.markdown;
   EmitOutput(options, render(report));
 }
 

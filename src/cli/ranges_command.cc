@@ -8,15 +8,12 @@
 #include "gpuroof/readers/reader_registry.h"
 #include "gpuroof/reports/ranges_report.h"
 
-#include "exit_codes.h"
-#include "output_options.h"
-#include "trace_loading.h"
+#include "breakdown_command.h"
 #include "unit_options.h"
 
 namespace gpuroof {
 
 int RunRanges(const RangesOptions& options) {
-  std::vector<std::unique_ptr<Trace>> traces;
   RangesReport report;
   report.name = options.name;
   report.tool_version = GPUROOF_VERSION;
@@ -27,21 +24,18 @@ int RunRanges(const RangesOptions& options) {
   ReadOptions read_options;
   read_options.threads = options.threads;
   read_options.detail = ReadDetail::kFull;
-  traces = LoadEachTrace(options.traces, read_options, options.output,
-                         [&](const Trace& trace, const std::string& path) {
-                           RangesOfTrace ranges;
-                           ranges.trace = &trace;
-                           ranges.summary = SummarizeRanges(trace, summary_options);
-                           PrintNote(options.output, path, "ranges", ranges.summary.method_note);
-                           for (const RangeGroup& group : ranges.summary.groups) {
-                             if (group.other_thread_ops == 0) continue;
-                             PrintNote(options.output, path, "range '" + group.name + "'",
-                                       OtherThreadNote(group.other_thread_ops));
-                           }
-                           report.traces.push_back(std::move(ranges));
-                         });
-  RenderAndEmit(options.output, report, RenderRangesText, RenderRangesCsv, RenderRangesJson);
-  return kExitOk;
+  return RunBreakdown(options.traces, read_options, options.output, report,
+                      [&](const Trace& trace, const std::string& path) {
+                        RangesOfTrace ranges{&trace, SummarizeRanges(trace, summary_options)};
+                        PrintNote(options.output, path, "ranges", ranges.summary.method_note);
+                        for (const RangeGroup& group : ranges.summary.groups) {
+                          if (group.other_thread_ops == 0) continue;
+                          PrintNote(options.output, path, "range '" + group.name + "'",
+                                    OtherThreadNote(group.other_thread_ops));
+                        }
+                        return ranges;
+                      },
+                      {RenderRangesText, RenderRangesCsv, RenderRangesJson, RenderRangesMarkdown});
 }
 
 void AddRangesCommand(CLI::App& app, int& exit_code) {
@@ -60,15 +54,14 @@ void AddRangesCommand(CLI::App& app, int& exit_code) {
       "calls in the trace, GPU work running during the range counts instead, and a note says so.\n"
       "Every range instance is its own window, so there is no --window here.\n"
       "Every figure is defined in docs/metrics.md.");
-  command->add_option("traces", options->traces, "Trace files (nsys .sqlite or .nsys-rep)")
-      ->required();
+  command->add_option("traces", options->traces, kTraceFilesHelp)->required();
   command->add_option("--name", options->name,
                       "Only this range (\"Domain:name\", name, NAME@N or NAME@*), one row per "
                       "instance");
   AddAttributeOption(*command, options->attribute);
   command->add_option("--threads", options->threads, "Reader threads (0 = automatic)")
       ->check(CLI::Range(0, 64));
-  AddOutputOptions(*command, options->output, {"table", "csv", "json"});
+  AddOutputOptions(*command, options->output, kBreakdownFormats);
   command->callback([options, &exit_code]() { exit_code = RunRanges(*options); });
 }
 

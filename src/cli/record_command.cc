@@ -13,17 +13,13 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "gpuroof/model/errors.h"
+#include "gpuroof/process/process_runner.h"
 #include "gpuroof/recorder/recorder_launch.h"
 
 #include "exit_codes.h"
-
-extern char** environ;
 
 namespace gpuroof {
 namespace {
@@ -48,68 +44,25 @@ void CheckOutput(const fs::path& output) {
   }
 }
 
-struct ChildResult {
-  int exit_code = 0;
-  pid_t pid = 0;
-  int64_t wall_ns = 0;
-};
-
 // Runs the command with exec (no shell), our stdio, and `extra` added to the environment.
 // Ctrl-C goes to the command; we wait for it and still clean up, as system() does.
-ChildResult RunCommand(const std::vector<std::string>& command,
-                       const std::vector<std::pair<std::string, std::string>>& extra) {
-  std::vector<std::string> env_strings;
-  for (char** e = environ; *e != nullptr; ++e) {
-    std::string entry = *e;
-    const std::string name = entry.substr(0, entry.find('='));
-    const bool replaced =
-        std::any_of(extra.begin(), extra.end(), [&](const auto& kv) { return kv.first == name; });
-    if (!replaced) env_strings.push_back(std::move(entry));
+ProcessResult RunCommand(const std::vector<std::string>& command,
+                         const std::vector<std::pair<std::string, std::string>>& extra) {
+  ProcessRequest request;
+  request.argv = command;
+  request.env = extra;
+  request.stdout_to = ChildOutput::kInherit;
+  request.stderr_to = ChildOutput::kInherit;
+  request.inherit_stdin = true;
+  request.child_takes_interrupts = true;
+  ProcessResult result = PosixProcessRunner().Run(request);
+  if (result.pid == 0) {
+    // result.err is "cannot start PROGRAM: REASON": the reason is what is left to say.
+    const size_t colon = result.err.rfind(": ");
+    throw InputError(
+        command[0],
+        "cannot run: " + (colon == std::string::npos ? result.err : result.err.substr(colon + 2)));
   }
-  for (const auto& [name, value] : extra)
-    env_strings.push_back(name + "=" + value);
-  std::vector<char*> envp;
-  for (std::string& s : env_strings)
-    envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> args = command;
-  std::vector<char*> argv;
-  for (std::string& s : args)
-    argv.push_back(s.data());
-  argv.push_back(nullptr);
-
-  struct sigaction ignore {};
-  ignore.sa_handler = SIG_IGN;
-  sigemptyset(&ignore.sa_mask);
-  struct sigaction old_int {};
-  struct sigaction old_quit {};
-  sigaction(SIGINT, &ignore, &old_int);
-  sigaction(SIGQUIT, &ignore, &old_quit);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t defaults;
-  sigemptyset(&defaults);
-  sigaddset(&defaults, SIGINT);
-  sigaddset(&defaults, SIGQUIT);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
-
-  ChildResult result;
-  const auto started = std::chrono::steady_clock::now();
-  int rc = posix_spawnp(&result.pid, argv[0], nullptr, &attr, argv.data(), envp.data());
-  posix_spawnattr_destroy(&attr);
-  int status = 0;
-  if (rc == 0) {
-    while (waitpid(result.pid, &status, 0) < 0 && errno == EINTR) {
-    }
-  }
-  result.wall_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                       std::chrono::steady_clock::now() - started)
-                       .count();
-  sigaction(SIGINT, &old_int, nullptr);
-  sigaction(SIGQUIT, &old_quit, nullptr);
-  if (rc != 0) throw InputError(command[0], fmt::format("cannot run: {}", std::strerror(rc)));
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return result;
 }
 
@@ -124,7 +77,7 @@ int RunRecord(const RecordOptions& options) {
   const fs::path library = recorder::RequireRecorder("record");
 
   recorder::RecordScratch scratch(output);
-  const ChildResult child =
+  const ProcessResult child =
       RunCommand(options.command,
                  recorder::RecorderEnvironment(library, scratch.OutputPattern(), options.nvtx));
   const std::vector<recorder::RecordedTrace> traces =

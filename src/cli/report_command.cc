@@ -9,6 +9,7 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include "gpuroof/analyses/copy_summary.h"
 #include "gpuroof/analyses/engine_load.h"
@@ -201,6 +202,12 @@ std::vector<ReportEnvironment> FindEnvironments(const ReportOptions& options) {
 }
 
 int RunReport(const ReportOptions& options) {
+  // An HTML page on a terminal is noise: ask for a file unless "-o -" says stdout on purpose.
+  if (options.output.output_path.empty() && isatty(STDOUT_FILENO)) {
+    throw InputError("stdout",
+                     "is a terminal and the report is an HTML page: write it with "
+                     "-o report.html (or -o - to print it anyway)");
+  }
   ReportPlan plan = PlanReport(options);
   std::vector<std::unique_ptr<Trace>> traces;
   HtmlReport report;
@@ -248,8 +255,7 @@ void AddReportCommand(CLI::App& app, int& exit_code) {
       "Several traces: one group of bars per trace and device, side by side on one scale.\n"
       "The page has inline CSS and SVG only: no script, no network; it opens from disk.\n"
       "Every figure is defined in docs/metrics.md.");
-  command->add_option("traces", options->traces, "Trace files (nsys .sqlite or .nsys-rep)")
-      ->required();
+  command->add_option("traces", options->traces, kTraceFilesHelp)->required();
   AddUnitOptions(*command, options->unit);
   command
       ->add_option("--window", options->window,

@@ -51,11 +51,11 @@ TEST(ContentionCli, DuplexTraceByHand) {
   std::vector<std::string> lines = Lines(r.out);
   ASSERT_EQ(lines.size(), 3u) << r.out;
   EXPECT_EQ(lines[0],
-            "device,copy,opposite,ops,bytes,opposite_busy_ms,opposite_busy_bytes,"
-            "opposite_busy_gbps,opposite_idle_ms,opposite_idle_bytes,opposite_idle_gbps,"
+            "device,copy,opposite,ops,time_ns,bytes,opposite_busy_ns,opposite_busy_bytes,"
+            "opposite_busy_gbps,opposite_idle_ns,opposite_idle_bytes,opposite_idle_gbps,"
             "busy_share_pct,loss_pct");
-  EXPECT_EQ(lines[1], "0,H2D,D2H,200,15000000,1,5000000,5,1,10000000,10,50,50");
-  const std::string d2h = "0,D2H,H2D,200,10000000,1,4000000,4,1,6000000,6,50,";
+  EXPECT_EQ(lines[1], "0,H2D,D2H,200,2000000,15000000,1000000,5000000,5,1000000,10000000,10,50,50");
+  const std::string d2h = "0,D2H,H2D,200,2000000,10000000,1000000,4000000,4,1000000,6000000,6,50,";
   ASSERT_EQ(lines[2].rfind(d2h, 0), 0u) << lines[2];
   EXPECT_NEAR(std::stod(lines[2].substr(d2h.size())), 100.0 / 3.0, 1e-9);
 
@@ -70,15 +70,17 @@ TEST(ContentionCli, DuplexTraceByHand) {
                            "6.00 GB/s"),
             std::string::npos)
       << table.out;
-  EXPECT_NE(table.out.find("window processing: 0 ns to 3.000 ms"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("window processing: 0 ns to 3.000 ms after the first GPU op"),
+            std::string::npos)
+      << table.out;
 
   CliResult json = RunGpuroof({"copies", trace.string(), "--contention", "--format", "json", "-o",
                                (dir / "c.json").string()});
   ASSERT_EQ(json.exit_code, 0) << json.err;
   EXPECT_EQ(json.out, "");
   std::string text = ReadFile(dir / "c.json");
-  EXPECT_NE(text.find("\"schema\": \"gpuroof.contention/1\""), std::string::npos) << text;
-  EXPECT_NE(text.find("\"opposite_busy\""), std::string::npos) << text;
+  EXPECT_NE(text.find("\"schema\": \"gpuroof.contention/2\""), std::string::npos) << text;
+  EXPECT_NE(text.find("\"opposite_busy_ns\": 1000000"), std::string::npos) << text;
   EXPECT_NE(text.find("\"loss_pct\": 50"), std::string::npos) << text;
 }
 
@@ -92,7 +94,8 @@ TEST(ContentionCli, ExplicitWindowClipsTheCopies) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::vector<std::string> lines = Lines(r.out);
   ASSERT_EQ(lines.size(), 3u) << r.out;
-  EXPECT_EQ(lines[1].rfind("0,H2D,D2H,67,5050000,0.33,1650000,5,0.34,3400000,10,", 0), 0u)
+  EXPECT_EQ(lines[1].rfind("0,H2D,D2H,67,670000,5050000,330000,1650000,5,340000,3400000,10,", 0),
+            0u)
       << lines[1];
 }
 

@@ -34,6 +34,24 @@ std::vector<std::filesystem::path> FixtureTraces() {
   return files;
 }
 
+// Text output fits 160 columns (names shortened, docs/formats.md "Tables"). Lines that hold the
+// trace's path are the user's own width and are left out.
+void ExpectFitsInColumns(const std::string& out, const std::string& path,
+                         const std::string& shown) {
+  size_t start = 0;
+  while (start < out.size()) {
+    size_t end = out.find('\n', start);
+    if (end == std::string::npos) end = out.size();
+    const std::string line = out.substr(start, end - start);
+    start = end + 1;
+    if (line.find(path) != std::string::npos) continue;
+    const auto width = std::count_if(line.begin(), line.end(), [](char c) {
+      return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    });
+    EXPECT_LE(width, 160) << shown << "\n" << line;
+  }
+}
+
 TEST(FixtureCommands, EveryFixtureThroughEveryCommand) {
   if (!std::filesystem::is_directory(FixturesDir() / "nsys")) {
     GTEST_SKIP() << "SKIPPED LOUDLY: shared fixtures not found at " << FixturesDir();
@@ -44,6 +62,7 @@ TEST(FixtureCommands, EveryFixtureThroughEveryCommand) {
                                                           {"kernels"},
                                                           {"kernels", "--key", "launch"},
                                                           {"copies"},
+                                                          {"copies", "--contention"},
                                                           {"gaps", "--min", "1us"},
                                                           {"ranges"}};
   int successes = 0;
@@ -63,6 +82,8 @@ TEST(FixtureCommands, EveryFixtureThroughEveryCommand) {
         if (result.exit_code == 0) {
           ++successes;
           EXPECT_FALSE(result.out.empty()) << shown;
+          if (std::string(format) == "table")
+            ExpectFitsInColumns(result.out, trace.string(), shown);
           continue;
         }
         EXPECT_EQ(result.exit_code, 2) << shown << "\n" << result.err;

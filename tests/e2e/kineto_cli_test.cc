@@ -137,8 +137,8 @@ TEST_F(KinetoCli, KernelsCopiesAndGapsRun) {
   ASSERT_EQ(gaps.exit_code, 0) << gaps.err;
   auto gap_rows = Rows(gaps.out);
   ASSERT_EQ(gap_rows.size(), 2u) << gaps.out;
-  std::vector<double> durations = {Num(gap_rows[0], "duration_ms"),
-                                   Num(gap_rows[1], "duration_ms")};
+  std::vector<double> durations = {Num(gap_rows[0], "duration_ns") / 1e6,
+                                   Num(gap_rows[1], "duration_ns") / 1e6};
   std::sort(durations.begin(), durations.end());
   EXPECT_DOUBLE_EQ(durations[0], 0.02);
   EXPECT_DOUBLE_EQ(durations[1], 0.05);

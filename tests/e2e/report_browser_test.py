@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
 """Renders a `gpuroof report` page in headless Chromium and checks what a user would see.
 
-usage: report_browser_test.py GPUROOF SOURCE_DIR
+usage: report_browser_test.py GPUROOF SOURCE_DIR [SHARED_FIXTURES_DIR]
 
 Checks: Chromium renders the page from disk with no console message (the page has no script,
 so any message is a problem: a blocked resource, a parse error reported by the browser), and the
 screenshot is not blank: it holds the engine colours of the bars (kernel blue #0072b2, H2D orange
 #e69f00) over a clear share of its pixels. The same for a `compare --html` page of the example
-against itself: its green PASS box and the ratio chart's grey noise-floor bands are visible. Exits 77 (ctest: skipped) when Chromium is not
+against itself: its green PASS box and the ratio chart's grey noise-floor bands are visible. And a
+multi-trace report (two nsys exports and a Kineto trace from the shared fixtures, else the example
+three times): in every SVG chart no two text boxes overlap, measured by the browser itself
+(getBBox of each <text>, from a copy of the page with a measuring script). Exits 77 (ctest:
+skipped) when Chromium is not
 installed, saying so on stdout. Standard library only: the PNG is decoded here.
 """
 import os
@@ -98,15 +102,69 @@ def render(chromium, page, tmp, name):
     return read_png(shot)
 
 
+MEASURE = """<script>
+addEventListener('load', () => {
+  const out = [];
+  document.querySelectorAll('svg').forEach((svg, chart) => {
+    svg.querySelectorAll('text').forEach((text) => {
+      const b = text.getBoundingClientRect();
+      if (b.width > 0) out.push([chart, text.textContent, b.left, b.top, b.right, b.bottom]);
+    });
+  });
+  const pre = document.createElement('pre');
+  pre.id = 'gpuroof-boxes';
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+});
+</script>"""
+
+
+def text_boxes(chromium, page, tmp):
+    """[(chart, text, left, top, right, bottom)] of every SVG text as Chromium lays it out."""
+    import html
+    import json
+    with open(page, encoding="utf-8") as f:
+        content = f.read()
+    measured = os.path.join(tmp, "measured.html")
+    with open(measured, "w", encoding="utf-8") as f:
+        f.write(content.replace("</body>", MEASURE + "</body>"))
+    result = subprocess.run(
+        [chromium, "--headless", "--no-sandbox", "--disable-gpu",
+         f"--user-data-dir={os.path.join(tmp, 'profile-measure')}", "--no-first-run",
+         f"--window-size={WIDTH},{HEIGHT}", "--virtual-time-budget=5000", "--dump-dom",
+         "file://" + measured],
+        capture_output=True, text=True, timeout=240)
+    start = result.stdout.find('<pre id="gpuroof-boxes">')
+    if start < 0:
+        return None
+    end = result.stdout.find("</pre>", start)
+    return json.loads(html.unescape(result.stdout[start + len('<pre id="gpuroof-boxes">'):end]))
+
+
+def overlapping(boxes, slack=0.5):
+    """Pairs of text boxes of one chart that overlap by more than `slack` px both ways."""
+    found = []
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            if a[0] != b[0]:
+                continue
+            dx = min(a[4], b[4]) - max(a[2], b[2])
+            dy = min(a[5], b[5]) - max(a[3], b[3])
+            if dx > slack and dy > slack:
+                found.append((a[1], b[1]))
+    return found
+
+
 def count(rows, colour, tolerance=24):
     return sum(1 for row in rows for p in row if near(p, colour, tolerance))
 
 
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) not in (3, 4):
         print(__doc__)
         return 2
     gpuroof, source_dir = sys.argv[1], sys.argv[2]
+    fixtures = sys.argv[3] if len(sys.argv) == 4 else ""
     chromium = find_chromium()
     if chromium is None:
         print("SKIPPED: chromium is not installed (apt-get install chromium); the report page "
@@ -122,7 +180,27 @@ def main():
         subprocess.run([gpuroof, "compare", example, example, "-q", "--html", gate],
                        check=True, stdout=subprocess.DEVNULL)
         compare = render(chromium, gate, tmp, "compare")
-    for shot in (report, compare):
+        # Several traces, many engines: the labels of the bars must never overlap.
+        traces = [os.path.join(fixtures, "nsys", "nsys2022_4_streams4.sqlite"),
+                  os.path.join(fixtures, "nsys", "nsys2022_1_concurrent.sqlite"),
+                  os.path.join(fixtures, "kineto", "hta_rank0_a100.json.gz")]
+        if not all(os.path.exists(t) for t in traces):
+            print("note: shared fixtures not found; the multi-trace report uses the example 3 times")
+            traces = [example, example, example]
+        multi = os.path.join(tmp, "multi.html")
+        subprocess.run([gpuroof, "report", *traces, "-q", "-o", multi], check=True)
+        multi_shot = render(chromium, multi, tmp, "multi")
+        boxes = text_boxes(chromium, multi, tmp)
+    if boxes is None:
+        print("FAIL: the multi-trace report's text boxes could not be measured")
+        return 1
+    clashes = overlapping(boxes)
+    print(f"multi-trace report: {len(boxes)} SVG text boxes, {len(clashes)} overlapping pairs")
+    if clashes:
+        for a, b in clashes[:10]:
+            print(f"FAIL: overlapping labels: {a!r} and {b!r}")
+        return 1
+    for shot in (report, compare, multi_shot):
         if isinstance(shot, str):
             print(shot)
             return 1

@@ -37,6 +37,13 @@ uint64_t DeviceCopies::pageable_bytes() const {
   return n;
 }
 
+int64_t DeviceCopies::pageable_time_ns() const {
+  int64_t n = 0;
+  for (const CopyRow& row : rows)
+    if (row.pageable) n += row.op_time_ns;
+  return n;
+}
+
 std::string CopyLabel(Engine engine, MemoryKind src_kind, MemoryKind dst_kind) {
   if (engine == Engine::kMemset) {
     return fmt::format("memset {}", MemoryKindName(src_kind));

@@ -38,6 +38,7 @@ struct DeviceCopies {
 
   int64_t pageable_count() const;
   uint64_t pageable_bytes() const;
+  int64_t pageable_time_ns() const;  // their op time (unclipped): the time at stake
 };
 
 struct CopySummaryOptions {

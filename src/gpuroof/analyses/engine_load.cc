@@ -8,9 +8,11 @@
 #include <fmt/format.h>
 
 #include "gpuroof/analyses/interval_union.h"
+#include "gpuroof/analyses/kernel_matching.h"
 #include "gpuroof/analyses/ordered_scan.h"
 #include "gpuroof/analyses/range_attribution.h"
 #include "gpuroof/analyses/range_selection.h"
+#include "gpuroof/analyses/roofline.h"
 #include "gpuroof/model/errors.h"
 
 namespace gpuroof {
@@ -64,33 +66,6 @@ std::map<int32_t, DeviceSpan> ComputeSpans(const Trace& trace) {
     if (slots[slot].has_ops) spans[device] = slots[slot];
   }
   return spans;
-}
-
-std::vector<bool> SignaturesNamed(const Trace& trace, const std::string& name) {
-  std::vector<bool> matches(trace.signatures.size(), false);
-  for (size_t s = 0; s < trace.signatures.size(); ++s) {
-    const OpSignature& signature = trace.signatures[s];
-    if (!IsKernelEngine(signature.engine)) continue;
-    matches[s] = trace.strings.Get(signature.name) == name ||
-                 trace.strings.Get(signature.detail_name) == name;
-  }
-  return matches;
-}
-
-std::string KernelNamesHint(const Trace& trace) {
-  std::vector<std::string_view> names;
-  for (const OpSignature& signature : trace.signatures) {
-    if (!IsKernelEngine(signature.engine)) continue;
-    std::string_view name = trace.strings.Get(signature.name);
-    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
-  }
-  if (names.empty()) return "the trace has no kernels";
-  std::string out = "kernels include ";
-  for (size_t i = 0; i < names.size() && i < 6; ++i) {
-    out += (i ? ", '" : "'") + std::string(names[i]) + "'";
-  }
-  if (names.size() > 6) out += ", ...";
-  return out;
 }
 
 // Units from range instances on one device (docs/metrics.md, "Units"). Work attributed through
@@ -231,11 +206,7 @@ std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOp
   std::vector<IntervalUnion> outside_unions(loads.size());
   std::vector<bool> unit_kernel;
   if (options.units.kind == UnitsSpec::Kind::kKernelLaunches) {
-    unit_kernel = SignaturesNamed(trace, options.units.name);
-    if (std::find(unit_kernel.begin(), unit_kernel.end(), true) == unit_kernel.end()) {
-      throw InputError(trace.source, fmt::format("no kernel named '{}' ({})", options.units.name,
-                                                 KernelNamesHint(trace)));
-    }
+    unit_kernel = MatchKernelSignatures(trace, options.units.name);
   }
   std::vector<int64_t> kernel_units(loads.size(), 0);
 
@@ -325,6 +296,9 @@ std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOp
                     options.units.kind == UnitsSpec::Kind::kKernelLaunches ? "kernel" : "nvtx",
                     options.units.name));
   }
+  // The roofline and headroom belong to the result: computed here once, read by every writer.
+  for (DeviceLoad& load : loads)
+    load.roofline = ComputeRoofline(load);
   return loads;
 }
 

@@ -42,6 +42,23 @@ struct EngineLoad {
   int64_t op_time_ns = 0;  // unclipped duration of the counted ops (bandwidth denominator)
 };
 
+// How much an engine could grow before it binds.
+struct Headroom {
+  Engine engine = Engine::kKernel;
+  double per_unit_gap_us = 0;  // roofline per unit minus this engine's busy per unit (us)
+  double factor = 0;           // bottleneck busy / this engine's busy (x); 0 when busy is 0
+};
+
+// The tallest engine bar of a device: the bottleneck and the throughput it allows.
+struct Roofline {
+  bool has_bottleneck = false;  // false when no engine was busy for a positive time
+  Engine bottleneck = Engine::kKernel;
+  int64_t bottleneck_busy_ns = 0;
+  std::optional<double> per_unit_us;  // bottleneck busy per unit (us/unit)
+  std::optional<double> units_per_s;  // units / bottleneck busy (s)
+  std::vector<Headroom> headroom;     // every other engine present, in engine order
+};
+
 // Engine figures of one device.
 struct DeviceLoad {
   int32_t device_id = 0;
@@ -60,6 +77,7 @@ struct DeviceLoad {
   int64_t outside_busy_ns = 0;
   int64_t outside_in_span_ops = 0;  // work windows: of outside_ops, those running in the span
   std::string outside_note;         // says so, when outside_ops > 0
+  Roofline roofline;                // ComputeRoofline() of the figures above, set once
 
   const EngineLoad& engine(Engine e) const { return engines[static_cast<size_t>(EngineIndex(e))]; }
 };

@@ -9,7 +9,7 @@
 namespace gpuroof {
 
 // Summary statistics of a sample of durations (ns), as nsys's reports define them
-// (refs/nsys-sqlite-schema.md §8.1): the median of an even count is the mean of the two middle
+// (docs/formats.md, "Inputs"): the median of an even count is the mean of the two middle
 // values; the standard deviation is the sample one (n - 1), 0 for a single value.
 struct DurationStats {
   int64_t count = 0;

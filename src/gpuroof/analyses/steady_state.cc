@@ -6,7 +6,9 @@
 #include <fmt/format.h>
 
 #include "gpuroof/analyses/interval_union.h"
+#include "gpuroof/analyses/kernel_matching.h"
 #include "gpuroof/analyses/ordered_scan.h"
+#include "gpuroof/analyses/roofline.h"
 #include "gpuroof/model/errors.h"
 
 namespace gpuroof {
@@ -85,20 +87,7 @@ void SliceSeries(const Trace& trace, SteadyState& state) {
 
 // From each launch of the kernel to the next one, over the launches starting in the window.
 void KernelSeries(const Trace& trace, SteadyState& state) {
-  const std::string& name = state.series.name;
-  std::vector<bool> named(trace.signatures.size(), false);
-  bool any = false;
-  for (size_t s = 0; s < trace.signatures.size(); ++s) {
-    const OpSignature& signature = trace.signatures[s];
-    named[s] =
-        signature.engine == Engine::kKernel && (trace.strings.Get(signature.name) == name ||
-                                                trace.strings.Get(signature.detail_name) == name);
-    any = any || named[s];
-  }
-  if (!any) {
-    throw InputError(trace.source,
-                     fmt::format("no kernel named '{}' for the steady-state series", name));
-  }
+  const std::vector<bool> named = MatchKernelSignatures(trace, state.series.name);
   std::vector<int64_t> starts;
   ForEachInStartOrder(trace, [&](const ActivityBlock& block, size_t i) {
     const int64_t start = block.start_ns[i];
@@ -283,6 +272,9 @@ std::vector<SteadyComparison> CompareSteadyState(const Trace& trace, const Units
       comparison.whole.units = slices;
       comparison.steady.units = slices - static_cast<int64_t>(comparison.state.first_kept);
       comparison.whole.unit_name = comparison.steady.unit_name = "slice";
+      // New units change the per-unit figures of the roofline.
+      comparison.whole.roofline = ComputeRoofline(comparison.whole);
+      comparison.steady.roofline = ComputeRoofline(comparison.steady);
     }
     result.push_back(std::move(comparison));
   }

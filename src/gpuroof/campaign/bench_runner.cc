@@ -8,9 +8,9 @@
 #include "gpuroof/campaign/guards.h"
 #include "gpuroof/campaign/manifest.h"
 #include "gpuroof/campaign/regex_search.h"
+#include "gpuroof/format/number_format.h"
+#include "gpuroof/format/text_table.h"
 #include "gpuroof/model/errors.h"
-#include "gpuroof/reports/number_format.h"
-#include "gpuroof/reports/text_table.h"
 
 namespace gpuroof {
 
@@ -60,21 +60,25 @@ RooflineMatch FindRoofline(const CsvTable& probes, const std::string& key,
     match.warnings.push_back("probes.csv lacks the columns a roofline needs");
     return match;
   }
+  std::optional<std::string> multi_stream;
+  bool not_quotable = false;
   for (const auto& row : probes.rows) {
     if (row[key_column] != key || row[build_column] != build || row[status] != "ok") continue;
     std::optional<double> value = ParseNumber(row[roofline]);
     if (!value) continue;
     if (!match.units_per_s || *value < *match.units_per_s) match.units_per_s = value;
     std::optional<double> stream_count = ParseNumber(row[streams]);
-    if (stream_count && *stream_count > 1) {
-      match.warnings.push_back(fmt::format(
+    // Once per configuration, however many probes rows (devices, re-runs) it has.
+    if (stream_count && *stream_count > 1 && !multi_stream) {
+      multi_stream = fmt::format(
           "the roofline was taken with {} streams in another session ({}); with several streams "
           "the engines' overlap changes from session to session, so % of roofline is approximate",
-          row[streams], row[timestamp]));
+          row[streams], row[timestamp]);
     }
-    if (row[quotable] != "yes")
-      match.warnings.push_back("the roofline's probes row is not quotable");
+    not_quotable = not_quotable || row[quotable] != "yes";
   }
+  if (multi_stream) match.warnings.push_back(*multi_stream);
+  if (not_quotable) match.warnings.push_back("the roofline's probes row is not quotable");
   if (!match.units_per_s) {
     match.warnings.push_back(fmt::format(
         "no roofline for key {} of build {} in probes.csv (run gpuroof sweep first; a roofline "

@@ -7,11 +7,11 @@
 
 #include "gpuroof/campaign/env_stamp.h"
 #include "gpuroof/campaign/gpu_probe.h"
-#include "gpuroof/campaign/process_runner.h"
 #include "gpuroof/campaign/sweep_plan.h"
 #include "gpuroof/campaign/sweep_spec.h"
 #include "gpuroof/campaign/system_view.h"
-#include "gpuroof/reports/text_table.h"
+#include "gpuroof/format/text_table.h"
+#include "gpuroof/process/process_runner.h"
 
 namespace gpuroof {
 

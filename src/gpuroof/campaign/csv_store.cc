@@ -12,29 +12,30 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include "gpuroof/format/output_file.h"
+#include "gpuroof/format/text_table.h"
 #include "gpuroof/model/errors.h"
-#include "gpuroof/reports/output_file.h"
-#include "gpuroof/reports/text_table.h"
 
 namespace gpuroof {
 
 namespace {
 
-// Holds an exclusive flock for its lifetime. The lock lives on a separate file because the CSV
-// itself is replaced by rename, and a lock on a replaced inode would guard nothing.
+// Holds an exclusive flock for its lifetime. The lock is taken on the results folder itself
+// (Linux locks folders as it locks files): the CSV is replaced by rename, so a lock on its inode
+// would guard nothing, and a separate lock file would be left behind in the results.
 class FileLock {
  public:
-  explicit FileLock(const std::filesystem::path& lock_path) {
-    fd_ = open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  explicit FileLock(const std::filesystem::path& folder) {
+    fd_ = open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd_ < 0) {
-      throw InputError(lock_path.string(),
-                       std::string("cannot create lock: ") + std::strerror(errno));
+      throw InputError(folder.string(),
+                       std::string("cannot open to lock: ") + std::strerror(errno));
     }
     while (flock(fd_, LOCK_EX) != 0) {
       if (errno == EINTR) continue;
       std::string reason = std::strerror(errno);
       close(fd_);
-      throw InputError(lock_path.string(), "cannot lock: " + reason);
+      throw InputError(folder.string(), "cannot lock: " + reason);
     }
   }
   ~FileLock() {
@@ -130,7 +131,7 @@ void MergeCsvRows(const std::filesystem::path& path, const std::vector<std::stri
   if (key_it == header.end()) throw std::logic_error("MergeCsvRows: key column not in header");
   const size_t key = static_cast<size_t>(key_it - header.begin());
   std::filesystem::path folder = path.parent_path().empty() ? "." : path.parent_path();
-  FileLock lock(folder / ("." + path.filename().string() + ".lock"));
+  FileLock lock(folder);
   CsvTable table = ReadCsvFile(path);
   if (!table.header.empty() && table.header != header) {
     throw InputError(path.string(),

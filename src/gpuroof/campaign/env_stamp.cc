@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include "gpuroof/campaign/regex_search.h"
+#include "gpuroof/format/json_writer.h"
 #include "gpuroof/model/errors.h"
-#include "gpuroof/reports/json_writer.h"
 
 namespace gpuroof {
 

@@ -4,9 +4,9 @@
 #include <string>
 
 #include "gpuroof/campaign/gpu_probe.h"
-#include "gpuroof/campaign/process_runner.h"
 #include "gpuroof/campaign/sweep_spec.h"
 #include "gpuroof/campaign/system_view.h"
+#include "gpuroof/process/process_runner.h"
 
 namespace gpuroof {
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "gpuroof/campaign/process_runner.h"
+#include "gpuroof/process/process_runner.h"
 
 namespace gpuroof {
 

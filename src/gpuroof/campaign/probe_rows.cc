@@ -5,8 +5,8 @@
 
 #include "gpuroof/analyses/engine_load.h"
 #include "gpuroof/analyses/roofline.h"
+#include "gpuroof/format/number_format.h"
 #include "gpuroof/readers/reader_registry.h"
-#include "gpuroof/reports/number_format.h"
 
 namespace gpuroof {
 
@@ -129,7 +129,7 @@ std::vector<ProbeRow> AnalyzeProbeTrace(const std::filesystem::path& trace_path,
     out.kernel_us_per_unit = PerUnit(kernel, device);
     out.h2d_us_per_unit = PerUnit(h2d, device);
     out.d2h_us_per_unit = PerUnit(d2h, device);
-    Roofline roofline = ComputeRoofline(device);
+    const Roofline& roofline = device.roofline;
     if (roofline.has_bottleneck) out.bottleneck = std::string(EngineName(roofline.bottleneck));
     out.roofline_us_per_unit = roofline.per_unit_us;
     out.roofline_units_per_s = roofline.units_per_s;

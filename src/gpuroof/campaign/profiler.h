@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "gpuroof/campaign/process_runner.h"
 #include "gpuroof/campaign/sweep_plan.h"
 #include "gpuroof/campaign/sweep_spec.h"
+#include "gpuroof/process/process_runner.h"
 
 namespace gpuroof {
 

@@ -8,11 +8,11 @@
 #include "gpuroof/campaign/guards.h"
 #include "gpuroof/campaign/manifest.h"
 #include "gpuroof/campaign/profiler.h"
+#include "gpuroof/format/json_writer.h"
+#include "gpuroof/format/number_format.h"
+#include "gpuroof/format/output_file.h"
+#include "gpuroof/format/text_table.h"
 #include "gpuroof/model/errors.h"
-#include "gpuroof/reports/json_writer.h"
-#include "gpuroof/reports/number_format.h"
-#include "gpuroof/reports/output_file.h"
-#include "gpuroof/reports/text_table.h"
 
 namespace gpuroof {
 

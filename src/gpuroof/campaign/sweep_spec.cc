@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -10,6 +11,7 @@
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
+#include "gpuroof/analyses/window.h"
 #include "gpuroof/campaign/placeholders.h"
 #include "gpuroof/model/errors.h"
 
@@ -30,10 +32,12 @@ class SpecParser {
                        fmt::format("TOML syntax error: {}", e.description()));
     }
     spec_.source = source_;
-    CheckKeys(root, {"command", "parameters", "configurations", "run", "build", "guards"});
+    CheckKeys(root, {"command", "parameters", "configurations", "grid", "run", "build", "guards"});
     ParseCommand(Table(root, "command", true));
     ParseParameters(Table(root, "parameters", false));
-    ParseConfigurations(root);
+    const toml::table* grid = Table(root, "grid", false);
+    ParseConfigurations(root, grid != nullptr);
+    if (grid != nullptr) ExpandGrid(*grid);
     ParseRun(Table(root, "run", false));
     ParseBuild(Table(root, "build", false));
     ParseGuards(Table(root, "guards", false));
@@ -144,10 +148,16 @@ class SpecParser {
     }
   }
 
-  void ParseConfigurations(const toml::table& root) {
+  void ParseConfigurations(const toml::table& root, bool have_grid) {
     const toml::node* list = root.get("configurations");
+    if (list == nullptr && have_grid) {
+      // The grid alone makes the configurations: one base for it to expand.
+      spec_.configurations.push_back({"", {}, source_ + ":1"});
+      return;
+    }
     if (list == nullptr) {
-      throw InputError(source_ + ":1", "no [[configurations]]: a sweep needs at least one");
+      throw InputError(source_ + ":1",
+                       "no [[configurations]] or [grid]: a sweep needs at least one");
     }
     if (list->is_array() && list->as_array()->empty())
       Fail(*list, "the configuration list is empty");
@@ -177,6 +187,63 @@ class SpecParser {
       }
       spec_.configurations.push_back(std::move(configuration));
     }
+  }
+
+  // [grid] name = [v1, v2, ...]: every configuration runs once per combination of the grid's
+  // values (the first name varies slowest), labelled "<label>_<name>-<value>_...".
+  void ExpandGrid(const toml::table& grid) {
+    std::vector<std::pair<const toml::key*, const toml::node*>> ordered;
+    for (auto&& [name, values] : grid)
+      ordered.emplace_back(&name, &values);
+    std::sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) {
+      return a.first->source().begin.line < b.first->source().begin.line;
+    });
+    std::vector<std::pair<std::string, std::vector<std::string>>> axes;
+    for (const auto& [name, values] : ordered) {
+      std::string key(name->str());
+      if (spec_.defaults.count(key) == 0) {
+        throw InputError(Origin(*name), fmt::format("grid '{}' is not a parameter (declare it "
+                                                    "under [parameters] with its default)",
+                                                    key));
+      }
+      if (!values->is_array() || values->as_array()->empty()) {
+        Fail(*values, fmt::format("grid '{}' must be a non-empty list of values", key));
+      }
+      std::vector<std::string> texts;
+      for (const toml::node& value : *values->as_array())
+        texts.push_back(ValueText(value, "grid '" + key + "' values"));
+      for (const SweepConfiguration& configuration : spec_.configurations) {
+        if (configuration.values.count(key) > 0) {
+          Fail(*values, fmt::format("'{}' is set by [grid] and by configuration '{}'", key,
+                                    configuration.label));
+        }
+      }
+      axes.emplace_back(key, std::move(texts));
+    }
+    std::vector<SweepConfiguration> expanded;
+    std::set<std::string> labels;
+    for (const SweepConfiguration& base : spec_.configurations) {
+      std::vector<size_t> index(axes.size(), 0);
+      while (true) {
+        SweepConfiguration configuration = base;
+        std::string label = base.label;
+        for (size_t a = 0; a < axes.size(); ++a) {
+          const std::string& value = axes[a].second[index[a]];
+          configuration.values[axes[a].first] = value;
+          label += (label.empty() ? "" : "_") + axes[a].first + "-" + value;
+        }
+        configuration.label = label;
+        if (!labels.insert(label).second) {
+          throw InputError(base.origin, fmt::format("the grid makes label '{}' twice", label));
+        }
+        expanded.push_back(std::move(configuration));
+        size_t a = axes.size();
+        while (a > 0 && ++index[a - 1] == axes[a - 1].second.size())
+          index[--a] = 0;
+        if (a == 0) break;
+      }
+    }
+    spec_.configurations = std::move(expanded);
   }
 
   void ParseRun(const toml::table* run) {
@@ -216,6 +283,13 @@ class SpecParser {
     if (const toml::node* window = run->get("window")) {
       spec_.window = String(*window, "window");
       spec_.window_origin = Origin(*window);
+      // Checked where it is written: a bad window fails here, under --dry-run too, not after
+      // every configuration was profiled.
+      try {
+        ParseWindowSpec(spec_.window);
+      } catch (const InputError& error) {
+        Fail(*window, fmt::format("window \"{}\": {}", spec_.window, error.problem()));
+      }
       // Otherwise every configuration would run, then fail its analysis for want of the range.
       if (spec_.profiler == ProfilerKind::kRecord && !spec_.record_nvtx &&
           spec_.window.rfind("nvtx:", 0) == 0) {
@@ -331,7 +405,13 @@ SweepSpec LoadSweepSpec(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) throw InputError(path, "cannot read");
-  return ParseSweepSpec(text.str(), path);
+  SweepSpec spec = ParseSweepSpec(text.str(), path);
+  // A relative workdir is relative to the sweep file, so a sweep runs the same from any folder.
+  const std::filesystem::path folder = std::filesystem::path(path).parent_path();
+  if (!folder.empty() && std::filesystem::path(spec.workdir).is_relative()) {
+    spec.workdir = (folder / spec.workdir).lexically_normal().string();
+  }
+  return spec;
 }
 
 }  // namespace gpuroof

@@ -73,7 +73,8 @@ inline constexpr const char* kBuiltinPlaceholders[] = {"label", "trace", "result
 // an empty configuration list.
 SweepSpec ParseSweepSpec(const std::string& text, const std::string& source);
 
-// Reads the file, then ParseSweepSpec(). Throws InputError naming the file when it is unreadable.
+// Reads the file, then ParseSweepSpec(); a relative workdir becomes relative to the file's
+// folder. Throws InputError naming the file when it is unreadable.
 SweepSpec LoadSweepSpec(const std::string& path);
 
 }  // namespace gpuroof

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 #include <set>
 
 namespace gpuroof {
@@ -184,6 +185,15 @@ void ClassifyCollectiveKernels(Trace& trace) {
       if (collective[block.signature[i]]) block.engine[i] = Engine::kComm;
     }
   }
+}
+
+int64_t Trace::FirstGpuOpNs() const {
+  // Blocks are sorted by start: their first elements are their earliest.
+  std::optional<int64_t> first;
+  for (const ActivityBlock& block : blocks) {
+    if (block.size() > 0) first = std::min(first.value_or(block.start_ns[0]), block.start_ns[0]);
+  }
+  return first.value_or(0);
 }
 
 }  // namespace gpuroof

@@ -137,6 +137,9 @@ struct Trace {
   std::vector<int32_t> ActiveDeviceIds() const;
   // Name of the device, or "" when the trace does not list it.
   std::string_view DeviceName(int32_t device_id) const;
+  // The earliest start of any GPU op: the origin text reports print times from (Kineto clocks
+  // are epoch microseconds), and the one `--window START:END` counts from. 0 without GPU ops.
+  int64_t FirstGpuOpNs() const;
 };
 
 // Moves the kernels whose name is a collective's (IsCollectiveKernelName, short or demangled name)

@@ -1,5 +1,5 @@
 // What a Kineto (PyTorch profiler) trace event is, from its category and name
-// (refs/kineto-format.md §3.3, §3.6), and the decimal time text parser (§3.7).
+// (docs/formats.md, "Kineto JSON traces"), and the decimal time text parser.
 #pragma once
 
 #include <cstdint>

@@ -23,7 +23,7 @@ constexpr std::string_view kAnnotationTable = "traceEvents (annotations)";
 constexpr std::string_view kCallTable = "traceEvents (CUDA API calls)";
 constexpr std::string_view kEventTable = "traceEvents";
 
-// Longer GPU ops or ranges are corrupt (refs/kineto-format.md §3.9 item 6).
+// Longer GPU ops or ranges are corrupt (docs/formats.md, "Kineto JSON traces").
 constexpr int64_t kMaxDurationNs = int64_t{7} * 24 * 3600 * 1'000'000'000;
 
 // Ids up to 2^31 are used as they are; larger or non-numeric ones are interned with this bit.

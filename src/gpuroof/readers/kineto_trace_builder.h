@@ -1,5 +1,5 @@
-// Turns Kineto trace events, one at a time, into gpuroof's Trace model (refs/kineto-format.md).
-// No JSON here: kineto_json_reader.cc hands over each event's fields as text.
+// Turns Kineto trace events, one at a time, into gpuroof's Trace model (docs/formats.md, "Kineto
+// JSON traces"). No JSON here: kineto_json_reader.cc hands over each event's fields as text.
 #pragma once
 
 #include <array>

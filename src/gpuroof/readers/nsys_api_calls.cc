@@ -12,7 +12,8 @@ namespace gpuroof {
 namespace {
 
 constexpr std::string_view kRuntimeTable = "CUPTI_ACTIVITY_KIND_RUNTIME";
-// globalTid with the thread bits cleared is the globalPid of the activity tables (refs §2.1).
+// globalTid with the thread bits cleared is the globalPid of the activity tables (docs/formats.md,
+// "Inputs").
 constexpr uint64_t kGlobalPidMask = 0xFFFFFFFFFF000000ULL;
 
 }  // namespace

@@ -12,7 +12,7 @@
 namespace gpuroof {
 
 // How nsys's numeric codes map onto the model. Built-in tables follow the values verified in
-// real exports (refs/nsys-sqlite-schema.md §4); a file's own ENUM_* tables override them by
+// real exports (docs/formats.md, "Inputs"); a file's own ENUM_* tables override them by
 // symbol name, so a file that renumbered a value is still read correctly.
 class NsysEnums {
  public:

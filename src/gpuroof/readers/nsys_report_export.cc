@@ -3,13 +3,9 @@
 #include <cstdlib>
 #include <system_error>
 
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "gpuroof/model/errors.h"
-
-extern char** environ;
 
 namespace gpuroof {
 
@@ -39,30 +35,8 @@ std::string FindNsysProgram() {
   return {};
 }
 
-int SpawnProcessLauncher::Run(const std::vector<std::string>& argv) {
-  std::vector<char*> args;
-  args.reserve(argv.size() + 1);
-  for (const std::string& arg : argv)
-    args.push_back(const_cast<char*>(arg.c_str()));
-  args.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  // nsys prints progress on stdout; keep our stdout for data.
-  posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
-  pid_t pid = 0;
-  int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) return 127;
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) return 127;
-  }
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-}
-
 std::filesystem::path ResolveNsysReport(const std::filesystem::path& report,
-                                        ProcessLauncher& launcher) {
+                                        ProcessRunner& runner) {
   const std::string source = report.string();
   std::error_code ec;
   if (!std::filesystem::is_regular_file(report, ec)) {
@@ -90,8 +64,12 @@ std::filesystem::path ResolveNsysReport(const std::filesystem::path& report,
   std::filesystem::path partial = sqlite;
   partial.replace_extension(".gpuroof-partial-" + std::to_string(getpid()) + ".sqlite");
   std::filesystem::remove(partial, ec);
-  int status = launcher.Run({nsys, "export", "--type", "sqlite", "--force-overwrite", "true",
-                             "--output", partial.string(), source});
+  ProcessRequest request;
+  request.argv = {nsys,   "export",   "--type",         "sqlite", "--force-overwrite",
+                  "true", "--output", partial.string(), source};
+  request.stdout_to = ChildOutput::kToStderr;
+  request.stderr_to = ChildOutput::kInherit;
+  int status = runner.Run(request).exit_code;
   if (status != 0 || !std::filesystem::is_regular_file(partial, ec)) {
     std::filesystem::remove(partial, ec);
     throw InputError(source, "`" + nsys + " export --type sqlite` failed (exit status " +

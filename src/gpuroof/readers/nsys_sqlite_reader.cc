@@ -36,7 +36,7 @@ constexpr int64_t kNvtxtPushPopRange = 70;
 constexpr int64_t kNvtxtStartEndRange = 71;
 constexpr int64_t kNvtxDomainCreate = 75;
 
-// globalTid/globalPid packing (refs §2.1): bits 24-47 are the pid.
+// globalTid/globalPid packing (docs/formats.md, "Inputs"): bits 24-47 are the pid.
 constexpr uint64_t kGlobalPidMask = 0xFFFFFFFFFF000000ULL;
 
 bool Contains(const std::vector<std::string>& names, std::string_view name) {
@@ -498,8 +498,9 @@ struct NvtxResult {
   Diagnostics diagnostics;
 };
 
-// NVTX ranges with their display names (refs §3.8): coalesce(text, StringIds[textId]), prefixed
-// with "<domain>:" when the range's domain was created in the same process.
+// NVTX ranges with their display names (docs/formats.md, "Inputs"): coalesce(text,
+// StringIds[textId]), prefixed with "<domain>:" when the range's domain was created in the same
+// process.
 void ReadNvtx(const std::filesystem::path& path, const FileStrings& strings, NvtxResult& out) {
   SqliteDatabase db(path);
   std::vector<std::string> present = db.ColumnNames(kNvtxTable);

@@ -55,9 +55,9 @@ Trace ReadTrace(const std::filesystem::path& path, const ReadOptions& options) {
     case Format::kNsysSqlite:
       return ReadNsysSqlite(path, nsys_options);
     case Format::kNsysReport: {
-      SpawnProcessLauncher spawn;
-      ProcessLauncher& launcher = options.launcher != nullptr ? *options.launcher : spawn;
-      Trace trace = ReadNsysSqlite(ResolveNsysReport(path, launcher), nsys_options);
+      PosixProcessRunner spawn;
+      ProcessRunner& runner = options.runner != nullptr ? *options.runner : spawn;
+      Trace trace = ReadNsysSqlite(ResolveNsysReport(path, runner), nsys_options);
       trace.metadata["exported_from"] = path.string();
       return trace;
     }

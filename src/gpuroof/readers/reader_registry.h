@@ -8,7 +8,7 @@
 
 namespace gpuroof {
 
-class ProcessLauncher;
+class ProcessRunner;
 
 struct ReadOptions {
   int threads = 0;  // 0 = automatic
@@ -24,7 +24,7 @@ struct ReadOptions {
   // NsysReadOptions). Other formats read everything.
   bool memory_kinds = true;
   bool demangled_names = true;
-  ProcessLauncher* launcher = nullptr;  // for `.nsys-rep` exports; nullptr = spawn processes
+  ProcessRunner* runner = nullptr;  // for `.nsys-rep` exports; nullptr = spawn processes
 };
 
 // Reads any supported trace file, choosing the reader from the file's content (an `.nsys-rep`

@@ -1,7 +1,7 @@
 // The CUDA injection entry points of libgpuroof_recorder.so. The driver loads the library named
 // by CUDA_INJECTION64_PATH during cuInit and calls InitializeInjection; NVTX loads the library
 // named by NVTX_INJECTION64_PATH on the first NVTX call and calls InitializeInjectionNvtx2.
-// Either starts the recorder once. Rules this file keeps (../shared/refs/cupti-recorder.md):
+// Either starts the recorder once. Rules this file keeps (docs/formats.md, "gpuroof record files"):
 // no CUDA calls here (we are inside cuInit), no exceptions across the C entry points, CUPTI
 // errors leave the recorder inert instead of failing the program, and the application's threads
 // only pop a pooled buffer or push a completed one; decoding and SQLite run on our own thread.

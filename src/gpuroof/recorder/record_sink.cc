@@ -10,8 +10,8 @@
 
 #include <sqlite3.h>
 
+#include "gpuroof/model/kernel_names.h"
 #include "gpuroof/recorder/enum_conversion.h"
-#include "gpuroof/recorder/kernel_names.h"
 #include "gpuroof/recorder/nvtx_pairing.h"
 
 namespace gpuroof::recorder {

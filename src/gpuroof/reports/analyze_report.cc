@@ -4,11 +4,13 @@
 
 #include <fmt/format.h>
 
-#include "gpuroof/reports/json_writer.h"
-#include "gpuroof/reports/number_format.h"
+#include "gpuroof/format/json_writer.h"
+#include "gpuroof/format/number_format.h"
+#include "gpuroof/format/table_text.h"
+#include "gpuroof/format/text_table.h"
 #include "gpuroof/reports/report_json.h"
+#include "gpuroof/reports/report_text.h"
 #include "gpuroof/reports/steady_state_report.h"
-#include "gpuroof/reports/text_table.h"
 
 namespace gpuroof {
 
@@ -50,18 +52,39 @@ double Ms(int64_t ns) {
   return static_cast<double>(ns) / 1e6;
 }
 
+// The engine table of one device for people: one row per engine with ops, then "any GPU op";
+// times rescaled per column (docs/formats.md, "Tables").
+Table EngineTable(const DeviceLoad& device) {
+  using U = ColumnUnit;
+  Table table({MakeColumn("engine", "engine", U::kText, ColumnRole::kKey),
+               MakeColumn("ops", "ops", U::kCount), MakeColumn("sum_ns", "sum", U::kNs),
+               MakeColumn("busy_ns", "busy", U::kNs), MakeColumn("overlap", "overlap", U::kRatio),
+               MakeColumn("duty_pct", "duty", U::kPercent),
+               MakeColumn("per_unit_ns", "/" + device.unit_name, U::kNs),
+               MakeColumn("bytes", "bytes", U::kBytes), MakeColumn("gbps", "", U::kGbps)});
+  auto per_unit_ns = [&device](int64_t busy_ns) -> TableCell {
+    std::optional<double> us = PerUnitUs(busy_ns, device);
+    return us ? TableCell(*us * 1e3) : TableCell();
+  };
+  for (const EngineLoad& load : device.engines) {
+    if (load.ops == 0) continue;
+    bool moves = EngineMovesBytes(load.engine);
+    table.AddRow({std::string(EngineName(load.engine)), load.ops, load.sum_ns, load.busy_ns,
+                  OptionalCell(OverlapFactor(load)),
+                  OptionalCell(DutyPercent(load.busy_ns, device.window)), per_unit_ns(load.busy_ns),
+                  moves ? TableCell(static_cast<int64_t>(load.bytes)) : TableCell(),
+                  OptionalCell(BandwidthGBps(load))});
+  }
+  table.AddRow({std::string("any GPU op"), device.any_ops, TableCell(), device.any_busy_ns,
+                TableCell(), OptionalCell(DutyPercent(device.any_busy_ns, device.window)),
+                per_unit_ns(device.any_busy_ns), TableCell(), TableCell()});
+  return table;
+}
+
 std::optional<double> WindowUnitsPerS(const DeviceLoad& device) {
   if (!device.units || device.window.length_ns() <= 0) return std::nullopt;
   return static_cast<double>(*device.units) /
          (static_cast<double>(device.window.length_ns()) / 1e9);
-}
-
-std::string DeviceTitle(const DeviceLoad& device) {
-  std::string title = device.device_name.empty()
-                          ? fmt::format("device {}", device.device_id)
-                          : fmt::format("device {} ({})", device.device_id, device.device_name);
-  if (device.stream) title += fmt::format(" · stream {}", device.stream->stream_id);
-  return title;
 }
 
 // The pairwise matrix of busy-time intersections (ms) and the idle time.
@@ -162,14 +185,11 @@ std::string RenderAnalyzeText(const AnalyzeReport& report) {
     const Trace& trace = *analyzed.trace;
     for (size_t d = 0; d < analyzed.devices.size(); ++d) {
       const DeviceLoad& device = analyzed.devices[d];
-      Roofline roofline = ComputeRoofline(device);
+      const Roofline& roofline = device.roofline;
       const std::string& unit = device.unit_name;
-      out += fmt::format("{} · {}\n", trace.source, DeviceTitle(device));
       out +=
-          fmt::format("window {}: {} to {} on the trace clock, {} long", WindowLabel(device.window),
-                      HumanDurationNs(static_cast<double>(device.window.start_ns)),
-                      HumanDurationNs(static_cast<double>(device.window.end_ns)),
-                      HumanDurationNs(static_cast<double>(device.window.length_ns())));
+          fmt::format("{} · {}\n", trace.source, DeviceTitle(device.device_id, device.device_name));
+      out += WindowLine(device.window, trace.FirstGpuOpNs());
       if (device.units) {
         out += fmt::format(" · {} {}", *device.units, *device.units == 1 ? unit : PluralUnit(unit));
       }
@@ -177,25 +197,7 @@ std::string RenderAnalyzeText(const AnalyzeReport& report) {
       if (!device.window.note.empty()) out += "note: " + device.window.note + "\n";
       if (!device.units_note.empty()) out += "note: " + device.units_note + "\n";
       out += "\n";
-      std::string per_unit = "us/" + unit;
-      TextTable table(
-          {"engine", "ops", "sum ms", "busy ms", "overlap", "duty %", per_unit, "bytes", "GB/s"});
-      for (const EngineLoad& load : device.engines) {
-        if (load.ops == 0) continue;
-        bool moves = EngineMovesBytes(load.engine);
-        table.AddRow({std::string(EngineName(load.engine)), std::to_string(load.ops),
-                      FixedDouble(Ms(load.sum_ns), 3), FixedDouble(Ms(load.busy_ns), 3),
-                      FixedDouble(OverlapFactor(load), 2),
-                      FixedDouble(DutyPercent(load.busy_ns, device.window), 2),
-                      FixedDouble(PerUnitUs(load.busy_ns, device), 3),
-                      moves ? HumanBytes(static_cast<double>(load.bytes)) : "-",
-                      FixedDouble(BandwidthGBps(load), 2)});
-      }
-      table.AddRow({"any GPU op", std::to_string(device.any_ops), "-",
-                    FixedDouble(Ms(device.any_busy_ns), 3), "-",
-                    FixedDouble(DutyPercent(device.any_busy_ns, device.window), 2),
-                    FixedDouble(PerUnitUs(device.any_busy_ns, device), 3), "-", "-"});
-      out += table.Render("  ");
+      out += RenderTableText(EngineTable(device));
       out += "\n";
       if (d < analyzed.overlaps.size()) out += RenderOverlapText(analyzed.overlaps[d], device);
       if (roofline.has_bottleneck) {
@@ -275,6 +277,10 @@ std::string RenderAnalyzeCsv(const AnalyzeReport& report) {
       header.push_back(prefix + suffix);
     }
     header.push_back(prefix + "_us_per_" + unit);
+    if (EngineMovesBytes(engine)) {
+      header.push_back(prefix + "_bytes");
+      header.push_back(prefix + "_gbps");
+    }
   }
   header.push_back("bottleneck");
   header.push_back("roofline_us_per_" + unit);
@@ -303,7 +309,7 @@ std::string RenderAnalyzeCsv(const AnalyzeReport& report) {
   for (const AnalyzedTrace& analyzed : report.traces) {
     for (size_t d = 0; d < analyzed.devices.size(); ++d) {
       const DeviceLoad& device = analyzed.devices[d];
-      Roofline roofline = ComputeRoofline(device);
+      const Roofline& roofline = device.roofline;
       std::vector<std::string> row;
       if (several_traces) row.push_back(analyzed.trace->source);
       row.push_back(std::to_string(device.device_id));
@@ -321,6 +327,10 @@ std::string RenderAnalyzeCsv(const AnalyzeReport& report) {
         row.push_back(ShortestDouble(OverlapFactor(load)));
         row.push_back(ShortestDouble(DutyPercent(load.busy_ns, device.window)));
         row.push_back(ShortestDouble(PerUnitUs(load.busy_ns, device)));
+        if (EngineMovesBytes(load.engine)) {
+          row.push_back(std::to_string(load.bytes));
+          row.push_back(ShortestDouble(BandwidthGBps(load)));
+        }
       }
       row.push_back(roofline.has_bottleneck ? std::string(EngineName(roofline.bottleneck)) : "");
       row.push_back(ShortestDouble(roofline.per_unit_us));
@@ -345,6 +355,60 @@ std::string RenderAnalyzeCsv(const AnalyzeReport& report) {
   return out;
 }
 
+std::string RenderAnalyzeCsvLong(const AnalyzeReport& report) {
+  // One figure per row, in base units, so pandas reads it with no reshaping:
+  // pd.read_csv(f).pivot_table(index=["device", "engine"], columns="metric", values="value").
+  std::string out =
+      CsvLine({"trace", "device", "stream", "window_range", "engine", "metric", "value", "unit"});
+  for (const AnalyzedTrace& analyzed : report.traces) {
+    for (const DeviceLoad& device : analyzed.devices) {
+      const std::string stream = device.stream ? std::to_string(device.stream->stream_id) : "";
+      auto emit = [&](std::string_view engine, std::string_view metric, const std::string& value,
+                      std::string_view unit) {
+        if (value.empty()) return;  // undefined figures have no row
+        out += CsvLine({analyzed.trace->source, std::to_string(device.device_id), stream,
+                        device.window.resolved, std::string(engine), std::string(metric), value,
+                        std::string(unit)});
+      };
+      auto per_unit_ns = [&device](int64_t ns) {
+        std::optional<double> us = PerUnitUs(ns, device);
+        return us ? ShortestDouble(*us * 1e3) : std::string();
+      };
+      emit("window", "length", std::to_string(device.window.length_ns()), "ns");
+      emit("window", "start", std::to_string(device.window.start_ns), "ns");
+      emit("window", "end", std::to_string(device.window.end_ns), "ns");
+      if (device.units) emit("window", "units", std::to_string(*device.units), device.unit_name);
+      emit("window", "per_unit", per_unit_ns(device.window.length_ns()), "ns");
+      emit("window", "units_per_s", ShortestDouble(WindowUnitsPerS(device)), "1/s");
+      for (const EngineLoad& load : device.engines) {
+        if (load.ops == 0) continue;
+        std::string_view engine = EngineName(load.engine);
+        emit(engine, "ops", std::to_string(load.ops), "count");
+        emit(engine, "sum", std::to_string(load.sum_ns), "ns");
+        emit(engine, "busy", std::to_string(load.busy_ns), "ns");
+        emit(engine, "overlap", ShortestDouble(OverlapFactor(load)), "ratio");
+        emit(engine, "duty", ShortestDouble(DutyPercent(load.busy_ns, device.window)), "percent");
+        emit(engine, "per_unit", per_unit_ns(load.busy_ns), "ns");
+        if (EngineMovesBytes(load.engine)) {
+          emit(engine, "bytes", std::to_string(load.bytes), "bytes");
+          emit(engine, "bandwidth", ShortestDouble(BandwidthGBps(load)), "GB/s");
+        }
+      }
+      emit("any", "ops", std::to_string(device.any_ops), "count");
+      emit("any", "busy", std::to_string(device.any_busy_ns), "ns");
+      const Roofline& roofline = device.roofline;
+      if (roofline.has_bottleneck) {
+        std::string_view bottleneck = EngineName(roofline.bottleneck);
+        std::optional<double> roofline_ns;
+        if (roofline.per_unit_us) roofline_ns = *roofline.per_unit_us * 1e3;
+        emit(bottleneck, "roofline_per_unit", ShortestDouble(roofline_ns), "ns");
+        emit(bottleneck, "roofline_units_per_s", ShortestDouble(roofline.units_per_s), "1/s");
+      }
+    }
+  }
+  return out;
+}
+
 std::string RenderAnalyzeJson(const AnalyzeReport& report) {
   JsonWriter json;
   json.BeginObject();
@@ -358,7 +422,7 @@ std::string RenderAnalyzeJson(const AnalyzeReport& report) {
   for (const AnalyzedTrace& analyzed : report.traces) {
     for (size_t d = 0; d < analyzed.devices.size(); ++d) {
       const DeviceLoad& device = analyzed.devices[d];
-      Roofline roofline = ComputeRoofline(device);
+      const Roofline& roofline = device.roofline;
       json.BeginObject();
       WriteDeviceKeysJson(json, *analyzed.trace, device.device_id, device.device_name);
       if (device.stream) {

@@ -33,6 +33,9 @@ std::string RenderAnalyzeText(const AnalyzeReport& report);
 // One row per trace and device; the columns of docs/formats.md (a `trace` column leads when
 // there is more than one trace). Numbers at full precision.
 std::string RenderAnalyzeCsv(const AnalyzeReport& report);
+// The same figures long/tidy (--format csv-long): trace, device, stream, window_range, engine,
+// metric, value, unit; one row per defined figure, in base units (docs/formats.md).
+std::string RenderAnalyzeCsvLong(const AnalyzeReport& report);
 // Schema "gpuroof.analyze/1" (docs/formats.md): inputs, window, diagnostics, unrounded numbers.
 std::string RenderAnalyzeJson(const AnalyzeReport& report);
 

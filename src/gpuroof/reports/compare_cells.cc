@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "gpuroof/reports/number_format.h"
+#include "gpuroof/format/number_format.h"
 
 namespace gpuroof {
 

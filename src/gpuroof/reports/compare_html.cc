@@ -6,11 +6,12 @@
 
 #include <fmt/format.h>
 
+#include "gpuroof/format/html_writer.h"
+#include "gpuroof/format/table_text.h"
 #include "gpuroof/reports/compare_cells.h"
 #include "gpuroof/reports/compare_report.h"
 #include "gpuroof/reports/html_style.h"
 #include "gpuroof/reports/html_svg.h"
-#include "gpuroof/reports/html_writer.h"
 
 namespace gpuroof {
 
@@ -143,6 +144,12 @@ void WriteRatioChart(HtmlWriter& html, const CompareResult& r) {
     svg.Line(x_of(tick), kTop - 4, x_of(tick), height - kBottom, tick == 0 ? "zero" : "grid");
     svg.Text(x_of(tick), kTop - 8, fmt::format("{:+g}%", tick), "tick", "middle");
   }
+  // Labels keep both ends (kernels that share a long prefix differ at the end), numbered when
+  // they would still read alike; ~6 px per character at 11 px fits 46 in the label column.
+  std::vector<std::string> labels;
+  for (const MetricComparison* m : metrics)
+    labels.push_back(MetricLabel(*m));
+  const std::vector<std::string> shown_labels = ElideLabelsDistinct(labels, 46);
   for (size_t row = 0; row < metrics.size(); ++row) {
     const MetricComparison& m = *metrics[row];
     const double top = kTop + kRowHeight * static_cast<double>(row);
@@ -153,10 +160,7 @@ void WriteRatioChart(HtmlWriter& html, const CompareResult& r) {
       svg.Rect(x_of(-100.0 * m.floor), top + 2, x_of(100.0 * m.floor) - x_of(-100.0 * m.floor),
                kRowHeight - 4, "floor", fmt::format("noise floor ±{:g}%", 100.0 * m.floor));
     }
-    constexpr size_t kLabelChars = 48;  // ~6 px per character at 11 px in the label column
-    svg.Text(kLabelWidth - 8, mid + 4,
-             label.size() > kLabelChars ? label.substr(0, kLabelChars - 3) + "..." : label,
-             m.gated ? "value" : "", "end");
+    svg.Text(kLabelWidth - 8, mid + 4, shown_labels[row], m.gated ? "value" : "", "end");
     if (m.ci_low && m.ci_high) {
       svg.Line(x_of(ChangePercent(*m.ci_low)), mid, x_of(ChangePercent(*m.ci_high)), mid,
                fmt::format("ci {}", VerdictClass(m)));

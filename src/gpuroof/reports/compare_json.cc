@@ -1,8 +1,8 @@
 #include <utility>
 
+#include "gpuroof/format/json_writer.h"
+#include "gpuroof/format/number_format.h"
 #include "gpuroof/reports/compare_report.h"
-#include "gpuroof/reports/json_writer.h"
-#include "gpuroof/reports/number_format.h"
 #include "gpuroof/reports/report_json.h"
 
 namespace gpuroof {

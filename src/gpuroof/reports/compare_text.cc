@@ -1,8 +1,8 @@
 #include <fmt/format.h>
 
+#include "gpuroof/format/text_table.h"
 #include "gpuroof/reports/compare_cells.h"
 #include "gpuroof/reports/compare_report.h"
-#include "gpuroof/reports/text_table.h"
 
 namespace gpuroof {
 

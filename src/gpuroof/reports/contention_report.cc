@@ -4,39 +4,70 @@
 
 #include <fmt/format.h>
 
-#include "gpuroof/reports/json_writer.h"
-#include "gpuroof/reports/number_format.h"
+#include "gpuroof/format/json_writer.h"
+#include "gpuroof/format/table_json.h"
 #include "gpuroof/reports/report_json.h"
-#include "gpuroof/reports/text_table.h"
+#include "gpuroof/reports/report_text.h"
 
 namespace gpuroof {
 
 namespace {
 
-double Ms(int64_t ns) {
-  return static_cast<double>(ns) / 1e6;
-}
-
-// The loss as printed with one decimal: rounding noise of equal bandwidths (1e-14 %) shows as
-// 0.0, not -0.0.
+// The loss as printed: rounding noise of equal bandwidths (1e-14 %) shows as 0.00, not -0.00.
 std::optional<double> PrintedLoss(const DirectionContention& direction) {
   std::optional<double> loss = direction.loss_pct();
-  if (loss && std::abs(*loss) < 0.05) return 0.0;
+  if (loss && std::abs(*loss) < 0.005) return 0.0;
   return loss;
 }
 
-std::string Title(const Trace& trace, const DeviceContention& device) {
-  return device.device_name.empty() ? fmt::format("{} · device {}", trace.source, device.device_id)
-                                    : fmt::format("{} · device {} ({})", trace.source,
-                                                  device.device_id, device.device_name);
+// The columns of a copy direction, once for every format (docs/cli.md, "copies --contention").
+std::vector<TableColumn> ContentionColumns() {
+  using U = ColumnUnit;
+  return {
+      MakeColumn("direction", "copy", U::kText, ColumnRole::kKey).HumanOnly(),
+      MakeColumn("copy", "copy", U::kText, ColumnRole::kKey).NotInText(),
+      MakeColumn("opposite", "opposite", U::kText, ColumnRole::kKey).NotInText(),
+      MakeColumn("ops", "ops", U::kCount),
+      MakeColumn("time_ns", "time", U::kNs).NotInText(),
+      MakeColumn("bytes", "bytes", U::kBytes),
+      MakeColumn("opposite_busy_ns", "opp. busy", U::kNs),
+      MakeColumn("opposite_busy_bytes", "opp. busy", U::kBytes).NotInText(),
+      MakeColumn("opposite_busy_gbps", "", U::kGbps),
+      MakeColumn("opposite_idle_ns", "opp. idle", U::kNs),
+      MakeColumn("opposite_idle_bytes", "opp. idle", U::kBytes).NotInText(),
+      MakeColumn("opposite_idle_gbps", "", U::kGbps),
+      MakeColumn("busy_share_pct", "busy share", U::kPercent),
+      MakeColumn("loss", "loss", U::kPercent).HumanOnly(),
+      MakeColumn("loss_pct", "loss", U::kPercent).NotInText(),
+      MakeColumn("reading", "reading", U::kText, ColumnRole::kLabel).JsonOnly(),
+  };
 }
 
-void WriteClassJson(JsonWriter& json, std::string_view key, const ContentionClass& figures) {
-  json.Key(key).BeginObject();
-  json.Key("time_ns").Int(figures.time_ns);
-  json.Key("bytes").Double(figures.bytes);
-  json.Key("bandwidth_gbps").Double(figures.bandwidth_gbps());
-  json.EndObject();
+Table ContentionTable(const DeviceContention& device) {
+  Table table(ContentionColumns());
+  for (const DirectionContention& d : device.directions) {
+    table.AddRow({fmt::format("{} vs {}", EngineName(d.engine), EngineName(d.opposite)),
+                  std::string(EngineName(d.engine)), std::string(EngineName(d.opposite)), d.ops,
+                  d.time_ns(), d.bytes(), d.opposite_busy.time_ns, d.opposite_busy.bytes,
+                  OptionalCell(d.opposite_busy.bandwidth_gbps()), d.opposite_idle.time_ns,
+                  d.opposite_idle.bytes, OptionalCell(d.opposite_idle.bandwidth_gbps()),
+                  OptionalCell(d.busy_share_pct()), OptionalCell(PrintedLoss(d)),
+                  OptionalCell(d.loss_pct()), ContentionReading(d)});
+  }
+  return table;
+}
+
+ReportDocument ContentionDocument(const ContentionReport& report) {
+  return PerDeviceDocument(
+      report, ContentionColumns(), [&](const Trace& trace, const DeviceContention& device) {
+        ReportSection section =
+            DeviceSection(trace, device.device_id, device.device_name, &device.window);
+        section.table = ContentionTable(device);
+        section.footer.emplace_back();
+        for (const DirectionContention& d : device.directions)
+          section.footer.push_back(ContentionReading(d));
+        return section;
+      });
 }
 
 }  // namespace
@@ -67,107 +98,25 @@ std::string ContentionReading(const DirectionContention& direction) {
 }
 
 std::string RenderContentionText(const ContentionReport& report) {
-  std::string out;
-  for (const ContendedTrace& contended : report.traces) {
-    for (const DeviceContention& device : contended.devices) {
-      out += Title(*contended.trace, device) + "\n";
-      out += fmt::format("window {}: {} to {} on the trace clock, {} long\n",
-                         WindowLabel(device.window),
-                         HumanDurationNs(static_cast<double>(device.window.start_ns)),
-                         HumanDurationNs(static_cast<double>(device.window.end_ns)),
-                         HumanDurationNs(static_cast<double>(device.window.length_ns())));
-      if (!device.window.note.empty()) out += "note: " + device.window.note + "\n";
-      out += "\n";
-      TextTable table({"copy", "ops", "bytes", "opp. busy ms", "GB/s", "opp. idle ms", "GB/s",
-                       "busy share %", "loss %"});
-      for (const DirectionContention& d : device.directions) {
-        table.AddRow({fmt::format("{} vs {}", EngineName(d.engine), EngineName(d.opposite)),
-                      std::to_string(d.ops), HumanBytes(d.bytes()),
-                      FixedDouble(Ms(d.opposite_busy.time_ns), 3),
-                      FixedDouble(d.opposite_busy.bandwidth_gbps(), 2),
-                      FixedDouble(Ms(d.opposite_idle.time_ns), 3),
-                      FixedDouble(d.opposite_idle.bandwidth_gbps(), 2),
-                      FixedDouble(d.busy_share_pct(), 1), FixedDouble(PrintedLoss(d), 1)});
-      }
-      out += table.Render("  ") + "\n";
-      for (const DirectionContention& d : device.directions)
-        out += ContentionReading(d) + "\n";
-      out += "\n";
-    }
-  }
-  return out;
+  return RenderDocumentText(ContentionDocument(report));
 }
 
 std::string RenderContentionCsv(const ContentionReport& report) {
-  bool several_traces = report.traces.size() > 1;
-  std::vector<std::string> header;
-  if (several_traces) header.push_back("trace");
-  for (const char* name :
-       {"device", "copy", "opposite", "ops", "bytes", "opposite_busy_ms", "opposite_busy_bytes",
-        "opposite_busy_gbps", "opposite_idle_ms", "opposite_idle_bytes", "opposite_idle_gbps",
-        "busy_share_pct", "loss_pct"}) {
-    header.emplace_back(name);
-  }
-  std::string out = CsvLine(header);
-  for (const ContendedTrace& contended : report.traces) {
-    for (const DeviceContention& device : contended.devices) {
-      for (const DirectionContention& d : device.directions) {
-        std::vector<std::string> fields;
-        if (several_traces) fields.push_back(contended.trace->source);
-        fields.push_back(std::to_string(device.device_id));
-        fields.emplace_back(EngineName(d.engine));
-        fields.emplace_back(EngineName(d.opposite));
-        fields.push_back(std::to_string(d.ops));
-        fields.push_back(ShortestDouble(d.bytes()));
-        fields.push_back(ShortestDouble(Ms(d.opposite_busy.time_ns)));
-        fields.push_back(ShortestDouble(d.opposite_busy.bytes));
-        fields.push_back(ShortestDouble(d.opposite_busy.bandwidth_gbps()));
-        fields.push_back(ShortestDouble(Ms(d.opposite_idle.time_ns)));
-        fields.push_back(ShortestDouble(d.opposite_idle.bytes));
-        fields.push_back(ShortestDouble(d.opposite_idle.bandwidth_gbps()));
-        fields.push_back(ShortestDouble(d.busy_share_pct()));
-        fields.push_back(ShortestDouble(d.loss_pct()));
-        out += CsvLine(fields);
-      }
-    }
-  }
-  return out;
+  return RenderDocumentCsv(ContentionDocument(report));
+}
+
+std::string RenderContentionMarkdown(const ContentionReport& report) {
+  return RenderDocumentMarkdown(ContentionDocument(report));
 }
 
 std::string RenderContentionJson(const ContentionReport& report) {
-  JsonWriter json;
-  json.BeginObject();
-  WriteJsonHeader(json, "gpuroof.contention/1", report.tool_version);
-  json.Key("options").BeginObject().Key("window").String(report.window_text).EndObject();
-  WriteInputsJson(json, report.traces);
-  json.Key("results").BeginArray();
-  for (const ContendedTrace& contended : report.traces) {
-    for (const DeviceContention& device : contended.devices) {
-      json.BeginObject();
-      WriteDeviceKeysJson(json, *contended.trace, device.device_id, device.device_name);
-      WriteWindowJson(json, device.window);
-      json.Key("directions").BeginArray();
-      for (const DirectionContention& d : device.directions) {
-        json.BeginObject();
-        json.Key("copy").String(EngineName(d.engine));
-        json.Key("opposite").String(EngineName(d.opposite));
-        json.Key("ops").Int(d.ops);
-        json.Key("time_ns").Int(d.time_ns());
-        json.Key("bytes").Double(d.bytes());
-        WriteClassJson(json, "opposite_busy", d.opposite_busy);
-        WriteClassJson(json, "opposite_idle", d.opposite_idle);
-        json.Key("busy_share_pct").Double(d.busy_share_pct());
-        json.Key("loss_pct").Double(d.loss_pct());
-        json.Key("reading").String(ContentionReading(d));
-        json.EndObject();
-      }
-      json.EndArray();
-      json.EndObject();
-    }
-  }
-  json.EndArray();
-  json.EndObject();
-  return json.str();
+  auto options = [&report](JsonWriter& json) { json.Key("window").String(report.window_text); };
+  auto fields = [](JsonWriter& json, const Trace&, const DeviceContention& device) {
+    WriteWindowJson(json, device.window);
+    json.Key("directions");
+    WriteTableRowsJson(json, ContentionTable(device));
+  };
+  return RenderPerDeviceJson(report, "gpuroof.contention/2", options, fields);
 }
 
 }  // namespace gpuroof

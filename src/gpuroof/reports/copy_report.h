@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "gpuroof/analyses/copy_summary.h"
+#include "gpuroof/format/report_document.h"
 #include "gpuroof/model/trace.h"
 
 namespace gpuroof {
@@ -21,7 +22,10 @@ struct CopyReport {
 
 // Per device a table of copy classes, with a warning line when pageable host memory is used.
 std::string RenderCopyText(const CopyReport& report);
-// One row per trace, device and copy class (a `trace` column leads when there are several).
+// The same tables in Markdown.
+std::string RenderCopyMarkdown(const CopyReport& report);
+// One row per trace, device and copy class (a `trace` column leads when there are several),
+// times in ns.
 std::string RenderCopyCsv(const CopyReport& report);
 // Schema "gpuroof.copies/1" (docs/cli.md): inputs, windows, unrounded numbers.
 std::string RenderCopyJson(const CopyReport& report);

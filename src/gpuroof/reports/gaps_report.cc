@@ -4,36 +4,65 @@
 
 #include <fmt/format.h>
 
-#include "gpuroof/reports/json_writer.h"
-#include "gpuroof/reports/number_format.h"
+#include "gpuroof/format/json_writer.h"
+#include "gpuroof/format/number_format.h"
+#include "gpuroof/format/table_json.h"
 #include "gpuroof/reports/report_json.h"
-#include "gpuroof/reports/text_table.h"
+#include "gpuroof/reports/report_text.h"
 
 namespace gpuroof {
 
 namespace {
-
-double Ms(int64_t ns) {
-  return static_cast<double>(ns) / 1e6;
-}
 
 std::optional<double> SharePercent(const DeviceGaps& device) {
   if (device.span_ns() <= 0) return std::nullopt;
   return 100.0 * static_cast<double>(device.gap_total_ns) / static_cast<double>(device.span_ns());
 }
 
-std::string DeviceTitle(const DeviceGaps& device) {
-  return device.device_name.empty()
-             ? fmt::format("device {}", device.device_id)
-             : fmt::format("device {} ({})", device.device_id, device.device_name);
+// The columns of a gap, once for every format (docs/cli.md, "gpuroof gaps"). Text prints the
+// start after the trace's first GPU op; CSV and JSON keep it on the trace clock.
+std::vector<TableColumn> GapColumns() {
+  using U = ColumnUnit;
+  return {
+      MakeColumn("rank", "#", U::kCount, ColumnRole::kKey).HumanOnly(),
+      MakeColumn("start_ns", "start", U::kNs).NotInText(),
+      MakeColumn("start_after_first_event_ns", "start", U::kNs).HumanOnly(),
+      MakeColumn("duration_ns", "duration", U::kNs),
+      MakeColumn("before_engine", "engine", U::kText, ColumnRole::kLabel).NotInText(),
+      MakeColumn("before", "before", U::kName, ColumnRole::kLabel),
+      MakeColumn("before_stream", "stream", U::kCount, ColumnRole::kLabel).NotInText(),
+      MakeColumn("after_engine", "engine", U::kText, ColumnRole::kLabel).NotInText(),
+      MakeColumn("after", "after", U::kName, ColumnRole::kLabel),
+      MakeColumn("after_stream", "stream", U::kCount, ColumnRole::kLabel).NotInText(),
+  };
 }
 
-void WriteNeighbor(JsonWriter& json, const GapNeighbor& neighbor) {
-  json.BeginObject();
-  json.Key("engine").String(EngineName(neighbor.engine));
-  json.Key("op").String(neighbor.label);
-  json.Key("stream").UInt(neighbor.stream_id);
-  json.EndObject();
+Table GapTable(const DeviceGaps& device, int64_t origin_ns) {
+  Table table(GapColumns());
+  for (size_t g = 0; g < device.gaps.size(); ++g) {
+    const Gap& gap = device.gaps[g];
+    table.AddRow({static_cast<int64_t>(g + 1), gap.start_ns, gap.start_ns - origin_ns,
+                  gap.duration_ns(), std::string(EngineName(gap.before.engine)), gap.before.label,
+                  static_cast<int64_t>(gap.before.stream_id),
+                  std::string(EngineName(gap.after.engine)), gap.after.label,
+                  static_cast<int64_t>(gap.after.stream_id)});
+  }
+  return table;
+}
+
+ReportDocument GapsDocument(const GapsReport& report) {
+  return PerDeviceDocument(report, GapColumns(), [&](const Trace& trace, const DeviceGaps& device) {
+    int64_t origin_ns = trace.FirstGpuOpNs();
+    ReportSection section = DeviceSection(trace, device.device_id, device.device_name, nullptr);
+    section.preamble.push_back(GapsSummaryLine(device, report.min_text));
+    if (device.span_ns() > 0) {
+      section.preamble.push_back(fmt::format("span: {} to {} after the first GPU op",
+                                             RelativeTime(device.span_start_ns, origin_ns),
+                                             RelativeTime(device.span_end_ns, origin_ns)));
+    }
+    section.table = GapTable(device, origin_ns);
+    return section;
+  });
 }
 
 }  // namespace
@@ -51,95 +80,32 @@ std::string GapsSummaryLine(const DeviceGaps& device, const std::string& min_tex
 }
 
 std::string RenderGapsText(const GapsReport& report) {
-  std::string out;
-  for (const GappedTrace& gapped : report.traces) {
-    for (const DeviceGaps& device : gapped.devices) {
-      out += fmt::format("{} · {}\n", gapped.trace->source, DeviceTitle(device));
-      out += GapsSummaryLine(device, report.min_text) + "\n";
-      if (!device.gaps.empty()) {
-        out += "\n";
-        TextTable table({"#", "start ms", "duration ms", "before", "after"});
-        for (size_t g = 0; g < device.gaps.size(); ++g) {
-          const Gap& gap = device.gaps[g];
-          table.AddRow({std::to_string(g + 1),
-                        FixedDouble(Ms(gap.start_ns - device.span_start_ns), 3),
-                        FixedDouble(Ms(gap.duration_ns()), 3), gap.before.label, gap.after.label});
-        }
-        out += table.Render("  ");
-      }
-      out += "\n";
-    }
-  }
-  return out;
+  return RenderDocumentText(GapsDocument(report));
 }
 
 std::string RenderGapsCsv(const GapsReport& report) {
-  bool several_traces = report.traces.size() > 1;
-  std::string out;
-  auto emit = [&out](const std::vector<std::string>& fields) { out += CsvLine(fields); };
-  std::vector<std::string> header;
-  if (several_traces) header.push_back("trace");
-  for (const char* name :
-       {"device", "start_ms", "duration_ms", "before_engine", "before", "after_engine", "after"}) {
-    header.emplace_back(name);
-  }
-  emit(header);
-  for (const GappedTrace& gapped : report.traces) {
-    for (const DeviceGaps& device : gapped.devices) {
-      for (const Gap& gap : device.gaps) {
-        std::vector<std::string> fields;
-        if (several_traces) fields.push_back(gapped.trace->source);
-        fields.push_back(std::to_string(device.device_id));
-        fields.push_back(ShortestDouble(Ms(gap.start_ns - device.span_start_ns)));
-        fields.push_back(ShortestDouble(Ms(gap.duration_ns())));
-        fields.emplace_back(EngineName(gap.before.engine));
-        fields.push_back(gap.before.label);
-        fields.emplace_back(EngineName(gap.after.engine));
-        fields.push_back(gap.after.label);
-        emit(fields);
-      }
-    }
-  }
-  return out;
+  return RenderDocumentCsv(GapsDocument(report));
+}
+
+std::string RenderGapsMarkdown(const GapsReport& report) {
+  return RenderDocumentMarkdown(GapsDocument(report));
 }
 
 std::string RenderGapsJson(const GapsReport& report) {
-  JsonWriter json;
-  json.BeginObject();
-  WriteJsonHeader(json, "gpuroof.gaps/1", report.tool_version);
-  json.Key("options").BeginObject().Key("min_ns").Int(report.min_ns).EndObject();
-  WriteInputsJson(json, report.traces);
-  json.Key("results").BeginArray();
-  for (const GappedTrace& gapped : report.traces) {
-    for (const DeviceGaps& device : gapped.devices) {
-      json.BeginObject();
-      WriteDeviceKeysJson(json, *gapped.trace, device.device_id, device.device_name);
-      json.Key("span").BeginObject();
-      json.Key("start_ns").Int(device.span_start_ns);
-      json.Key("end_ns").Int(device.span_end_ns);
-      json.Key("length_ns").Int(device.span_ns());
-      json.EndObject();
-      json.Key("gap_count").UInt(device.gaps.size());
-      json.Key("gap_total_ns").Int(device.gap_total_ns);
-      json.Key("gap_share_pct").Double(SharePercent(device));
-      json.Key("gaps").BeginArray();
-      for (const Gap& gap : device.gaps) {
-        json.BeginObject();
-        json.Key("start_ns").Int(gap.start_ns - device.span_start_ns);
-        json.Key("duration_ns").Int(gap.duration_ns());
-        json.Key("before");
-        WriteNeighbor(json, gap.before);
-        json.Key("after");
-        WriteNeighbor(json, gap.after);
-        json.EndObject();
-      }
-      json.EndArray();
-      json.EndObject();
-    }
-  }
-  json.EndArray();
-  json.EndObject();
-  return json.str();
+  auto options = [&report](JsonWriter& json) { json.Key("min_ns").Int(report.min_ns); };
+  auto fields = [](JsonWriter& json, const Trace& trace, const DeviceGaps& device) {
+    json.Key("span").BeginObject();
+    json.Key("start_ns").Int(device.span_start_ns);
+    json.Key("end_ns").Int(device.span_end_ns);
+    json.Key("length_ns").Int(device.span_ns());
+    json.EndObject();
+    json.Key("gap_count").UInt(device.gaps.size());
+    json.Key("gap_total_ns").Int(device.gap_total_ns);
+    json.Key("gap_share_pct").Double(SharePercent(device));
+    json.Key("gaps");
+    WriteTableRowsJson(json, GapTable(device, trace.FirstGpuOpNs()));
+  };
+  return RenderPerDeviceJson(report, "gpuroof.gaps/2", options, fields);
 }
 
 }  // namespace gpuroof

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "gpuroof/analyses/gpu_gaps.h"
+#include "gpuroof/format/report_document.h"
 #include "gpuroof/model/trace.h"
 
 namespace gpuroof {
@@ -23,9 +24,12 @@ struct GapsReport {
 
 // Per device a summary line and the gaps, longest first.
 std::string RenderGapsText(const GapsReport& report);
-// One row per gap (a `trace` column leads when there are several traces).
+// The same tables in Markdown.
+std::string RenderGapsMarkdown(const GapsReport& report);
+// One row per gap (a `trace` column leads when there are several traces), times in ns on the
+// trace clock.
 std::string RenderGapsCsv(const GapsReport& report);
-// Schema "gpuroof.gaps/1" (docs/cli.md).
+// Schema "gpuroof.gaps/2" (docs/cli.md): gaps as flat rows, starts on the trace clock.
 std::string RenderGapsJson(const GapsReport& report);
 
 // "3 gaps longer than 1 ms: 5.2 ms in all, 15.40 % of the 33.7 ms span"

@@ -5,9 +5,9 @@
 #include <fmt/format.h>
 
 #include "gpuroof/analyses/roofline.h"
+#include "gpuroof/format/number_format.h"
 #include "gpuroof/reports/analyze_report.h"
 #include "gpuroof/reports/html_svg.h"
-#include "gpuroof/reports/number_format.h"
 
 namespace gpuroof {
 
@@ -22,6 +22,13 @@ constexpr double kBarWidth = 56;
 constexpr double kBarGap = 12;
 constexpr double kRooflineLabelWidth = 76;  // right of each group: "roofline" and its value
 constexpr double kGroupGap = 24;
+// Labels are 11 px system-ui text: 0.6 em per character is a safe upper bound for digits and
+// Latin letters, so widths laid out from it never let two labels touch.
+constexpr double kCharWidth = 6.6;
+
+double TextWidth(const std::string& text) {
+  return kCharWidth * static_cast<double>(text.size());
+}
 
 // A bar's value in the chart's unit.
 double BarValue(const DeviceLoad& device, int64_t busy_ns, bool per_unit) {
@@ -77,7 +84,7 @@ EngineBarsLayout LayoutEngineBars(const std::vector<BarGroupInput>& groups) {
   double x = kLeftMargin;
   for (const BarGroupInput& group : groups) {
     const DeviceLoad& device = *group.device;
-    Roofline roofline = ComputeRoofline(device);
+    const Roofline& roofline = device.roofline;
     BarGroupGeometry geometry;
     geometry.label = group.label;
     geometry.x = x;
@@ -86,6 +93,18 @@ EngineBarsLayout LayoutEngineBars(const std::vector<BarGroupInput>& groups) {
       roofline_value = BarValue(device, roofline.bottleneck_busy_ns, layout.per_unit);
       geometry.roofline_label = ValueText(roofline_value, layout.per_unit);
     }
+    // Each bar's slot is as wide as its widest label (value, headroom, engine name), so labels of
+    // neighbouring bars never overlap, however long the numbers.
+    double slot = kBarWidth;
+    for (const EngineLoad& load : device.engines) {
+      if (load.ops == 0) continue;
+      const double value = BarValue(device, load.busy_ns, layout.per_unit);
+      slot = std::max({slot, TextWidth(ValueText(value, layout.per_unit)),
+                       TextWidth(std::string(EngineName(load.engine))), TextWidth("bottleneck"),
+                       TextWidth("+" + ValueText(roofline_value - value, layout.per_unit))});
+    }
+    const double roofline_label_width = std::max(
+        {kRooflineLabelWidth, TextWidth("roofline") + 8, TextWidth(geometry.roofline_label) + 8});
     double bar_x = x + kBarGap;
     for (const EngineLoad& load : device.engines) {
       if (load.ops == 0) continue;
@@ -93,7 +112,7 @@ EngineBarsLayout LayoutEngineBars(const std::vector<BarGroupInput>& groups) {
       bar.engine = load.engine;
       bar.value = BarValue(device, load.busy_ns, layout.per_unit);
       bar.height = layout.max_value > 0 ? bar.value / layout.max_value * kPlotHeight : 0;
-      bar.x = bar_x;
+      bar.x = bar_x + (slot - kBarWidth) / 2;
       bar.y = layout.plot_bottom - bar.height;
       bar.width = kBarWidth;
       bar.bottleneck = roofline.has_bottleneck && load.engine == roofline.bottleneck;
@@ -105,9 +124,16 @@ EngineBarsLayout LayoutEngineBars(const std::vector<BarGroupInput>& groups) {
       bar.title = BarTitle(device, load, roofline, layout.per_unit);
       if (bar.bottleneck) geometry.roofline_y = bar.y;
       geometry.bars.push_back(std::move(bar));
-      bar_x += kBarWidth + kBarGap;
+      bar_x += slot + kBarGap;
     }
-    geometry.width = (bar_x - x) + kRooflineLabelWidth;
+    geometry.roofline_label_width = roofline_label_width;
+    geometry.width = (bar_x - x) + roofline_label_width;
+    // The caption under the group may not reach into the next group: shortened with "…" (the
+    // full text is in the section heading).
+    const auto fits = static_cast<size_t>((geometry.width + kGroupGap - 8) / kCharWidth);
+    if (geometry.label.size() > fits && fits > 1) {
+      geometry.label = geometry.label.substr(0, fits - 1) + "…";
+    }
     x += geometry.width + kGroupGap;
     layout.groups.push_back(std::move(geometry));
   }
@@ -145,12 +171,12 @@ std::string RenderEngineBarsSvg(const EngineBarsLayout& layout) {
     if (group.roofline_y) {
       double right = group.x + group.width;
       svg.Line(group.x, *group.roofline_y, right, *group.roofline_y, "roofline");
-      svg.Text(right - kRooflineLabelWidth + 6, *group.roofline_y - 4, "roofline",
+      svg.Text(right - group.roofline_label_width + 6, *group.roofline_y - 4, "roofline",
                "roofline-label");
-      svg.Text(right - kRooflineLabelWidth + 6, *group.roofline_y + 12, group.roofline_label,
+      svg.Text(right - group.roofline_label_width + 6, *group.roofline_y + 12, group.roofline_label,
                "roofline-label");
     }
-    svg.Text(group.x + (group.width - kRooflineLabelWidth) / 2, layout.plot_bottom + 34,
+    svg.Text(group.x + (group.width - group.roofline_label_width) / 2, layout.plot_bottom + 34,
              group.label, "group-label", "middle");
     svg.EndGroup();
   }

@@ -36,6 +36,7 @@ struct BarGroupGeometry {
   std::vector<BarGeometry> bars;     // engines with ops in the window, display order
   std::optional<double> roofline_y;  // the top of the tallest bar; unset without a bottleneck
   std::string roofline_label;        // e.g. "16.35 us"
+  double roofline_label_width = 0;   // room right of the bars for "roofline" and its value
 };
 
 // The engine-bar chart of several devices (and traces) on one scale.

@@ -6,15 +6,16 @@
 #include <fmt/format.h>
 
 #include "gpuroof/analyses/roofline.h"
+#include "gpuroof/format/html_writer.h"
+#include "gpuroof/format/number_format.h"
 #include "gpuroof/reports/analyze_report.h"
 #include "gpuroof/reports/copy_report.h"
 #include "gpuroof/reports/gaps_report.h"
 #include "gpuroof/reports/html_engine_bars.h"
 #include "gpuroof/reports/html_style.h"
 #include "gpuroof/reports/html_timeline.h"
-#include "gpuroof/reports/html_writer.h"
-#include "gpuroof/reports/number_format.h"
 #include "gpuroof/reports/report_json.h"
+#include "gpuroof/reports/report_text.h"
 
 namespace gpuroof {
 
@@ -109,12 +110,8 @@ void WriteHeader(HtmlWriter& html, const HtmlReport& report) {
   for (size_t t = 0; t < report.traces.size(); ++t) {
     const ReportedTrace& reported = report.traces[t];
     for (const DeviceLoad& device : reported.devices) {
-      std::string line =
-          fmt::format("{}: window {} from {} to {} on the trace clock, {} long",
-                      DeviceLabel(report, t, device.device_id), WindowLabel(device.window),
-                      HumanDurationNs(static_cast<double>(device.window.start_ns)),
-                      HumanDurationNs(static_cast<double>(device.window.end_ns)),
-                      HumanDurationNs(static_cast<double>(device.window.length_ns())));
+      std::string line = DeviceLabel(report, t, device.device_id) + ": " +
+                         WindowLine(device.window, reported.trace->FirstGpuOpNs());
       if (device.units) {
         line += fmt::format(" · {} {}", *device.units,
                             *device.units == 1 ? device.unit_name : PluralUnit(device.unit_name));
@@ -155,7 +152,7 @@ void WriteEngineBars(HtmlWriter& html, const HtmlReport& report) {
   for (size_t t = 0; t < report.traces.size(); ++t) {
     const ReportedTrace& reported = report.traces[t];
     for (const DeviceLoad& device : reported.devices) {
-      Roofline roofline = ComputeRoofline(device);
+      const Roofline& roofline = device.roofline;
       html.Open("li");
       html.Element("span", DeviceLabel(report, t, device.device_id), {{"class", "label"}});
       html.Element("span", DeviceTitle(reported, device), {{"class", "path"}});
@@ -198,11 +195,13 @@ void WriteDutyAndOverlap(HtmlWriter& html, const HtmlReport& report) {
                         {FixedDouble(OverlapFactor(load), 2), "num", ""},
                         {FixedDouble(BandwidthGBps(load), 2), "num", ""}});
       }
+      // Heat marks one thing: how saturated an engine is. "any GPU op" is not an engine (its
+      // duty is the share of the window with anything running), so it stays plain.
       std::optional<double> any_duty = DutyPercent(device.any_busy_ns, device.window);
       rows.push_back({{"any GPU op", "", ""},
                       {std::to_string(device.any_ops), "num", ""},
                       {Ms(device.any_busy_ns), "num", ""},
-                      HeatCell(FixedDouble(any_duty, 2), any_duty.value_or(0.0) / 100.0),
+                      {FixedDouble(any_duty, 2), "num", ""},
                       {FixedDouble(PerUnitUs(device.any_busy_ns, device), 3), "num", ""},
                       {"-", "num", ""},
                       {"-", "num", ""}});
@@ -260,9 +259,9 @@ void WriteTimelines(HtmlWriter& html, const HtmlReport& report) {
         input.gaps = std::span<const Gap>(gaps->gaps.data(), n);
         html.Element(
             "p",
-            fmt::format("{} bins of {} from {} on the trace clock · {}", timeline.bin_count(),
+            fmt::format("{} bins of {} from {} after the first GPU op · {}", timeline.bin_count(),
                         HumanDurationNs(static_cast<double>(timeline.bin_ns)),
-                        HumanDurationNs(static_cast<double>(timeline.start_ns)),
+                        RelativeTime(timeline.start_ns, reported.trace->FirstGpuOpNs()),
                         GapsSummaryLine(*gaps, report.gap_min_text)),
             {{"class", "meta"}});
       }
@@ -272,10 +271,10 @@ void WriteTimelines(HtmlWriter& html, const HtmlReport& report) {
         if (steady->start_ns) {
           html.Element(
               "p",
-              fmt::format("steady from {} on the trace clock: MSER-5 over {} dropped {} "
+              fmt::format("steady from {} after the first GPU op: MSER-5 over {} dropped {} "
                           "unit{} of warm-up",
-                          HumanDurationNs(static_cast<double>(*steady->start_ns)), steady->series,
-                          steady->dropped, steady->dropped == 1 ? "" : "s"),
+                          RelativeTime(*steady->start_ns, reported.trace->FirstGpuOpNs()),
+                          steady->series, steady->dropped, steady->dropped == 1 ? "" : "s"),
               {{"class", "meta"}});
         }
         for (const std::string& note : steady->notes)
@@ -331,10 +330,11 @@ void WriteKernelsAndCopies(HtmlWriter& html, const HtmlReport& report) {
                           {Us(row.median_ns), "num", ""},
                           {FixedDouble(row.bandwidth_gbps, 2), "num", ""},
                           {FixedDouble(row.median_bandwidth_gbps, 2), "num", ""},
-                          {row.pageable ? "PAGEABLE" : "", "warn", ""}});
+                          {row.pageable ? "yes" : "-", row.pageable ? "warn" : "", ""}});
         }
         WriteHtmlTable(
-            html, {"copy", "count", "bytes", "total ms", "median us", "GB/s", "median GB/s", ""},
+            html,
+            {"copy", "count", "bytes", "total ms", "median us", "GB/s", "median GB/s", "pageable"},
             rows, "copies");
         std::string warning = PageableWarning(*copies);
         if (!warning.empty()) html.Element("p", warning, {{"class", "warn"}});

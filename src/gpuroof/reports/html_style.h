@@ -3,7 +3,7 @@
 #include <string>
 #include <string_view>
 
-#include "gpuroof/reports/html_writer.h"
+#include "gpuroof/format/html_writer.h"
 
 namespace gpuroof {
 

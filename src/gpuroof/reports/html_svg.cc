@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "gpuroof/reports/html_writer.h"
+#include "gpuroof/format/html_writer.h"
 
 namespace gpuroof {
 

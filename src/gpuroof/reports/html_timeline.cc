@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "gpuroof/format/number_format.h"
 #include "gpuroof/reports/html_svg.h"
-#include "gpuroof/reports/number_format.h"
 
 namespace gpuroof {
 

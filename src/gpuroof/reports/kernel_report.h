@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "gpuroof/analyses/kernel_summary.h"
+#include "gpuroof/format/report_document.h"
 #include "gpuroof/model/trace.h"
 
 namespace gpuroof {
@@ -22,8 +23,10 @@ struct KernelReport {
   std::string tool_version;
 };
 
-// Human table per device: one row per key, durations in us, totals in ms, shares in %.
+// Human table per device: one row per key, durations rescaled per column, shares in %.
 std::string RenderKernelText(const KernelReport& report);
+// The same tables in Markdown (for PR comments and notebooks).
+std::string RenderKernelMarkdown(const KernelReport& report);
 // One row per (trace, device, key), durations in ns at full precision (a `trace` column leads
 // when there is more than one trace). Columns in docs/cli.md, "gpuroof kernels".
 std::string RenderKernelCsv(const KernelReport& report);

@@ -5,21 +5,12 @@
 
 #include <fmt/format.h>
 
-#include "gpuroof/reports/json_writer.h"
-#include "gpuroof/reports/number_format.h"
+#include "gpuroof/format/json_writer.h"
+#include "gpuroof/format/number_format.h"
 #include "gpuroof/reports/report_json.h"
-#include "gpuroof/reports/text_table.h"
 
 namespace gpuroof {
 namespace {
-
-double Us(double ns) {
-  return ns / 1e3;
-}
-
-std::string UsText(double ns) {
-  return FixedDouble(Us(ns), 3);
-}
 
 std::string_view Side(bool on_gpu) {
   return on_gpu ? "gpu" : "cpu";
@@ -41,104 +32,189 @@ const RangeEngineWork& WorkOf(const std::array<RangeEngineWork, kEngineCount>& e
   return engines[static_cast<size_t>(EngineIndex(engine))];
 }
 
-// Engines with work anywhere in the summary: the text tables show only these.
-std::vector<Engine> EnginesWithWork(const RangeSummary& summary) {
-  std::vector<Engine> engines;
-  for (Engine engine : kAllEngines) {
-    for (const RangeGroup& group : summary.groups) {
-      if (WorkOf(group.engines, engine).ops > 0) {
-        engines.push_back(engine);
-        break;
-      }
-    }
-  }
-  return engines;
-}
-
-std::string BottleneckText(const std::optional<Engine>& engine) {
-  return engine ? std::string(EngineName(*engine)) : "-";
-}
-
 std::string RangeName(const Trace& trace, const RangeInstanceLoad& row) {
   return std::string(trace.strings.Get(trace.nvtx_ranges[row.range_index].name));
 }
 
-void RenderGroupTable(const RangeSummary& summary, std::string& out) {
-  const std::vector<Engine> engines = EnginesWithWork(summary);
-  std::vector<std::string> header = {"range",  "side",   "instances", "cpu total ms", "median us",
-                                     "p95 us", "min us", "max us",    "gpu ops"};
-  for (Engine engine : engines)
-    header.push_back(fmt::format("{} us/inst", EngineName(engine)));
-  header.insert(header.end(), {"bottleneck", "roofline us/inst", "inst/s"});
-  TextTable table(header);
-  for (const RangeGroup& group : summary.groups) {
-    const double instances = static_cast<double>(group.cpu.count);
-    std::vector<std::string> row = {group.name,
-                                    std::string(Side(group.on_gpu)),
-                                    std::to_string(group.cpu.count),
-                                    FixedDouble(static_cast<double>(group.cpu.total_ns) / 1e6, 3),
-                                    UsText(group.cpu.median_ns),
-                                    UsText(group.cpu.p95_ns),
-                                    UsText(static_cast<double>(group.cpu.min_ns)),
-                                    UsText(static_cast<double>(group.cpu.max_ns)),
-                                    std::to_string(group.gpu_ops)};
-    for (Engine engine : engines) {
-      const RangeEngineWork& work = WorkOf(group.engines, engine);
-      row.push_back(work.ops > 0 ? UsText(static_cast<double>(work.busy_ns) / instances) : "-");
-    }
-    row.push_back(BottleneckText(group.bottleneck));
-    const bool bound = group.bottleneck && group.roofline_ns_per_instance > 0;
-    row.push_back(bound ? UsText(group.roofline_ns_per_instance) : "-");
-    row.push_back(bound ? FixedDouble(1e9 / group.roofline_ns_per_instance, 1) : "-");
-    table.AddRow(row);
+// Per engine: a human-only busy column (unset where the engine has no work, so text leaves out
+// engines without work anywhere; a preamble line says what it holds) and the fixed CSV pair
+// ops, busy_ns.
+void AppendEngineColumns(std::vector<TableColumn>& columns) {
+  for (Engine engine : kAllEngines) {
+    columns.push_back(MakeColumn(LowerEngineName(engine) + "_busy_shown",
+                                 std::string(EngineName(engine)), ColumnUnit::kNs)
+                          .HumanOnly());
   }
-  out += table.Render("  ");
+  for (Engine engine : kAllEngines) {
+    columns.push_back(
+        MakeColumn(LowerEngineName(engine) + "_ops", "ops", ColumnUnit::kCount).NotInText());
+    columns.push_back(
+        MakeColumn(LowerEngineName(engine) + "_busy_ns", "busy", ColumnUnit::kNs).NotInText());
+  }
 }
 
-void RenderInstanceTable(const Trace& trace, const RangeSummary& summary, std::string& out) {
-  const std::vector<Engine> engines = EnginesWithWork(summary);
-  std::vector<std::string> header = {"range",  "#",       "start ms",   "cpu us",
-                                     "device", "gpu ops", "gpu span us"};
-  for (Engine engine : engines)
-    header.push_back(fmt::format("{} us", EngineName(engine)));
-  header.insert(header.end(), {"bottleneck", "roofline us"});
-  TextTable table(header);
+void AppendEngineCells(const std::array<RangeEngineWork, kEngineCount>& engines, double divisor,
+                       std::vector<TableCell>& cells) {
+  for (Engine engine : kAllEngines) {
+    const RangeEngineWork& work = WorkOf(engines, engine);
+    cells.push_back(work.ops > 0 ? TableCell(static_cast<double>(work.busy_ns) / divisor)
+                                 : TableCell());
+  }
+  for (Engine engine : kAllEngines) {
+    cells.push_back(WorkOf(engines, engine).ops);
+    cells.push_back(WorkOf(engines, engine).busy_ns);
+  }
+}
+
+// One row per range name (docs/cli.md, "gpuroof ranges").
+std::vector<TableColumn> GroupColumns() {
+  using U = ColumnUnit;
+  std::vector<TableColumn> columns = {
+      MakeColumn("range", "range", U::kName, ColumnRole::kKey).NotInText(),
+      MakeColumn("range_shown", "range", U::kName, ColumnRole::kKey).HumanOnly(),
+      MakeColumn("side", "side", U::kText, ColumnRole::kKey).NotInText(),
+      MakeColumn("method", "method", U::kText, ColumnRole::kLabel).NotInText(),
+      MakeColumn("instances", "inst", U::kCount),
+      MakeColumn("cpu_total_ns", "cpu total", U::kNs),
+      MakeColumn("cpu_mean_ns", "mean", U::kNs).NotInText(),
+      MakeColumn("cpu_median_ns", "median", U::kNs),
+      MakeColumn("cpu_min_ns", "min", U::kNs).NotInText(),
+      MakeColumn("cpu_max_ns", "max", U::kNs).NotInText(),
+      MakeColumn("cpu_p95_ns", "p95", U::kNs),
+      MakeColumn("gpu_ops", "gpu ops", U::kCount),
+      MakeColumn("instances_with_gpu_work", "with work", U::kCount).NotInText(),
+  };
+  AppendEngineColumns(columns);
+  columns.push_back(MakeColumn("bottleneck", "bottleneck", U::kText, ColumnRole::kLabel));
+  columns.push_back(MakeColumn("roofline_ns_per_instance", "roofline", U::kNs));
+  columns.push_back(MakeColumn("instances_per_s", "inst/s", U::kRatio).HumanOnly());
+  return columns;
+}
+
+Table GroupTable(const RangeSummary& summary) {
+  Table table(GroupColumns());
+  for (const RangeGroup& group : summary.groups) {
+    const DurationStats& cpu = group.cpu;
+    const bool bound = group.bottleneck && group.roofline_ns_per_instance > 0;
+    std::vector<TableCell> cells = {group.name,
+                                    group.name + (group.on_gpu ? " (gpu)" : ""),
+                                    std::string(Side(group.on_gpu)),
+                                    std::string(MethodName(group.method)),
+                                    cpu.count,
+                                    cpu.total_ns,
+                                    cpu.mean_ns,
+                                    cpu.median_ns,
+                                    cpu.min_ns,
+                                    cpu.max_ns,
+                                    cpu.p95_ns,
+                                    group.gpu_ops,
+                                    group.instances_with_work};
+    AppendEngineCells(group.engines, static_cast<double>(cpu.count), cells);
+    cells.push_back(group.bottleneck ? TableCell(std::string(EngineName(*group.bottleneck)))
+                                     : TableCell());
+    cells.push_back(group.bottleneck ? TableCell(group.roofline_ns_per_instance) : TableCell());
+    cells.push_back(bound ? TableCell(1e9 / group.roofline_ns_per_instance) : TableCell());
+    table.AddRow(std::move(cells));
+  }
+  return table;
+}
+
+// With --name: one row per instance and device.
+std::vector<TableColumn> InstanceColumns() {
+  using U = ColumnUnit;
+  std::vector<TableColumn> columns = {
+      MakeColumn("range", "range", U::kName, ColumnRole::kKey),
+      MakeColumn("side", "side", U::kText, ColumnRole::kKey).NotInText(),
+      MakeColumn("method", "method", U::kText, ColumnRole::kLabel).NotInText(),
+      MakeColumn("instance", "#", U::kCount, ColumnRole::kKey),
+      MakeColumn("device", "device", U::kCount, ColumnRole::kKey),
+      MakeColumn("cpu_start_ns", "start", U::kNs).NotInText(),
+      MakeColumn("cpu_start_after_first_event_ns", "start", U::kNs).HumanOnly(),
+      MakeColumn("cpu_end_ns", "end", U::kNs).NotInText(),
+      MakeColumn("cpu_duration_ns", "cpu", U::kNs).HumanOnly(),
+      MakeColumn("gpu_ops", "gpu ops", U::kCount),
+      MakeColumn("gpu_start_ns", "gpu start", U::kNs).NotInText(),
+      MakeColumn("gpu_end_ns", "gpu end", U::kNs).NotInText(),
+      MakeColumn("gpu_span_ns", "gpu span", U::kNs).HumanOnly(),
+      MakeColumn("any_busy_ns", "any busy", U::kNs).NotInText(),
+  };
+  AppendEngineColumns(columns);
+  columns.push_back(MakeColumn("bottleneck", "bottleneck", U::kText, ColumnRole::kLabel));
+  columns.push_back(MakeColumn("roofline_ns", "roofline", U::kNs));
+  return columns;
+}
+
+Table InstanceTable(const Trace& trace, const RangeSummary& summary) {
+  Table table(InstanceColumns());
+  int64_t origin_ns = trace.FirstGpuOpNs();
   for (const RangeGroup& group : summary.groups) {
     for (const RangeInstanceLoad& row : group.instance_rows) {
       const NvtxRange& range = trace.nvtx_ranges[row.range_index];
-      std::vector<std::string> cells = {
+      bool work = row.gpu_ops > 0;
+      std::vector<TableCell> cells = {
           RangeName(trace, row) + (group.on_gpu ? " (gpu)" : ""),
-          std::to_string(row.ordinal),
-          FixedDouble(static_cast<double>(range.start_ns) / 1e6, 3),
-          UsText(static_cast<double>(range.end_ns - range.start_ns)),
-          row.device_id < 0 ? "-" : std::to_string(row.device_id),
-          std::to_string(row.gpu_ops),
-          row.gpu_ops > 0 ? UsText(static_cast<double>(row.gpu_span_ns())) : "-"};
-      for (Engine engine : engines) {
-        const RangeEngineWork& work = WorkOf(row.engines, engine);
-        cells.push_back(work.ops > 0 ? UsText(static_cast<double>(work.busy_ns)) : "-");
-      }
-      cells.push_back(BottleneckText(row.bottleneck));
-      cells.push_back(row.bottleneck ? UsText(static_cast<double>(row.roofline_ns)) : "-");
-      table.AddRow(cells);
+          std::string(Side(group.on_gpu)),
+          std::string(MethodName(group.method)),
+          row.ordinal,
+          row.device_id < 0 ? TableCell() : TableCell(int64_t{row.device_id}),
+          range.start_ns,
+          range.start_ns - origin_ns,
+          range.end_ns,
+          range.end_ns - range.start_ns,
+          row.gpu_ops,
+          work ? TableCell(row.gpu_start_ns) : TableCell(),
+          work ? TableCell(row.gpu_end_ns) : TableCell(),
+          work ? TableCell(row.gpu_span_ns()) : TableCell(),
+          row.any_busy_ns};
+      AppendEngineCells(row.engines, 1.0, cells);
+      cells.push_back(row.bottleneck ? TableCell(std::string(EngineName(*row.bottleneck)))
+                                     : TableCell());
+      cells.push_back(row.bottleneck ? TableCell(row.roofline_ns) : TableCell());
+      table.AddRow(std::move(cells));
     }
   }
-  out += table.Render("  ");
+  return table;
 }
 
-void AppendEngineCsvHeader(std::vector<std::string>& header) {
-  for (Engine engine : kAllEngines) {
-    header.push_back(LowerEngineName(engine) + "_ops");
-    header.push_back(LowerEngineName(engine) + "_busy_ns");
+ReportDocument RangesDocument(const RangesReport& report) {
+  ReportDocument document;
+  document.columns = report.name.empty() ? GroupColumns() : InstanceColumns();
+  document.per_device = false;
+  document.trace_count = report.traces.size();
+  document.text.hide_empty_columns = true;  // engines without work anywhere
+  for (const RangesOfTrace& ranges : report.traces) {
+    const RangeSummary& summary = ranges.summary;
+    ReportSection section;
+    section.trace = ranges.trace->source;
+    section.heading = fmt::format("{} · NVTX ranges · GPU work by {}", ranges.trace->source,
+                                  MethodName(summary.method));
+    if (!summary.method_note.empty()) section.preamble.push_back("note: " + summary.method_note);
+    if (!summary.resolved.empty()) section.preamble.push_back("range: " + summary.resolved);
+    for (const RangeGroup& group : summary.groups) {
+      if (group.on_gpu || group.method != AttributionMethod::kLaunchCorrelation) continue;
+      if (group.scope == RangeScope::kProcess) {
+        section.preamble.push_back(
+            fmt::format("'{}': launches by any thread of the process count", group.name));
+      } else if (group.other_thread_ops > 0) {
+        section.preamble.push_back(
+            fmt::format("note: '{}': {}", group.name, OtherThreadNote(group.other_thread_ops)));
+      }
+    }
+    if (summary.unmatched_ops > 0) {
+      section.preamble.push_back(
+          fmt::format("note: {} GPU op{} launched by no API call in the trace (not attributed)",
+                      summary.unmatched_ops, summary.unmatched_ops == 1 ? " was" : "s were"));
+    }
+    section.table =
+        report.name.empty() ? GroupTable(summary) : InstanceTable(*ranges.trace, summary);
+    section.preamble.push_back(report.name.empty()
+                                   ? "engine columns: GPU busy time per instance; (gpu): a range "
+                                     "on the GPU timeline; full figures in --format csv or json"
+                                   : "engine columns: GPU busy time of the instance; start: "
+                                     "after the first GPU op");
+    document.sections.push_back(std::move(section));
   }
-}
-
-void AppendEngineCsvFields(const std::array<RangeEngineWork, kEngineCount>& engines,
-                           std::vector<std::string>& fields) {
-  for (Engine engine : kAllEngines) {
-    fields.push_back(std::to_string(WorkOf(engines, engine).ops));
-    fields.push_back(std::to_string(WorkOf(engines, engine).busy_ns));
-  }
+  return document;
 }
 
 void WriteEnginesJson(JsonWriter& json, const std::array<RangeEngineWork, kEngineCount>& engines) {
@@ -160,95 +236,15 @@ void WriteEnginesJson(JsonWriter& json, const std::array<RangeEngineWork, kEngin
 }  // namespace
 
 std::string RenderRangesText(const RangesReport& report) {
-  std::string out;
-  for (const RangesOfTrace& ranges : report.traces) {
-    const RangeSummary& summary = ranges.summary;
-    out += fmt::format("{} · NVTX ranges · GPU work by {}\n", ranges.trace->source,
-                       MethodName(summary.method));
-    if (!summary.method_note.empty()) out += "note: " + summary.method_note + "\n";
-    if (!summary.resolved.empty()) out += "range: " + summary.resolved + "\n";
-    for (const RangeGroup& group : summary.groups) {
-      if (group.on_gpu || group.method != AttributionMethod::kLaunchCorrelation) continue;
-      if (group.scope == RangeScope::kProcess) {
-        out += fmt::format("'{}': launches by any thread of the process count\n", group.name);
-      } else if (group.other_thread_ops > 0) {
-        out += fmt::format("note: '{}': {}\n", group.name, OtherThreadNote(group.other_thread_ops));
-      }
-    }
-    if (summary.unmatched_ops > 0) {
-      out +=
-          fmt::format("note: {} GPU op{} launched by no API call in the trace (not attributed)\n",
-                      summary.unmatched_ops, summary.unmatched_ops == 1 ? " was" : "s were");
-    }
-    out += "\n";
-    if (report.name.empty()) {
-      RenderGroupTable(summary, out);
-    } else {
-      RenderInstanceTable(*ranges.trace, summary, out);
-    }
-    out += "\n";
-  }
-  return out;
+  return RenderDocumentText(RangesDocument(report));
 }
 
 std::string RenderRangesCsv(const RangesReport& report) {
-  const bool several_traces = report.traces.size() > 1;
-  std::string out;
-  std::vector<std::string> header;
-  if (several_traces) header.emplace_back("trace");
-  if (report.name.empty()) {
-    header.insert(header.end(), {"range", "side", "method", "instances", "cpu_total_ns",
-                                 "cpu_mean_ns", "cpu_median_ns", "cpu_min_ns", "cpu_max_ns",
-                                 "cpu_p95_ns", "gpu_ops", "instances_with_gpu_work"});
-    AppendEngineCsvHeader(header);
-    header.insert(header.end(), {"bottleneck", "roofline_ns_per_instance"});
-  } else {
-    header.insert(header.end(),
-                  {"range", "side", "method", "instance", "device", "cpu_start_ns", "cpu_end_ns",
-                   "gpu_ops", "gpu_start_ns", "gpu_end_ns", "any_busy_ns"});
-    AppendEngineCsvHeader(header);
-    header.insert(header.end(), {"bottleneck", "roofline_ns"});
-  }
-  out += CsvLine(header);
-  for (const RangesOfTrace& ranges : report.traces) {
-    for (const RangeGroup& group : ranges.summary.groups) {
-      if (report.name.empty()) {
-        std::vector<std::string> fields;
-        if (several_traces) fields.push_back(ranges.trace->source);
-        const DurationStats& cpu = group.cpu;
-        fields.insert(
-            fields.end(),
-            {group.name, std::string(Side(group.on_gpu)), std::string(MethodName(group.method)),
-             std::to_string(cpu.count), std::to_string(cpu.total_ns), ShortestDouble(cpu.mean_ns),
-             ShortestDouble(cpu.median_ns), std::to_string(cpu.min_ns), std::to_string(cpu.max_ns),
-             ShortestDouble(cpu.p95_ns), std::to_string(group.gpu_ops),
-             std::to_string(group.instances_with_work)});
-        AppendEngineCsvFields(group.engines, fields);
-        fields.push_back(group.bottleneck ? std::string(EngineName(*group.bottleneck)) : "");
-        fields.push_back(group.bottleneck ? ShortestDouble(group.roofline_ns_per_instance) : "");
-        out += CsvLine(fields);
-        continue;
-      }
-      for (const RangeInstanceLoad& row : group.instance_rows) {
-        const NvtxRange& range = ranges.trace->nvtx_ranges[row.range_index];
-        std::vector<std::string> fields;
-        if (several_traces) fields.push_back(ranges.trace->source);
-        fields.insert(
-            fields.end(),
-            {group.name, std::string(Side(group.on_gpu)), std::string(MethodName(group.method)),
-             std::to_string(row.ordinal), row.device_id < 0 ? "" : std::to_string(row.device_id),
-             std::to_string(range.start_ns), std::to_string(range.end_ns),
-             std::to_string(row.gpu_ops), row.gpu_ops > 0 ? std::to_string(row.gpu_start_ns) : "",
-             row.gpu_ops > 0 ? std::to_string(row.gpu_end_ns) : "",
-             std::to_string(row.any_busy_ns)});
-        AppendEngineCsvFields(row.engines, fields);
-        fields.push_back(row.bottleneck ? std::string(EngineName(*row.bottleneck)) : "");
-        fields.push_back(row.bottleneck ? std::to_string(row.roofline_ns) : "");
-        out += CsvLine(fields);
-      }
-    }
-  }
-  return out;
+  return RenderDocumentCsv(RangesDocument(report));
+}
+
+std::string RenderRangesMarkdown(const RangesReport& report) {
+  return RenderDocumentMarkdown(RangesDocument(report));
 }
 
 std::string RenderRangesJson(const RangesReport& report) {

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "gpuroof/analyses/range_summary.h"
+#include "gpuroof/format/report_document.h"
 #include "gpuroof/model/trace.h"
 
 namespace gpuroof {
@@ -23,6 +24,8 @@ struct RangesReport {
 // roofline per instance), or with a name one row per instance and device. Columns for the engines
 // that have work only. Times in us (CPU totals in ms).
 std::string RenderRangesText(const RangesReport& report);
+// The same tables in Markdown.
+std::string RenderRangesMarkdown(const RangesReport& report);
 // Same rows at full precision (ns), one fixed column per engine (docs/formats.md).
 std::string RenderRangesCsv(const RangesReport& report);
 // Schema "gpuroof.ranges/1" (docs/formats.md).

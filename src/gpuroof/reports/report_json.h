@@ -1,12 +1,13 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "gpuroof/analyses/window.h"
+#include "gpuroof/format/json_writer.h"
 #include "gpuroof/model/trace.h"
-#include "gpuroof/reports/json_writer.h"
 
 namespace gpuroof {
 
@@ -32,6 +33,34 @@ void WriteInputsJson(JsonWriter& json, const std::vector<Analysed>& analysed) {
 // The keys every per-device result object starts with: "trace", "device", "device_name".
 void WriteDeviceKeysJson(JsonWriter& json, const Trace& trace, int32_t device_id,
                          std::string_view device_name);
+
+// The document every per-device JSON report is: the header, "options" (its members written by
+// `options(json)`), "inputs", and "results": one object per (trace, device) that starts with
+// the device keys and goes on with `fields(json, trace, device)`. `Report` has `tool_version`
+// and `traces`, each with `trace` and `devices` (with `device_id`, `device_name`).
+template <typename Report, typename WriteOptions, typename WriteFields>
+std::string RenderPerDeviceJson(const Report& report, std::string_view schema, WriteOptions options,
+                                WriteFields fields) {
+  JsonWriter json;
+  json.BeginObject();
+  WriteJsonHeader(json, schema, report.tool_version);
+  json.Key("options").BeginObject();
+  options(json);
+  json.EndObject();
+  WriteInputsJson(json, report.traces);
+  json.Key("results").BeginArray();
+  for (const auto& traced : report.traces) {
+    for (const auto& device : traced.devices) {
+      json.BeginObject();
+      WriteDeviceKeysJson(json, *traced.trace, device.device_id, device.device_name);
+      fields(json, *traced.trace, device);
+      json.EndObject();
+    }
+  }
+  json.EndArray();
+  json.EndObject();
+  return json.str();
+}
 
 // The diagnostics object: records read/used/skipped, the skips by reason, the notes.
 void WriteDiagnosticsJson(JsonWriter& json, const Diagnostics& diagnostics);

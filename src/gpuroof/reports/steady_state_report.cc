@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "gpuroof/analyses/roofline.h"
-#include "gpuroof/reports/number_format.h"
+#include "gpuroof/format/number_format.h"
 #include "gpuroof/reports/report_json.h"
 
 namespace gpuroof {
@@ -20,7 +20,7 @@ std::string ChangeText(const std::optional<double>& change) {
 }
 
 void WriteFiguresJson(JsonWriter& json, std::string_view key, const DeviceLoad& load) {
-  const Roofline roofline = ComputeRoofline(load);
+  const Roofline& roofline = load.roofline;
   json.Key(key).BeginObject();
   WriteWindowJson(json, load.window);
   if (load.units) {
@@ -58,8 +58,8 @@ std::string RenderSteadyStateText(const SteadyComparison& comparison) {
       HumanDurationNs(static_cast<double>(state.start_ns - state.whole.start_ns)),
       state.first_kept + 1, state.units.size(), state.first_kept, state.first_kept == 1 ? "" : "s",
       DescribeSeries(state));
-  const Roofline whole_roofline = ComputeRoofline(whole);
-  const Roofline steady_roofline = ComputeRoofline(steady);
+  const Roofline& whole_roofline = whole.roofline;
+  const Roofline& steady_roofline = steady.roofline;
   if (steady_roofline.per_unit_us && whole_roofline.per_unit_us) {
     std::string engines = std::string(EngineName(steady_roofline.bottleneck));
     if (steady_roofline.bottleneck != whole_roofline.bottleneck) {
@@ -116,8 +116,8 @@ void WriteSteadyStateJson(JsonWriter& json, const SteadyComparison& comparison) 
   json.EndArray();
   WriteFiguresJson(json, "whole", comparison.whole);
   WriteFiguresJson(json, "steady", comparison.steady);
-  const Roofline whole_roofline = ComputeRoofline(comparison.whole);
-  const Roofline steady_roofline = ComputeRoofline(comparison.steady);
+  const Roofline& whole_roofline = comparison.whole.roofline;
+  const Roofline& steady_roofline = comparison.steady.roofline;
   json.Key("roofline_change_pct")
       .Double(SteadyChangePct(whole_roofline.per_unit_us, steady_roofline.per_unit_us));
   json.Key("window_change_pct")

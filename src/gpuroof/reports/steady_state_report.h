@@ -3,7 +3,7 @@
 #include <string>
 
 #include "gpuroof/analyses/steady_state.h"
-#include "gpuroof/reports/json_writer.h"
+#include "gpuroof/format/json_writer.h"
 
 namespace gpuroof {
 

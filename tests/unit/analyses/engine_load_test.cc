@@ -72,7 +72,10 @@ TEST_P(EngineLoadBlocks, HandWorkedConcurrentTrace) {
   EXPECT_EQ(d.any_busy_ns, 250);
   EXPECT_EQ(d.any_ops, 6);
 
-  Roofline roofline = ComputeRoofline(d);
+  // The result carries its roofline, computed once: the same as computing it again.
+  const Roofline& roofline = d.roofline;
+  EXPECT_TRUE(roofline.has_bottleneck);
+  EXPECT_EQ(ComputeRoofline(d).bottleneck_busy_ns, roofline.bottleneck_busy_ns);
   EXPECT_EQ(roofline.bottleneck, Engine::kKernel);
   EXPECT_EQ(roofline.bottleneck_busy_ns, 210);
   EXPECT_DOUBLE_EQ(*roofline.per_unit_us, 0.021);

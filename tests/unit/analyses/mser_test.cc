@@ -7,7 +7,7 @@
 namespace gpuroof {
 namespace {
 
-// refs/regression-gate.md example E6.
+// the gate reference's example E6 (docs/metrics.md, "Steady state").
 TEST(MserTest, WarmUpOfExampleE6DropsTenIterations) {
   const std::vector<double> series = {130, 122, 115, 109, 105, 103, 101, 100, 101, 100,
                                       99,  100, 101, 100, 100, 99,  101, 100, 100, 101,

@@ -110,10 +110,11 @@ TEST(SteadyState, KernelSeriesDropsASlowStart) {
   EXPECT_EQ(DescribeSeries(state), "39 intervals between launches of kernel 'step'");
 }
 
-// refs/regression-gate.md example E6 as NVTX range durations, back to back from 0: MSER-5 drops
-// 10 instances, so the steady state starts at the 11th, at 130+122+115+109+105+103+101+100+101+
-// 100 = 1086 ns. The 30 steady values: head 3 (99, 100, 101: mean 100), median of the other 27 =
-// 100: ratio 1. A GPU-timeline range of another device is not one of device 0's units.
+// the gate reference's example E6 (docs/metrics.md, "Steady state") as NVTX range durations, back
+// to back from 0: MSER-5 drops 10 instances, so the steady state starts at the 11th, at
+// 130+122+115+109+105+103+101+100+101+ 100 = 1086 ns. The 30 steady values: head 3 (99, 100, 101:
+// mean 100), median of the other 27 = 100: ratio 1. A GPU-timeline range of another device is not
+// one of device 0's units.
 TEST(SteadyState, NvtxSeriesOnExampleE6) {
   const std::vector<int64_t> e6 = {130, 122, 115, 109, 105, 103, 101, 100, 101, 100,
                                    99,  100, 101, 100, 100, 99,  101, 100, 100, 101,

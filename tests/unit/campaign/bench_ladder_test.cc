@@ -33,7 +33,8 @@ CsvTable Probes() {
       "label=a;cap=3000,b1,ok,900,1,yes,T1\n"   // a second device: the smaller binds
       "label=a;cap=1700,b1,ok,5000,4,yes,T2\n"  // another key: never used for cap=3000
       "label=a;cap=3000,b0,ok,7000,1,yes,T0\n"  // another build
-      "label=m;cap=3000,b1,ok,2000,4,no,T3\n",
+      "label=m;cap=3000,b1,ok,2000,4,no,T3\n"
+      "label=m;cap=3000,b1,ok,2100,4,no,T3\n",  // its second device: still one warning each
       "probes.csv");
 }
 

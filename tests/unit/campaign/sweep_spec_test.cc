@@ -96,6 +96,15 @@ TEST(SweepSpec, TomlSyntaxErrorNamesTheLine) {
   EXPECT_EQ(ParseError(text).rfind("s.toml:4: TOML syntax error: ", 0), 0u) << ParseError(text);
 }
 
+// The window is checked when the file is read (so under --dry-run too), not after profiling.
+TEST(SweepSpec, BadWindowNamesItsLineBeforeAnyRun) {
+  std::string text = std::string(kGood);
+  text.replace(text.find("window = \"all\""), std::string("window = \"all\"").size(),
+               "window = \"procesing\"");
+  std::string error = ParseError(text);
+  EXPECT_EQ(error.rfind("s.toml:24: window \"procesing\": ", 0), 0u) << error;
+}
+
 TEST(SweepSpec, UnknownPlaceholderNamesItsLine) {
   std::string text =
       "[command]\nargv = [\"a\",\n  \"--x={typo}\"]\n[[configurations]]\nlabel = \"a\"\n";
@@ -108,7 +117,45 @@ TEST(SweepSpec, EmptyOrMissingConfigurationList) {
   EXPECT_EQ(ParseError("configurations = []\n[command]\nargv = [\"a\"]\n"),
             "s.toml:1: the configuration list is empty");
   EXPECT_EQ(ParseError("[command]\nargv = [\"a\"]\n"),
-            "s.toml:1: no [[configurations]]: a sweep needs at least one");
+            "s.toml:1: no [[configurations]] or [grid]: a sweep needs at least one");
+}
+
+// [grid] expands every configuration over each combination, the first name varying slowest.
+TEST(SweepSpec, GridExpandsToConfigurations) {
+  std::string head =
+      "[command]\nargv = [\"a\", \"{streams}\", \"{cap}\"]\n[parameters]\n"
+      "streams = 1\ncap = 3000\n";
+  SweepSpec alone =
+      ParseSweepSpec(head + "[grid]\nstreams = [1, 2, 4]\ncap = [1700, 3000]\n", "s.toml");
+  std::vector<std::string> labels;
+  for (const SweepConfiguration& c : alone.configurations)
+    labels.push_back(c.label);
+  EXPECT_EQ(labels, (std::vector<std::string>{"streams-1_cap-1700", "streams-1_cap-3000",
+                                              "streams-2_cap-1700", "streams-2_cap-3000",
+                                              "streams-4_cap-1700", "streams-4_cap-3000"}));
+  EXPECT_EQ(alone.configurations[2].values.at("streams"), "2");
+  EXPECT_EQ(alone.configurations[2].values.at("cap"), "1700");
+
+  SweepSpec with_configurations =
+      ParseSweepSpec(head +
+                         "[[configurations]]\nlabel = \"a\"\n[[configurations]]\nlabel = "
+                         "\"b\"\ncap = 9\n[grid]\nstreams = [1, 4]\n",
+                     "s.toml");
+  labels.clear();
+  for (const SweepConfiguration& c : with_configurations.configurations)
+    labels.push_back(c.label);
+  EXPECT_EQ(labels,
+            (std::vector<std::string>{"a_streams-1", "a_streams-4", "b_streams-1", "b_streams-4"}));
+  EXPECT_EQ(with_configurations.configurations[3].values.at("cap"), "9");
+
+  EXPECT_EQ(ParseError(head + "[grid]\nstream = [1, 2]\n"),
+            "s.toml:7: grid 'stream' is not a parameter (declare it under [parameters] with its "
+            "default)");
+  EXPECT_EQ(ParseError(head + "[grid]\nstreams = []\n"),
+            "s.toml:7: grid 'streams' must be a non-empty list of values");
+  EXPECT_EQ(ParseError(head + "[[configurations]]\nlabel = \"a\"\nstreams = 2\n[grid]\nstreams = "
+                              "[1]\n"),
+            "s.toml:10: 'streams' is set by [grid] and by configuration 'a'");
 }
 
 TEST(SweepSpec, MistakesInConfigurations) {

@@ -1,5 +1,6 @@
 // The Kineto reader against tiny hand-written traces, one test per item of the parser checklist
-// (refs/kineto-format.md §3.9). Every expected number is worked out by hand in the comments.
+// (docs/formats.md, "Kineto JSON traces"). Every expected number is worked out by hand in the
+// comments.
 #include "gpuroof/readers/kineto_json_reader.h"
 
 #include <algorithm>

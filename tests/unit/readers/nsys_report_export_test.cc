@@ -12,16 +12,21 @@ namespace gpuroof {
 namespace {
 
 // Records the command and, when asked, writes the --output file as nsys would.
-class FakeLauncher : public ProcessLauncher {
+class FakeLauncher : public ProcessRunner {
  public:
   explicit FakeLauncher(int status, bool write_output = true)
       : status_(status), write_output_(write_output) {}
-  int Run(const std::vector<std::string>& argv) override {
+  ProcessResult Run(const ProcessRequest& request) override {
+    const std::vector<std::string>& argv = request.argv;
     calls.push_back(argv);
+    // nsys's progress text must not reach our stdout.
+    EXPECT_EQ(request.stdout_to, ChildOutput::kToStderr);
     for (size_t i = 0; i + 1 < argv.size(); ++i) {
       if (argv[i] == "--output" && write_output_) std::ofstream(argv[i + 1]) << "exported";
     }
-    return status_;
+    ProcessResult result;
+    result.exit_code = status_;
+    return result;
   }
   std::vector<std::vector<std::string>> calls;
 

@@ -134,7 +134,7 @@ TEST(SharedNsysFixtures, ConcurrentKernelsUnionIsSmallerThanTheirSum) {
 }
 
 TEST(SharedNsysFixtures, EngineOverlapsMatchTheSchemaReference) {
-  // refs/nsys-sqlite-schema.md §7 gives these intersections (ms, two decimals).
+  // docs/formats.md, "Inputs" gives these intersections (ms, two decimals).
   struct Expected {
     const char* file;
     Engine a, b;

@@ -8,9 +8,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include "gpuroof/model/kernel_names.h"
 #include "gpuroof/recorder/buffer_pool.h"
 #include "gpuroof/recorder/enum_conversion.h"
-#include "gpuroof/recorder/kernel_names.h"
 #include "gpuroof/recorder/nvtx_pairing.h"
 #include "gpuroof/recorder/recorder_env.h"
 

@@ -85,17 +85,19 @@ TEST_F(EngineBarsTest, WithoutUnitsOnEveryDeviceBarsShowBusyTimeInTheWindow) {
 TEST_F(EngineBarsTest, SvgCarriesTheGeometry) {
   std::vector<DeviceLoad> a = Load(a_, 2);
   std::string svg = RenderEngineBarsSvg(LayoutEngineBars({{"device 0", &a[0]}}));
-  // Group at x 76; bars at 76 + 12 = 88, 156, 224 (56 wide, 12 apart); the group is
-  // 12 + 3 x 68 + 76 = 292 wide, so the roofline runs from 76 to 368 at the kernel bar's top.
-  EXPECT_NE(svg.find("<rect x=\"88\" y=\"40\" width=\"56\" height=\"240\" "
+  // Group at x 76. Each bar's slot is as wide as its widest label: "bottleneck", 10 characters
+  // at 6.6 px = 66 px. Slots start at 76 + 12 = 88, 166, 244 (66 wide, 12 apart) and centre
+  // their 56-px bars at 93, 171, 249; the group is 12 + 3 x 78 + 76 = 322 wide, so the roofline
+  // runs from 76 to 398 at the kernel bar's top.
+  EXPECT_NE(svg.find("<rect x=\"93\" y=\"40\" width=\"56\" height=\"240\" "
                      "class=\"bar e-kernel bottleneck\">"),
             std::string::npos)
       << svg;
-  EXPECT_NE(svg.find("<rect x=\"156\" y=\"160\" width=\"56\" height=\"120\" class=\"bar e-H2D\">"),
+  EXPECT_NE(svg.find("<rect x=\"171\" y=\"160\" width=\"56\" height=\"120\" class=\"bar e-H2D\">"),
             std::string::npos);
-  EXPECT_NE(svg.find("<rect x=\"224\" y=\"220\" width=\"56\" height=\"60\" class=\"bar e-D2H\">"),
+  EXPECT_NE(svg.find("<rect x=\"249\" y=\"220\" width=\"56\" height=\"60\" class=\"bar e-D2H\">"),
             std::string::npos);
-  EXPECT_NE(svg.find("<line x1=\"76\" y1=\"40\" x2=\"368\" y2=\"40\" class=\"roofline\"/>"),
+  EXPECT_NE(svg.find("<line x1=\"76\" y1=\"40\" x2=\"398\" y2=\"40\" class=\"roofline\"/>"),
             std::string::npos);
   EXPECT_NE(svg.find(">+1.000 us</text>"), std::string::npos);
 }

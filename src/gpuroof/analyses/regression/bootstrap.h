@@ -1,5 +1,5 @@
-// Deterministic percentile bootstrap of the median ratio (refs/regression-gate.md §4.3;
-// docs/metrics.md, "compare"): the same inputs give bit-identical intervals on every machine.
+// Deterministic percentile bootstrap of the median ratio (docs/metrics.md,
+// "compare"): the same inputs give bit-identical intervals on every machine.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// A/A calibration (refs/regression-gate.md §3.7 step 2; docs/metrics.md, "compare"): profiles of
+// A/A calibration (docs/metrics.md, "compare"): profiles of
 // the same code show the run-to-run noise sigma_s, whether the floors keep false alarms near 1 %,
 // and whether a change of the target size can be detected.
 #pragma once

@@ -1,5 +1,5 @@
-// The gate's decision rule, floors and defaults (refs/regression-gate.md §3.4-3.5;
-// docs/metrics.md, "compare"). Pure: numbers in, verdict out.
+// The gate's decision rule, floors and defaults (docs/metrics.md,
+// "compare"). Pure: numbers in, verdict out.
 #pragma once
 
 #include <optional>

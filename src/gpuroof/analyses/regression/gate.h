@@ -1,5 +1,5 @@
 // The regression gate: compares baseline and current profile summaries metric by metric and
-// decides (refs/regression-gate.md §3.3-3.5, §4; docs/metrics.md, "compare").
+// decides (docs/metrics.md, "compare").
 #pragma once
 
 #include <map>

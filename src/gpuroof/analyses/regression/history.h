@@ -1,4 +1,4 @@
-// History mode of the regression gate (refs/regression-gate.md §3.1, §4.4; docs/metrics.md,
+// History mode of the regression gate (docs/metrics.md,
 // "compare"): earlier main-branch runs, one JSON line each, against which the current run is
 // tested with a one-sided prediction interval.
 #pragma once

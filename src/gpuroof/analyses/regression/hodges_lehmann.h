@@ -1,5 +1,5 @@
-// Hodges-Lehmann shift between two samples and its Moses confidence interval (refs/regression-
-// gate.md §4.2; docs/metrics.md, "compare"), without building the m x n table of differences.
+// Hodges-Lehmann shift between two samples and its Moses confidence interval (docs/metrics.md,
+// "compare"), without building the m x n table of differences.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// Holm-Bonferroni step-down adjustment (refs/regression-gate.md §4.5; docs/metrics.md, "compare").
+// Holm-Bonferroni step-down adjustment (docs/metrics.md, "compare").
 #pragma once
 
 #include <span>

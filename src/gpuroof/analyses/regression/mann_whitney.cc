@@ -28,8 +28,9 @@ double MannWhitneyExactP(size_t m, size_t n, double u1) {
   const double u_min = std::min(u1, static_cast<double>(mn) - u1);
   const auto limit = static_cast<size_t>(std::floor(u_min));
   // Counts of arrangements with U = u are the coefficients of the Gaussian binomial [m+n, m]_q,
-  // built with [a, b] = [a, b-1] + q^b [a-1, b] (refs §4.1 step 5). Only u <= limit matters, so
-  // each polynomial is truncated there; every step adds positive terms (no cancellation).
+  // built with [a, b] = [a, b-1] + q^b [a-1, b] (docs/metrics.md, "compare"). Only u <= limit
+  // matters, so each polynomial is truncated there; every step adds positive terms (no
+  // cancellation).
   std::vector<std::vector<long double>> poly(m + 1, std::vector<long double>(limit + 1, 0.0L));
   for (size_t a = 0; a <= m; ++a)
     poly[a][0] = 1.0L;  // [a, 0] = 1

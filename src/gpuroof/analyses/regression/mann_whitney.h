@@ -1,4 +1,4 @@
-// Mann-Whitney U test, two-sided (refs/regression-gate.md §4.1; docs/metrics.md, "compare").
+// Mann-Whitney U test, two-sided (docs/metrics.md, "compare").
 #pragma once
 
 #include <cstdint>

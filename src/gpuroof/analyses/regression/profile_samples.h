@@ -1,5 +1,5 @@
-// Per-profile pre-processing for the regression gate (refs/regression-gate.md §3.2;
-// docs/metrics.md, "compare"): iterations, warm-up trim, stationarity, and the samples of every
+// Per-profile pre-processing for the regression gate (docs/metrics.md,
+// "compare"): iterations, warm-up trim, stationarity, and the samples of every
 // metric level, kept per profile so the gate can test within profiles or across runs.
 #pragma once
 

@@ -1,5 +1,5 @@
-// Run-level statistics for several profiles per side and for history mode (refs/regression-
-// gate.md §4.4; docs/metrics.md, "compare"). Inputs are run summaries in log space
+// Run-level statistics for several profiles per side and for history mode (docs/metrics.md,
+// "compare"). Inputs are run summaries in log space
 // (ln of a run's median), so every interval is of a ratio.
 #pragma once
 

@@ -1,4 +1,4 @@
-#include "gpuroof/reports/html_writer.h"
+#include "gpuroof/format/html_writer.h"
 
 #include <stdexcept>
 

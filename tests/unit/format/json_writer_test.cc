@@ -1,4 +1,4 @@
-#include "gpuroof/reports/json_writer.h"
+#include "gpuroof/format/json_writer.h"
 
 #include <cmath>
 

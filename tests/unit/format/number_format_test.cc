@@ -1,4 +1,4 @@
-#include "gpuroof/reports/number_format.h"
+#include "gpuroof/format/number_format.h"
 
 #include <cmath>
 #include <cstdlib>

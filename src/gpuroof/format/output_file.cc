@@ -1,4 +1,4 @@
-#include "gpuroof/reports/output_file.h"
+#include "gpuroof/format/output_file.h"
 
 #include <cerrno>
 #include <cstring>

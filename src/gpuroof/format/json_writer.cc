@@ -1,8 +1,8 @@
-#include "gpuroof/reports/json_writer.h"
+#include "gpuroof/format/json_writer.h"
 
 #include <fmt/format.h>
 
-#include "gpuroof/reports/number_format.h"
+#include "gpuroof/format/number_format.h"
 
 namespace gpuroof {
 

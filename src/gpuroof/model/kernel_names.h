@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-namespace gpuroof::recorder {
+namespace gpuroof {
 
 // The demangled form of an Itanium C++ ABI name ("_Z6kernelPfi" -> "kernel(float*, int)");
 // names that are not mangled (extern "C" kernels) come back unchanged.
@@ -14,4 +14,4 @@ std::string DemangleKernelName(std::string_view mangled);
 // arguments and parameters ("void ns::scale<float>(float*, int)" -> "scale").
 std::string ShortKernelName(std::string_view demangled);
 
-}  // namespace gpuroof::recorder
+}  // namespace gpuroof

@@ -1,4 +1,4 @@
-#include "gpuroof/reports/text_table.h"
+#include "gpuroof/format/text_table.h"
 
 #include <algorithm>
 

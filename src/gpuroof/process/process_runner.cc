@@ -1,4 +1,4 @@
-#include "gpuroof/campaign/process_runner.h"
+#include "gpuroof/process/process_runner.h"
 
 #include <cerrno>
 #include <chrono>
@@ -7,6 +7,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -40,6 +41,31 @@ void ClosePipe(int fds[2]) {
   }
 }
 
+// Ignores SIGINT and SIGQUIT for its lifetime (the child gets the defaults back).
+class InterruptsToChild {
+ public:
+  explicit InterruptsToChild(bool active) : active_(active) {
+    if (!active_) return;
+    struct sigaction ignore {};
+    ignore.sa_handler = SIG_IGN;
+    sigemptyset(&ignore.sa_mask);
+    sigaction(SIGINT, &ignore, &old_int_);
+    sigaction(SIGQUIT, &ignore, &old_quit_);
+  }
+  ~InterruptsToChild() {
+    if (!active_) return;
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGQUIT, &old_quit_, nullptr);
+  }
+  InterruptsToChild(const InterruptsToChild&) = delete;
+  InterruptsToChild& operator=(const InterruptsToChild&) = delete;
+
+ private:
+  bool active_;
+  struct sigaction old_int_ {};
+  struct sigaction old_quit_ {};
+};
+
 }  // namespace
 
 ProcessResult PosixProcessRunner::Run(const ProcessRequest& request) {
@@ -47,7 +73,10 @@ ProcessResult PosixProcessRunner::Run(const ProcessRequest& request) {
   auto started = std::chrono::steady_clock::now();
   int out_pipe[2] = {-1, -1};
   int err_pipe[2] = {-1, -1};
-  if (request.argv.empty() || pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) {
+  const bool capture_out = request.stdout_to == ChildOutput::kCapture;
+  const bool capture_err = request.stderr_to == ChildOutput::kCapture;
+  if (request.argv.empty() || (capture_out && pipe2(out_pipe, O_CLOEXEC) != 0) ||
+      (capture_err && pipe2(err_pipe, O_CLOEXEC) != 0)) {
     ClosePipe(out_pipe);
     ClosePipe(err_pipe);
     result.exit_code = 127;
@@ -57,11 +86,26 @@ ProcessResult PosixProcessRunner::Run(const ProcessRequest& request) {
   }
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, out_pipe[1], STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, err_pipe[1], STDERR_FILENO);
+  if (!request.inherit_stdin) {
+    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  }
+  if (capture_out) posix_spawn_file_actions_adddup2(&actions, out_pipe[1], STDOUT_FILENO);
+  if (request.stdout_to == ChildOutput::kToStderr) {
+    posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
+  }
+  if (capture_err) posix_spawn_file_actions_adddup2(&actions, err_pipe[1], STDERR_FILENO);
   if (!request.workdir.empty()) {
     posix_spawn_file_actions_addchdir_np(&actions, request.workdir.c_str());
+  }
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  if (request.child_takes_interrupts) {
+    sigset_t defaults;
+    sigemptyset(&defaults);
+    sigaddset(&defaults, SIGINT);
+    sigaddset(&defaults, SIGQUIT);
+    posix_spawnattr_setsigdefault(&attributes, &defaults);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF);
   }
   std::vector<std::string> env = ChildEnvironment(request);
   std::vector<char*> envp;
@@ -72,21 +116,23 @@ ProcessResult PosixProcessRunner::Run(const ProcessRequest& request) {
   for (const std::string& arg : request.argv)
     args.push_back(const_cast<char*>(arg.c_str()));
   args.push_back(nullptr);
+  InterruptsToChild interrupts(request.child_takes_interrupts);
   pid_t pid = 0;
-  int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), envp.data());
+  int rc = posix_spawnp(&pid, args[0], &actions, &attributes, args.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
-  close(out_pipe[1]);
-  close(err_pipe[1]);
+  posix_spawnattr_destroy(&attributes);
+  if (out_pipe[1] >= 0) close(out_pipe[1]);
+  if (err_pipe[1] >= 0) close(err_pipe[1]);
   if (rc != 0) {
-    close(out_pipe[0]);
-    close(err_pipe[0]);
+    if (out_pipe[0] >= 0) close(out_pipe[0]);
+    if (err_pipe[0] >= 0) close(err_pipe[0]);
     result.exit_code = 127;
     result.err = "cannot start " + request.argv[0] + ": " + std::strerror(rc);
     return result;
   }
   // Drain both pipes together: a child that fills one while we block on the other would hang.
   pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
-  int open_fds = 2;
+  int open_fds = (capture_out ? 1 : 0) + (capture_err ? 1 : 0);
   char buffer[65536];
   while (open_fds > 0) {
     if (poll(fds, 2, -1) < 0) {

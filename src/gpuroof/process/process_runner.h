@@ -8,11 +8,27 @@
 
 namespace gpuroof {
 
-// One program to run: argv[0] is looked up on PATH and started with exec (never a shell).
+// The one way gpuroof runs another program (the sweep's workloads and profilers, `nsys export`
+// for .nsys-rep inputs, `gpuroof record`'s command): exec, never a shell.
+
+// Where a child's output goes.
+enum class ChildOutput {
+  kCapture,   // into ProcessResult (stderr: its last 64 KiB)
+  kInherit,   // our own stream
+  kToStderr,  // our stderr (a child's progress text kept off our data on stdout)
+};
+
+// One program to run: argv[0] is looked up on PATH.
 struct ProcessRequest {
   std::vector<std::string> argv;
   std::filesystem::path workdir;                         // empty: the current directory
   std::vector<std::pair<std::string, std::string>> env;  // set on top of our environment
+  ChildOutput stdout_to = ChildOutput::kCapture;
+  ChildOutput stderr_to = ChildOutput::kCapture;
+  bool inherit_stdin = false;  // false: /dev/null
+  // Ctrl-C and Ctrl-\ go to the child only: we ignore them while it runs and still clean up
+  // after it, as system() does (an interactive command run by `gpuroof record`).
+  bool child_takes_interrupts = false;
 };
 
 struct ProcessResult {
@@ -23,14 +39,14 @@ struct ProcessResult {
   int pid = 0;  // the process started, 0 when none was: tells its files from its children's
 };
 
-// Runs programs for the campaign layer. An interface so tests run sweeps with scripted results.
+// Runs programs. An interface so tests run sweeps and exports with scripted results.
 class ProcessRunner {
  public:
   virtual ~ProcessRunner() = default;
   virtual ProcessResult Run(const ProcessRequest& request) = 0;
 };
 
-// posix_spawnp with stdin from /dev/null and both outputs captured through pipes.
+// posix_spawnp; captured outputs are drained through pipes together.
 class PosixProcessRunner : public ProcessRunner {
  public:
   ProcessResult Run(const ProcessRequest& request) override;

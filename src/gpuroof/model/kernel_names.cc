@@ -1,11 +1,11 @@
-#include "gpuroof/recorder/kernel_names.h"
+#include "gpuroof/model/kernel_names.h"
 
 #include <cstdlib>
 #include <memory>
 
 #include <cxxabi.h>
 
-namespace gpuroof::recorder {
+namespace gpuroof {
 namespace {
 
 constexpr std::string_view kAnonymousNamespace = "(anonymous namespace)";
@@ -67,4 +67,4 @@ std::string ShortKernelName(std::string_view demangled) {
   return name.empty() ? std::string(demangled) : std::string(name);
 }
 
-}  // namespace gpuroof::recorder
+}  // namespace gpuroof

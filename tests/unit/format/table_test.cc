@@ -1,0 +1,151 @@
+#include "gpuroof/format/table.h"
+
+#include <gtest/gtest.h>
+
+#include "gpuroof/format/json_writer.h"
+#include "gpuroof/format/report_document.h"
+#include "gpuroof/format/table_json.h"
+#include "gpuroof/format/table_markdown.h"
+#include "gpuroof/format/table_text.h"
+
+namespace gpuroof {
+namespace {
+
+Table KernelLikeTable() {
+  Table table({MakeColumn("kernel", "kernel", ColumnUnit::kName, ColumnRole::kKey),
+               MakeColumn("count", "count", ColumnUnit::kCount),
+               MakeColumn("total_ns", "total", ColumnUnit::kNs),
+               MakeColumn("bytes", "bytes", ColumnUnit::kBytes),
+               MakeColumn("share_pct", "share", ColumnUnit::kPercent)});
+  table.AddRow({std::string("a"), int64_t{3}, int64_t{128070800}, int64_t{2500}, 12.5});
+  table.AddRow({std::string("b"), int64_t{1}, 1500.0, TableCell{}, TableCell{}});
+  return table;
+}
+
+// Time columns are rescaled once per column to the largest unit its largest value reaches;
+// the name column goes last; unset values print "-".
+TEST(TableText, RescalesPerColumnAndPutsTheNameLast) {
+  EXPECT_EQ(RenderTableText(KernelLikeTable()),
+            "  count  total ms  bytes kB  share %  kernel\n"
+            "      3   128.071      2.50    12.50  a\n"
+            "      1     0.002         -        -  b\n");
+}
+
+TEST(TableText, SmallTimesStayInNanoseconds) {
+  Table table({MakeColumn("t_ns", "t", ColumnUnit::kNs)});
+  table.AddRow({int64_t{999}});
+  EXPECT_EQ(RenderTableText(table, {.indent = ""}), "t ns\n 999\n");
+}
+
+// A signature longer than the room left becomes its base name; names that shorten alike are
+// numbered, and a line says how many were shortened.
+TEST(TableText, LongNamesAreShortenedByTheShortNameRule) {
+  Table table({MakeColumn("count", "count", ColumnUnit::kCount),
+               MakeColumn("kernel", "kernel", ColumnUnit::kName)});
+  std::string long_a = "void at::native::vectorized_elementwise_kernel<4, " +
+                       std::string(200, 'x') + ">(int, float)";
+  std::string long_b = "void at::native::vectorized_elementwise_kernel<4, " +
+                       std::string(200, 'y') + ">(int, float)";
+  table.AddRow({int64_t{1}, long_a});
+  table.AddRow({int64_t{2}, long_b});
+  table.AddRow({int64_t{3}, std::string("short")});
+  std::string text = RenderTableText(table);
+  EXPECT_EQ(text,
+            "  count  kernel\n"
+            "      1  vectorized_elementwise_kernel #1\n"
+            "      2  vectorized_elementwise_kernel #2\n"
+            "      3  short\n"
+            "  (2 names shortened to fit 160 columns; --format csv or json has them whole)\n");
+}
+
+TEST(TableText, OtherNamesAreCutWithAnEllipsis) {
+  EXPECT_EQ(ShortenNameToFit("## sparse_data_dist ##", 10), "## sparse…");
+  EXPECT_EQ(ShortenNameToFit("short", 10), "short");
+  EXPECT_EQ(ShortenNameToFit("void ns::scale<float>(float*, int)", 10), "scale");
+}
+
+TEST(TableText, EveryLineFitsTheWidth) {
+  Table table({MakeColumn("count", "count", ColumnUnit::kCount),
+               MakeColumn("kernel", "kernel", ColumnUnit::kName)});
+  for (int i = 0; i < 12; ++i)
+    table.AddRow({int64_t{i}, std::string(300, static_cast<char>('a' + i))});
+  for (size_t width : {40u, 80u, 160u}) {
+    std::string text = RenderTableText(table, {.indent = "  ", .max_width = width});
+    size_t start = 0;
+    while (start < text.size()) {
+      size_t end = text.find('\n', start);
+      std::string line = text.substr(start, end - start);
+      if (line.find("shortened") == std::string::npos) {
+        EXPECT_LE(DisplayWidth(line), width) << line;
+      }
+      start = end + 1;
+    }
+  }
+}
+
+// Kernels that share a long prefix stay apart: the end is kept, and equal results are numbered.
+TEST(TableText, ElidedLabelsKeepBothEndsAndStayDistinct) {
+  std::string prefix = "kernel [void at::native::vectorized_elementwise_kernel<4, ";
+  std::vector<std::string> shown =
+      ElideLabelsDistinct({prefix + "float, AddFunctor>]", prefix + "double, MulFunctor>]", "short",
+                           prefix + "float, ZZZ, AddFunctor>]"},
+                          30);
+  ASSERT_EQ(shown.size(), 4u);
+  EXPECT_EQ(shown[0], "kernel [void at::…AddFunctor>] #1");
+  EXPECT_EQ(shown[1], "kernel [void at::…MulFunctor>]");
+  EXPECT_EQ(shown[2], "short");
+  EXPECT_EQ(shown[3], "kernel [void at::…AddFunctor>] #2");
+}
+
+TEST(TableText, WrapLineBreaksAtSpaces) {
+  EXPECT_EQ(WrapLine("note: aaa bbb ccc", 9), "note: aaa\n  bbb ccc");
+  EXPECT_EQ(WrapLine("short", 9), "short");
+}
+
+TEST(TableJson, RowsAreObjectsKeyedByColumnName) {
+  Table table({MakeColumn("key", "key", ColumnUnit::kName).WithJsonKey("name"),
+               MakeColumn("grid", "grid").JsonOnly().OmitUnsetInJson(),
+               MakeColumn("total_ns", "total", ColumnUnit::kNs),
+               MakeColumn("shown", "shown").HumanOnly(),
+               MakeColumn("flag", "flag", ColumnUnit::kFlag)});
+  table.AddRow(
+      {std::string("k"), std::vector<int64_t>{1, 2, 3}, int64_t{5}, std::string("x"), true});
+  table.AddRow({std::string("l"), TableCell{}, TableCell{}, std::string("y"), false});
+  JsonWriter json;
+  WriteTableRowsJson(json, table);
+  EXPECT_EQ(json.str(),
+            "[\n  {\n    \"name\": \"k\",\n    \"grid\": [\n      1,\n      2,\n      3\n    ],\n"
+            "    \"total_ns\": 5,\n    \"flag\": true\n  },\n  {\n    \"name\": \"l\",\n"
+            "    \"total_ns\": null,\n    \"flag\": false\n  }\n]\n");
+}
+
+TEST(ReportDocument, CsvLeadsWithTraceAndDeviceAndKeepsFullPrecision) {
+  ReportDocument document;
+  document.columns = KernelLikeTable().columns();
+  document.trace_count = 2;
+  ReportSection first;
+  first.trace = "a.sqlite";
+  first.device = 0;
+  first.table = KernelLikeTable();
+  document.sections.push_back(first);
+  EXPECT_EQ(RenderDocumentCsv(document),
+            "trace,device,kernel,count,total_ns,bytes,share_pct\n"
+            "a.sqlite,0,a,3,128070800,2500,12.5\n"
+            "a.sqlite,0,b,1,1500,,\n");
+}
+
+TEST(ReportDocument, MarkdownTablesAlignNumbersRight) {
+  EXPECT_EQ(RenderTableMarkdown(KernelLikeTable()),
+            "| kernel | count | total ms | bytes kB | share % |\n"
+            "| --- | ---: | ---: | ---: | ---: |\n"
+            "| a | 3 | 128.071 | 2.50 | 12.50 |\n"
+            "| b | 1 | 0.002 | - | - |\n");
+}
+
+TEST(Table, ARowOfTheWrongSizeIsABug) {
+  Table table({MakeColumn("a", "a")});
+  EXPECT_THROW(table.AddRow({std::string("x"), std::string("y")}), std::logic_error);
+}
+
+}  // namespace
+}  // namespace gpuroof
