@@ -464,6 +464,14 @@ TEST_F(ReaderTest, ExportWithoutActivityTablesReadsAsEmpty) {
   EXPECT_THROW(ComputeEngineLoad(trace, {}), InputError);
 }
 
+NvtxRow Range(int64_t start, int64_t end, std::string text) {
+  NvtxRow row;
+  row.start_ns = start;
+  row.end_ns = end;
+  row.text = std::move(text);
+  return row;
+}
+
 // Runs `sql` on a built file, as a hand edit (or a fuzzer) would change it.
 void Edit(const std::filesystem::path& file, const char* sql) {
   sqlite3* db = nullptr;
@@ -487,8 +495,12 @@ void WriteLaunchedKernel(const std::filesystem::path& file) {
   KernelRow kernel = Kernel(1000, 2000);
   kernel.correlation = 5;
   builder.AddKernel(kernel);
-  builder.AddApiCall({.start_ns = 100, .end_ns = 200, .correlation = 5});
-  builder.AddNvtx({.start_ns = 0, .end_ns = 500, .text = "step"});
+  testsupport::ApiCallRow call;
+  call.start_ns = 100;
+  call.end_ns = 200;
+  call.correlation = 5;
+  builder.AddApiCall(call);
+  builder.AddNvtx(Range(0, 500, "step"));
   builder.Finish();
 }
 
@@ -521,7 +533,7 @@ TEST_F(ReaderTest, NvtxRangesGetTheActivityChecks) {
     NsysSqliteBuilder builder(file);
     builder.AddKernel(Kernel(0, 10));
     for (int i = 0; i < 5; ++i)
-      builder.AddNvtx({.start_ns = i * 100, .end_ns = i * 100 + 50, .text = "r"});
+      builder.AddNvtx(Range(i * 100, i * 100 + 50, "r"));
     builder.Finish();
   }
   Edit(file,
