@@ -634,8 +634,13 @@ std::vector<ChunkTask> PlanChunks(SqliteDatabase& db, const std::vector<std::str
   if (options.rows_per_chunk <= 0) chunk = (chunk + (int64_t{1} << 19) - 1) >> 19 << 19;
   std::vector<ChunkTask> tasks;
   for (const TableSpan& span : spans) {
+    // Rowids are not a row count in a hand-edited file (a row at rowid 2^62): a table is never
+    // cut into more than kMaxChunksPerTable chunks, whatever its rowid span.
+    constexpr int64_t kMaxChunksPerTable = 1024;
+    const int64_t table_chunk =
+        std::max(chunk, RowSpan(span.first, span.last) / kMaxChunksPerTable + 1);
     for (int64_t lo = span.first; lo <= span.last;) {
-      int64_t hi = RowSpan(lo, span.last) <= chunk ? span.last : lo + chunk - 1;
+      int64_t hi = RowSpan(lo, span.last) <= table_chunk ? span.last : lo + table_chunk - 1;
       tasks.push_back(
           ChunkTask{span.kind, std::string(span.table), span.select_list, lo, hi, columns});
       if (hi == span.last) break;
