@@ -636,7 +636,7 @@ std::vector<ChunkTask> PlanChunks(SqliteDatabase& db, const std::vector<std::str
   for (const TableSpan& span : spans) {
     // Rowids are not a row count in a hand-edited file (a row at rowid 2^62): a table is never
     // cut into more than kMaxChunksPerTable chunks, whatever its rowid span.
-    constexpr int64_t kMaxChunksPerTable = 1024;
+    constexpr int64_t kMaxChunksPerTable = 64;
     const int64_t table_chunk =
         std::max(chunk, RowSpan(span.first, span.last) / kMaxChunksPerTable + 1);
     for (int64_t lo = span.first; lo <= span.last;) {

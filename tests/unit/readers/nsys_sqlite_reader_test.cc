@@ -518,7 +518,7 @@ TEST_F(ReaderTest, ApiCallAtAHugeRowidDoesNotReserveForTheGap) {
 }
 
 // Found by the nsys_schema fuzz target: with small chunks, a row at rowid 2^62 planned 2^60
-// chunks (a hang, then out of memory). A table is cut into at most 1024 chunks.
+// chunks (a hang, then out of memory). A table is cut into at most 64 chunks.
 TEST_F(ReaderTest, SparseRowidsNeverPlanMoreChunksThanATableNeeds) {
   std::filesystem::path file = Path("chunks.sqlite");
   {
