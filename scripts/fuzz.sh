@@ -47,7 +47,9 @@ if [ "${1:-}" = "--merge" ]; then
   build "$target"
   fresh="build/fuzz/merged/$target"
   rm -rf "$fresh" && mkdir -p "$fresh" "build/fuzz/work/$target"
-  "build/fuzz/fuzz/fuzz_$target" -merge=1 "$fresh" "fuzz/corpus/$target" "build/fuzz/work/$target"
+  # Edges only (no hit counters or comparison features): the smallest corpus with the same coverage.
+  "build/fuzz/fuzz/fuzz_$target" -merge=1 -use_counters=0 -use_cmp=0 -use_value_profile=0 \
+    "$fresh" "fuzz/corpus/$target" "build/fuzz/work/$target"
   cp fuzz/corpus/"$target"/finding* "$fresh"/ 2>/dev/null || true
   rm -rf "fuzz/corpus/$target" && mv "$fresh" "fuzz/corpus/$target"
   echo "fuzz.sh: fuzz/corpus/$target now holds $(ls "fuzz/corpus/$target" | wc -l) inputs" >&2
