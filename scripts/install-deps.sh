@@ -9,6 +9,7 @@ packages=(
   libtomlplusplus-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libsimdjson-dev zlib1g-dev
+  libboost-math-dev nettle-dev
 )
 
 missing=()

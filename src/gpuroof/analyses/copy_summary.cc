@@ -10,6 +10,7 @@
 #include "gpuroof/analyses/engine_load.h"
 #include "gpuroof/analyses/statistics.h"
 #include "gpuroof/model/errors.h"
+#include "gpuroof/model/time_limits.h"
 
 namespace gpuroof {
 
@@ -139,8 +140,9 @@ std::vector<DeviceCopies> ComputeCopySummary(const Trace& trace,
       CopyRow& row = acc.row;
       ++row.count;
       row.bytes += block.bytes[i];
-      row.sum_ns += std::min(end, window.end_ns) - std::max(start, window.start_ns);
-      row.op_time_ns += end - start;
+      row.sum_ns = SaturatingAdd(row.sum_ns, SaturatingSub(std::min(end, window.end_ns),
+                                                           std::max(start, window.start_ns)));
+      row.op_time_ns = SaturatingAdd(row.op_time_ns, SaturatingSub(end, start));
       acc.durations_ns.push_back(end - start);
       if (end > start) {
         acc.bandwidths_gbps.push_back(static_cast<double>(block.bytes[i]) /

@@ -14,6 +14,7 @@
 #include "gpuroof/analyses/range_selection.h"
 #include "gpuroof/analyses/roofline.h"
 #include "gpuroof/model/errors.h"
+#include "gpuroof/model/time_limits.h"
 
 namespace gpuroof {
 
@@ -77,6 +78,7 @@ int64_t CountRangeUnits(const Trace& trace, const RangeSelection& selection,
   const Window& window = load.window;
   int64_t units = 0;
   int64_t without_work = 0;
+  std::map<const void*, std::vector<OpRef>::const_iterator> first_on_device;
   for (size_t k = 0; k < attribution.instances.size(); ++k) {
     const RangeInstanceWork& instance = attribution.instances[k];
     if (instance.method == AttributionMethod::kTimeOverlap) {
@@ -85,9 +87,14 @@ int64_t CountRangeUnits(const Trace& trace, const RangeSelection& selection,
       continue;
     }
     // instance.ops is sorted by start: the first op on this device is the instance's first.
-    auto first = std::find_if(instance.ops.begin(), instance.ops.end(), [&](OpRef op) {
-      return trace.streams[trace.blocks[op.block].stream[op.index]].device_id == load.device_id;
-    });
+    // Identical instances share their list: it is searched once.
+    auto [cached, fresh] = first_on_device.try_emplace(instance.ops.storage());
+    if (fresh) {
+      cached->second = std::find_if(instance.ops.begin(), instance.ops.end(), [&](OpRef op) {
+        return trace.streams[trace.blocks[op.block].stream[op.index]].device_id == load.device_id;
+      });
+    }
+    const auto first = cached->second;
     if (first == instance.ops.end()) {
       ++without_work;
       continue;
@@ -229,9 +236,11 @@ std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOp
     auto e = static_cast<size_t>(EngineIndex(block.engine[i]));
     EngineLoad& engine = load.engines[e];
     ++engine.ops;
-    engine.sum_ns += std::max<int64_t>(0, clipped_end - clipped_start);
+    // Saturating: a trace built by any reader may hold ops whose durations add past int64.
+    engine.sum_ns = SaturatingAdd(engine.sum_ns,
+                                  std::max<int64_t>(0, SaturatingSub(clipped_end, clipped_start)));
     engine.bytes += block.bytes[i];
-    engine.op_time_ns += end - start;
+    engine.op_time_ns = SaturatingAdd(engine.op_time_ns, SaturatingSub(end, start));
     engine_unions[d][e].Add(clipped_start, clipped_end);
     any_unions[d].Add(clipped_start, clipped_end);
     ++load.any_ops;

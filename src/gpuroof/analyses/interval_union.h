@@ -4,6 +4,8 @@
 #include <utility>
 #include <vector>
 
+#include "gpuroof/model/time_limits.h"
+
 namespace gpuroof {
 
 // Length of the union of intervals fed in nondecreasing start order: overlapping time is
@@ -15,7 +17,7 @@ class IntervalUnion {
   void Add(int64_t start_ns, int64_t end_ns) {
     if (end_ns <= start_ns) return;
     if (!open_ || start_ns > current_end_) {
-      closed_ns_ += current_end_ - current_start_;
+      closed_ns_ = SaturatingAdd(closed_ns_, SaturatingSub(current_end_, current_start_));
       current_start_ = start_ns;
       current_end_ = end_ns;
       open_ = true;
@@ -24,7 +26,9 @@ class IntervalUnion {
     }
   }
   // Total covered length so far, in ns.
-  int64_t length_ns() const { return closed_ns_ + (current_end_ - current_start_); }
+  int64_t length_ns() const {
+    return SaturatingAdd(closed_ns_, SaturatingSub(current_end_, current_start_));
+  }
 
  private:
   int64_t closed_ns_ = 0;

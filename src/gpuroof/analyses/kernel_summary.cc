@@ -8,6 +8,7 @@
 
 #include "gpuroof/analyses/engine_load.h"
 #include "gpuroof/model/errors.h"
+#include "gpuroof/model/time_limits.h"
 
 namespace gpuroof {
 
@@ -186,7 +187,8 @@ std::vector<DeviceKernels> ComputeKernelSummary(const Trace& trace,
       for (size_t r = static_cast<size_t>(options.top); r < device.rows.size(); ++r) {
         ++device.omitted_keys;
         device.omitted_ops += device.rows[r].stats.count;
-        device.omitted_total_ns += device.rows[r].stats.total_ns;
+        device.omitted_total_ns =
+            SaturatingAdd(device.omitted_total_ns, device.rows[r].stats.total_ns);
       }
       device.rows.resize(static_cast<size_t>(options.top));
     }

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include <fmt/format.h>
+
+#include "gpuroof/model/time_limits.h"
 
 namespace gpuroof {
 namespace {
@@ -20,8 +23,8 @@ void SortIndex(InstanceIndex& index, const std::vector<const NvtxRange*>& ranges
   std::stable_sort(index.by_start.begin(), index.by_start.end(),
                    [&](size_t a, size_t b) { return ranges[a]->start_ns < ranges[b]->start_ns; });
   for (size_t position : index.by_start) {
-    index.longest_ns =
-        std::max(index.longest_ns, ranges[position]->end_ns - ranges[position]->start_ns);
+    index.longest_ns = std::max(
+        index.longest_ns, SaturatingSub(ranges[position]->end_ns, ranges[position]->start_ns));
   }
 }
 
@@ -34,7 +37,9 @@ void ForEachOverlapping(const InstanceIndex& index, const std::vector<const Nvtx
   auto it =
       std::upper_bound(index.by_start.begin(), index.by_start.end(), end_ns,
                        [&](int64_t t, size_t position) { return t < ranges[position]->start_ns; });
-  const int64_t earliest_start = start_ns - index.longest_ns;
+  // Saturating: an op early in a trace with a long range would overflow for times well inside
+  // the readers' bounds.
+  const int64_t earliest_start = SaturatingSub(start_ns, index.longest_ns);
   while (it != index.by_start.begin()) {
     --it;
     const NvtxRange& range = *ranges[*it];
@@ -115,10 +120,9 @@ std::string_view RangeScopeName(RangeScope scope) {
 RangeAttribution AttributeGpuWork(const Trace& trace, std::span<const NvtxRange* const> ranges,
                                   RangeScope scope) {
   RangeAttribution result;
-  const std::vector<const NvtxRange*> instances(ranges.begin(), ranges.end());
-  result.instances.resize(instances.size());
-  for (size_t i = 0; i < instances.size(); ++i) {
-    result.instances[i].range_index = static_cast<size_t>(instances[i] - trace.nvtx_ranges.data());
+  result.instances.resize(ranges.size());
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    result.instances[i].range_index = static_cast<size_t>(ranges[i] - trace.nvtx_ranges.data());
   }
 
   const bool correlate = !trace.api_calls.empty() && HasCorrelations(trace);
@@ -130,6 +134,29 @@ RangeAttribution AttributeGpuWork(const Trace& trace, std::span<const NvtxRange*
             : "the trace was read without correlation ids: GPU work attributed by time overlap";
   }
 
+  // Instances that cannot get different ops are attributed once: the first of each kind stands
+  // for the others, which share its list (what makes memory O(ranges + ops) for identical ranges).
+  // The thread only matters to the thread rule of launch correlation.
+  const bool thread_matters = correlate && scope == RangeScope::kThread;
+  using InstanceKey = std::tuple<bool, int32_t, uint64_t, uint64_t, int64_t, int64_t>;
+  std::map<InstanceKey, size_t> first_of_kind;
+  std::vector<const NvtxRange*> instances;  // the distinct ones
+  std::vector<size_t> distinct_of(ranges.size());
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    const NvtxRange& range = *ranges[i];
+    const bool by_device = range.on_gpu;
+    const InstanceKey key{by_device,
+                          by_device ? range.device_id : 0,
+                          !by_device && correlate ? range.process_id : 0,
+                          !by_device && thread_matters ? range.thread_id : 0,
+                          range.start_ns,
+                          range.end_ns};
+    auto [it, inserted] = first_of_kind.try_emplace(key, instances.size());
+    if (inserted) instances.push_back(&range);
+    distinct_of[i] = it->second;
+  }
+  std::vector<std::vector<OpRef>> ops(instances.size());
+
   // CPU ranges by process (launch correlation; the thread rule then checks the call's thread, and
   // counts the other threads' launches it leaves out), or all CPU ranges (time overlap, any
   // device); GPU-timeline ranges by device.
@@ -139,13 +166,16 @@ RangeAttribution AttributeGpuWork(const Trace& trace, std::span<const NvtxRange*
   for (size_t i = 0; i < instances.size(); ++i) {
     const NvtxRange& range = *instances[i];
     if (range.on_gpu) {
-      result.instances[i].method = AttributionMethod::kTimeOverlap;
       gpu_by_device[range.device_id].by_start.push_back(i);
     } else if (correlate) {
       cpu_by_process[range.process_id].by_start.push_back(i);
     } else {
-      result.instances[i].method = AttributionMethod::kTimeOverlap;
       cpu_all.by_start.push_back(i);
+    }
+  }
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    if (ranges[i]->on_gpu || !correlate) {
+      result.instances[i].method = AttributionMethod::kTimeOverlap;
     }
   }
   for (auto& [process, index] : cpu_by_process)
@@ -159,7 +189,7 @@ RangeAttribution AttributeGpuWork(const Trace& trace, std::span<const NvtxRange*
     const ActivityBlock& block = trace.blocks[b];
     for (uint32_t row = 0; row < block.size(); ++row) {
       const OpRef op{b, row};
-      const auto add = [&](size_t position) { result.instances[position].ops.push_back(op); };
+      const auto add = [&](size_t position) { ops[position].push_back(op); };
       const int64_t start_ns = block.start_ns[row];
       const int64_t end_ns = block.end_ns[row];
       const StreamInfo& stream = trace.streams[block.stream[row]];
@@ -200,12 +230,17 @@ RangeAttribution AttributeGpuWork(const Trace& trace, std::span<const NvtxRange*
     }
   }
 
-  for (RangeInstanceWork& instance : result.instances) {
-    std::sort(instance.ops.begin(), instance.ops.end(), [&](OpRef a, OpRef b) {
+  std::vector<OpList> lists;
+  lists.reserve(ops.size());
+  for (std::vector<OpRef>& list : ops) {
+    std::sort(list.begin(), list.end(), [&](OpRef a, OpRef b) {
       return std::tie(trace.blocks[a.block].start_ns[a.index], a.block, a.index) <
              std::tie(trace.blocks[b.block].start_ns[b.index], b.block, b.index);
     });
+    lists.emplace_back(std::move(list));
   }
+  for (size_t i = 0; i < ranges.size(); ++i)
+    result.instances[i].ops = lists[distinct_of[i]];
   return result;
 }
 
@@ -221,7 +256,9 @@ OpSelection SelectAttributedOps(const Trace& trace, const RangeAttribution& attr
   selection.selected.reserve(trace.blocks.size());
   for (const ActivityBlock& block : trace.blocks)
     selection.selected.emplace_back(block.size(), false);
+  std::set<const void*> marked;  // a list shared by identical instances is marked once
   for (const RangeInstanceWork& instance : attribution.instances) {
+    if (!marked.insert(instance.ops.storage()).second) continue;
     for (OpRef op : instance.ops)
       selection.selected[op.block][op.index] = true;
   }

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -37,12 +38,39 @@ enum class RangeScope {
 
 std::string_view RangeScopeName(RangeScope scope);  // "thread", "process"
 
+// The ops attributed to one instance: immutable storage shared by every instance that gets the
+// same ops. Instances that cannot differ (same interval, same side and device, same process, and
+// with the thread rule the same thread) hold one list between them, so 3,000 identical ranges over
+// 100 k ops cost one list of 100 k, not 300 M entries.
+class OpList {
+ public:
+  OpList() = default;
+  explicit OpList(std::vector<OpRef> ops)
+      : ops_(std::make_shared<const std::vector<OpRef>>(std::move(ops))) {}
+  std::vector<OpRef>::const_iterator begin() const { return ops().begin(); }
+  std::vector<OpRef>::const_iterator end() const { return ops().end(); }
+  size_t size() const { return ops().size(); }
+  bool empty() const { return ops().empty(); }
+  const OpRef& operator[](size_t i) const { return ops()[i]; }
+  // True when both lists are the same storage (hence the same ops): consumers compute a shared
+  // list's figures once.
+  bool SameStorage(const OpList& other) const { return ops_ == other.ops_; }
+  const void* storage() const { return ops_.get(); }
+
+ private:
+  const std::vector<OpRef>& ops() const {
+    static const std::vector<OpRef> kEmpty;
+    return ops_ ? *ops_ : kEmpty;
+  }
+  std::shared_ptr<const std::vector<OpRef>> ops_;
+};
+
 struct RangeInstanceWork {
   size_t range_index = 0;  // into trace.nvtx_ranges
   AttributionMethod method = AttributionMethod::kLaunchCorrelation;
   // GPU ops attributed to the instance, sorted by start. With kTimeOverlap they are clipped to
   // the range's interval by the consumer (see ClippedInterval).
-  std::vector<OpRef> ops;
+  OpList ops;
 };
 
 struct RangeAttribution {
@@ -62,8 +90,9 @@ struct RangeAttribution {
 // FindNvtxRanges), counting the launches `scope` says. CPU ranges use launch correlation when the
 // trace has API calls and its ops carry correlation ids (read with ReadDetail::kFull), else time
 // overlap; GPU-timeline ranges (NvtxRange::on_gpu) always use time overlap on their own device. An
-// op can belong to several instances (nested ranges of one name). O(ops x log(calls)) time,
-// O(attributed ops) memory.
+// op can belong to several instances (nested ranges of one name). O(ops x log(calls)) time.
+// Memory: instances that cannot differ share one OpList, so it is O(ranges + ops x the distinct
+// intervals an op falls in), not O(ranges x ops).
 RangeAttribution AttributeGpuWork(const Trace& trace, std::span<const NvtxRange* const> ranges,
                                   RangeScope scope);
 

@@ -10,6 +10,7 @@
 #include "gpuroof/analyses/range_selection.h"
 #include "gpuroof/analyses/window.h"
 #include "gpuroof/model/errors.h"
+#include "gpuroof/model/time_limits.h"
 
 namespace gpuroof {
 namespace {
@@ -25,7 +26,7 @@ struct DeviceAccumulator {
   void Add(Engine engine, int64_t start_ns, int64_t end_ns, uint64_t bytes) {
     RangeEngineWork& work = row.engines[static_cast<size_t>(EngineIndex(engine))];
     ++work.ops;
-    work.sum_ns += end_ns - start_ns;
+    work.sum_ns = SaturatingAdd(work.sum_ns, SaturatingSub(end_ns, start_ns));
     work.bytes += bytes;
     unions[static_cast<size_t>(EngineIndex(engine))].Add(start_ns, end_ns);
     any_union.Add(start_ns, end_ns);
@@ -53,8 +54,8 @@ void AddInto(std::array<RangeEngineWork, kEngineCount>& total,
              const std::array<RangeEngineWork, kEngineCount>& part) {
   for (size_t i = 0; i < total.size(); ++i) {
     total[i].ops += part[i].ops;
-    total[i].sum_ns += part[i].sum_ns;
-    total[i].busy_ns += part[i].busy_ns;
+    total[i].sum_ns = SaturatingAdd(total[i].sum_ns, part[i].sum_ns);
+    total[i].busy_ns = SaturatingAdd(total[i].busy_ns, part[i].busy_ns);
     total[i].bytes += part[i].bytes;
   }
 }
@@ -64,9 +65,23 @@ void AddInto(std::array<RangeEngineWork, kEngineCount>& total,
 std::vector<RangeInstanceLoad> ComputeInstanceLoads(const Trace& trace,
                                                     const RangeAttribution& attribution) {
   std::vector<RangeInstanceLoad> rows;
+  // Instances sharing an op list are identical (same interval and attribution key): their rows
+  // are computed once, then copied, so identical ranges cost O(ops), not O(ranges x ops).
+  std::map<const void*, std::pair<size_t, size_t>> rows_of_list;  // list -> [first, last) row
   int64_t ordinal = 0;
   for (const RangeInstanceWork& instance : attribution.instances) {
     ++ordinal;
+    auto [known, fresh] = rows_of_list.try_emplace(instance.ops.storage(), rows.size(), 0);
+    if (!fresh && instance.ops.storage() != nullptr) {
+      const auto [first, last] = known->second;
+      for (size_t r = first; r < last; ++r) {
+        RangeInstanceLoad row = rows[r];
+        row.range_index = instance.range_index;
+        row.ordinal = ordinal;
+        rows.push_back(row);
+      }
+      continue;
+    }
     std::map<int32_t, DeviceAccumulator> devices;
     for (OpRef op : instance.ops) {
       const ActivityBlock& block = trace.blocks[op.block];
@@ -77,12 +92,12 @@ std::vector<RangeInstanceLoad> ComputeInstanceLoads(const Trace& trace,
       accumulator.Add(block.engine[op.index], interval.start_ns, interval.end_ns,
                       block.bytes[op.index]);
     }
+    known->second.first = rows.size();
     if (devices.empty()) {
       RangeInstanceLoad row;
       row.range_index = instance.range_index;
       row.ordinal = ordinal;
       rows.push_back(row);
-      continue;
     }
     for (auto& [device, accumulator] : devices) {
       accumulator.row.range_index = instance.range_index;
@@ -90,6 +105,7 @@ std::vector<RangeInstanceLoad> ComputeInstanceLoads(const Trace& trace,
       accumulator.row.device_id = device;
       rows.push_back(accumulator.Finish());
     }
+    known->second.second = rows.size();
   }
   return rows;
 }
@@ -141,7 +157,7 @@ RangeSummary SummarizeRanges(const Trace& trace, const RangeSummaryOptions& opti
     std::vector<int64_t> durations;
     durations.reserve(ranges.size());
     for (const NvtxRange* range : ranges)
-      durations.push_back(range->end_ns - range->start_ns);
+      durations.push_back(SaturatingSub(range->end_ns, range->start_ns));
     group.cpu = SummarizeDurations(durations);
 
     std::vector<RangeInstanceLoad> rows = ComputeInstanceLoads(trace, attribution);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "gpuroof/model/time_limits.h"
+
 namespace gpuroof {
 
 std::optional<double> Quantile(const std::vector<int64_t>& sorted, double q) {
@@ -55,7 +57,7 @@ DurationStats SummarizeDurations(std::vector<int64_t>& durations_ns) {
   stats.min_ns = durations_ns.front();
   stats.max_ns = durations_ns.front();
   for (int64_t d : durations_ns) {
-    stats.total_ns += d;
+    stats.total_ns = SaturatingAdd(stats.total_ns, d);
     stats.min_ns = std::min(stats.min_ns, d);
     stats.max_ns = std::max(stats.max_ns, d);
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <set>
 #include <vector>
 
 #include <fmt/format.h>
@@ -116,7 +117,9 @@ Window RangeWorkWindow(const Trace& trace, const RangeSelection& selection,
     return window;
   }
   bool any = false;
+  std::set<const void*> seen;  // an op list shared by identical instances is scanned once
   for (const RangeInstanceWork& instance : attribution.instances) {
+    if (!seen.insert(instance.ops.storage()).second) continue;
     for (OpRef op : instance.ops) {
       const ActivityBlock& block = trace.blocks[op.block];
       if (trace.streams[block.stream[op.index]].device_id != device_id) continue;

@@ -147,7 +147,9 @@ ProfiledRun RunRecordProfiler(const SweepSpec& spec, const PlannedRun& planned,
       recorder::RecorderEnvironment(*library, scratch.OutputPattern(), spec.record_nvtx);
   // The recorder's variables win over the sweep file's: it must write where we collect.
   for (auto& [name, value] : ExpandEnv(spec, planned, trace, results)) {
-    if (std::none_of(env.begin(), env.end(), [&](const auto& kv) { return kv.first == name; }))
+    // An init-capture, not [&]: clang before 16 cannot capture a structured binding.
+    if (std::none_of(env.begin(), env.end(),
+                     [&key = name](const auto& kv) { return kv.first == key; }))
       env.emplace_back(std::move(name), std::move(value));
   }
   ProcessResult result = runner.Run({ExpandArgv(spec, planned, trace, results), workdir, env});

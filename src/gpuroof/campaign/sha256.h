@@ -1,14 +1,14 @@
 #pragma once
 
-#include <array>
-#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <string_view>
 
+#include <nettle/sha2.h>
+
 namespace gpuroof {
 
-// SHA-256 (FIPS 180-4), written out here so the manifest needs no crypto library.
+// SHA-256 (FIPS 180-4) from nettle: a maintained, tested implementation rather than our own.
 class Sha256 {
  public:
   Sha256();
@@ -17,12 +17,7 @@ class Sha256 {
   std::string HexDigest();
 
  private:
-  void Compress(const uint8_t* block);
-
-  std::array<uint32_t, 8> state_;
-  std::array<uint8_t, 64> buffer_{};
-  size_t buffered_ = 0;
-  uint64_t total_bytes_ = 0;
+  sha256_ctx context_;
 };
 
 std::string Sha256Hex(std::string_view bytes);

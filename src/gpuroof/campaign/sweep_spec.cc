@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -14,6 +15,7 @@
 #include "gpuroof/analyses/window.h"
 #include "gpuroof/campaign/placeholders.h"
 #include "gpuroof/model/errors.h"
+#include "gpuroof/model/utf8.h"
 
 namespace gpuroof {
 
@@ -24,6 +26,12 @@ class SpecParser {
   explicit SpecParser(std::string source) : source_(std::move(source)) {}
 
   SweepSpec Parse(const std::string& text) {
+    // toml++ 3.3.0 (Debian 12) has undefined behaviour on some invalid non-ASCII input
+    // (marzer/tomlplusplus#295, fixed upstream by #305): it only ever sees valid UTF-8.
+    if (std::optional<size_t> bad = FirstInvalidUtf8(text)) {
+      throw InputError(source_,
+                       fmt::format("not valid UTF-8 (byte {}): TOML files are UTF-8", *bad));
+    }
     toml::table root;
     try {
       root = toml::parse(text, source_);

@@ -41,8 +41,8 @@ class PlainSource : public ByteSource {
 
 class GzipSource : public ByteSource {
  public:
-  GzipSource(FilePtr file, std::string source)
-      : file_(std::move(file)), source_(std::move(source)), input_(kInputBytes) {
+  GzipSource(FilePtr file, std::string source, const InflateLimits& limits)
+      : file_(std::move(file)), source_(std::move(source)), limits_(limits), input_(kInputBytes) {
     // 15 + 32: any window size, gzip or zlib header detected automatically.
     if (inflateInit2(&stream_, 15 + 32) != Z_OK) {
       throw InputError(source_, "cannot initialise zlib");
@@ -78,6 +78,8 @@ class GzipSource : public ByteSource {
       int rc = inflate(&stream_, Z_NO_FLUSH);
       consumed_ += before_in - stream_.avail_in;
       produced += chunk - stream_.avail_out;
+      inflated_ += chunk - stream_.avail_out;
+      CheckLimits();
       if (rc == Z_STREAM_END) {
         member_open_ = false;
       } else if (rc == Z_BUF_ERROR) {
@@ -93,6 +95,20 @@ class GzipSource : public ByteSource {
  private:
   static constexpr size_t kInputBytes = 256 * 1024;
 
+  void CheckLimits() const {
+    if (inflated_ > limits_.max_bytes) {
+      throw InputError(source_, fmt::format("gzip data inflates past {} MiB, the limit on "
+                                            "decompressed size (a gzip bomb?)",
+                                            limits_.max_bytes >> 20));
+    }
+    if (inflated_ > limits_.ratio_after_bytes && consumed_ > 0 &&
+        inflated_ / consumed_ > limits_.max_ratio) {
+      throw InputError(source_, fmt::format("gzip data inflates more than {}x ({} MiB from {} "
+                                            "compressed bytes): refused as a gzip bomb",
+                                            limits_.max_ratio, inflated_ >> 20, consumed_));
+    }
+  }
+
   bool RefillInput() {
     size_t n = ReadFile(file_.get(), source_, input_.data(), input_.size());
     stream_.next_in = reinterpret_cast<Bytef*>(input_.data());
@@ -102,9 +118,11 @@ class GzipSource : public ByteSource {
 
   FilePtr file_;
   std::string source_;
+  InflateLimits limits_;
   std::vector<char> input_;
   z_stream stream_{};
   uint64_t consumed_ = 0;    // compressed bytes handed to zlib so far
+  uint64_t inflated_ = 0;    // bytes inflated so far
   bool member_open_ = true;  // inside a gzip member (the file starts with one)
   bool finished_ = false;
 };
@@ -116,7 +134,8 @@ bool HasGzipMagic(std::string_view head) {
          static_cast<unsigned char>(head[1]) == 0x8b;
 }
 
-std::unique_ptr<ByteSource> OpenByteSource(const std::filesystem::path& path) {
+std::unique_ptr<ByteSource> OpenByteSource(const std::filesystem::path& path,
+                                           const InflateLimits& limits) {
   std::string source = path.string();
   FilePtr file(std::fopen(source.c_str(), "rb"));
   if (!file) throw InputError(source, fmt::format("cannot open: {}", std::strerror(errno)));
@@ -124,7 +143,7 @@ std::unique_ptr<ByteSource> OpenByteSource(const std::filesystem::path& path) {
   size_t n = std::fread(head, 1, sizeof head, file.get());
   std::rewind(file.get());
   if (HasGzipMagic(std::string_view(head, n))) {
-    return std::make_unique<GzipSource>(std::move(file), std::move(source));
+    return std::make_unique<GzipSource>(std::move(file), std::move(source), limits);
   }
   return std::make_unique<PlainSource>(std::move(file), std::move(source));
 }

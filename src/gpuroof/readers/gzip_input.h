@@ -22,10 +22,24 @@ class ByteSource {
 // True when `head` starts with the gzip magic bytes 1f 8b.
 bool HasGzipMagic(std::string_view head);
 
+// How far a gzip file may inflate (docs/reliability.md, "Resource limits"). A gzip bomb (a small
+// file that inflates to many GiB, typically of whitespace) stops with a clear message at the
+// first limit it passes, instead of being inflated to its end.
+struct InflateLimits {
+  // Inflated bytes, whatever the ratio: 64 GiB, ten times the largest traces seen.
+  uint64_t max_bytes = uint64_t{64} << 30;
+  // Inflated over compressed bytes, checked once `ratio_after_bytes` have been inflated. JSON
+  // traces compress 10-30x; deflate cannot exceed ~1032x, which only bombs approach.
+  uint64_t max_ratio = 200;
+  uint64_t ratio_after_bytes = uint64_t{1} << 30;
+};
+
 // Opens `path` for reading: a plain file, or a gzip file (any number of concatenated members,
 // as `cat a.gz b.gz` makes) inflated in a streaming way with a fixed 256 KiB input buffer, so
 // memory does not grow with the file. Throws InputError when the file cannot be opened; reads
-// throw InputError for corrupt or truncated gzip data, with the compressed byte offset.
-std::unique_ptr<ByteSource> OpenByteSource(const std::filesystem::path& path);
+// throw InputError for corrupt or truncated gzip data, with the compressed byte offset, and when
+// the data inflates past `limits`.
+std::unique_ptr<ByteSource> OpenByteSource(const std::filesystem::path& path,
+                                           const InflateLimits& limits = {});
 
 }  // namespace gpuroof

@@ -465,6 +465,9 @@ void KinetoJsonParser::ReadEvents(int depth, bool array_form) {
                                "complete events",
                                elements_));
     }
+    // Only separators since the last event: none of it needs keeping, so any amount of
+    // whitespace between events is never mistaken for one over-long value.
+    if (scanner.depth() == depth && !scanner.in_string() && blank_until(scan)) region = scan;
     ReadMore(region);
   }
 }
@@ -702,11 +705,31 @@ bool IsKinetoJsonFile(const std::filesystem::path& path) {
     if (got == 0) break;
     n += got;
   }
-  return LooksLikeJson(std::string_view(head, n));
+  std::string_view view(head, n);
+  if (view.empty() || !std::all_of(view.begin(), view.end(), IsSpace)) return LooksLikeJson(view);
+  // Only whitespace so far (a padded file, or a gzip of whitespace): the first other byte
+  // decides, or the file is said to be blank rather than "not an SQLite database".
+  uint64_t skipped = n;
+  for (;;) {
+    n = input->Read(head, sizeof head);
+    if (n == 0) {
+      throw InputError(path.string(),
+                       fmt::format("holds only whitespace ({} bytes{}): no trace in it", skipped,
+                                   input->compressed() ? " once decompressed" : ""));
+    }
+    view = std::string_view(head, n);
+    auto other = std::find_if_not(view.begin(), view.end(), IsSpace);
+    if (other != view.end()) return *other == '{' || *other == '[';
+    skipped += n;
+    if (skipped > kMaxLeadingSpaceBytes) {
+      throw InputError(path.string(), fmt::format("starts with more than {} MiB of whitespace",
+                                                  kMaxLeadingSpaceBytes >> 20));
+    }
+  }
 }
 
 Trace ReadKinetoJson(const std::filesystem::path& path, const KinetoReadOptions& options) {
-  std::unique_ptr<ByteSource> input = OpenByteSource(path);
+  std::unique_ptr<ByteSource> input = OpenByteSource(path, options.inflate);
   return KinetoJsonParser(*input, path.string(), options).Parse();
 }
 

@@ -2,11 +2,13 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <string_view>
 
 #include "gpuroof/model/trace.h"
+#include "gpuroof/readers/gzip_input.h"
 #include "gpuroof/readers/nsys_sqlite_reader.h"
 
 namespace gpuroof {
@@ -21,6 +23,8 @@ struct KinetoReadOptions {
   // The largest single event or top-level value accepted; a longer one is an error (a corrupt
   // file, e.g. an unterminated string) rather than a reason to buffer gigabytes.
   size_t max_value_bytes = size_t{64} << 20;
+  // How far a .json.gz may inflate (gzip_input.h).
+  InflateLimits inflate;
 };
 
 // True when `head` (the first bytes of a file, after gzip inflation if any) looks like JSON: a
@@ -28,8 +32,10 @@ struct KinetoReadOptions {
 bool LooksLikeJson(std::string_view head);
 
 // Whether the file (inflated first when it is gzip) starts like JSON: the registry's test, by
-// content rather than by name. Throws InputError when the file cannot be opened or inflated.
+// content rather than by name. Leading whitespace is skipped up to kMaxLeadingSpaceBytes. Throws
+// InputError when the file cannot be opened or inflated, and when it holds only whitespace.
 bool IsKinetoJsonFile(const std::filesystem::path& path);
+inline constexpr uint64_t kMaxLeadingSpaceBytes = uint64_t{64} << 20;
 
 // Reads a Kineto trace (`*.pt.trace.json`, `.json.gz`; object form with traceEvents, or a bare
 // event array) into a Trace: GPU kernels, copies and memsets as activities, user annotations

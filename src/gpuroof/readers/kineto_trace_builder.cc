@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 
 #include "gpuroof/model/errors.h"
+#include "gpuroof/model/time_limits.h"
 
 namespace gpuroof {
 
@@ -193,7 +194,9 @@ bool KinetoTraceBuilder::ReadInterval(const KinetoEvent& event, std::string_view
     Skip(table, "duration over 7 days", Severity::kError);
     return false;
   }
-  if (*start > std::numeric_limits<int64_t>::max() - *duration) {
+  // Both ends within the bound every reader applies (model/time_limits.h); checked before the
+  // addition, which could otherwise overflow.
+  if (!TimestampInRange(*start) || *start >= kTimestampLimitNs - *duration) {
     Skip(table, "implausible timestamp", Severity::kError);
     return false;
   }
@@ -461,7 +464,7 @@ Trace KinetoTraceBuilder::Finish() {
   if (base_time_ns_ && *base_time_ns_ != 0) {
     int64_t base = *base_time_ns_;
     auto shift = [&](int64_t& t) {
-      if (__builtin_add_overflow(t, base, &t)) {
+      if (__builtin_add_overflow(t, base, &t) || !TimestampInRange(t)) {
         throw InputError(trace_.source,
                          fmt::format("baseTimeNanoseconds {} makes timestamps overflow", base));
       }

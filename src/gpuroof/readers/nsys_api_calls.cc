@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "gpuroof/model/time_limits.h"
 #include "gpuroof/readers/sqlite_database.h"
 
 namespace gpuroof {
@@ -21,7 +22,8 @@ constexpr uint64_t kGlobalPidMask = 0xFFFFFFFFFF000000ULL;
 NsysApiCalls ReadNsysApiCalls(const std::filesystem::path& path) {
   NsysApiCalls out;
   SqliteDatabase db(path);
-  const std::vector<std::string> present = db.ColumnNames(kRuntimeTable);
+  const std::vector<std::string> present =
+      db.RequireColumns(kRuntimeTable, {"start", "end", "globalTid"});
   if (std::find(present.begin(), present.end(), "correlationId") == present.end()) {
     // Without correlation ids no call can be tied to its GPU work: read none.
     out.diagnostics.Skip(kRuntimeTable, "table has no correlationId column", Severity::kInfo);
@@ -32,17 +34,30 @@ NsysApiCalls ReadNsysApiCalls(const std::filesystem::path& path) {
       "SELECT start, \"end\", globalTid, correlationId, {} FROM CUPTI_ACTIVITY_KIND_RUNTIME "
       "WHERE correlationId IS NOT NULL AND correlationId != 0",
       has_name ? "nameId" : "NULL"));
-  // One allocation for the whole table (max(rowid) is a B-tree lookup, not a scan): growing a
-  // vector of millions of calls by doubling costs more in page faults than reading them.
-  SqliteStatement size = db.Prepare("SELECT max(rowid) FROM CUPTI_ACTIVITY_KIND_RUNTIME");
-  if (size.Step() && !size.IsNull(0) && size.Int64(0) > 0) {
-    out.calls.reserve(static_cast<size_t>(std::min<int64_t>(size.Int64(0), int64_t{1} << 31)));
+  // One allocation for the whole table (min and max rowid are B-tree lookups, not a scan):
+  // growing a vector of millions of calls by doubling costs more in page faults than reading
+  // them. nsys numbers rows densely; a hand-edited file's sparse or huge rowids must not reserve
+  // for rows it lacks, so the span is capped by what the file can hold.
+  SqliteStatement bounds = db.Prepare(
+      "SELECT (SELECT min(rowid) FROM CUPTI_ACTIVITY_KIND_RUNTIME), "
+      "(SELECT max(rowid) FROM CUPTI_ACTIVITY_KIND_RUNTIME)");
+  if (bounds.Step() && !bounds.IsNull(0)) {
+    const int64_t span = RowSpan(bounds.Int64(0), bounds.Int64(1));
+    out.calls.reserve(static_cast<size_t>(std::min(span, db.RowCapacity())));
   }
   int64_t read = 0;
   while (row.Step()) {
     ++read;
     if (row.IsNull(0) || row.IsNull(1) || row.IsNull(2)) {
       out.diagnostics.Skip(kRuntimeTable, "null start, end or thread", Severity::kDataLoss);
+      continue;
+    }
+    if (!row.IsInteger(0) || !row.IsInteger(1) || !row.IsInteger(2)) {
+      out.diagnostics.Skip(kRuntimeTable, "non-integer time or thread", Severity::kDataLoss);
+      continue;
+    }
+    if (std::string_view problem = IntervalProblem(row.Int64(0), row.Int64(1)); !problem.empty()) {
+      out.diagnostics.Skip(kRuntimeTable, problem, Severity::kError);
       continue;
     }
     const int64_t correlation = row.Int64(3);

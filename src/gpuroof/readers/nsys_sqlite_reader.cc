@@ -13,6 +13,7 @@
 
 #include "gpuroof/model/errors.h"
 #include "gpuroof/model/parallel_for.h"
+#include "gpuroof/model/time_limits.h"
 #include "gpuroof/readers/nsys_api_calls.h"
 #include "gpuroof/readers/nsys_enums.h"
 #include "gpuroof/readers/sqlite_database.h"
@@ -269,21 +270,6 @@ class Interner {
   uint32_t last_ = 0;  // the previous answer: runs of one stream or shape cost one comparison
 };
 
-// Rows in [first, last] as rowids go, saturated at INT64_MAX: rowids may be anywhere in int64
-// (hand-edited files), where a plain `last - first + 1` overflows.
-int64_t RowSpan(int64_t first, int64_t last) {
-  if (last < first) return 0;
-  // last - first fits in uint64 whenever last >= first; modular arithmetic computes it exactly.
-  uint64_t difference = static_cast<uint64_t>(last) - static_cast<uint64_t>(first);
-  constexpr auto kMax = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
-  return difference >= kMax ? std::numeric_limits<int64_t>::max()
-                            : static_cast<int64_t>(difference + 1);
-}
-
-int64_t SaturatingAdd(int64_t a, int64_t b) {
-  return a > std::numeric_limits<int64_t>::max() - b ? std::numeric_limits<int64_t>::max() : a + b;
-}
-
 // One rowid range of one activity table, read by one thread into one block.
 struct ChunkTask {
   TableKind kind;
@@ -353,14 +339,9 @@ bool HandleRow(const Row& row, const ChunkTask& task, const NsysEnums& enums, Ch
   }
   int64_t start = row.Int64(kStart);
   int64_t end = row.Int64(kEnd);
-  // Session-relative ns: anything beyond ±146 years is corrupt, and would overflow differences.
-  constexpr int64_t kImplausibleNs = int64_t{1} << 62;
-  if (start <= -kImplausibleNs || end >= kImplausibleNs) {
-    out.diagnostics.Skip(task.table, "implausible timestamp", Severity::kError);
-    return false;
-  }
-  if (end < start) {
-    out.diagnostics.Skip(task.table, "end before start", Severity::kError);
+  // Bounded times keep every later difference and sum in int64 (model/time_limits.h).
+  if (std::string_view problem = IntervalProblem(start, end); !problem.empty()) {
+    out.diagnostics.Skip(task.table, problem, Severity::kError);
     return false;
   }
   RawSignature signature;
@@ -458,11 +439,12 @@ void ReadChunk(const std::filesystem::path& path, const ChunkTask& task, const N
   row.BindInt64(1, task.rowid_first);
   row.BindInt64(2, task.rowid_last);
   // nsys numbers rows densely, so the rowid span is the row count and the columns never
-  // reallocate. A file with sparse rowids (edited by hand) must not reserve for rows it lacks.
+  // reallocate. A file with sparse rowids (edited by hand) must not reserve for rows it lacks:
+  // the reservation is capped by the rows the file can hold, and by a fixed 2^24.
   constexpr int64_t kMaxReserve = int64_t{1} << 24;
-  out.block.Reserve(
-      static_cast<size_t>(std::min(RowSpan(task.rowid_first, task.rowid_last), kMaxReserve)),
-      task.columns.correlation);
+  out.block.Reserve(static_cast<size_t>(std::min({RowSpan(task.rowid_first, task.rowid_last),
+                                                  db.RowCapacity(), kMaxReserve})),
+                    task.columns.correlation);
   try {
     row.Step();
   } catch (...) {
@@ -503,7 +485,7 @@ struct NvtxResult {
 // process.
 void ReadNvtx(const std::filesystem::path& path, const FileStrings& strings, NvtxResult& out) {
   SqliteDatabase db(path);
-  std::vector<std::string> present = db.ColumnNames(kNvtxTable);
+  std::vector<std::string> present = db.RequireColumns(kNvtxTable, {"start", "end", "eventType"});
   auto column = [&present](std::string_view name) {
     return Contains(present, name) ? fmt::format("\"{}\"", name) : std::string("NULL");
   };
@@ -530,11 +512,17 @@ void ReadNvtx(const std::filesystem::path& path, const FileStrings& strings, Nvt
       out.diagnostics.Skip(kNvtxTable, "range without end", Severity::kInfo);
       continue;
     }
+    // The checks activity rows get: integers (SQLite reads text as 0), bounded times.
+    if (!row.IsInteger(0) || !row.IsInteger(1)) {
+      out.diagnostics.Skip(kNvtxTable, "non-integer timestamp", Severity::kDataLoss);
+      continue;
+    }
     NvtxRange range;
     range.start_ns = row.Int64(0);
     range.end_ns = row.Int64(1);
-    if (range.end_ns < range.start_ns) {
-      out.diagnostics.Skip(kNvtxTable, "end before start", Severity::kError);
+    if (std::string_view problem = IntervalProblem(range.start_ns, range.end_ns);
+        !problem.empty()) {
+      out.diagnostics.Skip(kNvtxTable, problem, Severity::kError);
       continue;
     }
     range.thread_id = thread;
@@ -647,8 +635,13 @@ std::vector<ChunkTask> PlanChunks(SqliteDatabase& db, const std::vector<std::str
   if (options.rows_per_chunk <= 0) chunk = (chunk + (int64_t{1} << 19) - 1) >> 19 << 19;
   std::vector<ChunkTask> tasks;
   for (const TableSpan& span : spans) {
+    // Rowids are not a row count in a hand-edited file (a row at rowid 2^62): a table is never
+    // cut into more than kMaxChunksPerTable chunks, whatever its rowid span.
+    constexpr int64_t kMaxChunksPerTable = 64;
+    const int64_t table_chunk =
+        std::max(chunk, RowSpan(span.first, span.last) / kMaxChunksPerTable + 1);
     for (int64_t lo = span.first; lo <= span.last;) {
-      int64_t hi = RowSpan(lo, span.last) <= chunk ? span.last : lo + chunk - 1;
+      int64_t hi = RowSpan(lo, span.last) <= table_chunk ? span.last : lo + table_chunk - 1;
       tasks.push_back(
           ChunkTask{span.kind, std::string(span.table), span.select_list, lo, hi, columns});
       if (hi == span.last) break;

@@ -23,7 +23,8 @@ struct NsysReadOptions {
   // Reader threads; 0 = one per hardware thread (at most 8). Each opens its own connection.
   int threads = 0;
   // Tables are split into rowid ranges of this many rows, read in parallel (one block each);
-  // 0 = automatic (about three chunks per thread, at least 65536 rows each).
+  // 0 = automatic (about three chunks per thread, at least 65536 rows each). A table is never cut
+  // into more than 64 chunks, whatever its rowid span.
   int64_t rows_per_chunk = 0;
   // With kFull: read CUPTI_ACTIVITY_KIND_RUNTIME into Trace::api_calls.
   bool api_calls = true;

@@ -1,10 +1,13 @@
 #include "gpuroof/readers/sqlite_database.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <fstream>
 
 #include <sqlite3.h>
 
 #include "gpuroof/model/errors.h"
+#include "gpuroof/model/utf8.h"
 
 namespace gpuroof {
 
@@ -60,6 +63,15 @@ SqliteDatabase::SqliteDatabase(const std::filesystem::path& path) : source_(path
   int rc = sqlite3_open_v2(ToSqliteUri(path).c_str(), &db_,
                            SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nullptr);
   if (rc != SQLITE_OK) Fail("cannot open SQLite database");
+  std::error_code ec;
+  const uintmax_t bytes = std::filesystem::file_size(path, ec);
+  file_bytes_ = ec ? 0 : static_cast<int64_t>(std::min<uintmax_t>(bytes, INT64_MAX));
+#if defined(SQLITE_DBCONFIG_DQS_DML)
+  // A double-quoted name the table lacks must be an error, never SQLite's legacy fallback to a
+  // string literal ("end" read as the text 'end', i.e. 0): the readers quote column names.
+  sqlite3_db_config(db_, SQLITE_DBCONFIG_DQS_DML, 0, nullptr);
+  sqlite3_db_config(db_, SQLITE_DBCONFIG_DQS_DDL, 0, nullptr);
+#endif
 }
 
 SqliteDatabase::~SqliteDatabase() {
@@ -67,7 +79,7 @@ SqliteDatabase::~SqliteDatabase() {
 }
 
 SqliteDatabase::SqliteDatabase(SqliteDatabase&& other) noexcept
-    : db_(other.db_), source_(std::move(other.source_)) {
+    : db_(other.db_), source_(std::move(other.source_)), file_bytes_(other.file_bytes_) {
   other.db_ = nullptr;
 }
 
@@ -98,6 +110,18 @@ std::vector<std::string> SqliteDatabase::ColumnNames(std::string_view table) {
   stmt.BindText(1, table);
   while (stmt.Step())
     names.push_back(stmt.Text(0));
+  return names;
+}
+
+std::vector<std::string> SqliteDatabase::RequireColumns(
+    std::string_view table, std::initializer_list<std::string_view> required) {
+  std::vector<std::string> names = ColumnNames(table);
+  for (std::string_view name : required) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+      throw InputError(source_, std::string("table ") + std::string(table) + " lacks the column " +
+                                    std::string(name));
+    }
+  }
   return names;
 }
 
@@ -142,6 +166,10 @@ bool SqliteStatement::IsNull(int column) const {
   return sqlite3_column_type(stmt_, column) == SQLITE_NULL;
 }
 
+bool SqliteStatement::IsInteger(int column) const {
+  return sqlite3_column_type(stmt_, column) == SQLITE_INTEGER;
+}
+
 int64_t SqliteStatement::Int64(int column) const {
   return sqlite3_column_int64(stmt_, column);
 }
@@ -157,34 +185,21 @@ std::string SqliteStatement::Text(int column) const {
   return MakeValidUtf8(std::string_view(static_cast<const char*>(blob), static_cast<size_t>(size)));
 }
 
+int64_t RowSpan(int64_t first, int64_t last) {
+  if (last < first) return 0;
+  // last - first fits in uint64 whenever last >= first; modular arithmetic computes it exactly.
+  const uint64_t difference = static_cast<uint64_t>(last) - static_cast<uint64_t>(first);
+  constexpr auto kMax = static_cast<uint64_t>(INT64_MAX);
+  return difference >= kMax ? INT64_MAX : static_cast<int64_t>(difference + 1);
+}
+
 std::string MakeValidUtf8(std::string_view text) {
   std::string out;
   out.reserve(text.size());
   size_t i = 0;
   while (i < text.size()) {
-    auto c = static_cast<unsigned char>(text[i]);
-    size_t length = 0;
-    if (c < 0x80) {
-      length = 1;
-    } else if ((c & 0xE0) == 0xC0 && c >= 0xC2) {
-      length = 2;
-    } else if ((c & 0xF0) == 0xE0) {
-      length = 3;
-    } else if ((c & 0xF8) == 0xF0 && c <= 0xF4) {
-      length = 4;
-    }
-    bool valid = length > 0 && i + length <= text.size();
-    for (size_t k = 1; valid && k < length; ++k) {
-      valid = (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80;
-    }
-    if (valid && length == 3) {
-      auto c1 = static_cast<unsigned char>(text[i + 1]);
-      valid = !(c == 0xE0 && c1 < 0xA0) && !(c == 0xED && c1 >= 0xA0);
-    } else if (valid && length == 4) {
-      auto c1 = static_cast<unsigned char>(text[i + 1]);
-      valid = !(c == 0xF0 && c1 < 0x90) && !(c == 0xF4 && c1 >= 0x90);
-    }
-    if (valid) {
+    const size_t length = ValidUtf8SequenceLength(text, i);
+    if (length > 0) {
       out.append(text.substr(i, length));
       i += length;
     } else {

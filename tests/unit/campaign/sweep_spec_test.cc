@@ -105,6 +105,17 @@ TEST(SweepSpec, BadWindowNamesItsLineBeforeAnyRun) {
   EXPECT_EQ(error.rfind("s.toml:24: window \"procesing\": ", 0), 0u) << error;
 }
 
+// toml++ 3.3.0 has undefined behaviour on some invalid non-ASCII input (upstream #295): such a
+// file is refused before toml++ reads it; valid non-ASCII text still parses.
+TEST(SweepSpec, InvalidUtf8IsRefusedBeforeTheTomlParserSeesIt) {
+  EXPECT_EQ(ParseError("[command]\nargv = [\"a\xff\"]\n"),
+            "s.toml: not valid UTF-8 (byte 20): TOML files are UTF-8");
+  EXPECT_EQ(ParseError("[command]\nargv = [\"\xc3\"]\n"),
+            "s.toml: not valid UTF-8 (byte 19): TOML files are UTF-8");
+  EXPECT_EQ(ParseError("[command]\nargv = [\"caf\xc3\xa9\"]\n[[configurations]]\nlabel = \"a\"\n"),
+            "");
+}
+
 TEST(SweepSpec, UnknownPlaceholderNamesItsLine) {
   std::string text =
       "[command]\nargv = [\"a\",\n  \"--x={typo}\"]\n[[configurations]]\nlabel = \"a\"\n";

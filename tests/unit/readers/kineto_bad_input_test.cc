@@ -159,5 +159,80 @@ TEST(KinetoBadInput, OddUnescapedQuoteIsAClearError) {
   EXPECT_NE(error.find("(at byte "), std::string::npos) << error;
 }
 
+// Finding 3: events at ±9.2e15 µs passed the reader (only ts + dur was checked) and produced a
+// window "-1.616 us long". Both ends must lie within the readers' ±2^62 ns bound.
+TEST(KinetoBadInput, TimestampsNearTheInt64LimitsAreSkippedAndCounted) {
+  const std::string json = KinetoJsonBuilder()
+                               .Kernel("early", "-9223372036854775", "5")
+                               .Kernel("late", "9223372036854774", "1")
+                               .Kernel("fine", "10", "2")
+                               .ObjectJson();
+  Trace trace = ReadKinetoJsonText(json, "far.json");
+  EXPECT_EQ(trace.activity_count(), 1u);
+  int64_t implausible = 0;
+  for (const SkipCount& skip : trace.diagnostics.skips())
+    implausible += skip.reason == "implausible timestamp" ? skip.count : 0;
+  EXPECT_EQ(implausible, 2);
+}
+
+// Any amount of whitespace between events is valid JSON: it was refused as "a JSON value
+// longer than 64 MiB".
+TEST(KinetoBadInput, LongWhitespaceBetweenEventsIsNotAnOverlongValue) {
+  KinetoReadOptions options;
+  options.chunk_bytes = 4096;
+  options.max_value_bytes = 1 << 20;
+  auto event = [](std::string array) {  // the one event of a bare-array trace
+    array = array.substr(array.find('[') + 1);
+    return array.substr(0, array.rfind(']'));
+  };
+  const std::string json = R"({"traceEvents": [)" +
+                           event(KinetoJsonBuilder().Kernel("k", "1", "2").ArrayJson()) + "," +
+                           std::string(3 << 20, ' ') + "\n" +
+                           event(KinetoJsonBuilder().Kernel("m", "5", "1").ArrayJson()) + "]}";
+  Trace trace = ReadKinetoJsonText(json, "spaced.json", options);
+  EXPECT_EQ(trace.activity_count(), 2u);
+}
+
+// A gzip of pure whitespace was reported as "not an SQLite database".
+TEST(KinetoBadInput, AGzipOfWhitespaceSaysSo) {
+  TempFile file("blank.json.gz");
+  file.Write(Gzip(std::string(100'000, ' ')));
+  const std::string error = ErrorOf([&] { ReadTrace(file.path()); });
+  EXPECT_NE(error.find("holds only whitespace (100000 bytes once decompressed): no trace in it"),
+            std::string::npos)
+      << error;
+}
+
+// Resource limit: a gzip bomb stops at the decompressed-size limits with a clear message.
+TEST(KinetoBadInput, AGzipBombStopsAtTheInflateLimits) {
+  TempFile file("bomb.json.gz");
+  std::string json = R"({"traceEvents": [)" + std::string(8 << 20, ' ') + "]}";
+  file.Write(Gzip(json));
+  KinetoReadOptions options;
+  options.inflate.max_bytes = 1 << 20;
+  std::string error = ErrorOf([&] { ReadKinetoJson(file.path(), options); });
+  EXPECT_NE(error.find("gzip data inflates past 1 MiB, the limit on decompressed size"),
+            std::string::npos)
+      << error;
+  options = {};
+  options.inflate.ratio_after_bytes = 1 << 20;
+  error = ErrorOf([&] { ReadKinetoJson(file.path(), options); });
+  EXPECT_NE(error.find("gzip data inflates more than 200x"), std::string::npos) << error;
+}
+
+// Resource limit: nesting deeper than simdjson's 1024 levels makes that one event malformed
+// (counted); the events around it are read.
+TEST(KinetoBadInput, NestingBeyondTheDepthLimitSkipsOnlyThatEvent) {
+  const std::string deep = R"({"ph": "X", "cat": "kernel", "name": "deep", "ts": 1, "dur": 1, )"
+                           R"("args": {"x": )" +
+                           std::string(5000, '[') + std::string(5000, ']') + "}}";
+  const std::string json = R"({"traceEvents": [)" + deep + "," +
+                           R"({"ph": "X", "cat": "kernel", "name": "k", "ts": 5, "dur": 1, )"
+                           R"("args": {"device": 0, "stream": 7}}]})";
+  Trace trace = ReadKinetoJsonText(json, "deep.json");
+  EXPECT_EQ(trace.activity_count(), 1u);
+  EXPECT_GT(trace.diagnostics.records_skipped(), 0);
+}
+
 }  // namespace
 }  // namespace gpuroof

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -461,6 +462,150 @@ TEST_F(ReaderTest, ExportWithoutActivityTablesReadsAsEmpty) {
   EXPECT_EQ(trace.activity_count(), 0u);
   EXPECT_EQ(trace.nvtx_ranges.size(), 1u);
   EXPECT_THROW(ComputeEngineLoad(trace, {}), InputError);
+}
+
+NvtxRow Range(int64_t start, int64_t end, std::string text) {
+  NvtxRow row;
+  row.start_ns = start;
+  row.end_ns = end;
+  row.text = std::move(text);
+  return row;
+}
+
+// Runs `sql` on a built file, as a hand edit (or a fuzzer) would change it.
+void Edit(const std::filesystem::path& file, const char* sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(file.c_str(), &db), SQLITE_OK);
+  char* error = nullptr;
+  EXPECT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, &error), SQLITE_OK) << (error ? error : "");
+  sqlite3_free(error);
+  sqlite3_close(db);
+}
+
+std::map<std::string, int64_t> SkipReasons(const Trace& trace) {
+  std::map<std::string, int64_t> reasons;
+  for (const SkipCount& skip : trace.diagnostics.skips())
+    reasons[skip.reason] += skip.count;
+  return reasons;
+}
+
+// A kernel launched by one runtime call, inside one NVTX range: what `ranges` reads.
+void WriteLaunchedKernel(const std::filesystem::path& file) {
+  NsysSqliteBuilder builder(file);
+  KernelRow kernel = Kernel(1000, 2000);
+  kernel.correlation = 5;
+  builder.AddKernel(kernel);
+  testsupport::ApiCallRow call;
+  call.start_ns = 100;
+  call.end_ns = 200;
+  call.correlation = 5;
+  builder.AddApiCall(call);
+  builder.AddNvtx(Range(0, 500, "step"));
+  builder.Finish();
+}
+
+// Finding 1: the API-call read reserved max(rowid) entries; one call at a large rowid died with
+// std::bad_alloc.
+TEST_F(ReaderTest, ApiCallAtAHugeRowidDoesNotReserveForTheGap) {
+  std::filesystem::path file = Path("rowid.sqlite");
+  WriteLaunchedKernel(file);
+  Edit(file, "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET rowid = 4611686018427387904");
+  Trace trace = ReadNsysSqlite(file);
+  ASSERT_EQ(trace.api_calls.size(), 1u);
+  EXPECT_EQ(trace.api_calls[0].correlation, 5u);
+  // Where overcommit lets the old 2^31-entry reservation succeed, it still shows in the capacity.
+  EXPECT_LE(trace.api_calls.capacity(), std::filesystem::file_size(file) / 4);
+}
+
+// Found by the nsys_schema fuzz target: with small chunks, a row at rowid 2^62 planned 2^60
+// chunks (a hang, then out of memory). A table is cut into at most 64 chunks.
+TEST_F(ReaderTest, SparseRowidsNeverPlanMoreChunksThanATableNeeds) {
+  std::filesystem::path file = Path("chunks.sqlite");
+  {
+    NsysSqliteBuilder builder(file);
+    for (int i = 0; i < 10; ++i)
+      builder.AddKernel(Kernel(i * 10, i * 10 + 5));
+    builder.Finish();
+  }
+  Edit(file, "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET rowid = 4611686018427387904 WHERE rowid = 10");
+  NsysReadOptions options;
+  options.rows_per_chunk = 4;
+  Trace trace = ReadNsysSqlite(file, options);
+  EXPECT_EQ(trace.activity_count(), 10u);
+}
+
+TEST_F(ReaderTest, RowCapacityBoundsReservationsByTheFileSize) {
+  std::filesystem::path file = Path("capacity.sqlite");
+  WriteLaunchedKernel(file);
+  SqliteDatabase db(file);
+  EXPECT_GT(db.RowCapacity(), 0);
+  EXPECT_LE(db.RowCapacity(), static_cast<int64_t>(std::filesystem::file_size(file)) / 4);
+  EXPECT_EQ(RowSpan(1, 0), 0);
+  EXPECT_EQ(RowSpan(INT64_MIN, INT64_MAX), INT64_MAX);
+}
+
+// Finding 2: NVTX ranges skipped none of the checks activity rows get (integer type, timestamp
+// bound), and `ranges` printed negative durations.
+TEST_F(ReaderTest, NvtxRangesGetTheActivityChecks) {
+  std::filesystem::path file = Path("nvtx_checks.sqlite");
+  {
+    NsysSqliteBuilder builder(file);
+    builder.AddKernel(Kernel(0, 10));
+    for (int i = 0; i < 5; ++i)
+      builder.AddNvtx(Range(i * 100, i * 100 + 50, "r"));
+    builder.Finish();
+  }
+  Edit(file,
+       "UPDATE NVTX_EVENTS SET start = 'abc' WHERE start = 0;"
+       "UPDATE NVTX_EVENTS SET \"end\" = 150.5 WHERE start = 100;"
+       "UPDATE NVTX_EVENTS SET start = -9223372036854775807 WHERE start = 200;"
+       "UPDATE NVTX_EVENTS SET \"end\" = 9223372036854775807 WHERE start = 300;");
+  Trace trace = ReadNsysSqlite(file);
+  std::map<std::string, int64_t> reasons = SkipReasons(trace);
+  EXPECT_EQ(reasons["non-integer timestamp"], 2);
+  EXPECT_EQ(reasons["implausible timestamp"], 2);
+  ASSERT_EQ(trace.nvtx_ranges.size(), 1u);
+  EXPECT_EQ(trace.nvtx_ranges[0].start_ns, 400);
+  for (const NvtxRange& range : trace.nvtx_ranges)
+    EXPECT_GE(range.end_ns - range.start_ns, 0);
+}
+
+// Finding 6 (reader side): an op lasting ~2^63 ns passed the ±2^62 bound; durations are now
+// bounded too, so sums of kept ops cannot run away.
+TEST_F(ReaderTest, ImplausibleDurationsAreSkippedAndCounted) {
+  std::filesystem::path file = Path("duration.sqlite");
+  {
+    NsysSqliteBuilder builder(file);
+    builder.AddKernel(Kernel(0, 10));
+    builder.AddKernel(Kernel(-4611686018427387000, 4611686018427387000));
+    builder.Finish();
+  }
+  Trace trace = ReadNsysSqlite(file);
+  EXPECT_EQ(trace.activity_count(), 1u);
+  EXPECT_EQ(SkipReasons(trace)["implausible duration"], 1);
+}
+
+// Finding 5: a missing `end` column fell back to SQLite's double-quoted string literal 'end'
+// (read as 0), and ranges that exist nowhere in the file appeared.
+TEST_F(ReaderTest, AMissingEndColumnIsAnErrorNotAStringLiteral) {
+  for (const char* table : {"NVTX_EVENTS", "CUPTI_ACTIVITY_KIND_RUNTIME"}) {
+    std::filesystem::path file = Path(std::string(table) + ".sqlite");
+    WriteLaunchedKernel(file);
+    Edit(file, (std::string("ALTER TABLE ") + table + " DROP COLUMN \"end\"").c_str());
+    try {
+      ReadNsysSqlite(file);
+      ADD_FAILURE() << table << " without end was read";
+    } catch (const InputError& error) {
+      EXPECT_EQ(error.problem(), std::string("table ") + table + " lacks the column end");
+    }
+  }
+}
+
+TEST_F(ReaderTest, DoubleQuotedNamesNeverFallBackToStrings) {
+  std::filesystem::path file = Path("dqs.sqlite");
+  WriteLaunchedKernel(file);
+  SqliteDatabase db(file);
+  EXPECT_THROW(db.Prepare("SELECT \"no_such_column\" FROM StringIds"), InputError);
 }
 
 TEST(NsysEnums, SymbolsMapToEnginesAndMemoryKinds) {

@@ -1,6 +1,6 @@
 // Normal and Student-t tails and quantiles for the regression gate (docs/metrics.md, "compare").
-// Implemented here so the gate has no numerical-library dependency; accurate to ~1e-14 relative,
-// which the worked examples of refs/regression-gate.md §5 need (1e-12).
+// Thin wrappers over Boost.Math (a maintained, tested library) rather than hand-written special
+// functions; the worked examples of refs/regression-gate.md §5 hold to 1e-12 with them.
 #pragma once
 
 namespace gpuroof {

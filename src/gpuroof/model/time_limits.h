@@ -1,0 +1,51 @@
+// The bounds every reader applies to times it reads from a file, and saturating arithmetic for
+// the sums built from them. Together they make sure no difference or sum of times overflows
+// int64 anywhere downstream (docs/reliability.md, "Arithmetic on times").
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string_view>
+
+namespace gpuroof {
+
+// Session-relative timestamps beyond ±2^62 ns (±146 years) are corrupt. Any two in-range
+// timestamps differ by less than 2^63, so `end - start` and window lengths always fit.
+inline constexpr int64_t kTimestampLimitNs = int64_t{1} << 62;
+
+// The longest op, range or API call a reader keeps: 2^50 ns (about 13 days). Sums of many such
+// durations can still exceed int64, which is why sums saturate (SaturatingAdd).
+inline constexpr int64_t kDurationLimitNs = int64_t{1} << 50;
+
+inline bool TimestampInRange(int64_t t_ns) {
+  return t_ns > -kTimestampLimitNs && t_ns < kTimestampLimitNs;
+}
+
+// Why [start_ns, end_ns] cannot be kept, or an empty view when it can: the reason a reader counts
+// the skipped record under.
+inline std::string_view IntervalProblem(int64_t start_ns, int64_t end_ns) {
+  if (!TimestampInRange(start_ns) || !TimestampInRange(end_ns)) return "implausible timestamp";
+  if (end_ns < start_ns) return "end before start";
+  if (end_ns - start_ns > kDurationLimitNs) return "implausible duration";
+  return {};
+}
+
+// a + b, clamped to the int64 range instead of overflowing.
+inline int64_t SaturatingAdd(int64_t a, int64_t b) {
+  int64_t sum = 0;
+  if (__builtin_add_overflow(a, b, &sum)) {
+    return b > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
+  }
+  return sum;
+}
+
+// a - b, clamped to the int64 range instead of overflowing.
+inline int64_t SaturatingSub(int64_t a, int64_t b) {
+  int64_t difference = 0;
+  if (__builtin_sub_overflow(a, b, &difference)) {
+    return b < 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
+  }
+  return difference;
+}
+
+}  // namespace gpuroof
