@@ -15,6 +15,16 @@
 
 namespace gpuroof {
 
+std::vector<std::pair<std::string, std::string>> RangesNotes(const RangeSummary& summary) {
+  std::vector<std::pair<std::string, std::string>> notes;
+  if (!summary.method_note.empty()) notes.emplace_back("ranges", summary.method_note);
+  for (const RangeGroup& group : summary.groups) {
+    if (group.other_thread_ops == 0) continue;
+    notes.emplace_back("range '" + group.name + "'", OtherThreadNote(group.other_thread_ops));
+  }
+  return notes;
+}
+
 int RunRanges(const RangesOptions& options) {
   std::vector<std::unique_ptr<Trace>> traces;
   RangesReport report;
@@ -32,12 +42,8 @@ int RunRanges(const RangesOptions& options) {
                            RangesOfTrace ranges;
                            ranges.trace = &trace;
                            ranges.summary = SummarizeRanges(trace, summary_options);
-                           PrintNote(options.output, path, "ranges", ranges.summary.method_note);
-                           for (const RangeGroup& group : ranges.summary.groups) {
-                             if (group.other_thread_ops == 0) continue;
-                             PrintNote(options.output, path, "range '" + group.name + "'",
-                                       OtherThreadNote(group.other_thread_ops));
-                           }
+                           for (const auto& [where, note] : RangesNotes(ranges.summary))
+                             PrintNote(options.output, path, where, note);
                            report.traces.push_back(std::move(ranges));
                          });
   RenderAndEmit(options.output, report, RenderRangesText, RenderRangesCsv, RenderRangesJson);
