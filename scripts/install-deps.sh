@@ -9,6 +9,8 @@ packages=(
   libtomlplusplus-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libsimdjson-dev zlib1g-dev
+  # The Python module (GPUROOF_PYTHON) and its tests, for Debian's /usr/bin/python3.
+  pybind11-dev python3-dev python3-numpy python3-pandas python3-pytest
 )
 
 missing=()
