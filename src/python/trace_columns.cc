@@ -9,6 +9,8 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include "gpuroof/model/column_allocator.h"
+
 namespace py = pybind11;
 
 namespace gpuroof::python {
@@ -32,9 +34,27 @@ std::vector<int32_t> NameCodes(const Trace& trace, std::vector<std::string>& cat
   return by_signature;
 }
 
+// A read-only view of a trace column, which keeps `owner` (and so the trace) alive.
+template <typename T>
+py::array_t<T> ViewOf(const T* data, size_t n, py::handle owner) {
+  py::array_t<T> view(static_cast<py::ssize_t>(n), data, owner);
+  view.attr("setflags")(py::arg("write") = false);
+  return view;
+}
+
 template <typename T>
 py::array_t<T> ViewOf(const Column<T>& column, py::handle owner) {
-  return py::array_t<T>(static_cast<py::ssize_t>(column.size()), column.data(), owner);
+  return ViewOf(column.data(), column.size(), owner);
+}
+
+// A fresh column of `n` values in the trace columns' memory (huge pages for large ones: first
+// touches of 4 KiB pages are what a 10 M-op column costs most on virtual machines), freed
+// when NumPy lets go of the array.
+template <typename T>
+py::array_t<T> NewColumn(size_t n) {
+  void* data = AllocateColumn(std::max<size_t>(n, 1) * sizeof(T));
+  py::capsule free_when_done(data, [](void* pointer) { FreeColumn(pointer); });
+  return py::array_t<T>(static_cast<py::ssize_t>(n), static_cast<T*>(data), free_when_done);
 }
 
 template <typename T>
@@ -57,7 +77,6 @@ py::dict OpsColumns(const Trace& trace, std::optional<Engine> engine, bool corre
       std::all_of(trace.blocks.begin(), trace.blocks.end(),
                   [](const ActivityBlock& b) { return b.correlation.size() == b.size(); });
   const bool views = !engine && trace.blocks.size() == 1;
-  const auto size = static_cast<py::ssize_t>(n);
   py::array_t<int64_t> start_ns, end_ns;
   py::array_t<uint64_t> bytes;
   py::array_t<uint32_t> correlation_column;
@@ -68,19 +87,21 @@ py::dict OpsColumns(const Trace& trace, std::optional<Engine> engine, bool corre
     end_ns = ViewOf(block.end_ns, owner);
     bytes = ViewOf(block.bytes, owner);
     engine_codes =
-        py::array_t<uint8_t>(size, reinterpret_cast<const uint8_t*>(block.engine.data()), owner);
+        ViewOf(reinterpret_cast<const uint8_t*>(block.engine.data()), block.size(), owner);
   } else {
-    start_ns = py::array_t<int64_t>(size);
-    end_ns = py::array_t<int64_t>(size);
-    bytes = py::array_t<uint64_t>(size);
-    engine_codes = py::array_t<uint8_t>(size);
+    start_ns = NewColumn<int64_t>(n);
+    end_ns = NewColumn<int64_t>(n);
+    bytes = NewColumn<uint64_t>(n);
+    engine_codes = NewColumn<uint8_t>(n);
   }
   if (views && has_correlation) {
     correlation_column = ViewOf(trace.blocks.front().correlation, owner);
   } else if (correlation) {
-    correlation_column = py::array_t<uint32_t>(size);
+    correlation_column = NewColumn<uint32_t>(n);
   }
-  py::array_t<int32_t> device(size), stream(size), name(size);
+  py::array_t<int32_t> device = NewColumn<int32_t>(n);
+  py::array_t<int32_t> stream = NewColumn<int32_t>(n);
+  py::array_t<int32_t> name = NewColumn<int32_t>(n);
   // Raw pointers taken with the GIL held; the columns are filled without it.
   int64_t* start_out = views ? nullptr : Data(start_ns);
   int64_t* end_out = views ? nullptr : Data(end_ns);
