@@ -196,7 +196,7 @@ def test_report_is_the_cli_page(tmp_path):
     page = tmp_path / "report.html"
     cli = run_cli("report", EXAMPLE, "--units", "2000", "-o", page)
     assert cli.returncode == 0
-    report = gpuroof.report([EXAMPLE], units=2000)
+    report = gpuroof.report(gpuroof.load(EXAMPLE), units=2000)  # a Trace, or paths
     assert report._repr_html_() == page.read_text()
     saved = report.save(tmp_path / "again.html")
     assert (tmp_path / "again.html").read_text() == page.read_text() and saved

@@ -148,9 +148,10 @@ def _option_args(options):
 
 
 def _paths(paths):
-    if isinstance(paths, (str, _os.PathLike)):
+    """File paths from paths or loaded Traces (which are read again by the command)."""
+    if isinstance(paths, (str, _os.PathLike, Trace)):
         paths = [paths]
-    return [_os.fspath(p) for p in paths]
+    return [p.path if isinstance(p, Trace) else _os.fspath(p) for p in paths]
 
 
 class CompareResult(Result):
@@ -185,6 +186,8 @@ def compare(baseline, current, iteration_range=None, **options):
                 "--json", json_path, "--markdown", markdown_path]
         args += _option_args({"iteration_range": iteration_range, **options})
         exit_code, text = _gpuroof.run_cli(args)
+        if not _os.path.exists(json_path):  # refused without an error line (not seen so far)
+            raise InputError(f"compare: exit code {exit_code}, no result: {text.strip()}")
         with open(json_path, encoding="utf-8") as f:
             report = _json.load(f)
         with open(markdown_path, encoding="utf-8") as f:
