@@ -239,3 +239,16 @@ def test_torch_trace_handler_without_analysis(tmp_path):
     handler = gpuroof.torch.trace_handler(tmp_path, worker_name="w1", analyze=False)
     assert handler(profiler) is None
     assert handler.last_path == profiler.exported[0]
+
+
+def test_without_pandas_tables_are_lists_of_dicts_and_ops_a_dict_of_arrays(monkeypatch):
+    import gpuroof._results
+    monkeypatch.setattr(gpuroof._results, "_pandas", False)  # as if pandas were not installed
+    trace = gpuroof.load(EXAMPLE)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", gpuroof.GpuroofWarning)
+        engines = trace.analyze().engines
+    assert isinstance(engines, list) and engines[0]["engine"] == "kernel"
+    ops = trace.ops()
+    assert isinstance(ops, dict) and isinstance(ops["start_ns"], np.ndarray)
+    assert ops["engine_categories"][ops["engine"][0]] in ("kernel", "H2D")
