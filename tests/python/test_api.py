@@ -52,6 +52,14 @@ def test_results_table_flattens_the_window():
     assert results["window.start_ns"].dtype == np.int64
 
 
+def test_per_stream_rows_lead_with_their_stream():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", gpuroof.GpuroofWarning)
+        engines = gpuroof.load(EXAMPLE).analyze(by_stream=True).engines
+    assert {"device", "stream.stream_id", "engine", "busy_ns"} <= set(engines.columns)
+    assert engines["stream.stream_id"].nunique() > 1
+
+
 def test_ops_columns_and_dtypes():
     ops = gpuroof.load(EXAMPLE).ops()
     assert list(ops.columns) == ["start_ns", "end_ns", "device", "stream", "engine", "bytes",

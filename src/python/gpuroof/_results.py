@@ -20,8 +20,9 @@ def pandas():
         _pandas = importlib.import_module("pandas") if importlib.util.find_spec("pandas") else False
     return _pandas or None
 
-# The keys that say which trace and device a per-device result is about; they lead every table.
-_ROW_KEYS = ("trace", "device", "device_name")
+# The keys that say which trace, device (and, per stream, which stream) a result is about; they
+# lead every table's rows.
+_ROW_KEYS = ("trace", "device", "device_name", "stream")
 
 
 def _flatten(row, prefix=""):
@@ -87,7 +88,7 @@ class Result:
     def table(self, name):
         rows = []
         for result in self._report.get("results", []):
-            lead = {k: result[k] for k in _ROW_KEYS if k in result}
+            lead = _flatten({k: result[k] for k in _ROW_KEYS if k in result})
             for row in result.get(name) or []:
                 rows.append({**lead, **_flatten(row)})
         return _frame(rows)
