@@ -90,34 +90,18 @@ std::vector<SteadyComparison> CompareSteady(const Trace& trace,
 int RunAnalyze(const AnalyzeOptions& options) {
   if (!options.per_range.empty()) return RunPerRange(options);
   // Every flag is checked before any trace is read: a typo costs nothing on a 10 GB trace.
-  EngineLoadOptions load_options;
-  load_options.window = ParseWindowSpec(options.window);
-  std::string units_text;
-  load_options.units = ParseUnitOptions(options.unit, &units_text);
-  if (const std::optional<RangeScope> scope = ParseAttribute(options.attribute)) {
-    load_options.window.nvtx_scope = *scope;
-    load_options.units.scope = *scope;
-  }
-  load_options.by_stream = options.by_stream;
-  if (options.by_stream && options.overlap) {
-    throw InputError("--by-stream", "give either --by-stream or --overlap, not both");
-  }
+  AnalyzePlan plan = PlanAnalyze(options.window, options.unit, options.attribute, options.by_stream,
+                                 options.overlap);
+  EngineLoadOptions& load_options = plan.load;
   const bool compare_steady = PrepareSteadyState(options, load_options);
 
   std::vector<std::unique_ptr<Trace>> traces;
   AnalyzeReport report;
   report.window_text = options.window;
-  report.units_text = units_text;
+  report.units_text = plan.units_text;
   report.tool_version = GPUROOF_VERSION;
-  // Engine load needs only when, where and which engine; a kernel matched by its demangled name
-  // for --units-from needs the full kernel details.
-  ReadOptions read_options;
+  ReadOptions read_options = plan.read;
   read_options.threads = options.threads;
-  read_options.detail =
-      load_options.units.kind == UnitsSpec::Kind::kKernelLaunches || options.by_stream
-          ? ReadDetail::kFull
-          : ReadDetail::kEngineLoad;
-  ReadForRanges(load_options.window, load_options.units, read_options);
   for (const std::string& path : options.traces) {
     traces.push_back(std::make_unique<Trace>(LoadTrace(path, read_options, options.output)));
     AnalyzedTrace analyzed;
@@ -126,12 +110,8 @@ int RunAnalyze(const AnalyzeOptions& options) {
     if (options.overlap) analyzed.overlaps = ComputeEngineOverlap(*traces.back(), analyzed.devices);
     if (compare_steady)
       report.steady.push_back(CompareSteady(*traces.back(), load_options, options));
-    for (const DeviceLoad& device : analyzed.devices) {
-      std::string where = fmt::format("device {}", device.device_id);
-      if (device.stream) where += fmt::format(" stream {}", device.stream->stream_id);
-      PrintNote(options.output, path, where, device.window.note);
-      PrintNote(options.output, path, where, device.units_note);
-    }
+    for (const auto& [where, note] : DeviceLoadNotes(analyzed.devices))
+      PrintNote(options.output, path, where, note);
     report.traces.push_back(std::move(analyzed));
   }
   if (options.output.format == "csv-long") {
@@ -143,6 +123,41 @@ int RunAnalyze(const AnalyzeOptions& options) {
 }
 
 }  // namespace
+
+AnalyzePlan PlanAnalyze(const std::string& window, const UnitOptions& unit,
+                        const std::string& attribute, bool by_stream, bool overlap) {
+  AnalyzePlan plan;
+  plan.load.window = ParseWindowSpec(window);
+  plan.load.units = ParseUnitOptions(unit, &plan.units_text);
+  if (const std::optional<RangeScope> scope = ParseAttribute(attribute)) {
+    plan.load.window.nvtx_scope = *scope;
+    plan.load.units.scope = *scope;
+  }
+  plan.load.by_stream = by_stream;
+  if (by_stream && overlap) {
+    throw InputError("--by-stream", "give either --by-stream or --overlap, not both");
+  }
+  // Engine load needs only when, where and which engine; a kernel matched by its demangled name
+  // for --units-from needs the full kernel details.
+  plan.read.detail = plan.load.units.kind == UnitsSpec::Kind::kKernelLaunches || by_stream
+                         ? ReadDetail::kFull
+                         : ReadDetail::kEngineLoad;
+  ReadForRanges(plan.load.window, plan.load.units, plan.read);
+  return plan;
+}
+
+std::vector<std::pair<std::string, std::string>> DeviceLoadNotes(
+    const std::vector<DeviceLoad>& devices) {
+  std::vector<std::pair<std::string, std::string>> notes;
+  for (const DeviceLoad& device : devices) {
+    std::string where = fmt::format("device {}", device.device_id);
+    if (device.stream) where += fmt::format(" stream {}", device.stream->stream_id);
+    for (const std::string* note : {&device.window.note, &device.units_note}) {
+      if (!note->empty()) notes.emplace_back(where, *note);
+    }
+  }
+  return notes;
+}
 
 void AddAnalyzeCommand(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<AnalyzeOptions>();

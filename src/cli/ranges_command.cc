@@ -13,6 +13,16 @@
 
 namespace gpuroof {
 
+std::vector<std::pair<std::string, std::string>> RangesNotes(const RangeSummary& summary) {
+  std::vector<std::pair<std::string, std::string>> notes;
+  if (!summary.method_note.empty()) notes.emplace_back("ranges", summary.method_note);
+  for (const RangeGroup& group : summary.groups) {
+    if (group.other_thread_ops == 0) continue;
+    notes.emplace_back("range '" + group.name + "'", OtherThreadNote(group.other_thread_ops));
+  }
+  return notes;
+}
+
 int RunRanges(const RangesOptions& options) {
   RangesReport report;
   report.name = options.name;
@@ -24,18 +34,15 @@ int RunRanges(const RangesOptions& options) {
   ReadOptions read_options;
   read_options.threads = options.threads;
   read_options.detail = ReadDetail::kFull;
-  return RunBreakdown(options.traces, read_options, options.output, report,
-                      [&](const Trace& trace, const std::string& path) {
-                        RangesOfTrace ranges{&trace, SummarizeRanges(trace, summary_options)};
-                        PrintNote(options.output, path, "ranges", ranges.summary.method_note);
-                        for (const RangeGroup& group : ranges.summary.groups) {
-                          if (group.other_thread_ops == 0) continue;
-                          PrintNote(options.output, path, "range '" + group.name + "'",
-                                    OtherThreadNote(group.other_thread_ops));
-                        }
-                        return ranges;
-                      },
-                      {RenderRangesText, RenderRangesCsv, RenderRangesJson, RenderRangesMarkdown});
+  return RunBreakdown(
+      options.traces, read_options, options.output, report,
+      [&](const Trace& trace, const std::string& path) {
+        RangesOfTrace ranges{&trace, SummarizeRanges(trace, summary_options)};
+        for (const auto& [where, note] : RangesNotes(ranges.summary))
+          PrintNote(options.output, path, where, note);
+        return ranges;
+      },
+      {RenderRangesText, RenderRangesCsv, RenderRangesJson, RenderRangesMarkdown});
 }
 
 void AddRangesCommand(CLI::App& app, int& exit_code) {

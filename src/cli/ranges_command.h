@@ -1,7 +1,10 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "gpuroof/analyses/range_summary.h"
 
 #include "output_options.h"
 
@@ -22,6 +25,11 @@ struct RangesOptions {
 // Reads the traces, attributes GPU work to their NVTX ranges and emits the ranges report. Also
 // what `analyze --per-range NAME` runs. Returns the exit code; throws InputError on bad input.
 int RunRanges(const RangesOptions& options);
+
+// The notes `ranges` prints for one trace, as (where, note): how work was attributed, and per
+// range the launches from other threads it left out. Empty notes are left out. Shared with the
+// Python module (src/python).
+std::vector<std::pair<std::string, std::string>> RangesNotes(const RangeSummary& summary);
 
 // Registers `gpuroof ranges`: per NVTX range name, CPU durations and the GPU work its instances
 // launched, per engine, with the roofline per instance.

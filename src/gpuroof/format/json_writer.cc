@@ -110,9 +110,22 @@ JsonWriter& JsonWriter::UInt(uint64_t value) {
   return *this;
 }
 
+namespace {
+thread_local bool doubles_marked = false;
+}  // namespace
+
+JsonDoublesMarked::JsonDoublesMarked() : saved_(doubles_marked) {
+  doubles_marked = true;
+}
+
+JsonDoublesMarked::~JsonDoublesMarked() {
+  doubles_marked = saved_;
+}
+
 JsonWriter& JsonWriter::Double(double value) {
   std::string text = ShortestDouble(value);
   if (text.empty()) return Null();
+  if (doubles_marked && text.find_first_of(".eE") == std::string::npos) text += ".0";
   BeforeValue();
   out_ += text;
   return *this;

@@ -37,6 +37,21 @@ class JsonWriter {
   bool after_key_ = false;
 };
 
+// While one lives on this thread, JsonWriter::Double() writes whole numbers with a decimal point
+// ("1.0", not "1"): a reader that types numbers by their text (Python's json module) then keeps
+// doubles apart from integers. The values are the same; the Python module renders with it, the
+// CLI's output is left as it is.
+class JsonDoublesMarked {
+ public:
+  JsonDoublesMarked();
+  ~JsonDoublesMarked();
+  JsonDoublesMarked(const JsonDoublesMarked&) = delete;
+  JsonDoublesMarked& operator=(const JsonDoublesMarked&) = delete;
+
+ private:
+  bool saved_;
+};
+
 // `text` as a JSON string literal, quotes included. Visible for testing.
 std::string JsonQuote(std::string_view text);
 

@@ -28,5 +28,20 @@ TEST(JsonWriter, NestedDocument) {
             "  \"d\": null,\n  \"e\": true\n}\n");
 }
 
+TEST(JsonDoublesMarked, WholeDoublesGetADecimalPointWhileItLives) {
+  auto render = [] {
+    JsonWriter json;
+    json.BeginArray().Double(1.0).Double(0.25).Double(1e300).Int(7).Double(std::nan("")).EndArray();
+    return json.str();
+  };
+  const std::string plain = render();
+  EXPECT_EQ(plain, "[\n  1,\n  0.25,\n  1e+300,\n  7,\n  null\n]\n");
+  {
+    JsonDoublesMarked marked;
+    EXPECT_EQ(render(), "[\n  1.0,\n  0.25,\n  1e+300,\n  7,\n  null\n]\n");
+  }
+  EXPECT_EQ(render(), plain);
+}
+
 }  // namespace
 }  // namespace gpuroof

@@ -1,0 +1,262 @@
+"""The Python API around the CLI's results: tables and their dtypes, raw ops, errors, compare,
+report and the torch.profiler handler."""
+
+import gzip
+import shutil
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import gpuroof
+import gpuroof.torch
+from conftest import EXAMPLE, FIXTURES, load_quietly, run_cli, shared_fixtures
+
+# The documented columns (docs/python.md) and the dtype each must have.
+ENGINE_COLUMNS = {
+    "trace": object, "device": np.int64, "device_name": object, "engine": object,
+    "ops": np.int64, "sum_ns": np.int64, "busy_ns": np.int64, "overlap": np.float64,
+    "duty_pct": np.float64, "bytes": np.int64, "op_time_ns": np.int64,
+}
+OPS_DTYPES = {
+    "start_ns": np.int64, "end_ns": np.int64, "device": np.int32, "stream": np.int32,
+    "bytes": np.uint64,
+}
+
+
+def test_trace_properties_on_the_bundled_example():
+    trace = gpuroof.load(EXAMPLE)
+    assert trace.format == "nsys-sqlite"
+    assert len(trace) > 0
+    assert trace.devices and {"id", "name"} <= set(trace.devices[0])
+    assert trace.streams and {"device", "stream"} <= set(trace.streams[0])
+    diagnostics = trace.diagnostics
+    assert diagnostics["records_read"] == (diagnostics["records_used"]
+                                           + diagnostics["records_skipped"])
+    assert isinstance(trace.metadata, dict)
+
+
+def test_engine_table_has_the_documented_columns_and_dtypes():
+    engines = gpuroof.load(EXAMPLE).analyze(units=2000).engines
+    assert isinstance(engines, pd.DataFrame)
+    for column, dtype in ENGINE_COLUMNS.items():
+        assert column in engines.columns
+        assert engines[column].dtype == dtype, column
+    assert engines["busy_us_per_unit"].dtype == np.float64
+
+
+def test_results_table_flattens_the_window():
+    results = gpuroof.load(EXAMPLE).analyze().results
+    assert {"trace", "device", "window.start_ns", "window.end_ns"} <= set(results.columns)
+    assert results["window.start_ns"].dtype == np.int64
+
+
+def test_per_stream_rows_lead_with_their_stream():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", gpuroof.GpuroofWarning)
+        engines = gpuroof.load(EXAMPLE).analyze(by_stream=True).engines
+    assert {"device", "stream.stream_id", "engine", "busy_ns"} <= set(engines.columns)
+    assert engines["stream.stream_id"].nunique() > 1
+
+
+def test_ops_columns_and_dtypes():
+    ops = gpuroof.load(EXAMPLE).ops()
+    assert list(ops.columns) == ["start_ns", "end_ns", "device", "stream", "engine", "bytes",
+                                 "name"]
+    for column, dtype in OPS_DTYPES.items():
+        assert ops[column].dtype == dtype, column
+    assert isinstance(ops["engine"].dtype, pd.CategoricalDtype)
+    assert isinstance(ops["name"].dtype, pd.CategoricalDtype)
+    assert (ops["end_ns"] >= ops["start_ns"]).all()
+
+
+def check_ops_sums(trace):
+    """Per device and engine, the op durations of ops() add up to analyze's sum_ns and the ops
+    count to its ops, over the whole trace (window all clips nothing)."""
+    ops = trace.ops()
+    try:
+        engines = trace.analyze(window="all").engines
+    except gpuroof.InputError as error:  # a trace without GPU work: nothing to add up
+        assert "no GPU activity" in str(error)
+        assert len(ops) == 0
+        return
+    ops = ops.assign(duration=ops["end_ns"] - ops["start_ns"])
+    by_engine = ops.groupby(["device", "engine"], observed=True)["duration"].agg(["sum", "count"])
+    for row in engines.itertuples():
+        assert by_engine.loc[(row.device, row.engine), "sum"] == row.sum_ns, row
+        assert by_engine.loc[(row.device, row.engine), "count"] == row.ops, row
+    assert by_engine["count"].sum() == engines["ops"].sum()
+
+
+def test_ops_sums_equal_analyze_sums_on_the_example():
+    check_ops_sums(gpuroof.load(EXAMPLE))
+
+
+@pytest.mark.parametrize("path", shared_fixtures())
+def test_ops_sums_equal_analyze_sums_on_shared_fixtures(path):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", gpuroof.GpuroofWarning)
+        check_ops_sums(load_quietly(str(path)))
+
+
+def test_ops_with_correlation_ids():
+    trace = gpuroof.load(EXAMPLE)
+    ops = trace.ops(correlation=True)
+    assert ops["correlation"].dtype == np.uint32
+    assert (ops["correlation"] > 0).any()
+    plain = trace.ops()
+    assert (ops["start_ns"].to_numpy() == plain["start_ns"].to_numpy()).all()
+
+
+def test_ops_engine_filter_and_numpy_form():
+    trace = gpuroof.load(EXAMPLE)
+    kernels = trace.ops(engine="kernel")
+    assert len(kernels) > 0 and set(kernels["engine"]) == {"kernel"}
+    columns, _ = trace._native.ops(engine=None, correlation=False)  # the dict of NumPy arrays (no pandas)
+    assert isinstance(columns["start_ns"], np.ndarray) and len(columns["start_ns"]) == len(trace)
+    assert columns["engine_categories"][0] == "kernel"
+    with pytest.raises(gpuroof.InputError):
+        trace.ops(engine="warp drive")
+
+
+def test_missing_file_raises_input_error_with_the_cli_message(tmp_path):
+    missing = tmp_path / "missing.sqlite"
+    cli = run_cli("analyze", missing)
+    assert cli.returncode == 2
+    with pytest.raises(gpuroof.InputError) as raised:
+        gpuroof.load(missing)
+    assert isinstance(raised.value, ValueError)
+    assert str(raised.value) == cli.error_line()
+
+
+def test_garbage_file_raises_input_error_with_the_cli_message(tmp_path):
+    garbage = tmp_path / "garbage.sqlite"
+    garbage.write_text("not a trace\n")
+    cli = run_cli("analyze", garbage)
+    with pytest.raises(gpuroof.InputError) as raised:
+        gpuroof.load(garbage)
+    assert str(raised.value) == cli.error_line()
+
+
+@pytest.mark.parametrize("args,call", [
+    (["analyze", "--window", "sideways"], lambda t: t.analyze(window="sideways")),
+    (["analyze", "--units", "0"], lambda t: t.analyze(units=0)),
+    (["analyze", "--overlap", "--by-stream"], lambda t: t.analyze(overlap=True, by_stream=True)),
+    (["kernels", "--top", "-1"], lambda t: t.kernels(top=-1)),
+    (["kernels", "--key", "colour"], lambda t: t.kernels(key="colour")),
+    (["gaps", "--min", "0"], lambda t: t.gaps(min=0)),
+    (["ranges", "--attribute", "planet"], lambda t: t.ranges(attribute="planet")),
+])
+def test_bad_options_raise_input_error_with_the_cli_message(args, call):
+    cli = run_cli(*args, EXAMPLE)
+    assert cli.returncode == 2
+    with pytest.raises(gpuroof.InputError) as raised:
+        call(gpuroof.load(EXAMPLE))
+    assert str(raised.value) == cli.error_line()
+
+
+def test_window_notes_arrive_as_warnings():
+    trace = gpuroof.load(EXAMPLE)
+    cli = run_cli("analyze", EXAMPLE)
+    notes = [line[len("gpuroof: note: "):] for line in cli.stderr.splitlines()
+             if line.startswith("gpuroof: note: ")]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        trace.analyze()
+    assert [str(w.message) for w in caught if w.category is gpuroof.GpuroofWarning] == notes
+
+
+def kineto_pair():
+    base = FIXTURES / "kineto" / "hta_compare_base.json.gz"
+    current = FIXTURES / "kineto" / "hta_compare_test.json.gz"
+    if not base.exists() or not current.exists():
+        pytest.skip(f"shared fixtures not found in {FIXTURES}")
+    return base, current
+
+
+def test_compare_matches_the_cli(tmp_path):
+    base, current = kineto_pair()
+    json_path, markdown_path = tmp_path / "c.json", tmp_path / "c.md"
+    cli = run_cli("compare", "--baseline", base, "--current", current, "--json", json_path,
+                  "--markdown", markdown_path)
+    result = gpuroof.compare(baseline=[base], current=[current])
+    assert result.exit_code == cli.returncode
+    assert result.text == cli.stdout
+    import json
+    assert result.to_dict() == json.loads(json_path.read_text())
+    assert result.to_markdown() == markdown_path.read_text()
+    assert result.verdict == result.to_dict()["verdict"]
+    metrics = result.metrics
+    assert {"id", "level", "name", "unit", "verdict", "baseline.median",
+            "current.median"} <= set(metrics.columns)
+
+
+def test_compare_bad_option_raises_input_error():
+    base, current = kineto_pair()
+    cli = run_cli("compare", "--baseline", base, "--current", current, "--alpha", "7")
+    with pytest.raises(gpuroof.InputError) as raised:
+        gpuroof.compare(baseline=[base], current=[current], alpha=7)
+    assert str(raised.value) == cli.error_line()
+
+
+def test_report_is_the_cli_page(tmp_path):
+    page = tmp_path / "report.html"
+    cli = run_cli("report", EXAMPLE, "--units", "2000", "-o", page)
+    assert cli.returncode == 0
+    report = gpuroof.report(gpuroof.load(EXAMPLE), units=2000)  # a Trace, or paths
+    assert report._repr_html_() == page.read_text()
+    saved = report.save(tmp_path / "again.html")
+    assert (tmp_path / "again.html").read_text() == page.read_text() and saved
+
+
+class StandInProfiler:
+    """What trace_handler uses of torch.profiler.profile: export_chrome_trace(path)."""
+
+    def __init__(self, source):
+        self.source = source
+        self.exported = []
+
+    def export_chrome_trace(self, path):
+        self.exported.append(path)
+        opener = gzip.open if str(self.source).endswith(".gz") else open
+        with opener(self.source, "rb") as src, open(path, "wb") as dst:
+            shutil.copyfileobj(src, dst)
+
+
+def test_torch_trace_handler_saves_and_analyses(tmp_path, capsys):
+    source = FIXTURES / "kineto" / "hta_simple_add_a100.json.gz"
+    if not source.exists():
+        pytest.skip(f"shared fixtures not found in {FIXTURES}")
+    handler = gpuroof.torch.trace_handler(tmp_path / "traces", worker_name="w0")
+    profiler = StandInProfiler(source)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", gpuroof.GpuroofWarning)
+        result = handler(profiler)
+    [path] = profiler.exported
+    assert path.startswith(str(tmp_path / "traces" / "w0.")) and path.endswith(".pt.trace.json")
+    assert handler.last_path == path and handler.last_result is result
+    cli = run_cli("analyze", path, "--format", "json", "--quiet")
+    assert result.to_dict() == cli.json()
+    printed = capsys.readouterr().out
+    assert "engine" in printed and "busy_ns" in printed
+
+
+def test_torch_trace_handler_without_analysis(tmp_path):
+    profiler = StandInProfiler(EXAMPLE)
+    handler = gpuroof.torch.trace_handler(tmp_path, worker_name="w1", analyze=False)
+    assert handler(profiler) is None
+    assert handler.last_path == profiler.exported[0]
+
+
+def test_without_pandas_tables_are_lists_of_dicts_and_ops_a_dict_of_arrays(monkeypatch):
+    import gpuroof._results
+    monkeypatch.setattr(gpuroof._results, "_pandas", False)  # as if pandas were not installed
+    trace = gpuroof.load(EXAMPLE)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", gpuroof.GpuroofWarning)
+        engines = trace.analyze().engines
+    assert isinstance(engines, list) and engines[0]["engine"] == "kernel"
+    ops = trace.ops()
+    assert isinstance(ops, dict) and isinstance(ops["start_ns"], np.ndarray)
+    assert ops["engine_categories"][ops["engine"][0]] in ("kernel", "H2D")
