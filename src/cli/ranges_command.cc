@@ -34,15 +34,14 @@ int RunRanges(const RangesOptions& options) {
   ReadOptions read_options;
   read_options.threads = options.threads;
   read_options.detail = ReadDetail::kFull;
-  return RunBreakdown(
-      options.traces, read_options, options.output, report,
-      [&](const Trace& trace, const std::string& path) {
-        RangesOfTrace ranges{&trace, SummarizeRanges(trace, summary_options)};
-        for (const auto& [where, note] : RangesNotes(ranges.summary))
-          PrintNote(options.output, path, where, note);
-        return ranges;
-      },
-      {RenderRangesText, RenderRangesCsv, RenderRangesJson, RenderRangesMarkdown});
+  return RunBreakdown(options.traces, read_options, options.output, report,
+                      [&](const Trace& trace, const std::string& path) {
+                        RangesOfTrace ranges{&trace, SummarizeRanges(trace, summary_options)};
+                        for (const auto& [where, note] : RangesNotes(ranges.summary))
+                          PrintNote(options.output, path, where, note);
+                        return ranges;
+                      },
+                      {RenderRangesText, RenderRangesCsv, RenderRangesJson, RenderRangesMarkdown});
 }
 
 void AddRangesCommand(CLI::App& app, int& exit_code) {
