@@ -7,8 +7,8 @@
 #include <CLI/CLI.hpp>
 #include <unistd.h>
 
-#include "gpuroof/model/errors.h"
 #include "gpuroof/format/json_writer.h"
+#include "gpuroof/model/errors.h"
 
 #include "compare_command.h"
 #include "report_command.h"
