@@ -264,5 +264,15 @@ TEST_F(SweepCli, DryRunPrintsThePlanAndWritesNothing) {
   EXPECT_FALSE(std::filesystem::exists(Results()));
 }
 
+// The bundled example plans from any folder, before its (hypothetical) project is built.
+TEST_F(SweepCli, BundledExampleDryRunsWithoutItsBuild) {
+  const std::string example = (SourceDir() / "examples" / "sweeps" / "clusterfinder.toml").string();
+  CliResult r = RunGpuroof({"sweep", example, "--results", Results().string(), "--dry-run"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("build identity unknown"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("c9-cap1700__cluster-9__cap-1700__streams-4"), std::string::npos) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(Results()));
+}
+
 }  // namespace
 }  // namespace gpuroof::testing

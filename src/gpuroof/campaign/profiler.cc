@@ -8,6 +8,7 @@
 
 #include "gpuroof/model/errors.h"
 #include "gpuroof/readers/nsys_report_export.h"
+#include "gpuroof/readers/reader_registry.h"
 #include "gpuroof/recorder/recorder_launch.h"
 
 namespace gpuroof {
@@ -57,7 +58,6 @@ ProfiledRun RunCommandProfiler(const SweepSpec& spec, const PlannedRun& planned,
                                const std::filesystem::path& results,
                                const std::filesystem::path& workdir, ProcessRunner& runner) {
   std::filesystem::path partial = PartialPath(results, planned.file_stem, ".sqlite");
-  std::filesystem::path trace = results / (planned.file_stem + ".sqlite");
   ProcessResult result = runner.Run({ExpandArgv(spec, planned, partial, results), workdir,
                                      ExpandEnv(spec, planned, partial, results)});
   if (result.exit_code != 0) {
@@ -70,6 +70,11 @@ ProfiledRun RunCommandProfiler(const SweepSpec& spec, const PlannedRun& planned,
     run.error = "the command succeeded but wrote no trace at {trace}";
     return run;
   }
+  // The trace keeps the extension of its format (a command may write Kineto JSON at {trace});
+  // a file of no known format keeps .sqlite, and its analysis says what is wrong with it.
+  std::string extension = TraceFileExtension(partial);
+  const std::filesystem::path trace =
+      results / (planned.file_stem + (extension.empty() ? ".sqlite" : extension));
   if (!Publish(partial, trace, run)) return run;
   run.ok = true;
   run.trace = trace;

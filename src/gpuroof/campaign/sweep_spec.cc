@@ -417,7 +417,9 @@ SweepSpec LoadSweepSpec(const std::string& path) {
   // A relative workdir is relative to the sweep file, so a sweep runs the same from any folder.
   const std::filesystem::path folder = std::filesystem::path(path).parent_path();
   if (!folder.empty() && std::filesystem::path(spec.workdir).is_relative()) {
-    spec.workdir = (folder / spec.workdir).lexically_normal().string();
+    std::filesystem::path workdir = (folder / spec.workdir).lexically_normal();
+    if (!workdir.has_filename()) workdir = workdir.parent_path();  // "dir/." -> "dir"
+    spec.workdir = workdir.string();
   }
   return spec;
 }

@@ -31,6 +31,19 @@ std::string SupportedFormats() {
   return "Nsight Systems SQLite exports (.sqlite) and reports (.nsys-rep, exported with nsys)";
 }
 
+std::string TraceFileExtension(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return "";
+  if (Sniff(path) == Format::kNsysSqlite) return ".sqlite";
+  if (!IsKinetoJsonFile(path)) return "";
+  std::ifstream in(path, std::ios::binary);
+  char magic[2] = {};
+  in.read(magic, sizeof magic);
+  const bool gzip = in.gcount() == 2 && static_cast<unsigned char>(magic[0]) == 0x1f &&
+                    static_cast<unsigned char>(magic[1]) == 0x8b;
+  return gzip ? ".json.gz" : ".json";
+}
+
 Trace ReadTrace(const std::filesystem::path& path, const ReadOptions& options) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) throw InputError(path.string(), "no such file");

@@ -34,4 +34,9 @@ Trace ReadTrace(const std::filesystem::path& path, const ReadOptions& options = 
 // The formats ReadTrace() accepts, for help texts.
 std::string SupportedFormats();
 
+// The file name extension of the trace format `path` holds, told by its content as ReadTrace
+// tells it: ".sqlite" (an nsys export), ".json" or ".json.gz" (Kineto JSON); "" for anything
+// else. Campaigns name the traces their commands write with it, so a file says what it is.
+std::string TraceFileExtension(const std::filesystem::path& path);
+
 }  // namespace gpuroof

@@ -2,6 +2,8 @@
 // every figure below is worked out by hand from the description.
 #include "gpuroof/campaign/sweep_runner.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -10,6 +12,7 @@
 #include "gpuroof/model/errors.h"
 
 #include "campaign/fake_system.h"
+#include "support/kineto_json_builder.h"
 #include "support/trace_description.h"
 
 namespace gpuroof {
@@ -170,6 +173,45 @@ TEST_F(SweepRunnerTest, BuildIdentityFromARegexNamesTheResultsFolder) {
     EXPECT_EQ(std::string(e.what()),
               "s.toml:17: identity_regex matches nothing in " + (dir.path() / "config.h").string());
   }
+}
+
+// A dry run shows the plan of a checkout not built yet: identity "unknown", with a warning; a
+// real run refuses, since its rows could not be quoted.
+TEST_F(SweepRunnerTest, DryRunWithoutABuildIdentityCallsItUnknown) {
+  SweepSpec spec = Spec("[build]\nidentity_file = \"missing.h\"\nidentity_regex = 'x'\n");
+  EXPECT_THROW(OpenCampaign(spec, Options(), fake.system), InputError);
+  CampaignOptions dry = Options();
+  dry.dry_run = true;
+  CampaignSession session = OpenCampaign(spec, dry, fake.system);
+  EXPECT_EQ(session.env.build, "unknown");
+  const bool warned =
+      std::any_of(fake.messages.begin(), fake.messages.end(), [](const std::string& message) {
+        return message.rfind("gpuroof: warning: (dry run) build identity unknown: ", 0) == 0;
+      });
+  EXPECT_TRUE(warned);
+  EXPECT_EQ(workload_runs, 0);
+}
+
+// A command may write Kineto JSON at {trace}: the published trace is named for its format.
+TEST_F(SweepRunnerTest, ATraceKeepsTheExtensionOfItsFormat) {
+  fake.runner.handler = [this](const ProcessRequest& request) {
+    testing::KinetoJsonBuilder trace;
+    trace.Kernel("work", "10", "5").Kernel("work", "30", "5");
+    testing::WriteText(Arg(request, "-o"), trace.ObjectJson());
+    ++workload_runs;
+    return ProcessResult{0, "", "", 1'000'000};
+  };
+  CampaignOptions options = Options();
+  options.only = {"k5"};
+  CampaignSession session = OpenCampaign(Spec(), options, fake.system);
+  SweepOutcome outcome = RunSweep(session, false, fake.system);
+  EXPECT_EQ(outcome.failed, 0);
+  EXPECT_TRUE(std::filesystem::exists(session.results / "k5__kernel-5000.json"));
+  EXPECT_FALSE(std::filesystem::exists(session.results / "k5__kernel-5000.sqlite"));
+  CsvTable probes = ReadCsvFile(session.results / "probes.csv");
+  ASSERT_EQ(probes.rows.size(), 1u);
+  EXPECT_EQ(probes.rows[0][probes.Column("trace")], "k5__kernel-5000.json");
+  EXPECT_EQ(probes.rows[0][probes.Column("status")], "ok");
 }
 
 TEST_F(SweepRunnerTest, GuardsRefuseBeforeAnythingRuns) {

@@ -223,6 +223,8 @@ TEST(SweepSpec, BundledExampleParsesAndPlans) {
   EXPECT_EQ(plan.runs[3].file_stem, "c9-cap1700__cluster-9__cap-1700__streams-4");
   EXPECT_EQ(plan.runs[0].units, 20000);
   EXPECT_EQ(spec.build.identity_regex, "using DEVICE_PED_TYPE = (\\w+);");
+  // Its workdir "." is the sweep file's folder, wherever gpuroof runs.
+  EXPECT_EQ(spec.workdir, GPUROOF_SOURCE_DIR "/examples/sweeps");
 }
 
 TEST(SweepSpec, MissingFile) {
