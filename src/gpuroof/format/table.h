@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <variant>
@@ -57,10 +58,13 @@ struct TableColumn {
 TableColumn MakeColumn(std::string name, std::string title, ColumnUnit unit = ColumnUnit::kText,
                        ColumnRole role = ColumnRole::kValue);
 
-// One cell: unset (printed "-", CSV empty, JSON null), an integer, a double, a text, a short
-// list of integers (a launch's grid or block), or a flag (text "yes"/"-", CSV "true"/"false").
-using TableCell =
-    std::variant<std::monostate, int64_t, double, std::string, std::vector<int64_t>, bool>;
+// Three integers: a launch's grid or block. Fixed size on purpose: a std::vector alternative in
+// the cell makes GCC 12 at -O1 report its members "maybe uninitialized" in every move.
+using Dim3 = std::array<int64_t, 3>;
+
+// One cell: unset (printed "-", CSV empty, JSON null), an integer, a double, a text, a grid or
+// block (text and CSV "a,b,c", JSON [a, b, c]), or a flag (text "yes"/"-", CSV "true"/"false").
+using TableCell = std::variant<std::monostate, int64_t, double, std::string, Dim3, bool>;
 
 class Table {
  public:

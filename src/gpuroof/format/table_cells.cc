@@ -17,7 +17,7 @@ double Magnitude(const TableCell& cell) {
   return 0.0;
 }
 
-std::string JoinList(const std::vector<int64_t>& values) {
+std::string JoinList(const Dim3& values) {
   return fmt::format("{}", fmt::join(values, ","));
 }
 
@@ -65,7 +65,7 @@ std::string HumanCell(const TableCell& cell, const ColumnScale& scale) {
   if (std::holds_alternative<std::monostate>(cell)) return "-";
   if (const auto* flag = std::get_if<bool>(&cell)) return *flag ? "yes" : "-";
   if (const auto* text = std::get_if<std::string>(&cell)) return *text;
-  if (const auto* list = std::get_if<std::vector<int64_t>>(&cell)) return JoinList(*list);
+  if (const auto* list = std::get_if<Dim3>(&cell)) return JoinList(*list);
   if (const auto* i = std::get_if<int64_t>(&cell)) {
     if (scale.divisor == 1.0 && scale.decimals == 0) return std::to_string(*i);
     return FixedDouble(static_cast<double>(*i) / scale.divisor, scale.decimals);
@@ -77,7 +77,7 @@ std::string PreciseCell(const TableCell& cell) {
   if (std::holds_alternative<std::monostate>(cell)) return "";
   if (const auto* flag = std::get_if<bool>(&cell)) return *flag ? "true" : "false";
   if (const auto* text = std::get_if<std::string>(&cell)) return *text;
-  if (const auto* list = std::get_if<std::vector<int64_t>>(&cell)) return JoinList(*list);
+  if (const auto* list = std::get_if<Dim3>(&cell)) return JoinList(*list);
   if (const auto* i = std::get_if<int64_t>(&cell)) return std::to_string(*i);
   return ShortestDouble(std::get<double>(cell));
 }

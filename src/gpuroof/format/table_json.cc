@@ -17,7 +17,7 @@ void WriteCell(JsonWriter& json, const TableCell& cell) {
     json.Bool(*flag);
   } else {
     json.BeginArray();
-    for (int64_t v : std::get<std::vector<int64_t>>(cell))
+    for (int64_t v : std::get<Dim3>(cell))
       json.Int(v);
     json.EndArray();
   }

@@ -49,7 +49,7 @@ std::vector<TableColumn> KernelColumns(KernelKey key) {
 
 TableCell DimCell(const std::optional<std::array<uint32_t, 3>>& dim) {
   if (!dim) return std::monostate{};
-  return std::vector<int64_t>{(*dim)[0], (*dim)[1], (*dim)[2]};
+  return Dim3{(*dim)[0], (*dim)[1], (*dim)[2]};
 }
 
 Table KernelTable(const DeviceKernels& device, KernelKey key) {

@@ -108,8 +108,7 @@ TEST(TableJson, RowsAreObjectsKeyedByColumnName) {
                MakeColumn("total_ns", "total", ColumnUnit::kNs),
                MakeColumn("shown", "shown").HumanOnly(),
                MakeColumn("flag", "flag", ColumnUnit::kFlag)});
-  table.AddRow(
-      {std::string("k"), std::vector<int64_t>{1, 2, 3}, int64_t{5}, std::string("x"), true});
+  table.AddRow({std::string("k"), Dim3{1, 2, 3}, int64_t{5}, std::string("x"), true});
   table.AddRow({std::string("l"), TableCell{}, TableCell{}, std::string("y"), false});
   JsonWriter json;
   WriteTableRowsJson(json, table);
