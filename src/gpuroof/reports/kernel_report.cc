@@ -70,6 +70,8 @@ Table KernelTable(const DeviceKernels& device, KernelKey key) {
   return table;
 }
 
+}  // namespace
+
 ReportDocument KernelDocument(const KernelReport& report) {
   return PerDeviceDocument(
       report, KernelColumns(report.key), [&](const Trace& trace, const DeviceKernels& device) {
@@ -99,20 +101,6 @@ ReportDocument KernelDocument(const KernelReport& report) {
         }
         return section;
       });
-}
-
-}  // namespace
-
-std::string RenderKernelText(const KernelReport& report) {
-  return RenderDocumentText(KernelDocument(report));
-}
-
-std::string RenderKernelCsv(const KernelReport& report) {
-  return RenderDocumentCsv(KernelDocument(report));
-}
-
-std::string RenderKernelMarkdown(const KernelReport& report) {
-  return RenderDocumentMarkdown(KernelDocument(report));
 }
 
 std::string RenderKernelJson(const KernelReport& report) {

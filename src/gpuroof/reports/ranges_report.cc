@@ -176,6 +176,8 @@ Table InstanceTable(const Trace& trace, const RangeSummary& summary) {
   return table;
 }
 
+}  // namespace
+
 ReportDocument RangesDocument(const RangesReport& report) {
   ReportDocument document;
   document.columns = report.name.empty() ? GroupColumns() : InstanceColumns();
@@ -217,6 +219,8 @@ ReportDocument RangesDocument(const RangesReport& report) {
   return document;
 }
 
+namespace {
+
 void WriteEnginesJson(JsonWriter& json, const std::array<RangeEngineWork, kEngineCount>& engines) {
   json.Key("engines").BeginArray();
   for (Engine engine : kAllEngines) {
@@ -234,18 +238,6 @@ void WriteEnginesJson(JsonWriter& json, const std::array<RangeEngineWork, kEngin
 }
 
 }  // namespace
-
-std::string RenderRangesText(const RangesReport& report) {
-  return RenderDocumentText(RangesDocument(report));
-}
-
-std::string RenderRangesCsv(const RangesReport& report) {
-  return RenderDocumentCsv(RangesDocument(report));
-}
-
-std::string RenderRangesMarkdown(const RangesReport& report) {
-  return RenderDocumentMarkdown(RangesDocument(report));
-}
 
 std::string RenderRangesJson(const RangesReport& report) {
   JsonWriter json;
