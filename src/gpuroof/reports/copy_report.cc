@@ -35,6 +35,8 @@ std::vector<TableColumn> CopyColumns() {
   };
 }
 
+}  // namespace
+
 Table CopyTable(const DeviceCopies& device) {
   Table table(CopyColumns());
   for (const CopyRow& row : device.rows) {
@@ -46,8 +48,6 @@ Table CopyTable(const DeviceCopies& device) {
   }
   return table;
 }
-
-}  // namespace
 
 ReportDocument CopyDocument(const CopyReport& report) {
   return PerDeviceDocument(

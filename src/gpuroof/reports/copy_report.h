@@ -14,6 +14,8 @@ using CopyReport = WindowedReport<DeviceCopies>;
 
 // Per device a table of copy classes, with a warning line when pageable host memory is used;
 // CSV rows per trace, device and copy class, times in ns.
+// One device's copy classes on the table model: the table `copies` prints, the HTML report shows.
+Table CopyTable(const DeviceCopies& device);
 // Text, CSV and Markdown render this document (format/report_document.h).
 ReportDocument CopyDocument(const CopyReport& report);
 // Schema "gpuroof.copies/1" (docs/cli.md): inputs, windows, unrounded numbers.

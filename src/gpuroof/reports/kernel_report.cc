@@ -52,6 +52,8 @@ TableCell DimCell(const std::optional<std::array<uint32_t, 3>>& dim) {
   return Dim3{(*dim)[0], (*dim)[1], (*dim)[2]};
 }
 
+}  // namespace
+
 Table KernelTable(const DeviceKernels& device, KernelKey key) {
   std::vector<TableColumn> columns = KernelColumns(key);
   // The engine column tells collectives (comm) from compute; without collectives it says
@@ -69,8 +71,6 @@ Table KernelTable(const DeviceKernels& device, KernelKey key) {
   }
   return table;
 }
-
-}  // namespace
 
 ReportDocument KernelDocument(const KernelReport& report) {
   return PerDeviceDocument(

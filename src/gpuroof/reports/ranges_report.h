@@ -23,6 +23,8 @@ struct RangesReport {
 // Per trace a table of range names (CPU durations, GPU busy per instance per engine, bottleneck,
 // roofline per instance), or with a name one row per instance and device; engine columns for the
 // engines that have work (docs/formats.md).
+// One row per range name on the table model: the table `ranges` prints, the HTML report shows.
+Table GroupTable(const RangeSummary& summary);
 // Text, CSV and Markdown render this document (format/report_document.h).
 ReportDocument RangesDocument(const RangesReport& report);
 // Schema "gpuroof.ranges/1" (docs/formats.md).
