@@ -1,6 +1,7 @@
 #include "trace_columns.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -10,6 +11,7 @@
 #include <pybind11/stl.h>
 
 #include "gpuroof/model/column_allocator.h"
+#include "gpuroof/model/parallel_for.h"
 
 namespace py = pybind11;
 
@@ -32,6 +34,38 @@ std::vector<int32_t> NameCodes(const Trace& trace, std::vector<std::string>& cat
     by_signature.push_back(it->second);
   }
   return by_signature;
+}
+
+// A stretch of one block's rows and where its (engine-filtered) rows go in the output columns.
+struct RowChunk {
+  const ActivityBlock* block = nullptr;
+  size_t begin = 0;
+  size_t end = 0;
+  size_t out = 0;   // the output row of the chunk's first kept row
+  size_t rows = 0;  // rows kept
+};
+
+// The trace's rows in chunks of at most 64 Ki rows, in block order, with their output offsets.
+std::vector<RowChunk> ChunksOf(const Trace& trace, std::optional<Engine> engine) {
+  constexpr size_t kChunkRows = size_t{1} << 16;
+  std::vector<RowChunk> chunks;
+  size_t out = 0;
+  for (const ActivityBlock& block : trace.blocks) {
+    for (size_t begin = 0; begin < block.size(); begin += kChunkRows) {
+      RowChunk chunk;
+      chunk.block = &block;
+      chunk.begin = begin;
+      chunk.end = std::min(block.size(), begin + kChunkRows);
+      chunk.out = out;
+      chunk.rows = engine
+                       ? static_cast<size_t>(std::count(block.engine.begin() + begin,
+                                                        block.engine.begin() + chunk.end, *engine))
+                       : chunk.end - begin;
+      out += chunk.rows;
+      chunks.push_back(chunk);
+    }
+  }
+  return chunks;
 }
 
 // A read-only view of a trace column, which keeps `owner` (and so the trace) alive.
@@ -68,11 +102,8 @@ py::dict OpsColumns(const Trace& trace, std::optional<Engine> engine, bool corre
                     py::handle owner) {
   std::vector<std::string> name_categories;
   const std::vector<int32_t> name_codes = NameCodes(trace, name_categories);
-  size_t n = 0;
-  for (const ActivityBlock& block : trace.blocks) {
-    n += engine ? static_cast<size_t>(std::count(block.engine.begin(), block.engine.end(), *engine))
-                : block.size();
-  }
+  const std::vector<RowChunk> chunks = ChunksOf(trace, engine);
+  const size_t n = chunks.empty() ? 0 : chunks.back().out + chunks.back().rows;
   const bool has_correlation =
       std::all_of(trace.blocks.begin(), trace.blocks.end(),
                   [](const ActivityBlock& b) { return b.correlation.size() == b.size(); });
@@ -114,9 +145,13 @@ py::dict OpsColumns(const Trace& trace, std::optional<Engine> engine, bool corre
   int32_t* name_out = Data(name);
   {
     py::gil_scoped_release release;
-    size_t row = 0;
-    for (const ActivityBlock& block : trace.blocks) {
-      for (size_t i = 0; i < block.size(); ++i) {
+    // The chunks are filled on every core: most of the cost is the first touch of the fresh
+    // column memory (page faults), which the kernel serves in parallel.
+    ParallelFor(chunks.size(), [&](size_t c) {
+      const RowChunk& chunk = chunks[c];
+      const ActivityBlock& block = *chunk.block;
+      size_t row = chunk.out;
+      for (size_t i = chunk.begin; i < chunk.end; ++i) {
         if (engine && block.engine[i] != *engine) continue;
         const StreamInfo& info = trace.streams[block.stream[i]];
         device_out[row] = info.device_id;
@@ -131,7 +166,7 @@ py::dict OpsColumns(const Trace& trace, std::optional<Engine> engine, bool corre
         if (correlation_out) correlation_out[row] = has_correlation ? block.correlation[i] : 0;
         ++row;
       }
-    }
+    });
   }
   std::vector<std::string> engine_categories;
   for (Engine e : kAllEngines)
