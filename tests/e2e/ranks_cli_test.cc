@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include "cli_runner.h"
 #include "support/kineto_json_builder.h"
@@ -186,6 +187,44 @@ TEST(RanksCliTest, NsysJobTakesRanksFromFileOrder) {
   auto rank1 = RowOfRank(csv.out, "1");
   EXPECT_EQ(rank1.at("straggler"), "compute-bound");
   EXPECT_DOUBLE_EQ(Number(RowOfRank(csv.out, "2"), "last_at_collectives"), 1);
+}
+
+// nsys 2023.3+ exports the profiled process's environment in META_DATA_CAPTURE; the builder
+// writes no such table, so the test adds it as nsys lays it out.
+void AddCapturedEnvironment(const fs::path& file, const std::vector<std::string>& variables) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(file.c_str(), &db), SQLITE_OK);
+  std::string sql = "CREATE TABLE META_DATA_CAPTURE(name TEXT, value TEXT);";
+  for (const std::string& variable : variables)
+    sql += "INSERT INTO META_DATA_CAPTURE VALUES('PROCESS_0:ENVIRONMENT_VARIABLE', '" + variable +
+           "');";
+  char* error = nullptr;
+  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK)
+      << (error ? error : "");
+  sqlite3_free(error);
+  sqlite3_close(db);
+}
+
+TEST(RanksCliTest, NsysRankComesFromTheCapturedEnvironment) {
+  TempDir dir;
+  std::vector<std::string> args = {"ranks", "--format", "csv"};
+  for (int r = 0; r < 2; ++r) {
+    fs::path file = dir / fmt::format("node{}.sqlite", r);
+    testsupport::BuildFromDescription(NsysRank(PlantedRank{}), file.string(), file);
+    // File order runs against the ranks: node0 is rank 3, node1 is rank 0.
+    AddCapturedEnvironment(
+        file, {"HOME=\"/root\"", fmt::format("OMPI_COMM_WORLD_RANK=\"{}\"", r == 0 ? 3 : 0),
+               "OMPI_COMM_WORLD_SIZE=\"4\"", "RANK=\"9\""});
+    args.push_back(file.string());
+  }
+  CliResult csv = RunGpuroof(args);
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  auto rank3 = RowOfRank(csv.out, "3");
+  EXPECT_EQ(rank3.at("rank_from"), "OMPI_COMM_WORLD_RANK");
+  EXPECT_EQ(rank3.at("trace"), (dir / "node0.sqlite").string());
+  EXPECT_EQ(RowOfRank(csv.out, "0").at("trace"), (dir / "node1.sqlite").string());
+  EXPECT_NE(csv.err.find("world size 4, but 2 ranks are missing: 1, 2"), std::string::npos)
+      << csv.err;
 }
 
 TEST(RanksCliTest, AnEmptyDirectoryIsBadInput) {
