@@ -31,6 +31,7 @@ namespace fs = std::filesystem;
 struct PlantedRank {
   int compute_us = 600;
   int late_arrival_us = 500;  // the arrival in step 2
+  int step_us = 1000;         // the length of the step ranges (the GPU work keeps its times)
 };
 
 std::string KinetoRank(int rank, int world_size, const PlantedRank& planted) {
@@ -41,7 +42,9 @@ std::string KinetoRank(int rank, int world_size, const PlantedRank& planted) {
   for (int s = 0; s < 3; ++s) {
     int base = 1000 + 1000 * s;
     int arrival = s == 1 ? planted.late_arrival_us : 500;
-    builder.Annotation(fmt::format("ProfilerStep#{}", s + 1), std::to_string(base), "1000")
+    builder
+        .Annotation(fmt::format("ProfilerStep#{}", s + 1), std::to_string(base),
+                    std::to_string(planted.step_us))
         .Runtime("cudaLaunchKernel", std::to_string(base + 5), "2", 10 * s + 1)
         .Runtime("cudaLaunchKernel", std::to_string(base + 6), "2", 10 * s + 2)
         .Kernel("gemm", std::to_string(base + 10), std::to_string(planted.compute_us), 0, 7,
@@ -187,6 +190,39 @@ TEST(RanksCliTest, NsysJobTakesRanksFromFileOrder) {
   auto rank1 = RowOfRank(csv.out, "1");
   EXPECT_EQ(rank1.at("straggler"), "compute-bound");
   EXPECT_DOUBLE_EQ(Number(RowOfRank(csv.out, "2"), "last_at_collectives"), 1);
+}
+
+TEST(RanksCliTest, CompareDirectoriesGatesOnTheSlowestAndTheMedianRank) {
+  TempDir dir;
+  WriteKinetoJob(dir / "base");
+  fs::create_directories(dir / "slow");
+  for (int r = 0; r < 4; ++r) {
+    PlantedRank planted;
+    if (r == 1) planted.step_us = 1300;
+    WriteFile(dir / "slow" / fmt::format("rank{}.pt.trace.json", r), KinetoRank(r, 4, planted));
+  }
+  // Slowest rank: 1000 us (rank 0, the lowest id of equals) -> 1300 us (rank 1): 1.3 > 1.2.
+  // Median rank: 1000 -> median of 1000 1300 1000 1000 = 1000.
+  CliResult failed = RunGpuroof(
+      {"compare", "--baseline", (dir / "base").string(), "--current", (dir / "slow").string()});
+  EXPECT_EQ(failed.exit_code, 1) << failed.err;
+  EXPECT_NE(failed.out.find("slowest rank step median: baseline 1.000 ms (rank 0), current "
+                            "1.300 ms (rank 1): 1.300x FAIL"),
+            std::string::npos)
+      << failed.out;
+  EXPECT_NE(failed.out.find("median rank step median: baseline 1.000 ms, current 1.000 ms: "
+                            "1.000x PASS"),
+            std::string::npos)
+      << failed.out;
+  EXPECT_NE(failed.out.find("verdict: FAIL"), std::string::npos);
+  CliResult passed = RunGpuroof(
+      {"compare", (dir / "base").string(), (dir / "slow").string(), "--threshold", "1.5"});
+  EXPECT_EQ(passed.exit_code, 0) << passed.err;
+  EXPECT_NE(passed.out.find("verdict: PASS"), std::string::npos) << passed.out;
+  CliResult refused = RunGpuroof({"compare", (dir / "base").string(), (dir / "slow").string(),
+                                  "--json", (dir / "x.json").string()});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_FALSE(fs::exists(dir / "x.json"));
 }
 
 // nsys 2023.3+ exports the profiled process's environment in META_DATA_CAPTURE; the builder

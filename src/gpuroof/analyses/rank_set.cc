@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <stdexcept>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -291,6 +292,26 @@ RankSetAnalysis AnalyseRankSet(std::vector<RankSummary> ranks, const OutlierRule
   analysis.stragglers = FindStragglers(analysis.ranks, analysis.outliers);
   analysis.skew = ComputeCollectiveSkew(analysis.ranks);
   return analysis;
+}
+
+}  // namespace gpuroof
+
+namespace gpuroof {
+
+JobStepFigures ComputeJobStepFigures(const RankSetAnalysis& analysis) {
+  if (analysis.ranks.empty()) throw std::invalid_argument("ComputeJobStepFigures: no rank");
+  JobStepFigures figures;
+  std::vector<double> medians;
+  for (size_t r = 0; r < analysis.ranks.size(); ++r) {
+    double median = analysis.ranks[r].step_median_ns;
+    medians.push_back(median);
+    if (r == 0 || median > figures.slowest_rank_step_ns) {
+      figures.slowest_rank_step_ns = median;
+      figures.slowest_rank = analysis.ids[r];
+    }
+  }
+  figures.median_rank_step_ns = MedianOf(medians);
+  return figures;
 }
 
 }  // namespace gpuroof

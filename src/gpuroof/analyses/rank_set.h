@@ -129,3 +129,18 @@ struct RankSetAnalysis {
 RankSetAnalysis AnalyseRankSet(std::vector<RankSummary> ranks, const OutlierRule& rule);
 
 }  // namespace gpuroof
+
+namespace gpuroof {
+
+// What a job-level gate compares (docs/metrics.md, "Job-level compare"): the step median of the
+// slowest rank (the job runs at its pace) and the median over the ranks of their step medians.
+struct JobStepFigures {
+  double slowest_rank_step_ns = 0;
+  int64_t slowest_rank = 0;  // its rank id (the lowest on a tie)
+  double median_rank_step_ns = 0;
+};
+
+// Throws std::invalid_argument for an empty set (callers never build one).
+JobStepFigures ComputeJobStepFigures(const RankSetAnalysis& analysis);
+
+}  // namespace gpuroof

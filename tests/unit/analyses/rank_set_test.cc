@@ -138,5 +138,16 @@ TEST(AnalyseRankSet, RanksAreSortedByIdAndIndicesFollow) {
   EXPECT_TRUE(analysis.warnings.empty());
 }
 
+TEST(JobStepFigures, SlowestAndMedianRank) {
+  std::vector<RankSummary> ranks = FiveRanks();
+  for (size_t i = 0; i < ranks.size(); ++i)
+    ranks[i].rank = static_cast<int64_t>(i);
+  JobStepFigures figures = ComputeJobStepFigures(AnalyseRankSet(ranks, {}));
+  // Step medians 100 102 98 101 130 us: slowest rank 4 (130), median 101.
+  EXPECT_DOUBLE_EQ(figures.slowest_rank_step_ns, 130'000);
+  EXPECT_EQ(figures.slowest_rank, 4);
+  EXPECT_DOUBLE_EQ(figures.median_rank_step_ns, 101'000);
+}
+
 }  // namespace
 }  // namespace gpuroof
