@@ -225,6 +225,26 @@ TEST(RanksCliTest, CompareDirectoriesGatesOnTheSlowestAndTheMedianRank) {
   EXPECT_FALSE(fs::exists(dir / "x.json"));
 }
 
+TEST(RanksCliTest, ReportHasARankSectionWhenEveryTraceNamesItsRank) {
+  TempDir dir;
+  WriteKinetoJob(dir / "job");
+  std::vector<std::string> args = {"report", "-o", (dir / "page.html").string()};
+  for (int r = 0; r < 4; ++r)
+    args.push_back((dir / "job" / fmt::format("worker_{}.pt.trace.json", r)).string());
+  CliResult result = RunGpuroof(args);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const std::string page = ReadFile(dir / "page.html");
+  EXPECT_NE(page.find("<h2>Ranks</h2>"), std::string::npos);
+  EXPECT_NE(page.find("rank 2: compute_busy +33.3 % vs median: compute-bound straggler"),
+            std::string::npos);
+  EXPECT_NE(page.find("spread 150.00 us; last: rank 3"), std::string::npos);
+  // One trace, no --ranks: no section.
+  CliResult single = RunGpuroof({"report", "-o", (dir / "one.html").string(),
+                                 (dir / "job" / "worker_0.pt.trace.json").string()});
+  ASSERT_EQ(single.exit_code, 0) << single.err;
+  EXPECT_EQ(ReadFile(dir / "one.html").find("<h2>Ranks</h2>"), std::string::npos);
+}
+
 // nsys 2023.3+ exports the profiled process's environment in META_DATA_CAPTURE; the builder
 // writes no such table, so the test adds it as nsys lays it out.
 void AddCapturedEnvironment(const fs::path& file, const std::vector<std::string>& variables) {

@@ -14,6 +14,7 @@
 #include "gpuroof/reports/html_engine_bars.h"
 #include "gpuroof/reports/html_style.h"
 #include "gpuroof/reports/html_timeline.h"
+#include "gpuroof/reports/ranks_report.h"
 #include "gpuroof/reports/report_json.h"
 #include "gpuroof/reports/report_text.h"
 
@@ -387,6 +388,56 @@ void WriteRanges(HtmlWriter& html, const HtmlReport& report) {
   }
 }
 
+// The rank section: one row per rank (figures per step, as `gpuroof ranks` prints them), the
+// stragglers and the collective with the widest skew.
+void WriteRanks(HtmlWriter& html, const HtmlReport& report) {
+  if (!report.ranks) return;
+  const RankSetAnalysis& ranks = *report.ranks;
+  html.Element("h2", "Ranks");
+  html.Element(
+      "p",
+      fmt::format("{} ranks; busy and idle figures are means per step (ms)", ranks.ranks.size()),
+      {{"class", "meta"}});
+  for (const std::string& note : report.rank_notes)
+    html.Element("p", "note: " + note, {{"class", "note"}});
+  for (const std::string& warning : ranks.warnings)
+    html.Element("p", "warning: " + warning, {{"class", "note"}});
+  std::vector<std::vector<HtmlCell>> rows;
+  for (size_t r = 0; r < ranks.ranks.size(); ++r) {
+    const RankSummary& rank = ranks.ranks[r];
+    auto ms = [](double ns) { return HtmlCell{FixedDouble(ns / 1e6, 3), "num", ""}; };
+    std::string straggler = StragglerLabel(ranks, r);
+    rows.push_back({{std::to_string(ranks.ids[r]), "num", ""},
+                    {std::to_string(rank.steps.size()), "num", ""},
+                    ms(rank.step_median_ns),
+                    ms(rank.MeanPerStep(&StepFigures::compute_busy_ns)),
+                    ms(rank.MeanPerStep(&StepFigures::comm_busy_ns)),
+                    ms(rank.MeanPerStep(&StepFigures::overlap_ns)),
+                    ms(rank.MeanExposedCommNs()),
+                    ms(rank.MeanPerStep(&StepFigures::copy_busy_ns)),
+                    ms(rank.MeanIdle(&IdleBreakdown::host_bound_ns)),
+                    ms(rank.MeanIdle(&IdleBreakdown::waiting_ns)),
+                    ms(rank.MeanIdle(&IdleBreakdown::other_ns)),
+                    {std::to_string(ranks.skew.times_last[r]), "num", ""},
+                    {straggler.empty() ? "-" : straggler, "", ""},
+                    {rank.source, "name", ""}});
+  }
+  WriteHtmlTable(html,
+                 {"rank", "steps", "step median", "compute", "comm", "hidden", "exposed", "copy",
+                  "idle host-bound", "idle waiting", "idle other", "last at", "straggler", "trace"},
+                 rows, "ranks");
+  for (const Straggler& straggler : ranks.stragglers)
+    html.Element("p", StragglerLine(ranks, straggler));
+  if (!ranks.skew.instances.empty()) {
+    const CollectiveSkew& widest = ranks.skew.instances.front();
+    html.Element("p", fmt::format("widest collective skew: {} (step {}, #{}), spread {} us; last: "
+                                  "rank {}",
+                                  widest.name, widest.step + 1, widest.order + 1,
+                                  Us(static_cast<double>(widest.spread_ns())),
+                                  ranks.ids[widest.last_rank_index]));
+  }
+}
+
 }  // namespace
 
 std::string RenderHtmlReport(const HtmlReport& report) {
@@ -400,6 +451,7 @@ std::string RenderHtmlReport(const HtmlReport& report) {
   WriteTimelines(html, report);
   WriteKernelsAndCopies(html, report);
   WriteRanges(html, report);
+  WriteRanks(html, report);
   html.Element("p", "Every figure is defined in gpuroof's docs/metrics.md.", {{"class", "meta"}});
   return EndHtmlPage(html);
 }

@@ -44,14 +44,6 @@ std::vector<TableColumn> RankColumns() {
   };
 }
 
-std::string StragglerLabel(const RankSetAnalysis& analysis, size_t rank_index) {
-  for (const Straggler& straggler : analysis.stragglers) {
-    if (straggler.rank_index != rank_index) continue;
-    return straggler.cause ? std::string(RankMetricReading(*straggler.cause)) : "yes";
-  }
-  return "";
-}
-
 Table RankTable(const RankSetAnalysis& analysis) {
   Table table(RankColumns());
   for (size_t r = 0; r < analysis.ranks.size(); ++r) {
@@ -229,6 +221,14 @@ void WriteStringsJson(JsonWriter& json, std::string_view key,
 }
 
 }  // namespace
+
+std::string StragglerLabel(const RankSetAnalysis& analysis, size_t rank_index) {
+  for (const Straggler& straggler : analysis.stragglers) {
+    if (straggler.rank_index != rank_index) continue;
+    return straggler.cause ? std::string(RankMetricReading(*straggler.cause)) : "yes";
+  }
+  return "";
+}
 
 std::string StragglerLine(const RankSetAnalysis& analysis, const Straggler& straggler) {
   std::string line = fmt::format("rank {}:", analysis.ids[straggler.rank_index]);

@@ -32,6 +32,10 @@ std::string RenderRanksCsv(const RanksReport& report);
 // collective instance, warnings, notes and the traces that failed.
 std::string RenderRanksJson(const RanksReport& report);
 
+// The straggler column: the cause's reading ("compute-bound"), "yes" without a single cause, ""
+// for a rank that is no straggler.
+std::string StragglerLabel(const RankSetAnalysis& analysis, size_t rank_index);
+
 // "rank 5: step +18.0 % vs median, compute_busy +17.0 %: compute-bound straggler"
 std::string StragglerLine(const RankSetAnalysis& analysis, const Straggler& straggler);
 
