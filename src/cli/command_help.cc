@@ -88,6 +88,16 @@ others (nsys's GPU projection); --attribute thread|process sets it for all. With
 calls in the trace, GPU work running during the range counts instead, and a note says so.
 Every range instance is its own window, so there is no --window here.
 Every figure is defined in docs/metrics.md.)"},
+    {"ranks",
+     "A distributed job as one trace set: every rank, stragglers, collective skew",
+     R"(Examples:
+  gpuroof ranks traces/                       # every trace under traces/, by content
+  gpuroof ranks rank*.pt.trace.json.gz --jobs 4 --format csv -o ranks.csv
+  gpuroof ranks run/ --iteration-range train_step --format json
+Ranks come from the traces (Kineto distributedInfo.rank; nsys: OMPI_COMM_WORLD_RANK,
+PMI_RANK, SLURM_PROCID or RANK in the exported environment), else from file order.
+One unreadable trace is reported and the others analysed (--strict: exit 1).
+Every figure is defined in docs/metrics.md, "Ranks".)"},
     {"record",
      "Run a CUDA program with gpuroof's low-overhead CUPTI recorder; write a trace",
      R"(Examples:

@@ -26,6 +26,7 @@
 #include "gpuroof/reports/compare_report.h"
 
 #include "command_help.h"
+#include "compare_jobs.h"
 #include "exit_codes.h"
 #include "output_options.h"
 #include "trace_loading.h"
@@ -267,6 +268,21 @@ int RunGate(const CompareOptions& o) {
     base_paths = {o.profiles[0]};
     cur_paths = {o.profiles[1]};
   }
+  if (AreJobDirectories(base_paths, cur_paths)) {
+    if (!o.json_path.empty() || !o.markdown_path.empty() || !o.html_path.empty() ||
+        !o.history_path.empty() || !o.history_append_path.empty()) {
+      throw InputError("compare",
+                       "directories (the job-level compare) take no --json, "
+                       "--markdown, --html, --history or --history-append");
+    }
+    JobCompareOptions job;
+    job.baseline_dir = base_paths.front();
+    job.current_dir = cur_paths.front();
+    job.iteration_range = o.iteration_range;
+    job.threshold = ParseNumber(o.threshold, "--threshold", 1.0, 1e9, "a ratio >= 1 (e.g. 1.20)");
+    job.jobs = o.threads;
+    return RunJobCompare(job, o.output);
+  }
   if (!o.history_path.empty() && !base_paths.empty()) {
     throw InputError("--history", "give --baseline or --history, not both");
   }
@@ -331,7 +347,9 @@ void AddCompareCommand(CLI::App& app, int& exit_code) {
   command->add_option("--current", options->current, "Current profiles (one or more)");
   command->add_option("--epochs", options->epochs,
                       "Simple mode: compare total kernel time / N of BASE and CURRENT");
-  command->add_option("--threshold", options->threshold, "Simple mode: fail above this ratio")
+  command
+      ->add_option("--threshold", options->threshold,
+                   "Simple mode and directories (job-level): fail above this ratio")
       ->capture_default_str();
   command->add_flag("--calibrate", options->calibrate,
                     "A/A calibration: run-to-run noise of profiles of the same code");

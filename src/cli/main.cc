@@ -19,6 +19,7 @@
 #include "gaps_command.h"
 #include "kernels_command.h"
 #include "ranges_command.h"
+#include "ranks_command.h"
 #include "record_command.h"
 #include "report_command.h"
 #include "sweep_command.h"
@@ -61,6 +62,7 @@ int Run(int argc, char** argv) {
   gpuroof::AddGapsCommand(app, exit_code);
   gpuroof::AddKernelsCommand(app, exit_code);
   gpuroof::AddRangesCommand(app, exit_code);
+  gpuroof::AddRanksCommand(app, exit_code);
   gpuroof::AddRecordCommand(app, exit_code);
   gpuroof::AddReportCommand(app, exit_code);
   gpuroof::AddSweepCommand(app, exit_code);

@@ -17,6 +17,8 @@
 #include "gpuroof/analyses/gpu_gaps.h"
 #include "gpuroof/analyses/kernel_summary.h"
 #include "gpuroof/analyses/range_summary.h"
+#include "gpuroof/analyses/rank_set.h"
+#include "gpuroof/analyses/rank_summary.h"
 #include "gpuroof/analyses/steady_state.h"
 #include "gpuroof/analyses/timeline_bins.h"
 #include "gpuroof/campaign/env_stamp_file.h"
@@ -44,6 +46,7 @@ struct ReportOptions {
   int top = 10;
   int threads = 0;
   std::string attribute;
+  bool ranks = false;  // --ranks: the traces are the ranks of one job
   OutputOptions output;
 };
 
@@ -202,6 +205,25 @@ std::vector<ReportEnvironment> FindEnvironments(const ReportOptions& options) {
   return found;
 }
 
+// The rank section: with --ranks, or when every one of two or more traces names its rank. A
+// trace that cannot be summarised as a rank is left out and said.
+void AddRankSection(const ReportOptions& options, const std::vector<std::unique_ptr<Trace>>& traces,
+                    HtmlReport& report) {
+  bool all_named = traces.size() >= 2 &&
+                   std::all_of(traces.begin(), traces.end(),
+                               [](const auto& t) { return RankIdentityOf(*t).rank.has_value(); });
+  if (!options.ranks && !all_named) return;
+  std::vector<RankSummary> summaries;
+  for (const auto& trace : traces) {
+    try {
+      summaries.push_back(SummarizeRank(*trace, {}));
+    } catch (const InputError& error) {
+      report.rank_notes.push_back(fmt::format("not a rank: {}", error.what()));
+    }
+  }
+  if (!summaries.empty()) report.ranks = AnalyseRankSet(std::move(summaries), OutlierRule{});
+}
+
 int RunReport(const ReportOptions& options) {
   // An HTML page on a terminal is noise: ask for a file unless "-o -" says stdout on purpose.
   if (options.output.output_path.empty() && isatty(STDOUT_FILENO)) {
@@ -235,6 +257,7 @@ int RunReport(const ReportOptions& options) {
       PrintNote(options.output, path, where, device.units_note);
     }
   }
+  AddRankSection(options, traces, report);
   EmitOutput(options.output, RenderHtmlReport(report));
   return kExitOk;
 }
@@ -261,6 +284,9 @@ void AddReportCommand(CLI::App& app, int& exit_code) {
                       "each trace, when a sweep wrote one)");
   AddThreadsOption(*command, options->threads);
   AddAttributeOption(*command, options->attribute);
+  command->add_flag("--ranks", options->ranks,
+                    "Add a rank section: the traces are the ranks of one job (automatic when "
+                    "every trace names its rank)");
   AddOutputOptions(*command, options->output, {"html"});
   command->callback([options, &exit_code]() { exit_code = RunReport(*options); });
 }

@@ -36,6 +36,7 @@ std::string RenderDocumentCsv(const ReportDocument& document) {
   }
   std::string out = CsvLine(header);
   for (const ReportSection& section : document.sections) {
+    if (!section.in_csv) continue;
     const auto& columns = section.table.columns();
     for (const auto& row : section.table.rows()) {
       std::vector<std::string> fields;

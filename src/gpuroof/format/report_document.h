@@ -21,6 +21,9 @@ struct ReportSection {
   Table table;
   std::string when_empty;           // printed instead of a table that has no row
   std::vector<std::string> footer;  // lines after the table (rows left out, warnings)
+  // False for a section whose table has other columns than the document's (a summary after the
+  // main table): text and Markdown show it, CSV (one table) leaves it out.
+  bool in_csv = true;
 };
 
 struct ReportDocument {
@@ -33,8 +36,8 @@ struct ReportDocument {
 
 // Sections one after another: heading, preamble, a blank line, the table (indented), footer.
 std::string RenderDocumentText(const ReportDocument& document);
-// One CSV table of every section's rows, at full precision in base units, with the leading
-// trace/device columns; the header even when there is no row.
+// One CSV table of every section's rows (sections with in_csv), at full precision in base units,
+// with the leading trace/device columns; the header even when there is no row.
 std::string RenderDocumentCsv(const ReportDocument& document);
 // Sections as "### heading", the preamble as lines, the table as a Markdown table.
 std::string RenderDocumentMarkdown(const ReportDocument& document);

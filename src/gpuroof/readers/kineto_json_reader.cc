@@ -585,6 +585,27 @@ void KinetoJsonParser::TopLevelValue(const std::string& key, const std::string& 
     }
     return;
   }
+  if (key == "distributedInfo") {
+    // The rank of a distributed job (torch.distributed): `gpuroof ranks` tells ranks apart by it.
+    od::object object;
+    if (doc.get_object().get(object) != SUCCESS) return;
+    for (auto field_result : object) {
+      od::field field;
+      if (std::move(field_result).get(field) != SUCCESS) break;
+      std::optional<int64_t> value;
+      if (field.key().unsafe_is_equal("rank")) {
+        value = ReadInteger(field.value());
+        if (value) {
+          builder_.SetMetadata("distributed_rank", std::to_string(*value));
+          builder_.SetMetadata("distributed_rank_origin", "distributedInfo.rank");
+        }
+      } else if (field.key().unsafe_is_equal("world_size")) {
+        value = ReadInteger(field.value());
+        if (value) builder_.SetMetadata("distributed_world_size", std::to_string(*value));
+      }
+    }
+    return;
+  }
   if (key == "baseTimeNanoseconds") {
     // A scalar document: its text is the number (or a quoted number).
     std::string_view text = TrimRight(raw);

@@ -555,7 +555,51 @@ std::unordered_map<int64_t, std::string> ReadEnum(SqliteDatabase& db, std::strin
   return values;
 }
 
+// The MPI rank and world size from the profiled process's environment, which nsys 2023.3+
+// exports in META_DATA_CAPTURE ("PROCESS_0:ENVIRONMENT_VARIABLE", `NAME="VALUE"`). Only these
+// variables are read: the environment is private and never kept whole.
+void ReadRankFromEnvironment(SqliteDatabase& db, const std::vector<std::string>& tables,
+                             Trace& trace) {
+  if (!Contains(tables, "META_DATA_CAPTURE")) return;
+  // In order of preference: the launcher's own variable first.
+  static constexpr std::pair<std::string_view, std::string_view> kVariables[] = {
+      {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
+      {"PMIX_RANK", "PMIX_SIZE"},
+      {"PMI_RANK", "PMI_SIZE"},
+      {"SLURM_PROCID", "SLURM_NTASKS"},
+      {"RANK", "WORLD_SIZE"},
+  };
+  std::map<std::string, std::string> found;
+  SqliteStatement row = db.Prepare(
+      "SELECT value FROM META_DATA_CAPTURE WHERE name LIKE '%ENVIRONMENT_VARIABLE' AND ("
+      "value LIKE 'OMPI_COMM_WORLD_%' OR value LIKE 'PMI%' OR value LIKE 'SLURM_PROCID=%' OR "
+      "value LIKE 'SLURM_NTASKS=%' OR value LIKE 'RANK=%' OR value LIKE 'WORLD_SIZE=%')");
+  while (row.Step()) {
+    std::string text = row.Text(0);
+    size_t equals = text.find('=');
+    if (equals == std::string::npos) continue;
+    std::string value = text.substr(equals + 1);
+    if (value.size() >= 2 && value.front() == '"' && value.back() == '"') {
+      value = value.substr(1, value.size() - 2);
+    }
+    bool digits =
+        !value.empty() && value.size() < 10 &&
+        std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (digits) found.emplace(text.substr(0, equals), value);
+  }
+  for (const auto& [rank, size] : kVariables) {
+    auto it = found.find(std::string(rank));
+    if (it == found.end()) continue;
+    trace.metadata["distributed_rank"] = it->second;
+    trace.metadata["distributed_rank_origin"] = std::string(rank);
+    auto world = found.find(std::string(size));
+    if (world != found.end()) trace.metadata["distributed_world_size"] = world->second;
+    return;
+  }
+}
+
 void ReadMetadata(SqliteDatabase& db, const std::vector<std::string>& tables, Trace& trace) {
+  ReadRankFromEnvironment(db, tables, trace);
   for (std::string_view table : {"META_DATA_EXPORT", "EXPORT_META_DATA"}) {
     if (!Contains(tables, table)) continue;
     SqliteStatement row = db.Prepare(

@@ -17,6 +17,7 @@
 #include "gpuroof/reports/html_timeline.h"
 #include "gpuroof/reports/kernel_report.h"
 #include "gpuroof/reports/ranges_report.h"
+#include "gpuroof/reports/ranks_report.h"
 #include "gpuroof/reports/report_json.h"
 #include "gpuroof/reports/report_text.h"
 
@@ -333,6 +334,32 @@ void WriteRanges(HtmlWriter& html, const HtmlReport& report) {
   }
 }
 
+// The rank section: one row per rank (figures per step, as `gpuroof ranks` prints them), the
+// stragglers and the collective with the widest skew.
+void WriteRanks(HtmlWriter& html, const HtmlReport& report) {
+  if (!report.ranks) return;
+  const RankSetAnalysis& ranks = *report.ranks;
+  html.Element("h2", "Ranks");
+  html.Element(
+      "p", fmt::format("{} ranks; busy and idle figures are means per step", ranks.ranks.size()),
+      {{"class", "meta"}});
+  for (const std::string& note : report.rank_notes)
+    html.Element("p", "note: " + note, {{"class", "note"}});
+  for (const std::string& warning : ranks.warnings)
+    html.Element("p", "warning: " + warning, {{"class", "note"}});
+  WriteTableHtml(html, RankTable(ranks), "ranks");
+  for (const Straggler& straggler : ranks.stragglers)
+    html.Element("p", StragglerLine(ranks, straggler));
+  if (!ranks.skew.instances.empty()) {
+    const CollectiveSkew& widest = ranks.skew.instances.front();
+    html.Element("p", fmt::format("widest collective skew: {} (step {}, #{}), spread {}; last: "
+                                  "rank {}",
+                                  widest.name, widest.step + 1, widest.order + 1,
+                                  HumanDurationNs(static_cast<double>(widest.spread_ns())),
+                                  ranks.ids[widest.last_rank_index]));
+  }
+}
+
 }  // namespace
 
 std::string RenderHtmlReport(const HtmlReport& report) {
@@ -346,6 +373,7 @@ std::string RenderHtmlReport(const HtmlReport& report) {
   WriteTimelines(html, report);
   WriteKernelsAndCopies(html, report);
   WriteRanges(html, report);
+  WriteRanks(html, report);
   html.Element("p", "Every figure is defined in gpuroof's docs/metrics.md.", {{"class", "meta"}});
   return EndHtmlPage(html);
 }

@@ -11,6 +11,7 @@
 #include "gpuroof/analyses/gpu_gaps.h"
 #include "gpuroof/analyses/kernel_summary.h"
 #include "gpuroof/analyses/range_summary.h"
+#include "gpuroof/analyses/rank_set.h"
 #include "gpuroof/analyses/timeline_bins.h"
 #include "gpuroof/model/trace.h"
 
@@ -58,6 +59,10 @@ struct HtmlReport {
   std::string gap_min_text;     // the gap threshold as given ("1ms")
   size_t highlighted_gaps = 5;  // the largest gaps of each device drawn on its timeline
   size_t top_ranges = 20;       // NVTX range names listed per trace (largest CPU total first)
+  // The traces as the ranks of one job (`report --ranks`, or every trace names its rank):
+  // the rank table, the stragglers and the widest collective skew (docs/metrics.md, "Ranks").
+  std::optional<RankSetAnalysis> ranks;
+  std::vector<std::string> rank_notes;  // traces left out of the rank section, and why
 };
 
 // One self-contained HTML page (docs/formats.md, "report"): inline CSS and SVG, no script, no

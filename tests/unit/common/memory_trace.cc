@@ -17,7 +17,7 @@ Trace MakeTrace(const std::vector<Op>& ops, int blocks) {
     if (found == trace.streams.end()) trace.streams.push_back(stream);
     OpSignature signature;
     signature.engine = op.engine;
-    if (op.engine == Engine::kKernel) signature.name = trace.strings.Intern(op.name);
+    if (IsKernelEngine(op.engine)) signature.name = trace.strings.Intern(op.name);
     auto sig = std::find(trace.signatures.begin(), trace.signatures.end(), signature);
     auto signature_index = static_cast<uint32_t>(sig - trace.signatures.begin());
     if (sig == trace.signatures.end()) trace.signatures.push_back(signature);

@@ -16,7 +16,7 @@ struct Op {
   int32_t device = 0;
   uint32_t stream = 7;
   uint64_t bytes = 0;
-  std::string name = "k";  // kernels only
+  std::string name = "k";  // kernels (compute and collective) only
 };
 
 // Builds a Trace whose ops are split over `blocks` blocks (round robin, each then sorted), so

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# bench/ranks_bench.sh [BUILD_DIR [RANKS [STEPS [KERNELS_PER_STEP]]]]
+#
+# The `gpuroof ranks` benchmark of docs/performance.md ("Ranks"): writes RANKS synthetic Kineto
+# rank traces (bench/make_rank_traces.py; default 64 ranks of about 29 MB of JSON), then runs
+# `gpuroof ranks` with --jobs 1 and --jobs 2 and `gpuroof analyze` on the largest trace (wall
+# time and peak RSS from /usr/bin/time), and checks that the planted straggler and late rank
+# are found.
+set -euo pipefail
+build=${1:-build/release}
+ranks=${2:-64}
+steps=${3:-40}
+kernels=${4:-2000}
+gpuroof=$build/src/gpuroof
+here=$(cd "$(dirname "$0")" && pwd)
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+mkdir "$dir/job"
+python3 "$here/make_rank_traces.py" "$dir/job" "$ranks" "$steps" "$kernels"
+cat "$dir"/job/* > /dev/null  # page cache: every run reads from memory
+largest=$(ls -S "$dir"/job/* | head -1)
+echo "set: $ranks traces, $(du -sb "$dir/job" | cut -f1) bytes gzipped; CPUs busy: $(uptime | sed 's/.*load average: //')"
+run() {  # label, then the command
+  local label=$1
+  shift
+  /usr/bin/time -f '%e %M' -o "$dir/time" "$@" > "$dir/out"
+  read -r wall rss_kb < "$dir/time"
+  echo "$label: $wall s wall, peak $((rss_kb / 1024)) MiB"
+}
+run "analyze (largest trace)" "$gpuroof" analyze "$largest"
+run "ranks --jobs 1" "$gpuroof" ranks "$dir/job" --jobs 1 --format csv
+run "ranks --jobs 2" "$gpuroof" ranks "$dir/job" --jobs 2 --format csv
+straggler=$(awk -F, 'NR > 1 && $0 ~ /compute-bound/ { print $1 }' "$dir/out")
+"$gpuroof" ranks "$dir/job" --jobs 2 --format json > "$dir/json"
+late=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["collectives"]["instances"][0]["last_rank"])' "$dir/json")
+echo "found: straggler rank $straggler (compute-bound), latest at the widest collective: rank $late"

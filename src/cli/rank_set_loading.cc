@@ -1,0 +1,109 @@
+#include "rank_set_loading.h"
+
+#include <algorithm>
+#include <optional>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "gpuroof/analyses/rank_set.h"
+#include "gpuroof/model/errors.h"
+#include "gpuroof/model/parallel_for.h"
+#include "gpuroof/readers/reader_registry.h"
+
+#include "rank_inputs.h"
+
+namespace gpuroof {
+
+namespace {
+
+// What one trace became: its summary, or why it has none. The trace itself is gone by then.
+struct LoadedRank {
+  std::optional<RankSummary> summary;
+  std::string error;
+  std::string diagnostics_summary;  // when records were skipped
+  bool data_loss = false;
+};
+
+LoadedRank LoadRank(const std::string& path, const ReadOptions& read_options,
+                    const RankSummaryOptions& summary_options) {
+  LoadedRank loaded;
+  try {
+    Trace trace = ReadTrace(path, read_options);
+    if (trace.diagnostics.records_skipped() > 0) {
+      loaded.diagnostics_summary = trace.diagnostics.Summary();
+    }
+    loaded.data_loss = trace.diagnostics.has_data_loss();
+    loaded.summary = SummarizeRank(trace, summary_options);
+  } catch (const InputError& error) {
+    loaded.error = error.what();
+  }
+  return loaded;
+}
+
+void Say(const OutputOptions& output, std::string_view kind, const std::string& message) {
+  if (!output.quiet) fmt::print(stderr, "gpuroof: {}: {}\n", kind, message);
+}
+
+void SayWhatWasLeftOut(const OutputOptions& output, const RankInputs& inputs) {
+  if (inputs.not_traces > 0) {
+    Say(output, "note",
+        fmt::format("{} file{} in the directories {} no trace, left out", inputs.not_traces,
+                    inputs.not_traces == 1 ? "" : "s", inputs.not_traces == 1 ? "is" : "are"));
+  }
+  if (inputs.exported_twice > 0) {
+    Say(output, "note",
+        fmt::format("{} .nsys-rep file{} left out for the .sqlite export beside it",
+                    inputs.exported_twice, inputs.exported_twice == 1 ? "" : "s"));
+  }
+}
+
+}  // namespace
+
+LoadedRankSet LoadRankSet(const RankSetLoad& load, const OutputOptions& output) {
+  RankInputs inputs = FindRankInputs(load.inputs);
+  SayWhatWasLeftOut(output, inputs);
+  unsigned jobs = load.jobs > 0 ? static_cast<unsigned>(load.jobs)
+                                : std::max(1u, std::thread::hardware_concurrency());
+  ReadOptions read_options;
+  read_options.detail = ReadDetail::kFull;
+  read_options.api_calls = true;            // the idle breakdown looks up each op's launch
+  read_options.threads = jobs > 1 ? 1 : 0;  // parallel across traces, not within one
+  RankSummaryOptions summary_options;
+  summary_options.iteration_range = load.iteration_range;
+
+  // Streaming: each job reads one trace, reduces it to its summary and drops it, so at most
+  // `jobs` traces are in memory at once.
+  std::vector<LoadedRank> loaded(inputs.paths.size());
+  ParallelFor(
+      inputs.paths.size(),
+      [&](size_t i) { loaded[i] = LoadRank(inputs.paths[i], read_options, summary_options); },
+      jobs);
+
+  LoadedRankSet set;
+  std::vector<RankSummary> summaries;
+  for (size_t i = 0; i < loaded.size(); ++i) {
+    LoadedRank& rank = loaded[i];
+    if (!rank.diagnostics_summary.empty()) {
+      Say(output, "warning", fmt::format("{}: {}", inputs.paths[i], rank.diagnostics_summary));
+    }
+    if (rank.data_loss) ++set.traces_with_loss;
+    if (!rank.summary) {
+      set.failed.push_back({inputs.paths[i], rank.error});
+      Say(output, "warning", "not analysed: " + rank.error);
+      continue;
+    }
+    summaries.push_back(std::move(*rank.summary));
+  }
+  if (summaries.empty()) {
+    throw InputError(inputs.paths.size() == 1 ? inputs.paths.front() : std::string("ranks"),
+                     fmt::format("none of the {} traces could be analysed (first: {})",
+                                 inputs.paths.size(), set.failed.front().message));
+  }
+  set.analysis = AnalyseRankSet(std::move(summaries), OutlierRule{});
+  for (const std::string& warning : set.analysis.warnings)
+    Say(output, "warning", warning);
+  return set;
+}
+
+}  // namespace gpuroof

@@ -1,0 +1,146 @@
+// Ranks of one distributed job compared with each other (docs/metrics.md, "Ranks"): which rank
+// is an outlier on which metric (stragglers), and how far apart the ranks reach each collective
+// (skew). Pure functions of the per-rank summaries.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpuroof/analyses/rank_summary.h"
+
+namespace gpuroof {
+
+// The per-rank metrics the outlier rule looks at; all in ns per step.
+enum class RankMetric {
+  kStepMedian,
+  kComputeBusy,
+  kCommBusy,
+  kExposedComm,
+  kCopyBusy,
+  kIdleHostBound,
+  kIdleWaiting,
+};
+
+inline constexpr RankMetric kAllRankMetrics[] = {
+    RankMetric::kStepMedian,  RankMetric::kComputeBusy, RankMetric::kCommBusy,
+    RankMetric::kExposedComm, RankMetric::kCopyBusy,    RankMetric::kIdleHostBound,
+    RankMetric::kIdleWaiting};
+
+std::string_view RankMetricName(RankMetric metric);     // "step", "compute_busy", ...
+std::string_view RankMetricReading(RankMetric metric);  // "compute-bound", "host-bound", ...
+double RankMetricValue(const RankSummary& rank, RankMetric metric);
+
+// The robust outlier rule (docs/metrics.md, "Stragglers"): a rank's value x is an outlier above
+// the median M of the ranks when its modified z-score 0.6745 (x - M) / MAD exceeds `z` (MAD: the
+// median of |x_i - M|; with MAD = 0 any x > M qualifies) and x exceeds M by at least
+// `min_excess_pct` % of M. Needs `min_ranks` ranks.
+struct OutlierRule {
+  double z = 3.5;
+  double min_excess_pct = 5.0;
+  size_t min_ranks = 3;
+};
+
+struct RankOutlier {
+  size_t rank_index = 0;  // into the ranks given
+  RankMetric metric = RankMetric::kStepMedian;
+  double value_ns = 0;
+  double median_ns = 0;
+  double mad_ns = 0;
+  double excess_pct = 0;           // 100 (x - M) / M
+  std::optional<double> robust_z;  // unset when MAD = 0
+};
+
+// Outliers of every metric, by rank index then metric order.
+std::vector<RankOutlier> FindRankOutliers(const std::vector<RankSummary>& ranks,
+                                          const OutlierRule& rule);
+
+// A rank slow at its own work: an outlier on step time, compute busy, copy busy or host-bound
+// idle. `cause` is the outlier among those (step excluded) with the largest excess in ns; unset
+// when only the step time stands out. (Exposed communication and waiting are what the others do
+// while they wait for a straggler: they are listed as outliers, not as causes.)
+struct Straggler {
+  size_t rank_index = 0;
+  std::vector<RankOutlier> outliers;  // this rank's, in metric order
+  std::optional<RankMetric> cause;
+};
+std::vector<Straggler> FindStragglers(const std::vector<RankSummary>& ranks,
+                                      const std::vector<RankOutlier>& outliers);
+
+// One collective instance matched across ranks by (step, order within the step, kernel name).
+struct CollectiveSkew {
+  size_t step = 0;
+  size_t order = 0;
+  std::string name;
+  size_t ranks_present = 0;
+  int64_t earliest_arrival_ns = 0;  // arrivals are kernel starts after the step's start
+  int64_t latest_arrival_ns = 0;
+  size_t last_rank_index = 0;  // the rank that arrives last: the one the others wait for
+  int64_t spread_ns() const { return latest_arrival_ns - earliest_arrival_ns; }
+};
+
+struct SkewSummary {
+  std::vector<CollectiveSkew> instances;  // on every rank; largest spread first, then by key
+  size_t partial_instances = 0;           // present on some ranks only: not compared
+  std::vector<size_t> times_last;         // per rank index: instances it arrived last at
+};
+
+// Matches the collectives of `ranks`; instances on fewer than all ranks are counted only.
+SkewSummary ComputeCollectiveSkew(const std::vector<RankSummary>& ranks);
+
+// Who is who: the rank ids and what is wrong with them.
+struct RankAssignment {
+  std::vector<int64_t> ids;           // per input, in input order
+  std::vector<bool> from_file_order;  // the trace named no rank: its position was used
+  std::optional<int64_t> world_size;  // the largest the traces name, else the rank count
+  std::vector<std::string> warnings;  // duplicate or missing ranks, world sizes that disagree
+  std::vector<std::string> notes;     // facts worth saying: mixed formats, ranks from file order
+};
+
+// Rank ids from the traces, else from input order (position in the list); warns of a rank
+// named twice, of ranks missing below the world size, of traces that disagree on the world size
+// (two jobs mixed), and of mixed formats (said, not an error).
+RankAssignment AssignRanks(const std::vector<RankSummary>& ranks);
+
+}  // namespace gpuroof
+
+namespace gpuroof {
+
+// Everything `gpuroof ranks` reports: the ranks sorted by id (then by source), their ids, and
+// the comparisons, whose rank indices point into `ranks`.
+struct RankSetAnalysis {
+  std::vector<RankSummary> ranks;
+  std::vector<int64_t> ids;
+  std::vector<bool> from_file_order;
+  std::optional<int64_t> world_size;
+  std::vector<std::string> warnings;
+  std::vector<std::string> notes;
+  OutlierRule rule;
+  std::vector<RankOutlier> outliers;
+  std::vector<Straggler> stragglers;
+  SkewSummary skew;
+};
+
+// Assigns the ranks (in input order: file order matters where traces name no rank), sorts them
+// by id, and compares them.
+RankSetAnalysis AnalyseRankSet(std::vector<RankSummary> ranks, const OutlierRule& rule);
+
+}  // namespace gpuroof
+
+namespace gpuroof {
+
+// What a job-level gate compares (docs/metrics.md, "Job-level compare"): the step median of the
+// slowest rank (the job runs at its pace) and the median over the ranks of their step medians.
+struct JobStepFigures {
+  double slowest_rank_step_ns = 0;
+  int64_t slowest_rank = 0;  // its rank id (the lowest on a tie)
+  double median_rank_step_ns = 0;
+};
+
+// Throws std::invalid_argument for an empty set (callers never build one).
+JobStepFigures ComputeJobStepFigures(const RankSetAnalysis& analysis);
+
+}  // namespace gpuroof

@@ -1,0 +1,296 @@
+#include "gpuroof/analyses/rank_summary.h"
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "gpuroof/analyses/ordered_scan.h"
+#include "gpuroof/analyses/range_selection.h"
+#include "gpuroof/analyses/statistics.h"
+#include "gpuroof/model/errors.h"
+
+namespace gpuroof {
+
+namespace {
+
+// What an op counts as in a step's figures.
+enum class OpClass { kCompute, kComm, kCopy };
+
+OpClass ClassOf(Engine engine) {
+  if (engine == Engine::kKernel || engine == Engine::kGraph) return OpClass::kCompute;
+  if (engine == Engine::kComm) return OpClass::kComm;
+  return OpClass::kCopy;
+}
+
+// One op of the analysed device, in start order.
+struct DeviceOp {
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  uint32_t signature = 0;
+  uint32_t stream = 0;
+  uint32_t correlation = 0;
+  Engine engine = Engine::kKernel;
+};
+
+std::vector<DeviceOp> DeviceOps(const Trace& trace, int32_t device_id) {
+  std::vector<DeviceOp> ops;
+  ForEachInStartOrder(trace, [&](const ActivityBlock& block, size_t i) {
+    if (trace.streams[block.stream[i]].device_id != device_id) return;
+    if (block.end_ns[i] <= block.start_ns[i]) return;  // occupies no engine
+    uint32_t correlation = block.correlation.empty() ? 0 : block.correlation[i];
+    ops.push_back({block.start_ns[i], block.end_ns[i], block.signature[i], block.stream[i],
+                   correlation, block.engine[i]});
+  });
+  return ops;
+}
+
+// Appends [start, end) to a union kept as disjoint intervals; starts do not decrease.
+void AppendToUnion(std::vector<std::pair<int64_t, int64_t>>& intervals, int64_t start,
+                   int64_t end) {
+  if (!intervals.empty() && start <= intervals.back().second) {
+    intervals.back().second = std::max(intervals.back().second, end);
+  } else {
+    intervals.emplace_back(start, end);
+  }
+}
+
+int64_t LengthOf(const std::vector<std::pair<int64_t, int64_t>>& intervals) {
+  int64_t total = 0;
+  for (const auto& [start, end] : intervals)
+    total += end - start;
+  return total;
+}
+
+int64_t IntersectionLength(const std::vector<std::pair<int64_t, int64_t>>& a,
+                           const std::vector<std::pair<int64_t, int64_t>>& b) {
+  int64_t total = 0;
+  size_t i = 0;
+  size_t j = 0;
+  while (i < a.size() && j < b.size()) {
+    int64_t start = std::max(a[i].first, b[j].first);
+    int64_t end = std::min(a[i].second, b[j].second);
+    if (end > start) total += end - start;
+    if (a[i].second < b[j].second) {
+      ++i;
+    } else {
+      ++j;
+    }
+  }
+  return total;
+}
+
+// The API call that launched `op`, or nullptr: api_calls are sorted by (process, correlation).
+const ApiCall* LaunchOf(const Trace& trace, const DeviceOp& op) {
+  if (op.correlation == 0 || trace.api_calls.empty()) return nullptr;
+  uint64_t process = trace.streams[op.stream].process_id;
+  auto it = std::lower_bound(trace.api_calls.begin(), trace.api_calls.end(),
+                             std::pair(process, op.correlation),
+                             [](const ApiCall& call, const std::pair<uint64_t, uint32_t>& key) {
+                               return std::pair(call.process_id, call.correlation) < key;
+                             });
+  if (it == trace.api_calls.end() || it->process_id != process ||
+      it->correlation != op.correlation) {
+    return nullptr;
+  }
+  return &*it;
+}
+
+// Splits the idle interval [start, end) that `next` (the op that ended it) closes.
+void ClassifyIdle(const Trace& trace, int64_t start, int64_t end, const DeviceOp* next,
+                  IdleBreakdown& idle) {
+  if (end <= start) return;
+  const ApiCall* launch = next ? LaunchOf(trace, *next) : nullptr;
+  if (launch == nullptr) {
+    idle.other_ns += end - start;
+    return;
+  }
+  int64_t host_bound = std::clamp(launch->end_ns, start, end) - start;
+  idle.host_bound_ns += host_bound;
+  idle.waiting_ns += end - start - host_bound;
+}
+
+// Figures of the window over `ops` (the device's ops in start order), starting at `first`.
+// `running_end[i]` is the largest end of ops[0..i], so ops before `first` cannot reach the window.
+StepFigures FiguresOf(const Trace& trace, const std::vector<DeviceOp>& ops, size_t first,
+                      int64_t start_ns, int64_t end_ns) {
+  StepFigures figures;
+  figures.start_ns = start_ns;
+  figures.end_ns = end_ns;
+  std::vector<std::pair<int64_t, int64_t>> compute;
+  std::vector<std::pair<int64_t, int64_t>> comm;
+  std::vector<std::pair<int64_t, int64_t>> copy;
+  int64_t busy_end = start_ns;  // end of the union of every op so far (idle before it is done)
+  for (size_t i = first; i < ops.size() && ops[i].start_ns < end_ns; ++i) {
+    const DeviceOp& op = ops[i];
+    if (op.end_ns <= start_ns) continue;
+    int64_t start = std::max(op.start_ns, start_ns);
+    int64_t end = std::min(op.end_ns, end_ns);
+    if (start > busy_end) ClassifyIdle(trace, busy_end, start, &op, figures.idle);
+    busy_end = std::max(busy_end, end);
+    switch (ClassOf(op.engine)) {
+      case OpClass::kCompute:
+        AppendToUnion(compute, start, end);
+        break;
+      case OpClass::kComm:
+        AppendToUnion(comm, start, end);
+        break;
+      case OpClass::kCopy:
+        AppendToUnion(copy, start, end);
+        break;
+    }
+  }
+  ClassifyIdle(trace, busy_end, end_ns, nullptr, figures.idle);
+  figures.compute_busy_ns = LengthOf(compute);
+  figures.comm_busy_ns = LengthOf(comm);
+  figures.copy_busy_ns = LengthOf(copy);
+  figures.overlap_ns = IntersectionLength(compute, comm);
+  figures.busy_ns = figures.length_ns() - figures.idle.total_ns();
+  return figures;
+}
+
+// Index of the first op whose running end passes `start_ns` (earlier ops end before the window).
+size_t FirstReaching(const std::vector<int64_t>& running_end, int64_t start_ns) {
+  return static_cast<size_t>(std::upper_bound(running_end.begin(), running_end.end(), start_ns) -
+                             running_end.begin());
+}
+
+std::vector<int64_t> RunningEnds(const std::vector<DeviceOp>& ops) {
+  std::vector<int64_t> running(ops.size());
+  int64_t end = std::numeric_limits<int64_t>::min();
+  for (size_t i = 0; i < ops.size(); ++i) {
+    end = std::max(end, ops[i].end_ns);
+    running[i] = end;
+  }
+  return running;
+}
+
+// The device with the most ops (the lowest id on a tie) and how many ops each device has.
+std::map<int32_t, int64_t> OpsPerDevice(const Trace& trace) {
+  std::map<int32_t, int64_t> counts;
+  for (const ActivityBlock& block : trace.blocks) {
+    for (size_t i = 0; i < block.size(); ++i)
+      ++counts[trace.streams[block.stream[i]].device_id];
+  }
+  return counts;
+}
+
+// The step ranges: CPU ranges when there are any (a GPU-timeline copy would count a step twice).
+std::vector<const NvtxRange*> CpuRangesFirst(std::vector<const NvtxRange*> ranges) {
+  std::vector<const NvtxRange*> cpu;
+  std::copy_if(ranges.begin(), ranges.end(), std::back_inserter(cpu),
+               [](const NvtxRange* range) { return !range->on_gpu; });
+  return cpu.empty() ? ranges : cpu;
+}
+
+std::optional<int64_t> MetadataInteger(const Trace& trace, const std::string& key) {
+  auto it = trace.metadata.find(key);
+  if (it == trace.metadata.end()) return std::nullopt;
+  int64_t value = 0;
+  const std::string& text = it->second;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value < 0) return std::nullopt;
+  return value;
+}
+
+}  // namespace
+
+double RankSummary::MeanPerStep(int64_t StepFigures::*field) const {
+  if (steps.empty()) return 0;
+  double total = 0;
+  for (const StepFigures& step : steps)
+    total += static_cast<double>(step.*field);
+  return total / static_cast<double>(steps.size());
+}
+
+double RankSummary::MeanExposedCommNs() const {
+  return MeanPerStep(&StepFigures::comm_busy_ns) - MeanPerStep(&StepFigures::overlap_ns);
+}
+
+double RankSummary::MeanIdle(int64_t IdleBreakdown::*field) const {
+  if (steps.empty()) return 0;
+  double total = 0;
+  for (const StepFigures& step : steps)
+    total += static_cast<double>(step.idle.*field);
+  return total / static_cast<double>(steps.size());
+}
+
+RankIdentity RankIdentityOf(const Trace& trace) {
+  RankIdentity identity;
+  identity.rank = MetadataInteger(trace, "distributed_rank");
+  identity.world_size = MetadataInteger(trace, "distributed_world_size");
+  auto origin = trace.metadata.find("distributed_rank_origin");
+  if (identity.rank && origin != trace.metadata.end()) identity.origin = origin->second;
+  return identity;
+}
+
+StepFigures ComputeStepFigures(const Trace& trace, int32_t device_id, int64_t start_ns,
+                               int64_t end_ns) {
+  std::vector<DeviceOp> ops = DeviceOps(trace, device_id);
+  return FiguresOf(trace, ops, FirstReaching(RunningEnds(ops), start_ns), start_ns, end_ns);
+}
+
+RankSummary SummarizeRank(const Trace& trace, const RankSummaryOptions& options) {
+  std::map<int32_t, int64_t> per_device = OpsPerDevice(trace);
+  if (per_device.empty()) throw InputError(trace.source, "no GPU op: nothing to summarise");
+  RankSummary summary;
+  summary.source = trace.source;
+  summary.format = trace.format;
+  RankIdentity identity = RankIdentityOf(trace);
+  summary.rank = identity.rank;
+  summary.world_size = identity.world_size;
+  summary.rank_origin = identity.origin;
+  auto busiest = std::max_element(per_device.begin(), per_device.end(),
+                                  [](const auto& a, const auto& b) { return a.second < b.second; });
+  summary.device_id = busiest->first;
+  summary.other_devices = per_device.size() - 1;
+  for (const auto& [device, count] : per_device) {
+    if (device != summary.device_id) summary.other_device_ops += count;
+  }
+
+  std::vector<DeviceOp> ops = DeviceOps(trace, summary.device_id);
+  if (ops.empty()) throw InputError(trace.source, "no GPU op that takes time");
+  std::vector<int64_t> running_end = RunningEnds(ops);
+
+  std::vector<std::pair<int64_t, int64_t>> windows;
+  std::vector<const NvtxRange*> steps;
+  if (!options.iteration_range.empty()) {
+    RangeSelection selection = SelectRanges(trace, options.iteration_range, "--iteration-range");
+    steps = CpuRangesFirst(selection.ranges);
+    summary.steps_label = selection.Describe();
+  } else {
+    steps = CpuRangesFirst(FindNvtxRanges(trace, "ProfilerStep#*"));
+    if (!steps.empty()) {
+      summary.steps_label = fmt::format("'ProfilerStep#*' ({} instance{})", steps.size(),
+                                        steps.size() == 1 ? "" : "s");
+    }
+  }
+  for (const NvtxRange* range : steps)
+    windows.emplace_back(range->start_ns, range->end_ns);
+  if (windows.empty()) {
+    summary.steps_label = "whole trace (no step ranges)";
+    windows.emplace_back(ops.front().start_ns, running_end.back());
+  }
+
+  std::vector<int64_t> lengths;
+  for (size_t s = 0; s < windows.size(); ++s) {
+    auto [start_ns, end_ns] = windows[s];
+    size_t first = FirstReaching(running_end, start_ns);
+    summary.steps.push_back(FiguresOf(trace, ops, first, start_ns, end_ns));
+    lengths.push_back(end_ns - start_ns);
+    size_t order = 0;
+    for (size_t i = first; i < ops.size() && ops[i].start_ns < end_ns; ++i) {
+      if (ops[i].engine != Engine::kComm || ops[i].start_ns < start_ns) continue;
+      const OpSignature& signature = trace.signatures[ops[i].signature];
+      summary.collectives.push_back(
+          {s, order++, std::string(trace.strings.Get(signature.name)), ops[i].start_ns - start_ns});
+    }
+  }
+  std::sort(lengths.begin(), lengths.end());
+  summary.step_median_ns = Median(lengths).value_or(0);
+  summary.step_p95_ns = Quantile(lengths, 0.95).value_or(0);
+  return summary;
+}
+
+}  // namespace gpuroof

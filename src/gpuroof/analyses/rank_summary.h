@@ -1,0 +1,96 @@
+// One rank of a distributed job reduced to the few figures `gpuroof ranks` compares across ranks
+// (docs/metrics.md, "Ranks"): step times, compute / communication / copy busy, how much
+// communication hides behind compute, and why the GPU sat idle. The trace can be dropped once
+// its summary is made.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpuroof/model/trace.h"
+
+namespace gpuroof {
+
+// Why the device was idle inside the steps (docs/metrics.md, "Idle breakdown"). The three parts
+// add up to the idle time.
+struct IdleBreakdown {
+  int64_t host_bound_ns = 0;  // the op that ended the idle interval was still being launched
+  int64_t waiting_ns = 0;     // it was launched already, yet waited (a sync, another stream)
+  int64_t other_ns = 0;       // no launch known for it, or no op after the idle interval
+  int64_t total_ns() const { return host_bound_ns + waiting_ns + other_ns; }
+};
+
+// One collective-communication kernel of a step: the instance ranks are matched by.
+struct CollectiveArrival {
+  size_t step = 0;         // 0-based position of the step among the rank's steps
+  size_t order = 0;        // 0-based position among the step's collectives, in start order
+  std::string name;        // kernel name
+  int64_t arrival_ns = 0;  // kernel start minus the start of its step (rank clocks may differ)
+};
+
+// The figures of one step (or of the whole trace when there are no steps).
+struct StepFigures {
+  int64_t start_ns = 0;  // the step's interval on the trace clock
+  int64_t end_ns = 0;
+  int64_t compute_busy_ns = 0;  // union of kernel (and graph) ops clipped to the step
+  int64_t comm_busy_ns = 0;     // union of collective kernels
+  int64_t overlap_ns = 0;       // time both compute and communication were busy
+  int64_t copy_busy_ns = 0;     // union of copies and memsets
+  int64_t busy_ns = 0;          // union of every op
+  IdleBreakdown idle;           // step length minus busy, by cause
+  int64_t length_ns() const { return end_ns - start_ns; }
+  int64_t exposed_comm_ns() const { return comm_busy_ns - overlap_ns; }
+};
+
+struct RankSummary {
+  std::string source;  // the trace's path
+  std::string format;  // the trace's format ("kineto-json", "nsys-sqlite")
+  // From the trace (RankIdentityOf); unset when it does not say.
+  std::optional<int64_t> rank;
+  std::optional<int64_t> world_size;
+  std::string rank_origin;  // where `rank` came from ("distributedInfo", "OMPI_COMM_WORLD_RANK")
+
+  int32_t device_id = 0;     // the device analysed: the one with the most ops
+  size_t other_devices = 0;  // active devices left out
+  int64_t other_device_ops = 0;
+
+  std::string steps_label;  // "'ProfilerStep#*' (6 instances)", or "whole trace (no steps)"
+  std::vector<StepFigures> steps;
+  double step_median_ns = 0;  // of the step lengths
+  double step_p95_ns = 0;     // linear interpolation (statistics.h Quantile)
+  std::vector<CollectiveArrival> collectives;
+
+  // Means over the steps, per step: the figures ranks are compared by.
+  double MeanPerStep(int64_t StepFigures::*field) const;
+  double MeanExposedCommNs() const;
+  double MeanIdle(int64_t IdleBreakdown::*field) const;
+};
+
+struct RankSummaryOptions {
+  // The range that marks one iteration (ranges.h naming); empty: "ProfilerStep#*" when the trace
+  // has it, else the whole trace is one step.
+  std::string iteration_range;
+};
+
+// The rank and world size the trace names: the neutral metadata keys "distributed_rank",
+// "distributed_world_size" and "distributed_rank_origin" that readers fill.
+struct RankIdentity {
+  std::optional<int64_t> rank;
+  std::optional<int64_t> world_size;
+  std::string origin;
+};
+RankIdentity RankIdentityOf(const Trace& trace);
+
+// Summarises `trace` as one rank. GPU ops are clipped to each step's interval (time overlap on
+// the trace clock). Throws InputError naming the trace when it has no GPU op, and when the
+// iteration range does not resolve (range_selection.h).
+RankSummary SummarizeRank(const Trace& trace, const RankSummaryOptions& options);
+
+// The figures of the window [start_ns, end_ns) of `device_id`, with the idle breakdown. The
+// building block of SummarizeRank, for tests.
+StepFigures ComputeStepFigures(const Trace& trace, int32_t device_id, int64_t start_ns,
+                               int64_t end_ns);
+
+}  // namespace gpuroof

@@ -1,0 +1,308 @@
+#include "gpuroof/reports/ranks_report.h"
+
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "gpuroof/format/json_writer.h"
+#include "gpuroof/format/number_format.h"
+#include "gpuroof/format/report_document.h"
+#include "gpuroof/format/table_json.h"
+#include "gpuroof/reports/report_json.h"
+
+namespace gpuroof {
+
+namespace {
+
+using U = ColumnUnit;
+
+// The per-rank columns, once for every format (docs/cli.md, "gpuroof ranks"). Busy and idle
+// figures are means per step.
+std::vector<TableColumn> RankColumns() {
+  return {
+      MakeColumn("rank", "rank", U::kCount, ColumnRole::kKey),
+      MakeColumn("rank_from", "rank from", U::kText, ColumnRole::kLabel).NotInText(),
+      MakeColumn("format", "format", U::kText, ColumnRole::kLabel).NotInText(),
+      MakeColumn("device", "device", U::kCount, ColumnRole::kLabel).NotInText(),
+      MakeColumn("other_device_ops", "other device ops", U::kCount).NotInText(),
+      MakeColumn("steps", "steps", U::kCount),
+      MakeColumn("step_median_ns", "step median", U::kNs),
+      MakeColumn("step_p95_ns", "step p95", U::kNs),
+      MakeColumn("compute_busy_ns", "compute", U::kNs),
+      MakeColumn("comm_busy_ns", "comm", U::kNs),
+      MakeColumn("comm_hidden_ns", "hidden", U::kNs),
+      MakeColumn("comm_exposed_ns", "exposed", U::kNs),
+      MakeColumn("copy_busy_ns", "copy", U::kNs),
+      MakeColumn("idle_ns", "idle", U::kNs),
+      MakeColumn("idle_host_bound_ns", "host-bound", U::kNs),
+      MakeColumn("idle_waiting_ns", "waiting", U::kNs),
+      MakeColumn("idle_other_ns", "other", U::kNs),
+      MakeColumn("last_at_collectives", "last", U::kCount),
+      MakeColumn("straggler", "straggler", U::kText, ColumnRole::kLabel),
+      MakeColumn("trace", "trace", U::kText, ColumnRole::kLabel).NotInText(),
+      MakeColumn("file", "trace", U::kText, ColumnRole::kLabel).HumanOnly(),
+  };
+}
+
+Table OutlierTable(const RankSetAnalysis& analysis) {
+  Table table({
+      MakeColumn("rank", "rank", U::kCount, ColumnRole::kKey),
+      MakeColumn("metric", "metric", U::kText, ColumnRole::kKey),
+      MakeColumn("value_ns", "value", U::kNs),
+      MakeColumn("median_ns", "median", U::kNs),
+      MakeColumn("mad_ns", "MAD", U::kNs),
+      MakeColumn("excess_pct", "excess", U::kPercent),
+      MakeColumn("robust_z", "robust z", U::kRatio),
+      MakeColumn("reading", "reading", U::kText, ColumnRole::kLabel),
+  });
+  for (const RankOutlier& outlier : analysis.outliers) {
+    table.AddRow({analysis.ids[outlier.rank_index], std::string(RankMetricName(outlier.metric)),
+                  outlier.value_ns, outlier.median_ns, outlier.mad_ns, outlier.excess_pct,
+                  OptionalCell(outlier.robust_z), std::string(RankMetricReading(outlier.metric))});
+  }
+  return table;
+}
+
+Table CollectiveTable(const RankSetAnalysis& analysis, size_t limit) {
+  Table table({
+      MakeColumn("step", "step", U::kCount, ColumnRole::kKey),
+      MakeColumn("order", "order", U::kCount, ColumnRole::kKey),
+      MakeColumn("spread_ns", "spread", U::kNs),
+      MakeColumn("earliest_arrival_ns", "earliest", U::kNs),
+      MakeColumn("latest_arrival_ns", "latest", U::kNs),
+      MakeColumn("last_rank", "last rank", U::kCount),
+      MakeColumn("name", "collective", U::kName, ColumnRole::kKey),
+  });
+  const std::vector<CollectiveSkew>& instances = analysis.skew.instances;
+  for (size_t i = 0; i < instances.size() && i < limit; ++i) {
+    const CollectiveSkew& skew = instances[i];
+    table.AddRow(
+        {static_cast<int64_t>(skew.step + 1), static_cast<int64_t>(skew.order + 1),
+         skew.spread_ns(), skew.earliest_arrival_ns, skew.latest_arrival_ns,
+         skew.spread_ns() > 0 ? TableCell(analysis.ids[skew.last_rank_index]) : TableCell(),
+         skew.name});
+  }
+  return table;
+}
+
+// Ops on devices other than each rank's analysed one: not counted, said.
+std::string OtherDevicesNote(const RankSetAnalysis& analysis) {
+  size_t ranks = 0;
+  int64_t ops = 0;
+  for (const RankSummary& rank : analysis.ranks) {
+    if (rank.other_device_ops == 0) continue;
+    ++ranks;
+    ops += rank.other_device_ops;
+  }
+  if (ranks == 0) return "";
+  return fmt::format(
+      "{} trace{} ha{} ops on other devices than the busiest one analysed: {} ops not counted",
+      ranks, ranks == 1 ? "" : "s", ranks == 1 ? "s" : "ve", ops);
+}
+
+std::string RuleLine(const OutlierRule& rule) {
+  return fmt::format(
+      "rule: an outlier is above the median of the ranks by more than {} robust z "
+      "(0.6745 x excess / MAD) and by at least {} %; needs {} ranks",
+      ShortestDouble(rule.z), ShortestDouble(rule.min_excess_pct), rule.min_ranks);
+}
+
+// The rank that arrives last most often, for the collectives' summary line.
+std::string SkewLine(const RankSetAnalysis& analysis) {
+  const SkewSummary& skew = analysis.skew;
+  std::string line = fmt::format("{} collective instance{} on every rank", skew.instances.size(),
+                                 skew.instances.size() == 1 ? "" : "s");
+  if (skew.partial_instances > 0) {
+    line += fmt::format(" ({} more on some ranks only, not compared)", skew.partial_instances);
+  }
+  size_t worst = 0;
+  for (size_t r = 1; r < skew.times_last.size(); ++r) {
+    if (skew.times_last[r] > skew.times_last[worst]) worst = r;
+  }
+  if (!skew.times_last.empty() && skew.times_last[worst] > 0) {
+    line += fmt::format("; rank {} arrives last at {} of them", analysis.ids[worst],
+                        skew.times_last[worst]);
+  }
+  return line;
+}
+
+void WriteStringsJson(JsonWriter& json, std::string_view key,
+                      const std::vector<std::string>& lines) {
+  json.Key(key).BeginArray();
+  for (const std::string& line : lines)
+    json.String(line);
+  json.EndArray();
+}
+
+}  // namespace
+
+Table RankTable(const RankSetAnalysis& analysis) {
+  Table table(RankColumns());
+  for (size_t r = 0; r < analysis.ranks.size(); ++r) {
+    const RankSummary& rank = analysis.ranks[r];
+    std::string from = analysis.from_file_order[r] ? "file order" : rank.rank_origin;
+    double idle = rank.MeanIdle(&IdleBreakdown::host_bound_ns) +
+                  rank.MeanIdle(&IdleBreakdown::waiting_ns) +
+                  rank.MeanIdle(&IdleBreakdown::other_ns);
+    std::string straggler = StragglerLabel(analysis, r);
+    table.AddRow({analysis.ids[r],
+                  from,
+                  rank.format,
+                  static_cast<int64_t>(rank.device_id),
+                  rank.other_device_ops,
+                  static_cast<int64_t>(rank.steps.size()),
+                  rank.step_median_ns,
+                  rank.step_p95_ns,
+                  rank.MeanPerStep(&StepFigures::compute_busy_ns),
+                  rank.MeanPerStep(&StepFigures::comm_busy_ns),
+                  rank.MeanPerStep(&StepFigures::overlap_ns),
+                  rank.MeanExposedCommNs(),
+                  rank.MeanPerStep(&StepFigures::copy_busy_ns),
+                  idle,
+                  rank.MeanIdle(&IdleBreakdown::host_bound_ns),
+                  rank.MeanIdle(&IdleBreakdown::waiting_ns),
+                  rank.MeanIdle(&IdleBreakdown::other_ns),
+                  static_cast<int64_t>(analysis.skew.times_last[r]),
+                  straggler.empty() ? TableCell() : TableCell(straggler),
+                  rank.source,
+                  std::filesystem::path(rank.source).filename().string()});
+  }
+  return table;
+}
+
+ReportDocument RanksDocument(const RanksReport& report) {
+  const RankSetAnalysis& analysis = report.analysis;
+  ReportDocument document;
+  document.columns = RankColumns();
+  document.per_device = false;
+  document.trace_count = 1;
+
+  ReportSection ranks;
+  ranks.heading = fmt::format("ranks: {} trace{}", analysis.ranks.size(),
+                              analysis.ranks.size() == 1 ? "" : "s");
+  if (analysis.world_size) ranks.heading += fmt::format(", world size {}", *analysis.world_size);
+  if (!analysis.ranks.empty()) {
+    ranks.preamble.push_back("steps: " + analysis.ranks.front().steps_label +
+                             " (first rank); busy and idle figures are means per step");
+  }
+  for (const std::string& note : analysis.notes)
+    ranks.preamble.push_back("note: " + note);
+  std::string elsewhere = OtherDevicesNote(analysis);
+  if (!elsewhere.empty()) ranks.preamble.push_back("note: " + elsewhere);
+  ranks.table = RankTable(analysis);
+  for (const std::string& warning : analysis.warnings)
+    ranks.footer.push_back("warning: " + warning);
+  for (const FailedTrace& failed : report.failed)
+    ranks.footer.push_back(fmt::format("not analysed: {}", failed.message));
+  document.sections.push_back(std::move(ranks));
+
+  ReportSection stragglers;
+  stragglers.heading = "stragglers";
+  stragglers.preamble.push_back(RuleLine(analysis.rule));
+  for (const Straggler& straggler : analysis.stragglers)
+    stragglers.preamble.push_back(StragglerLine(analysis, straggler));
+  stragglers.table = OutlierTable(analysis);
+  stragglers.when_empty =
+      analysis.ranks.size() < analysis.rule.min_ranks
+          ? fmt::format("fewer than {} ranks: no outlier rule applied", analysis.rule.min_ranks)
+          : "no rank is an outlier on any metric";
+  stragglers.in_csv = false;
+  document.sections.push_back(std::move(stragglers));
+
+  ReportSection collectives;
+  collectives.heading = "collective skew";
+  collectives.preamble.push_back(SkewLine(analysis));
+  collectives.table = CollectiveTable(analysis, report.collective_rows);
+  collectives.when_empty = "no collective kernel on every rank";
+  if (analysis.skew.instances.size() > report.collective_rows) {
+    collectives.footer.push_back(
+        fmt::format("{} more instances with a smaller spread (all are in the JSON output)",
+                    analysis.skew.instances.size() - report.collective_rows));
+  }
+  collectives.in_csv = false;
+  document.sections.push_back(std::move(collectives));
+  return document;
+}
+
+std::string StragglerLabel(const RankSetAnalysis& analysis, size_t rank_index) {
+  for (const Straggler& straggler : analysis.stragglers) {
+    if (straggler.rank_index != rank_index) continue;
+    return straggler.cause ? std::string(RankMetricReading(*straggler.cause)) : "yes";
+  }
+  return "";
+}
+
+std::string StragglerLine(const RankSetAnalysis& analysis, const Straggler& straggler) {
+  std::string line = fmt::format("rank {}:", analysis.ids[straggler.rank_index]);
+  for (size_t i = 0; i < straggler.outliers.size(); ++i) {
+    const RankOutlier& outlier = straggler.outliers[i];
+    line += fmt::format("{} {} +{} % vs median", i == 0 ? "" : ",", RankMetricName(outlier.metric),
+                        FixedDouble(outlier.excess_pct, 1));
+  }
+  if (straggler.cause) {
+    line += fmt::format(": {} straggler", RankMetricReading(*straggler.cause));
+  } else {
+    line += ": straggler, no single cause stands out";
+  }
+  return line;
+}
+
+std::string RenderRanksJson(const RanksReport& report) {
+  const RankSetAnalysis& analysis = report.analysis;
+  JsonWriter json;
+  json.BeginObject();
+  WriteJsonHeader(json, "gpuroof.ranks/1", report.tool_version);
+  json.Key("iteration_range");
+  if (report.iteration_range.empty()) {
+    json.Null();
+  } else {
+    json.String(report.iteration_range);
+  }
+  json.Key("world_size");
+  if (analysis.world_size) {
+    json.Int(*analysis.world_size);
+  } else {
+    json.Null();
+  }
+  json.Key("rule").BeginObject();
+  json.Key("robust_z").Double(analysis.rule.z);
+  json.Key("min_excess_pct").Double(analysis.rule.min_excess_pct);
+  json.Key("min_ranks").UInt(analysis.rule.min_ranks);
+  json.EndObject();
+  json.Key("ranks");
+  WriteTableRowsJson(json, RankTable(analysis));
+  json.Key("outliers");
+  WriteTableRowsJson(json, OutlierTable(analysis));
+  json.Key("stragglers").BeginArray();
+  for (const Straggler& straggler : analysis.stragglers) {
+    json.BeginObject();
+    json.Key("rank").Int(analysis.ids[straggler.rank_index]);
+    json.Key("cause");
+    if (straggler.cause) {
+      json.String(RankMetricName(*straggler.cause));
+    } else {
+      json.Null();
+    }
+    json.Key("summary").String(StragglerLine(analysis, straggler));
+    json.EndObject();
+  }
+  json.EndArray();
+  json.Key("collectives").BeginObject();
+  json.Key("matched").UInt(analysis.skew.instances.size());
+  json.Key("partial").UInt(analysis.skew.partial_instances);
+  json.Key("instances");
+  WriteTableRowsJson(json, CollectiveTable(analysis, analysis.skew.instances.size()));
+  json.EndObject();
+  WriteStringsJson(json, "warnings", analysis.warnings);
+  WriteStringsJson(json, "notes", analysis.notes);
+  json.Key("failed").BeginArray();
+  for (const FailedTrace& failed : report.failed) {
+    json.BeginObject().Key("path").String(failed.path);
+    json.Key("error").String(failed.message).EndObject();
+  }
+  json.EndArray();
+  json.EndObject();
+  return json.str();
+}
+
+}  // namespace gpuroof

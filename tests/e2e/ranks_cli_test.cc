@@ -1,0 +1,388 @@
+// End-to-end: `gpuroof ranks` on rank sets made by the builders (Kineto JSON and nsys SQLite)
+// with a planted straggler and a planted late collective, on the shared saxpy rank pair, and on
+// bad sets (an empty directory, an unreadable trace, two jobs, mixed formats).
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include "cli_runner.h"
+#include "support/kineto_json_builder.h"
+#include "support/trace_description.h"
+
+namespace gpuroof::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Every rank runs 3 steps of 1000 µs (step s starts at 1000 + 1000 s). In each step, µs after its
+// start: a gemm launched at 5 (call 2 µs long) runs [10, 10 + compute) on stream 7; an all-reduce
+// launched at 6 runs [arrival, arrival + 200) on stream 8.
+//   normal: compute 600, arrival 500 -> compute 600, comm 200, hidden 110, exposed 90;
+//           idle: [0,10) host-bound 7 (the launch ends at 7), waiting 3; [700,1000) other 300.
+//   straggler: compute 800 -> compute 800, hidden 200, exposed 0; other idle 190.
+//   late: arrival 650 in step 2 only -> that collective's spread across ranks is 150 µs.
+// Outliers (docs/metrics.md): compute 600 600 800 600 -> median 600, MAD 0, +33.3 %.
+struct PlantedRank {
+  int compute_us = 600;
+  int late_arrival_us = 500;  // the arrival in step 2
+  int step_us = 1000;         // the length of the step ranges (the GPU work keeps its times)
+};
+
+std::string KinetoRank(int rank, int world_size, const PlantedRank& planted) {
+  KinetoJsonBuilder builder;
+  builder.TopLevel(
+      "distributedInfo",
+      fmt::format(R"({{"backend": "nccl", "rank": {}, "world_size": {}}})", rank, world_size));
+  for (int s = 0; s < 3; ++s) {
+    int base = 1000 + 1000 * s;
+    int arrival = s == 1 ? planted.late_arrival_us : 500;
+    builder
+        .Annotation(fmt::format("ProfilerStep#{}", s + 1), std::to_string(base),
+                    std::to_string(planted.step_us))
+        .Runtime("cudaLaunchKernel", std::to_string(base + 5), "2", 10 * s + 1)
+        .Runtime("cudaLaunchKernel", std::to_string(base + 6), "2", 10 * s + 2)
+        .Kernel("gemm", std::to_string(base + 10), std::to_string(planted.compute_us), 0, 7,
+                10 * s + 1)
+        .Kernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL", std::to_string(base + arrival), "200", 0,
+                8, 10 * s + 2);
+  }
+  return builder.ObjectJson();
+}
+
+// The same job as an nsys export (--iteration-range step: the ranges are named "step").
+std::string NsysRank(const PlantedRank& planted) {
+  std::string text = "gpu 0 \"NVIDIA Test GPU\"\n";
+  for (int s = 0; s < 3; ++s) {
+    int base = 1000 + 1000 * s;
+    int arrival = s == 1 ? planted.late_arrival_us : 500;
+    text += fmt::format("nvtx start={}us end={}us text=\"step\" pid=1 tid=1\n", base, base + 1000);
+    text += fmt::format("api start={}us end={}us corr={} pid=1 tid=1 name=cudaLaunchKernel\n",
+                        base + 5, base + 7, 10 * s + 1);
+    text += fmt::format("api start={}us end={}us corr={} pid=1 tid=1 name=cudaLaunchKernel\n",
+                        base + 6, base + 8, 10 * s + 2);
+    text += fmt::format("kernel start={}us end={}us name=gemm corr={} stream=7 pid=1\n", base + 10,
+                        base + 10 + planted.compute_us, 10 * s + 1);
+    text += fmt::format(
+        "kernel start={}us end={}us name=ncclDevKernel_AllReduce corr={} stream=8 pid=1\n",
+        base + arrival, base + arrival + 200, 10 * s + 2);
+  }
+  return text;
+}
+
+// Ranks 0..3 of a Kineto job; rank 2 is the straggler and rank 3 arrives late. The file names
+// run against the rank order, so the rank must come from distributedInfo.
+void WriteKinetoJob(const fs::path& dir, int world_size = 4) {
+  fs::create_directories(dir);
+  std::vector<PlantedRank> ranks(4);
+  ranks[2].compute_us = 800;
+  ranks[3].late_arrival_us = 650;
+  for (int r = 0; r < 4; ++r)
+    WriteFile(dir / fmt::format("worker_{}.pt.trace.json", 3 - r),
+              KinetoRank(r, world_size, ranks[static_cast<size_t>(r)]));
+}
+
+std::map<std::string, std::string> RowOfRank(const std::string& csv, const std::string& rank) {
+  for (const auto& row : ParseCsv(csv)) {
+    if (row.at("rank") == rank) return row;
+  }
+  ADD_FAILURE() << "no rank " << rank << " in\n" << csv;
+  return {};
+}
+
+// JSON without its layout (spaces and line breaks), for matching a few keys in order.
+std::string WithoutSpace(std::string text) {
+  std::erase_if(text, [](char c) { return c == ' ' || c == '\n'; });
+  return text;
+}
+
+double Number(const std::map<std::string, std::string>& row, const std::string& key) {
+  auto it = row.find(key);
+  if (it == row.end() || it->second.empty()) return -1;
+  return std::stod(it->second);
+}
+
+TEST(RanksCliTest, KinetoJobFindsTheStragglerAndTheLateRank) {
+  TempDir dir;
+  WriteKinetoJob(dir / "job");
+  CliResult csv = RunGpuroof({"ranks", (dir / "job").string(), "--format", "csv"});
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  ASSERT_EQ(ParseCsv(csv.out).size(), 4u);
+  auto rank0 = RowOfRank(csv.out, "0");
+  EXPECT_EQ(rank0.at("rank_from"), "distributedInfo.rank");
+  EXPECT_EQ(rank0.at("trace"), (dir / "job" / "worker_3.pt.trace.json").string());
+  EXPECT_DOUBLE_EQ(Number(rank0, "steps"), 3);
+  EXPECT_DOUBLE_EQ(Number(rank0, "step_median_ns"), 1'000'000);
+  EXPECT_DOUBLE_EQ(Number(rank0, "compute_busy_ns"), 600'000);
+  EXPECT_DOUBLE_EQ(Number(rank0, "comm_busy_ns"), 200'000);
+  EXPECT_DOUBLE_EQ(Number(rank0, "comm_hidden_ns"), 110'000);
+  EXPECT_DOUBLE_EQ(Number(rank0, "comm_exposed_ns"), 90'000);
+  EXPECT_DOUBLE_EQ(Number(rank0, "idle_host_bound_ns"), 7'000);
+  EXPECT_DOUBLE_EQ(Number(rank0, "idle_waiting_ns"), 3'000);
+  EXPECT_DOUBLE_EQ(Number(rank0, "idle_other_ns"), 300'000);
+  EXPECT_EQ(rank0.at("straggler"), "");
+  auto rank2 = RowOfRank(csv.out, "2");
+  EXPECT_DOUBLE_EQ(Number(rank2, "compute_busy_ns"), 800'000);
+  EXPECT_DOUBLE_EQ(Number(rank2, "comm_exposed_ns"), 0);
+  EXPECT_EQ(rank2.at("straggler"), "compute-bound");
+  // Rank 3, step 2: comm [650,850) after compute ends at 610: nothing hidden; the gap [610,650)
+  // waits for a collective launched long before. Means over 3 steps.
+  auto rank3 = RowOfRank(csv.out, "3");
+  EXPECT_NEAR(Number(rank3, "comm_hidden_ns"), 220'000.0 / 3, 1e-6);
+  EXPECT_NEAR(Number(rank3, "idle_waiting_ns"), 49'000.0 / 3, 1e-6);
+  EXPECT_DOUBLE_EQ(Number(rank3, "last_at_collectives"), 1);
+
+  CliResult text = RunGpuroof({"ranks", (dir / "job").string()});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("rank 2: compute_busy +33.3 % vs median: compute-bound straggler"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("3 collective instances on every rank; rank 3 arrives last at 1 of them"),
+            std::string::npos)
+      << text.out;
+
+  CliResult json = RunGpuroof({"ranks", (dir / "job").string(), "--format", "json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const std::string compact = WithoutSpace(json.out);
+  EXPECT_NE(compact.find(R"("schema":"gpuroof.ranks/1")"), std::string::npos) << json.out;
+  EXPECT_NE(compact.find(R"("world_size":4)"), std::string::npos);
+  EXPECT_NE(compact.find(R"("step":2,"order":1,"spread_ns":150000,"earliest_arrival_ns":500000,)"
+                         R"("latest_arrival_ns":650000,"last_rank":3)"),
+            std::string::npos)
+      << json.out;
+  EXPECT_NE(compact.find(R"("rank":2,"cause":"compute_busy")"), std::string::npos);
+}
+
+TEST(RanksCliTest, OutputDoesNotDependOnTheJobCount) {
+  TempDir dir;
+  WriteKinetoJob(dir / "job");
+  CliResult one = RunGpuroof({"ranks", (dir / "job").string(), "--format", "json", "--jobs", "1"});
+  CliResult three =
+      RunGpuroof({"ranks", (dir / "job").string(), "--format", "json", "--jobs", "3"});
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_EQ(one.out, three.out);
+}
+
+TEST(RanksCliTest, NsysJobTakesRanksFromFileOrder) {
+  TempDir dir;
+  std::vector<PlantedRank> ranks(4);
+  ranks[1].compute_us = 800;
+  ranks[2].late_arrival_us = 650;
+  std::vector<std::string> args = {"ranks", "--iteration-range", "step", "--format", "csv"};
+  for (int r = 0; r < 4; ++r) {
+    fs::path file = dir / fmt::format("rank{}.sqlite", r);
+    testsupport::BuildFromDescription(NsysRank(ranks[static_cast<size_t>(r)]), file.string(), file);
+    args.push_back(file.string());
+  }
+  CliResult csv = RunGpuroof(args);
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  auto rank0 = RowOfRank(csv.out, "0");
+  EXPECT_EQ(rank0.at("rank_from"), "file order");
+  EXPECT_DOUBLE_EQ(Number(rank0, "compute_busy_ns"), 600'000);
+  EXPECT_DOUBLE_EQ(Number(rank0, "comm_hidden_ns"), 110'000);
+  EXPECT_DOUBLE_EQ(Number(rank0, "idle_host_bound_ns"), 7'000);
+  EXPECT_DOUBLE_EQ(Number(rank0, "idle_waiting_ns"), 3'000);
+  auto rank1 = RowOfRank(csv.out, "1");
+  EXPECT_EQ(rank1.at("straggler"), "compute-bound");
+  EXPECT_DOUBLE_EQ(Number(RowOfRank(csv.out, "2"), "last_at_collectives"), 1);
+}
+
+TEST(RanksCliTest, CompareDirectoriesGatesOnTheSlowestAndTheMedianRank) {
+  TempDir dir;
+  WriteKinetoJob(dir / "base");
+  fs::create_directories(dir / "slow");
+  for (int r = 0; r < 4; ++r) {
+    PlantedRank planted;
+    if (r == 1) planted.step_us = 1300;
+    WriteFile(dir / "slow" / fmt::format("rank{}.pt.trace.json", r), KinetoRank(r, 4, planted));
+  }
+  // Slowest rank: 1000 us (rank 0, the lowest id of equals) -> 1300 us (rank 1): 1.3 > 1.2.
+  // Median rank: 1000 -> median of 1000 1300 1000 1000 = 1000.
+  CliResult failed = RunGpuroof(
+      {"compare", "--baseline", (dir / "base").string(), "--current", (dir / "slow").string()});
+  EXPECT_EQ(failed.exit_code, 1) << failed.err;
+  EXPECT_NE(failed.out.find("slowest rank step median: baseline 1.000 ms (rank 0), current "
+                            "1.300 ms (rank 1): 1.300x FAIL"),
+            std::string::npos)
+      << failed.out;
+  EXPECT_NE(failed.out.find("median rank step median: baseline 1.000 ms, current 1.000 ms: "
+                            "1.000x PASS"),
+            std::string::npos)
+      << failed.out;
+  EXPECT_NE(failed.out.find("verdict: FAIL"), std::string::npos);
+  CliResult passed = RunGpuroof(
+      {"compare", (dir / "base").string(), (dir / "slow").string(), "--threshold", "1.5"});
+  EXPECT_EQ(passed.exit_code, 0) << passed.err;
+  EXPECT_NE(passed.out.find("verdict: PASS"), std::string::npos) << passed.out;
+  CliResult refused = RunGpuroof({"compare", (dir / "base").string(), (dir / "slow").string(),
+                                  "--json", (dir / "x.json").string()});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_FALSE(fs::exists(dir / "x.json"));
+}
+
+TEST(RanksCliTest, ReportHasARankSectionWhenEveryTraceNamesItsRank) {
+  TempDir dir;
+  WriteKinetoJob(dir / "job");
+  std::vector<std::string> args = {"report", "-o", (dir / "page.html").string()};
+  for (int r = 0; r < 4; ++r)
+    args.push_back((dir / "job" / fmt::format("worker_{}.pt.trace.json", r)).string());
+  CliResult result = RunGpuroof(args);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const std::string page = ReadFile(dir / "page.html");
+  EXPECT_NE(page.find("<h2>Ranks</h2>"), std::string::npos);
+  EXPECT_NE(page.find("rank 2: compute_busy +33.3 % vs median: compute-bound straggler"),
+            std::string::npos);
+  EXPECT_NE(page.find("spread 150.000 us; last: rank 3"), std::string::npos);
+  // One trace, no --ranks: no section.
+  CliResult single = RunGpuroof({"report", "-o", (dir / "one.html").string(),
+                                 (dir / "job" / "worker_0.pt.trace.json").string()});
+  ASSERT_EQ(single.exit_code, 0) << single.err;
+  EXPECT_EQ(ReadFile(dir / "one.html").find("<h2>Ranks</h2>"), std::string::npos);
+}
+
+// nsys 2023.3+ exports the profiled process's environment in META_DATA_CAPTURE; the builder
+// writes no such table, so the test adds it as nsys lays it out.
+void AddCapturedEnvironment(const fs::path& file, const std::vector<std::string>& variables) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(file.c_str(), &db), SQLITE_OK);
+  std::string sql = "CREATE TABLE META_DATA_CAPTURE(name TEXT, value TEXT);";
+  for (const std::string& variable : variables)
+    sql += "INSERT INTO META_DATA_CAPTURE VALUES('PROCESS_0:ENVIRONMENT_VARIABLE', '" + variable +
+           "');";
+  char* error = nullptr;
+  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK)
+      << (error ? error : "");
+  sqlite3_free(error);
+  sqlite3_close(db);
+}
+
+TEST(RanksCliTest, NsysRankComesFromTheCapturedEnvironment) {
+  TempDir dir;
+  std::vector<std::string> args = {"ranks", "--format", "csv"};
+  for (int r = 0; r < 2; ++r) {
+    fs::path file = dir / fmt::format("node{}.sqlite", r);
+    testsupport::BuildFromDescription(NsysRank(PlantedRank{}), file.string(), file);
+    // File order runs against the ranks: node0 is rank 3, node1 is rank 0.
+    AddCapturedEnvironment(
+        file, {"HOME=\"/root\"", fmt::format("OMPI_COMM_WORLD_RANK=\"{}\"", r == 0 ? 3 : 0),
+               "OMPI_COMM_WORLD_SIZE=\"4\"", "RANK=\"9\""});
+    args.push_back(file.string());
+  }
+  CliResult csv = RunGpuroof(args);
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  auto rank3 = RowOfRank(csv.out, "3");
+  EXPECT_EQ(rank3.at("rank_from"), "OMPI_COMM_WORLD_RANK");
+  EXPECT_EQ(rank3.at("trace"), (dir / "node0.sqlite").string());
+  EXPECT_EQ(RowOfRank(csv.out, "0").at("trace"), (dir / "node1.sqlite").string());
+  EXPECT_NE(csv.err.find("world size 4, but 2 ranks are missing: 1, 2"), std::string::npos)
+      << csv.err;
+}
+
+TEST(RanksCliTest, AnEmptyDirectoryIsBadInput) {
+  TempDir dir;
+  fs::create_directories(dir / "empty");
+  WriteFile(dir / "empty" / "README.txt", "no trace here\n");
+  CliResult result = RunGpuroof({"ranks", (dir / "empty").string()});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_EQ(result.out, "");
+  EXPECT_NE(result.err.find("gpuroof: error: " + (dir / "empty").string() +
+                            ": no trace in the directory"),
+            std::string::npos)
+      << result.err;
+}
+
+TEST(RanksCliTest, AnUnreadableTraceIsReportedAndTheOthersAnalysed) {
+  TempDir dir;
+  WriteKinetoJob(dir / "job");
+  const fs::path broken = dir / "job" / "worker_9.pt.trace.json";
+  WriteFile(broken, R"({"traceEvents": [{"name": "x", "ph": "X", "ts": )");
+  CliResult result = RunGpuroof({"ranks", (dir / "job").string(), "--format", "csv"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(ParseCsv(result.out).size(), 4u);
+  EXPECT_NE(result.err.find("gpuroof: warning: not analysed: " + broken.string()),
+            std::string::npos)
+      << result.err;
+  CliResult strict = RunGpuroof({"ranks", (dir / "job").string(), "--format", "csv", "--strict"});
+  EXPECT_EQ(strict.exit_code, 1);
+  EXPECT_EQ(strict.out, result.out);  // the report is still written
+  EXPECT_NE(strict.err.find("--strict: 1 trace not analysed"), std::string::npos) << strict.err;
+}
+
+TEST(RanksCliTest, TwoJobsAndMissingRanksAreWarned) {
+  TempDir dir;
+  WriteKinetoJob(dir / "a");
+  WriteFile(dir / "a" / "other_job.pt.trace.json", KinetoRank(5, 8, PlantedRank{}));
+  CliResult result = RunGpuroof({"ranks", (dir / "a").string()});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.err.find("the traces name different world sizes (4 in 4 traces, 8 in 1 "
+                            "trace): ranks from two different jobs?"),
+            std::string::npos)
+      << result.err;
+  EXPECT_NE(result.err.find("world size 8, but 3 ranks are missing: 4, 6, 7"), std::string::npos)
+      << result.err;
+}
+
+TEST(RanksCliTest, MixedFormatsAreAllowedAndSaid) {
+  TempDir dir;
+  WriteKinetoJob(dir / "mixed");
+  fs::path nsys = dir / "mixed" / "zz_rank.sqlite";
+  testsupport::BuildFromDescription(NsysRank(PlantedRank{}), nsys.string(), nsys);
+  CliResult result = RunGpuroof({"ranks", (dir / "mixed").string(), "--format", "json"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("mixed formats: 4 kineto-json, 1 nsys-sqlite"), std::string::npos)
+      << result.out;
+}
+
+// The union of [start, start + duration) of the rows `keep` selects in an nsys gputrace CSV.
+int64_t UnionOfRows(const std::vector<std::map<std::string, std::string>>& rows, bool kernels) {
+  std::vector<std::pair<int64_t, int64_t>> intervals;
+  for (const auto& row : rows) {
+    bool is_copy = row.at("Name").rfind("[CUDA", 0) == 0;
+    if (is_copy == kernels) continue;
+    int64_t start = std::stoll(row.at("Start (ns)"));
+    intervals.emplace_back(start, start + std::stoll(row.at("Duration (ns)")));
+  }
+  std::sort(intervals.begin(), intervals.end());
+  int64_t total = 0;
+  int64_t end = 0;
+  for (auto [s, e] : intervals) {
+    s = std::max(s, end);
+    if (e > s) total += e - s;
+    end = std::max(end, e);
+  }
+  return total;
+}
+
+TEST(RanksCliTest, SharedSaxpyRankPair) {
+  const fs::path fixtures(GPUROOF_SHARED_FIXTURES_DIR);
+  if (!fs::is_directory(fixtures)) {
+    GTEST_SKIP() << "SKIPPED LOUDLY: shared fixtures not found at " << fixtures;
+  }
+  CliResult result =
+      RunGpuroof({"ranks", (fixtures / "nsys/nsys2021_5_saxpy_rank0.sqlite").string(),
+                  (fixtures / "nsys/nsys2021_5_saxpy_rank1.sqlite").string(), "--format", "csv"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  ASSERT_EQ(ParseCsv(result.out).size(), 2u) << result.out;
+  for (int r = 0; r < 2; ++r) {
+    auto row = RowOfRank(result.out, std::to_string(r));
+    EXPECT_EQ(row.at("rank_from"), "file order");
+    EXPECT_DOUBLE_EQ(Number(row, "steps"), 1);  // no ProfilerStep ranges: the whole trace
+    // nsys's own gputrace export of the same run, by a different method.
+    auto rows = ParseCsv(
+        ReadFile(fixtures / fmt::format("nsys-csv/nsys2021_5_saxpy_rank{}_gputrace.csv", r)));
+    EXPECT_DOUBLE_EQ(Number(row, "compute_busy_ns"), static_cast<double>(UnionOfRows(rows, true)));
+    EXPECT_DOUBLE_EQ(Number(row, "copy_busy_ns"), static_cast<double>(UnionOfRows(rows, false)));
+  }
+  CliResult text = RunGpuroof({"ranks", (fixtures / "nsys/nsys2021_5_saxpy_rank0.sqlite").string(),
+                               (fixtures / "nsys/nsys2021_5_saxpy_rank1.sqlite").string()});
+  EXPECT_NE(text.out.find("fewer than 3 ranks: no outlier rule applied"), std::string::npos)
+      << text.out;
+}
+
+}  // namespace
+}  // namespace gpuroof::testing

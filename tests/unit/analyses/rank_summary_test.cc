@@ -1,0 +1,160 @@
+#include "gpuroof/analyses/rank_summary.h"
+
+#include <gtest/gtest.h>
+
+#include "gpuroof/model/errors.h"
+
+#include "common/memory_trace.h"
+
+namespace gpuroof {
+namespace {
+
+using testing::AddLaunch;
+using testing::AddRange;
+using testing::MakeTrace;
+using testing::Op;
+
+// Device 0, worked by hand (launch calls last 5 ns, AddLaunch):
+//   0 kernel a      [0,100)    s1
+//   1 collective    [50,150)   s2   compute and comm overlap on [50,100) = 50
+//   2 H2D           [200,250)  s3   launched at 100 (call ends 105): queued before the idle
+//   3 kernel b      [400,500)  s1   launched at 300 (call ends 305)
+//   4 kernel c      [700,800)  s1   no launch known
+// Window [0,1000): compute 300, comm 100, overlap 50, exposed comm 50, copy 50, busy 400.
+// Idle 600: [150,200) closed by op 2, launched already: waiting 50;
+//           [250,400) closed by op 3: host-bound until 305 (55), then waiting (95);
+//           [500,700) closed by op 4, no launch: other 200; [800,1000) no op after: other 200.
+std::vector<Op> Ops() {
+  return {
+      {Engine::kKernel, 0, 100, 0, 1, 0, "a"},
+      {Engine::kComm, 50, 150, 0, 2, 0, "ncclDevKernel_AllReduce"},
+      {Engine::kH2D, 200, 250, 0, 3, 64},
+      {Engine::kKernel, 400, 500, 0, 1, 0, "b"},
+      {Engine::kKernel, 700, 800, 0, 1, 0, "c"},
+  };
+}
+
+Trace LaunchedTrace(int blocks) {
+  Trace trace = MakeTrace(Ops(), blocks);
+  AddLaunch(trace, 2, 1, 100);
+  AddLaunch(trace, 3, 1, 300);
+  return trace;
+}
+
+class RankSummaryBlocks : public ::testing::TestWithParam<int> {};
+
+TEST_P(RankSummaryBlocks, StepFiguresAndIdleBreakdownAsWorkedByHand) {
+  Trace trace = LaunchedTrace(GetParam());
+  StepFigures figures = ComputeStepFigures(trace, 0, 0, 1000);
+  EXPECT_EQ(figures.length_ns(), 1000);
+  EXPECT_EQ(figures.compute_busy_ns, 300);
+  EXPECT_EQ(figures.comm_busy_ns, 100);
+  EXPECT_EQ(figures.overlap_ns, 50);
+  EXPECT_EQ(figures.exposed_comm_ns(), 50);
+  EXPECT_EQ(figures.copy_busy_ns, 50);
+  EXPECT_EQ(figures.busy_ns, 400);
+  EXPECT_EQ(figures.idle.host_bound_ns, 55);
+  EXPECT_EQ(figures.idle.waiting_ns, 145);
+  EXPECT_EQ(figures.idle.other_ns, 400);
+}
+
+TEST_P(RankSummaryBlocks, OpsAreClippedToTheWindow) {
+  Trace trace = LaunchedTrace(GetParam());
+  // [75,425): kernel a 25, collective 75 (overlap 25), H2D 50, kernel b 25.
+  // Idle [150,200) waiting 50; [250,400): host-bound 55, waiting 95.
+  StepFigures figures = ComputeStepFigures(trace, 0, 75, 425);
+  EXPECT_EQ(figures.compute_busy_ns, 50);
+  EXPECT_EQ(figures.comm_busy_ns, 75);
+  EXPECT_EQ(figures.overlap_ns, 25);
+  EXPECT_EQ(figures.copy_busy_ns, 50);
+  EXPECT_EQ(figures.idle.host_bound_ns, 55);
+  EXPECT_EQ(figures.idle.waiting_ns, 145);
+  EXPECT_EQ(figures.idle.other_ns, 0);
+  EXPECT_EQ(figures.busy_ns, 150);
+}
+
+TEST_P(RankSummaryBlocks, StepsAreTheProfilerStepRanges) {
+  Trace trace = LaunchedTrace(GetParam());
+  AddRange(trace, "ProfilerStep#1", 0, 500);
+  AddRange(trace, "ProfilerStep#2", 500, 1000);
+  RankSummary rank = SummarizeRank(trace, {});
+  ASSERT_EQ(rank.steps.size(), 2u);
+  EXPECT_EQ(rank.steps_label, "'ProfilerStep#*' (2 instances)");
+  // Step 1 [0,500): compute 200, comm 100, overlap 50, copy 50; idle waiting 145, host 55.
+  EXPECT_EQ(rank.steps[0].compute_busy_ns, 200);
+  EXPECT_EQ(rank.steps[0].idle.host_bound_ns, 55);
+  EXPECT_EQ(rank.steps[0].idle.waiting_ns, 145);
+  EXPECT_EQ(rank.steps[0].idle.other_ns, 0);
+  // Step 2 [500,1000): compute 100; idle [500,700) and [800,1000), no launch: other 400.
+  EXPECT_EQ(rank.steps[1].compute_busy_ns, 100);
+  EXPECT_EQ(rank.steps[1].idle.other_ns, 400);
+  EXPECT_DOUBLE_EQ(rank.step_median_ns, 500);
+  EXPECT_DOUBLE_EQ(rank.step_p95_ns, 500);
+  // Means per step: compute (200 + 100) / 2, exposed comm (50 + 0) / 2.
+  EXPECT_DOUBLE_EQ(rank.MeanPerStep(&StepFigures::compute_busy_ns), 150);
+  EXPECT_DOUBLE_EQ(rank.MeanExposedCommNs(), 25);
+  EXPECT_DOUBLE_EQ(rank.MeanIdle(&IdleBreakdown::other_ns), 200);
+  ASSERT_EQ(rank.collectives.size(), 1u);
+  EXPECT_EQ(rank.collectives[0].step, 0u);
+  EXPECT_EQ(rank.collectives[0].order, 0u);
+  EXPECT_EQ(rank.collectives[0].name, "ncclDevKernel_AllReduce");
+  EXPECT_EQ(rank.collectives[0].arrival_ns, 50);
+}
+
+INSTANTIATE_TEST_SUITE_P(Blocks, RankSummaryBlocks, ::testing::Values(1, 3));
+
+TEST(RankSummary, WithoutStepsTheWholeTraceIsOneStep) {
+  Trace trace = LaunchedTrace(1);
+  RankSummary rank = SummarizeRank(trace, {});
+  ASSERT_EQ(rank.steps.size(), 1u);
+  EXPECT_EQ(rank.steps_label, "whole trace (no step ranges)");
+  EXPECT_EQ(rank.steps[0].start_ns, 0);
+  EXPECT_EQ(rank.steps[0].end_ns, 800);
+  EXPECT_DOUBLE_EQ(rank.step_median_ns, 800);
+  EXPECT_EQ(rank.steps[0].idle.other_ns, 200);  // [500,700) only: no idle after the last op
+}
+
+TEST(RankSummary, AnIterationRangeNamesTheSteps) {
+  Trace trace = LaunchedTrace(1);
+  AddRange(trace, "train", 0, 300);
+  AddRange(trace, "train", 300, 900);
+  RankSummaryOptions options;
+  options.iteration_range = "train";
+  RankSummary rank = SummarizeRank(trace, options);
+  ASSERT_EQ(rank.steps.size(), 2u);
+  // Lengths 300 and 600: median 450, p95 = 300 + 0.95 * 300 = 585.
+  EXPECT_DOUBLE_EQ(rank.step_median_ns, 450);
+  EXPECT_DOUBLE_EQ(rank.step_p95_ns, 585);
+  options.iteration_range = "nothing";
+  EXPECT_THROW(SummarizeRank(trace, options), InputError);
+}
+
+TEST(RankSummary, TheBusiestDeviceIsAnalysedAndTheOthersCounted) {
+  std::vector<Op> ops = Ops();
+  ops.push_back({Engine::kKernel, 0, 10, 1, 1, 0, "elsewhere"});
+  RankSummary rank = SummarizeRank(MakeTrace(ops), {});
+  EXPECT_EQ(rank.device_id, 0);
+  EXPECT_EQ(rank.other_devices, 1u);
+  EXPECT_EQ(rank.other_device_ops, 1);
+}
+
+TEST(RankSummary, RankAndWorldSizeComeFromTheNeutralMetadata) {
+  Trace trace = MakeTrace(Ops());
+  trace.metadata["distributed_rank"] = "3";
+  trace.metadata["distributed_world_size"] = "8";
+  trace.metadata["distributed_rank_origin"] = "distributedInfo.rank";
+  RankSummary rank = SummarizeRank(trace, {});
+  EXPECT_EQ(rank.rank, 3);
+  EXPECT_EQ(rank.world_size, 8);
+  EXPECT_EQ(rank.rank_origin, "distributedInfo.rank");
+  trace.metadata["distributed_rank"] = "three";
+  EXPECT_FALSE(RankIdentityOf(trace).rank.has_value());
+}
+
+TEST(RankSummary, ATraceWithoutGpuOpsIsAnInputError) {
+  Trace trace = MakeTrace({});
+  EXPECT_THROW(SummarizeRank(trace, {}), InputError);
+}
+
+}  // namespace
+}  // namespace gpuroof
