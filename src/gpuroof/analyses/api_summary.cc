@@ -6,6 +6,7 @@
 
 #include "gpuroof/analyses/engine_load.h"
 #include "gpuroof/model/errors.h"
+#include "gpuroof/model/scalar_read.h"
 
 namespace gpuroof {
 
@@ -42,7 +43,13 @@ ApiSummary ComputeApiSummary(const Trace& trace, const ApiSummaryOptions& option
   }
   // Durations per function name id, in call order.
   std::unordered_map<uint32_t, std::vector<int64_t>> durations;
+  uint32_t scalar_read = 0;
+  const bool has_scalar_reads = trace.strings.Find(kScalarReadOpName, &scalar_read);
   for (const ApiCall& call : trace.api_calls) {
+    if (has_scalar_reads && call.name == scalar_read) {
+      ++summary.scalar_reads;
+      continue;
+    }
     if (!summary.whole_trace && !OpCountsInWindow(call.start_ns, call.end_ns, window)) {
       ++summary.outside_calls;
       continue;

@@ -21,13 +21,15 @@ struct ApiFunctionRow {
 // The API calls of one trace (every process and thread together: calls run on the CPU, not on
 // a device).
 struct ApiSummary {
-  std::string window_policy;         // "all", or the policy of the device windows the calls fall in
-  bool whole_trace = false;          // --window all: every call, as nsys's reports count them
-  int64_t window_start_ns = 0;       // otherwise: the earliest start and latest end of the device
-  int64_t window_end_ns = 0;         // windows; a call counts when it overlaps that interval
-  int64_t calls = 0;                 // calls counted
-  int64_t total_ns = 0;              // their summed durations
-  int64_t outside_calls = 0;         // calls the window leaves out
+  std::string window_policy;    // "all", or the policy of the device windows the calls fall in
+  bool whole_trace = false;     // --window all: every call, as nsys's reports count them
+  int64_t window_start_ns = 0;  // otherwise: the earliest start and latest end of the device
+  int64_t window_end_ns = 0;    // windows; a call counts when it overlaps that interval
+  int64_t calls = 0;            // calls counted
+  int64_t total_ns = 0;         // their summed durations
+  int64_t outside_calls = 0;    // calls the window leaves out
+  // PyTorch .item() ops (kScalarReadOpName) among the calls: not CUDA functions, left out.
+  int64_t scalar_reads = 0;
   std::vector<ApiFunctionRow> rows;  // total desc, then count desc, then name
 };
 

@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 
 #include "gpuroof/model/errors.h"
+#include "gpuroof/model/scalar_read.h"
 #include "gpuroof/model/time_limits.h"
 
 namespace gpuroof {
@@ -123,7 +124,7 @@ bool KinetoTraceBuilder::IsUsed(KinetoEventKind kind, std::string_view name) con
     case KinetoEventKind::kGpuNotEngineWork:
       return false;
     case KinetoEventKind::kOther:
-      return IsLegacyStep(kind, name);
+      return IsLegacyStep(kind, name) || (keep_all_calls_ && name == kScalarReadOpName);
     default:
       return true;
   }
@@ -162,8 +163,11 @@ void KinetoTraceBuilder::Add(const KinetoEvent& event) {
     case KinetoEventKind::kRuntimeCall:
       AddApiCall(event);
       return;
-    case KinetoEventKind::kGpuNotEngineWork:
     case KinetoEventKind::kOther:
+      // PyTorch's .item(): kept with every call, as the host-side op that synchronises.
+      if (keep_all_calls_ && event.name == kScalarReadOpName) AddApiCall(event);
+      return;
+    case KinetoEventKind::kGpuNotEngineWork:
       return;  // not records gpuroof reads (docs/formats.md, Kineto)
   }
 }

@@ -6,6 +6,7 @@
 #include "gpuroof/format/number_format.h"
 #include "gpuroof/format/report_document.h"
 #include "gpuroof/format/table_json.h"
+#include "gpuroof/model/scalar_read.h"
 #include "gpuroof/reports/report_json.h"
 #include "gpuroof/reports/report_text.h"
 
@@ -67,6 +68,11 @@ ReportDocument ApiDocument(const ApiReport& report) {
                             CountOf(summary.outside_calls, "call", "calls"));
     }
     section.preamble.push_back(totals);
+    if (summary.scalar_reads > 0) {
+      section.preamble.push_back(
+          fmt::format("note: {} PyTorch .item() op(s) ({}) are not CUDA functions: left out",
+                      summary.scalar_reads, kScalarReadOpName));
+    }
     section.table = ApiTable(summary);
     section.when_empty = "no call in the window";
     document.sections.push_back(std::move(section));
@@ -114,6 +120,7 @@ std::string RenderApiJson(const ApiReport& report) {
     json.Key("calls").Int(summary.calls);
     json.Key("total_ns").Int(summary.total_ns);
     json.Key("outside_calls").Int(summary.outside_calls);
+    json.Key("scalar_reads").Int(summary.scalar_reads);
     json.Key("functions");
     WriteTableRowsJson(json, ApiTable(summary));
     json.EndObject();

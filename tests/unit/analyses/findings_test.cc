@@ -110,6 +110,28 @@ TEST_F(FindingsTest, SyncCallOnKinetoAsOnNsys) {
   EXPECT_EQ(sync->cost_ns, 400);
 }
 
+// PyTorch's .item(): aten::_local_scalar_dense (200-1500) copies the value D2H (1300-1350) and
+// waits in cudaStreamSynchronize (350-1450). The device is idle from 1350 to the next kernel at
+// 1800: 450 ns, named as the .item()'s.
+TEST_F(FindingsTest, ItemOnKinetoIsNamed) {
+  testing::KinetoJsonBuilder builder;
+  builder.Runtime("cudaLaunchKernel", "0.1", "0.1", 1)
+      .Kernel("k", "0.3", "1", 0, 7, 1)
+      .CpuOp("aten::_local_scalar_dense", "0.2", "1.3")
+      .Runtime("cudaMemcpyAsync", "0.25", "0.05", 5)
+      .Memcpy("Memcpy DtoH (Device -> Pageable)", "1.3", "0.05", 8, 0, 7, 5)
+      .Runtime("cudaStreamSynchronize", "0.35", "1.1", 6)
+      .Runtime("cudaLaunchKernel", "1.6", "0.1", 7)
+      .Kernel("k", "1.8", "1", 0, 7, 7);
+  FindingsResult result = ComputeFindings(Kineto(builder), Options());
+  const Finding* sync = Find(result, "sync-call");
+  ASSERT_NE(sync, nullptr);
+  EXPECT_EQ(sync->count, 1);
+  EXPECT_EQ(sync->cost_ns, 450);
+  EXPECT_NE(sync->evidence.find("cudaStreamSynchronize in .item() x1"), std::string::npos)
+      << sync->evidence;
+}
+
 TEST_F(FindingsTest, BackToBackKernelsReportNothing) {
   Trace trace = Nsys(R"(
 api start=100 end=200 corr=1 name=cudaLaunchKernel_v7000

@@ -6,6 +6,7 @@
 
 #include "gpuroof/analyses/findings/rules.h"
 #include "gpuroof/analyses/window.h"
+#include "gpuroof/model/scalar_read.h"
 
 namespace gpuroof {
 
@@ -42,6 +43,28 @@ std::vector<Finding> FindSyncCalls(const FindingContext& context) {
     if (sync_name[name] < 0) sync_name[name] = IsSynchronizingCall(trace.strings.Get(name)) ? 1 : 0;
     return sync_name[name] == 1;
   };
+  // PyTorch .item() ops (Kineto), by start: a synchronising call inside one on the same thread
+  // is that .item()'s.
+  uint32_t scalar_read = 0;
+  std::vector<const ApiCall*> scalar_reads;
+  if (trace.strings.Find(kScalarReadOpName, &scalar_read)) {
+    for (const ApiCall& call : trace.api_calls) {
+      if (call.name == scalar_read) scalar_reads.push_back(&call);
+    }
+    std::sort(scalar_reads.begin(), scalar_reads.end(),
+              [](const ApiCall* a, const ApiCall* b) { return a->start_ns < b->start_ns; });
+  }
+  auto in_scalar_read = [&](const ApiCall& call) {
+    auto it = std::upper_bound(scalar_reads.begin(), scalar_reads.end(), call.start_ns,
+                               [](int64_t t, const ApiCall* op) { return t < op->start_ns; });
+    // Ops on one thread do not overlap: the last one of the call's thread starting at or before
+    // it is the only candidate; other threads' ops in between are stepped over (a few).
+    for (int steps = 0; it != scalar_reads.begin() && steps < 8; ++steps) {
+      const ApiCall* op = *--it;
+      if (op->thread_id == call.thread_id) return op->end_ns >= call.end_ns;
+    }
+    return false;
+  };
   std::vector<Finding> out;
   for (const DeviceActivity& device : context.devices) {
     Finding finding;
@@ -53,7 +76,9 @@ std::vector<Finding> FindSyncCalls(const FindingContext& context) {
       if (call.process_id != device.process_id || !is_sync(call.name)) continue;
       if (!OpCountsInWindow(call.start_ns, call.end_ns, device.window)) continue;
       ++finding.count;
-      ++by_name[std::string(trace.strings.Get(call.name))];
+      std::string name(trace.strings.Get(call.name));
+      if (!scalar_reads.empty() && in_scalar_read(call)) name += " in .item()";
+      ++by_name[name];
       int64_t idle_start = 0;
       int64_t idle_end = 0;
       if (!device.IdleAt(call.end_ns, &idle_start, &idle_end)) continue;
@@ -63,8 +88,7 @@ std::vector<Finding> FindSyncCalls(const FindingContext& context) {
       ++idle_after;
       finding.cost_ns += cost;
       AddExample(finding.examples, {call.start_ns, call.end_ns, cost,
-                                    fmt::format("{}, then the GPU idle until the next op",
-                                                trace.strings.Get(call.name))});
+                                    fmt::format("{}, then the GPU idle until the next op", name)});
     }
     if (finding.count == 0) continue;
     KeepCostliestExamples(finding.examples);
