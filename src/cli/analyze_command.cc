@@ -12,6 +12,7 @@
 #include "gpuroof/readers/reader_registry.h"
 #include "gpuroof/reports/analyze_report.h"
 
+#include "command_help.h"
 #include "exit_codes.h"
 #include "output_options.h"
 #include "ranges_command.h"
@@ -114,11 +115,12 @@ int RunAnalyze(const AnalyzeOptions& options) {
       PrintNote(options.output, path, where, note);
     report.traces.push_back(std::move(analyzed));
   }
-  if (options.output.format == "csv-long") {
-    EmitOutput(options.output, RenderAnalyzeCsvLong(report));
-  } else {
-    RenderAndEmit(options.output, report, {RenderAnalyzeText, RenderAnalyzeCsv, RenderAnalyzeJson});
-  }
+  const std::string& format = options.output.format;
+  auto render = RenderAnalyzeText;
+  if (format == "csv") render = RenderAnalyzeCsv;
+  if (format == "csv-long") render = RenderAnalyzeCsvLong;
+  if (format == "json") render = RenderAnalyzeJson;
+  EmitOutput(options.output, render(report));
   return kExitOk;
 }
 
@@ -161,30 +163,10 @@ std::vector<std::pair<std::string, std::string>> DeviceLoadNotes(
 
 void AddAnalyzeCommand(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<AnalyzeOptions>();
-  CLI::App* command = app.add_subcommand(
-      "analyze", "Per-engine busy time, duty cycle and the roofline of GPU traces");
-  command->footer(
-      "Examples:\n"
-      "  gpuroof analyze run.sqlite --units 20000 --unit-name frame\n"
-      "  gpuroof analyze run.sqlite --units-from kernel:process_frame --window all\n"
-      "  gpuroof analyze a.sqlite b.sqlite --units 2000 --format csv -o probes.csv\n"
-      "  gpuroof analyze run.sqlite --window nvtx:epoch@2 --format json\n"
-      "  gpuroof analyze step.pt.trace.json --window nvtx:ProfilerStep#7   # a range's name\n"
-      "  gpuroof analyze step.pt.trace.json --units-from 'nvtx:ProfilerStep#*'\n"
-      "  gpuroof analyze run.sqlite --units-from kernel:process_frame --window steady\n"
-      "  gpuroof analyze run.sqlite --per-range epoch          # one row set per epoch\n"
-      "Windows: processing (default: first kernel start to the last kernel or D2H end), all,\n"
-      "  START:END (ns, or with us/ms/s, from the first GPU op), nvtx:NAME (a range's GPU\n"
-      "  work; NAME@N its Nth instance, NAME@* every instance, NAME#* a numbered family),\n"
-      "  steady (processing after its warm-up: MSER-5 over the --units-from series, else 50\n"
-      "  slices).\n"
-      "Every figure is defined in docs/metrics.md.");
-  command->add_option("traces", options->traces, kTraceFilesHelp)->required();
+  CLI::App* command = AddCommand(app, "analyze");
+  AddTracesArgument(*command, options->traces);
   AddUnitOptions(*command, options->unit);
-  command
-      ->add_option("--window", options->window,
-                   "processing | all | START:END | nvtx:NAME[@N|@*] | steady")
-      ->capture_default_str();
+  AddWindowOption(*command, options->window, WindowKinds::kWithSteady);
   command->add_flag("--steady-report", options->steady_report,
                     "Also say where the warm-up ends (MSER-5) and how the per-unit figures of the "
                     "steady part differ from the whole window (always with --window steady)");
@@ -197,8 +179,7 @@ void AddAnalyzeCommand(CLI::App& app, int& exit_code) {
                       "One engine row set per instance of this NVTX range (an epoch, a batch), "
                       "with the GPU work each instance launched");
   AddAttributeOption(*command, options->attribute);
-  command->add_option("--threads", options->threads, "Reader threads (0 = automatic)")
-      ->check(CLI::Range(0, 64));
+  AddThreadsOption(*command, options->threads);
   AddOutputOptions(*command, options->output, {"table", "csv", "csv-long", "json"});
   command->callback([options, &exit_code]() { exit_code = RunAnalyze(*options); });
 }

@@ -9,6 +9,7 @@
 #include "gpuroof/reports/api_report.h"
 
 #include "breakdown_command.h"
+#include "command_help.h"
 #include "unit_options.h"
 
 namespace gpuroof {
@@ -38,29 +39,19 @@ int RunApi(const ApiOptions& options) {
                       [&](const Trace& trace, const std::string&) {
                         return ApiOfTrace{&trace, ComputeApiSummary(trace, summary_options)};
                       },
-                      {RenderApiText, RenderApiCsv, RenderApiJson, RenderApiMarkdown});
+                      {ApiDocument, RenderApiJson});
 }
 
 }  // namespace
 
 void AddApiCommand(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<ApiOptions>();
-  CLI::App* command = app.add_subcommand(
-      "api", "Per CUDA runtime/driver function: calls, total, median, p95 and max time");
-  command->footer(
-      "Examples:\n"
-      "  gpuroof api run.sqlite\n"
-      "  gpuroof api trace.pt.trace.json.gz --format csv -o api.csv\n"
-      "  gpuroof api run.sqlite --window processing\n"
-      "Window all (default) counts every call of the trace, as nsys's cuda_api_sum does; other\n"
-      "windows count the calls overlapping the devices' windows. Every figure is defined in\n"
-      "docs/metrics.md.");
-  command->add_option("traces", options->traces, kTraceFilesHelp)->required();
+  CLI::App* command = AddCommand(app, "api");
+  AddTracesArgument(*command, options->traces);
   command
       ->add_option("--window", options->window, "all | processing | START:END | nvtx:NAME[@N|@*]")
       ->capture_default_str();
-  command->add_option("--threads", options->threads, "Reader threads (0 = automatic)")
-      ->check(CLI::Range(0, 64));
+  AddThreadsOption(*command, options->threads);
   AddOutputOptions(*command, options->output, kBreakdownFormats);
   command->callback([options, &exit_code]() { exit_code = RunApi(*options); });
 }

@@ -8,6 +8,7 @@
 #include "gpuroof/campaign/bench_runner.h"
 #include "gpuroof/campaign/live_system.h"
 
+#include "command_help.h"
 #include "exit_codes.h"
 #include "sweep_command.h"
 
@@ -35,15 +36,7 @@ int RunBenchCommand(BenchCommandOptions& options) {
 
 void AddBenchCommand(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<BenchCommandOptions>();
-  CLI::App* command = app.add_subcommand(
-      "bench", "Sustained throughput of a sweep file's configurations, without a profiler");
-  command->footer(
-      "Examples:\n"
-      "  gpuroof bench examples/sweeps/clusterfinder.toml --reps 5\n"
-      "  gpuroof bench sweep.toml --only cap1700 --metric-regex 'fps: ([0-9.]+)'\n"
-      "Each rep is a fresh process. cold = rep 1, warm = best of the rest, spread = (max - min) /\n"
-      "min of the rest; joined with probes.csv of the same build and key for % of roofline.\n"
-      "Results: ladder.csv and a manifest row in the sweep's results folder (docs/formats.md).");
+  CLI::App* command = AddCommand(app, "bench");
   command->add_option("file", options->file, "Sweep file (TOML)")->required();
   command->add_option("--reps", options->bench.reps, "Runs per configuration")
       ->check(CLI::Range(1, 1000))

@@ -27,6 +27,24 @@ int RunBreakdown(const std::vector<std::string>& paths, const ReadOptions& read_
   return kExitOk;
 }
 
+// RunBreakdown for the reports whose entry is a trace and one result per device in a window
+// (kernels, copies, copies --contention): `compute(trace)` gives the devices; their window notes
+// are printed.
+template <typename Report, typename Compute>
+int RunWindowedBreakdown(const std::vector<std::string>& paths, const ReadOptions& read_options,
+                         const OutputOptions& output, Report& report, Compute compute,
+                         const ReportFormats<Report>& formats) {
+  using Entry = typename decltype(report.traces)::value_type;
+  return RunBreakdown(
+      paths, read_options, output, report,
+      [&](const Trace& trace, const std::string& path) {
+        Entry entry{&trace, compute(trace)};
+        PrintWindowNotes(output, path, entry.devices);
+        return entry;
+      },
+      formats);
+}
+
 // The formats every breakdown command offers.
 inline const std::vector<std::string> kBreakdownFormats = {"table", "csv", "json", "markdown"};
 

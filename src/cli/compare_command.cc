@@ -25,6 +25,7 @@
 #include "gpuroof/readers/reader_registry.h"
 #include "gpuroof/reports/compare_report.h"
 
+#include "command_help.h"
 #include "exit_codes.h"
 #include "output_options.h"
 #include "trace_loading.h"
@@ -323,20 +324,7 @@ int RunGate(const CompareOptions& o) {
 
 void AddCompareCommand(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<CompareOptions>();
-  CLI::App* command = app.add_subcommand(
-      "compare",
-      "CI regression gate: did this change make the GPU work slower? (exit 0 pass, 1 "
-      "regression, 2 invalid or incomparable input)");
-  command->footer(
-      "Examples:\n"
-      "  gpuroof compare --baseline main.sqlite --current pr.sqlite --iteration-range train_step\n"
-      "  gpuroof compare --baseline m1.sqlite m2.sqlite m3.sqlite --current p1.sqlite p2.sqlite "
-      "p3.sqlite --json gate.json --markdown gate.md\n"
-      "  gpuroof compare base.sqlite current.sqlite --epochs 10 --threshold 1.20\n"
-      "  gpuroof compare --calibrate a1.sqlite a2.sqlite a3.sqlite --iteration-range step\n"
-      "  gpuroof compare --history main.jsonl --current pr.sqlite --iteration-range step\n"
-      "  gpuroof compare --across-hardware a100.sqlite h100.sqlite\n"
-      "Statistics, defaults and verdicts: docs/metrics.md, section \"compare\".");
+  CLI::App* command = AddCommand(app, "compare");
   command->add_option("profiles", options->profiles,
                       "BASE CURRENT (simple mode or a 1-vs-1 gate), or the --calibrate profiles");
   command->add_option("--baseline", options->baseline, "Baseline profiles (one or more)");
@@ -398,8 +386,7 @@ void AddCompareCommand(CLI::App& app, int& exit_code) {
                       "Write a pull-request comment (Markdown, < 60 KB) to FILE ('-': stdout)");
   command->add_option("--html", options->html_path,
                       "Write the verdict as a self-contained HTML page to FILE ('-': stdout)");
-  command->add_option("--threads", options->threads, "Reader threads (0 = automatic)")
-      ->check(CLI::Range(0, 64));
+  AddThreadsOption(*command, options->threads);
   command->add_flag("--strict", options->output.strict,
                     "Fail (exit 1) when records had to be skipped (data loss)");
   command->add_flag("-q,--quiet", options->output.quiet, "No diagnostics summaries on stderr");

@@ -12,6 +12,7 @@
 #include "gpuroof/reports/copy_report.h"
 
 #include "breakdown_command.h"
+#include "command_help.h"
 #include "unit_options.h"
 
 namespace gpuroof {
@@ -27,82 +28,48 @@ struct CopiesOptions {
   OutputOptions output;
 };
 
-// --contention: per copy direction, bandwidth with the opposite direction busy versus idle.
-int RunContention(const CopiesOptions& options) {
-  CopyContentionOptions contention_options;
-  contention_options.window = ParseWindowSpec(options.window);
-  if (auto scope = ParseAttribute(options.attribute)) contention_options.window.nvtx_scope = *scope;
-  ContentionReport report;
-  report.window_text = options.window;
-  report.tool_version = GPUROOF_VERSION;
-  ReadOptions read_options;
-  read_options.threads = options.threads;
-  read_options.detail = ReadDetail::kEngineLoad;
-  ReadForRanges(contention_options.window, UnitsSpec{}, read_options);
-  return RunBreakdown(
-      options.traces, read_options, options.output, report,
-      [&](const Trace& trace, const std::string& path) {
-        ContendedTrace contended{&trace, ComputeCopyContention(trace, contention_options)};
-        PrintWindowNotes(options.output, path, contended.devices);
-        return contended;
-      },
-      {RenderContentionText, RenderContentionCsv, RenderContentionJson, RenderContentionMarkdown});
-}
-
 int RunCopies(const CopiesOptions& options) {
-  CopySummaryOptions summary_options;
-  summary_options.window = ParseWindowSpec(options.window);
-  if (auto scope = ParseAttribute(options.attribute)) summary_options.window.nvtx_scope = *scope;
-
-  CopyReport report;
-  report.window_text = options.window;
-  report.tool_version = GPUROOF_VERSION;
+  const WindowSpec window = ParseWindowOptions(options.window, options.attribute);
+  auto run = [&](auto report, ReadDetail detail, auto compute, auto formats) {
+    report.window_text = options.window;
+    report.tool_version = GPUROOF_VERSION;
+    return RunWindowedBreakdown(options.traces,
+                                BreakdownReadOptions(window, detail, options.threads),
+                                options.output, report, compute, formats);
+  };
+  if (options.contention) {
+    // Per copy direction, bandwidth with the opposite direction busy versus idle: busy times
+    // only, the engine-load detail.
+    CopyContentionOptions contention_options;
+    contention_options.window = window;
+    return run(
+        ContentionReport{}, ReadDetail::kEngineLoad,
+        [&](const Trace& trace) { return ComputeCopyContention(trace, contention_options); },
+        ReportFormats<ContentionReport>{ContentionDocument, RenderContentionJson});
+  }
   // Copy classes need the memory kinds: the breakdown detail has them.
-  ReadOptions read_options;
-  read_options.threads = options.threads;
-  read_options.detail = ReadDetail::kBreakdown;
-  read_options.api_calls = false;  // no range attribution here
-  ReadForRanges(summary_options.window, UnitsSpec{}, read_options);
-  return RunBreakdown(options.traces, read_options, options.output, report,
-                      [&](const Trace& trace, const std::string& path) {
-                        CopiedTrace copied{&trace, ComputeCopySummary(trace, summary_options)};
-                        PrintWindowNotes(options.output, path, copied.devices);
-                        return copied;
-                      },
-                      {RenderCopyText, RenderCopyCsv, RenderCopyJson, RenderCopyMarkdown});
+  CopySummaryOptions summary_options;
+  summary_options.window = window;
+  return run(
+      CopyReport{}, ReadDetail::kBreakdown,
+      [&](const Trace& trace) { return ComputeCopySummary(trace, summary_options); },
+      ReportFormats<CopyReport>{CopyDocument, RenderCopyJson});
 }
 
 }  // namespace
 
 void AddCopiesCommand(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<CopiesOptions>();
-  CLI::App* command = app.add_subcommand(
-      "copies", "Copies and memsets by direction and memory kinds: count, bytes, time, bandwidth");
-  command->footer(
-      "Examples:\n"
-      "  gpuroof copies run.sqlite\n"
-      "  gpuroof copies run.sqlite --window all --format csv -o copies.csv\n"
-      "  gpuroof copies run.sqlite --contention\n"
-      "Copies between pageable host memory and the device are flagged: the driver stages them\n"
-      "through a pinned buffer, so they cannot overlap with kernels.\n"
-      "Windows: processing (default), all, START:END, nvtx:NAME[@N|@*], steady (as in\n"
-      "analyze; steady uses 50 fixed slices here).\n"
-      "Every figure is defined in docs/metrics.md.");
-  command->add_option("traces", options->traces, kTraceFilesHelp)->required();
-  command
-      ->add_option("--window", options->window,
-                   "processing | all | START:END | nvtx:NAME[@N|@*] | steady")
-      ->capture_default_str();
-  command->add_option("--threads", options->threads, "Reader threads (0 = automatic)")
-      ->check(CLI::Range(0, 64));
+  CLI::App* command = AddCommand(app, "copies");
+  AddTracesArgument(*command, options->traces);
+  AddWindowOption(*command, options->window, WindowKinds::kWithSteady);
+  AddThreadsOption(*command, options->threads);
   command->add_flag("--contention", options->contention,
                     "Instead: per copy direction, the bandwidth while the opposite direction is "
                     "busy versus idle");
   AddAttributeOption(*command, options->attribute);
   AddOutputOptions(*command, options->output, kBreakdownFormats);
-  command->callback([options, &exit_code]() {
-    exit_code = options->contention ? RunContention(*options) : RunCopies(*options);
-  });
+  command->callback([options, &exit_code]() { exit_code = RunCopies(*options); });
 }
 
 }  // namespace gpuroof

@@ -13,6 +13,7 @@
 #include "gpuroof/reports/findings_report.h"
 
 #include "breakdown_command.h"
+#include "command_help.h"
 #include "unit_options.h"
 
 namespace gpuroof {
@@ -82,7 +83,7 @@ int RunFindings(const FindingsCommandOptions& options) {
                  }
                  return traced;
                },
-               {RenderFindingsText, RenderFindingsCsv, RenderFindingsJson, RenderFindingsMarkdown});
+               {FindingsDocument, RenderFindingsJson});
   if (!options.output.quiet) {
     for (const std::string& line : fired)
       fmt::print(stderr, "gpuroof: check failed: {}\n", line);
@@ -94,16 +95,8 @@ int RunFindings(const FindingsCommandOptions& options) {
 
 void AddFindingsCommand(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<FindingsCommandOptions>();
-  CLI::App* command =
-      app.add_subcommand("findings", "What to fix: expert rules with the GPU time each costs");
-  command->footer(
-      "Examples:\n"
-      "  gpuroof findings run.sqlite\n"
-      "  gpuroof findings trace.pt.trace.json.gz --window all --format json -o findings.json\n"
-      "  gpuroof findings run.sqlite --fail-on sync-call,pageable-copy   # exit 1 when they fire\n"
-      "Rules: sync-call, pageable-copy, host-bound, launch-bound, gpu-gap, exposed-comm,\n"
-      "serialised-copies, low-occupancy. Each rule, its cost and its threshold: docs/findings.md.");
-  command->add_option("traces", options->traces, kTraceFilesHelp)->required();
+  CLI::App* command = AddCommand(app, "findings");
+  AddTracesArgument(*command, options->traces);
   command
       ->add_option("--window", options->window,
                    "processing | all | steady | START:END | nvtx:NAME[@N|@*]")
@@ -138,8 +131,7 @@ void AddFindingsCommand(CLI::App& app, int& exit_code) {
       ->add_option("--fail-on", options->fail_on,
                    "Exit 1 when any of these rule ids fires (comma-separated)")
       ->delimiter(',');
-  command->add_option("--threads", options->threads, "Reader threads (0 = automatic)")
-      ->check(CLI::Range(0, 64));
+  AddThreadsOption(*command, options->threads);
   AddOutputOptions(*command, options->output, kBreakdownFormats);
   command->callback([options, &exit_code]() { exit_code = RunFindings(*options); });
 }

@@ -12,6 +12,7 @@
 #include "gpuroof/reports/gaps_report.h"
 
 #include "breakdown_command.h"
+#include "command_help.h"
 
 namespace gpuroof {
 
@@ -43,28 +44,20 @@ int RunGaps(const GapsOptions& options) {
                       [&](const Trace& trace, const std::string&) {
                         return GappedTrace{&trace, ComputeGaps(trace, gap_options)};
                       },
-                      {RenderGapsText, RenderGapsCsv, RenderGapsJson, RenderGapsMarkdown});
+                      {GapsDocument, RenderGapsJson});
 }
 
 }  // namespace
 
 void AddGapsCommand(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<GapsOptions>();
-  CLI::App* command =
-      app.add_subcommand("gaps", "Idle intervals of each GPU (no engine busy) longer than --min");
-  command->footer(
-      "Examples:\n"
-      "  gpuroof gaps run.sqlite --min 1ms\n"
-      "  gpuroof gaps run.sqlite --min 250us --format csv -o gaps.csv\n"
-      "A gap is listed when it is strictly longer than --min; gaps lie between the device's\n"
-      "first and last op. Every figure is defined in docs/metrics.md.");
-  command->add_option("traces", options->traces, kTraceFilesHelp)->required();
+  CLI::App* command = AddCommand(app, "gaps");
+  AddTracesArgument(*command, options->traces);
   command
       ->add_option("--min", options->min,
                    "List gaps longer than this (ns, or with us/ms/s, e.g. 1ms)")
       ->capture_default_str();
-  command->add_option("--threads", options->threads, "Reader threads (0 = automatic)")
-      ->check(CLI::Range(0, 64));
+  AddThreadsOption(*command, options->threads);
   AddOutputOptions(*command, options->output, kBreakdownFormats);
   command->callback([options, &exit_code]() { exit_code = RunGaps(*options); });
 }

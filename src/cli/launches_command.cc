@@ -9,6 +9,7 @@
 #include "gpuroof/reports/launches_report.h"
 
 #include "breakdown_command.h"
+#include "command_help.h"
 #include "unit_options.h"
 
 namespace gpuroof {
@@ -44,32 +45,22 @@ int RunLaunches(const LaunchesOptions& options) {
       [&](const Trace& trace, const std::string&) {
         return LaunchesOfTrace{&trace, ComputeLaunchLatency(trace, latency_options)};
       },
-      {RenderLaunchesText, RenderLaunchesCsv, RenderLaunchesJson, RenderLaunchesMarkdown});
+      {LaunchesDocument, RenderLaunchesJson});
 }
 
 }  // namespace
 
 void AddLaunchesCommand(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<LaunchesOptions>();
-  CLI::App* command = app.add_subcommand(
-      "launches", "Per kernel: launch overhead, queue time and launch-to-start latency");
-  command->footer(
-      "Examples:\n"
-      "  gpuroof launches run.sqlite\n"
-      "  gpuroof launches run.sqlite --per-launch --key demangled --format csv\n"
-      "Overhead: the launching call's duration. Queue: call end to kernel start, when the\n"
-      "kernel started after the call returned. Latency: call start to kernel start.\n"
-      "Window all (default) covers every kernel, as nsys's kernexectrace does. Every figure is\n"
-      "defined in docs/metrics.md.");
-  command->add_option("traces", options->traces, kTraceFilesHelp)->required();
+  CLI::App* command = AddCommand(app, "launches");
+  AddTracesArgument(*command, options->traces);
   command->add_option("--key", options->key, "name | demangled | launch")->capture_default_str();
   command->add_flag("--per-launch", options->per_launch,
                     "One row per launch (nsys kernexectrace's columns) instead of per key");
   command
       ->add_option("--window", options->window, "all | processing | START:END | nvtx:NAME[@N|@*]")
       ->capture_default_str();
-  command->add_option("--threads", options->threads, "Reader threads (0 = automatic)")
-      ->check(CLI::Range(0, 64));
+  AddThreadsOption(*command, options->threads);
   AddOutputOptions(*command, options->output, kBreakdownFormats);
   command->callback([options, &exit_code]() { exit_code = RunLaunches(*options); });
 }

@@ -37,6 +37,30 @@ void EmitOutput(const OutputOptions& options, const std::string& content) {
   WriteResultFile(options.output_path.empty() ? "-" : options.output_path, content);
 }
 
+void AddTracesArgument(CLI::App& command, std::vector<std::string>& traces) {
+  command.add_option("traces", traces, kTraceFilesHelp)->required();
+}
+
+void AddThreadsOption(CLI::App& command, int& threads) {
+  command.add_option("--threads", threads, "Reader threads (0 = automatic)")
+      ->check(CLI::Range(0, 64));
+}
+
+void AddWindowOption(CLI::App& command, std::string& window, WindowKinds kinds) {
+  command
+      .add_option("--window", window,
+                  kinds == WindowKinds::kWithSteady
+                      ? "processing | all | START:END | nvtx:NAME[@N|@*] | steady"
+                      : "processing | all | START:END | nvtx:NAME[@N|@*]")
+      ->capture_default_str();
+}
+
+std::string RenderDocument(const std::string& format, const ReportDocument& document) {
+  if (format == "csv") return RenderDocumentCsv(document);
+  if (format == "markdown") return RenderDocumentMarkdown(document);
+  return RenderDocumentText(document);
+}
+
 void PrintNote(const OutputOptions& options, const std::string& path, const std::string& where,
                const std::string& note) {
   if (note.empty() || options.quiet) return;

@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "gpuroof/format/report_document.h"
+
 namespace CLI {
 class App;
 }
@@ -26,13 +28,12 @@ void AddOutputOptions(CLI::App& command, OutputOptions& options,
 // file when it cannot be written.
 void EmitOutput(const OutputOptions& options, const std::string& content);
 
-// The renderers of one report, one per --format it offers (markdown may be missing).
+// How one report renders: its tables as a document (--format table, csv, markdown; one writer per
+// format, format/report_document.h) and its JSON schema (--format json).
 template <typename Report>
 struct ReportFormats {
-  std::string (*table)(const Report&) = nullptr;
-  std::string (*csv)(const Report&) = nullptr;
+  ReportDocument (*document)(const Report&) = nullptr;
   std::string (*json)(const Report&) = nullptr;
-  std::string (*markdown)(const Report&) = nullptr;
 };
 
 // Writes one result file of a file option (--json FILE, --markdown FILE, --html FILE): "-" is
@@ -43,16 +44,27 @@ void WriteResultFile(const std::string& path, const std::string& content);
 inline constexpr const char* kTraceFilesHelp =
     "Trace files: nsys exports (.sqlite, .nsys-rep) or PyTorch/Kineto JSON (.json, .json.gz)";
 
+// The trace files every trace-reading command takes (positional, at least one).
+void AddTracesArgument(CLI::App& command, std::vector<std::string>& traces);
+// --threads: reader threads, 0 = automatic.
+void AddThreadsOption(CLI::App& command, int& threads);
+// --window, naming the windows the command accepts (docs/cli.md, "Windows").
+enum class WindowKinds { kWithSteady, kWithoutSteady };
+void AddWindowOption(CLI::App& command, std::string& window, WindowKinds kinds);
+
 // Renders `report` in the chosen --format and emits it (EmitOutput).
 template <typename Report>
 void RenderAndEmit(const OutputOptions& options, const Report& report,
                    const ReportFormats<Report>& formats) {
-  auto render = formats.table;
-  if (options.format == "csv") render = formats.csv;
-  if (options.format == "json") render = formats.json;
-  if (options.format == "markdown" && formats.markdown) render = formats.markdown;
-  EmitOutput(options, render(report));
+  if (options.format == "json") {
+    EmitOutput(options, formats.json(report));
+  } else {
+    EmitOutput(options, RenderDocument(options.format, formats.document(report)));
+  }
 }
+
+// The document in --format table, csv or markdown.
+std::string RenderDocument(const std::string& format, const ReportDocument& document);
 
 // "gpuroof: note: <path>: <where>: <note>" on stderr, unless the note is empty or --quiet.
 void PrintNote(const OutputOptions& options, const std::string& path, const std::string& where,

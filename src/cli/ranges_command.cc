@@ -9,6 +9,7 @@
 #include "gpuroof/reports/ranges_report.h"
 
 #include "breakdown_command.h"
+#include "command_help.h"
 #include "unit_options.h"
 
 namespace gpuroof {
@@ -41,32 +42,18 @@ int RunRanges(const RangesOptions& options) {
                           PrintNote(options.output, path, where, note);
                         return ranges;
                       },
-                      {RenderRangesText, RenderRangesCsv, RenderRangesJson, RenderRangesMarkdown});
+                      {RangesDocument, RenderRangesJson});
 }
 
 void AddRangesCommand(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<RangesOptions>();
-  CLI::App* command = app.add_subcommand(
-      "ranges", "Per NVTX range: CPU durations and the GPU work each instance launched");
-  command->footer(
-      "Examples:\n"
-      "  gpuroof ranges run.sqlite\n"
-      "  gpuroof ranges run.sqlite --name epoch            # one row per epoch\n"
-      "  gpuroof ranges run.sqlite --format csv -o ranges.csv\n"
-      "GPU work belongs to a range instance when the CUDA call that launched it was made while\n"
-      "the range was open: by any thread of its process for iteration ranges (the range --name\n"
-      "names, and numbered families such as ProfilerStep#*), on the range's own thread for the\n"
-      "others (nsys's GPU projection); --attribute thread|process sets it for all. Without API\n"
-      "calls in the trace, GPU work running during the range counts instead, and a note says so.\n"
-      "Every range instance is its own window, so there is no --window here.\n"
-      "Every figure is defined in docs/metrics.md.");
-  command->add_option("traces", options->traces, kTraceFilesHelp)->required();
+  CLI::App* command = AddCommand(app, "ranges");
+  AddTracesArgument(*command, options->traces);
   command->add_option("--name", options->name,
                       "Only this range (\"Domain:name\", name, NAME@N or NAME@*), one row per "
                       "instance");
   AddAttributeOption(*command, options->attribute);
-  command->add_option("--threads", options->threads, "Reader threads (0 = automatic)")
-      ->check(CLI::Range(0, 64));
+  AddThreadsOption(*command, options->threads);
   AddOutputOptions(*command, options->output, kBreakdownFormats);
   command->callback([options, &exit_code]() { exit_code = RunRanges(*options); });
 }

@@ -25,6 +25,7 @@
 #include "gpuroof/reports/html_report.h"
 #include "gpuroof/reports/html_timeline.h"
 
+#include "command_help.h"
 #include "exit_codes.h"
 #include "output_options.h"
 #include "trace_loading.h"
@@ -243,24 +244,10 @@ int RunReport(const ReportOptions& options) {
 void AddReportCommand(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<ReportOptions>();
   options->output.format = "html";
-  CLI::App* command = app.add_subcommand(
-      "report",
-      "One self-contained HTML page: engine bars and roofline, overlap, timeline, top "
-      "kernels and copies");
-  command->footer(
-      "Examples:\n"
-      "  gpuroof report run.sqlite --units 20000 -o report.html\n"
-      "  gpuroof report base.sqlite batch2.sqlite batch4.sqlite --units-from nvtx:batch -o "
-      "sweep.html\n"
-      "Several traces: one group of bars per trace and device, side by side on one scale.\n"
-      "The page has inline CSS and SVG only: no script, no network; it opens from disk.\n"
-      "Every figure is defined in docs/metrics.md.");
-  command->add_option("traces", options->traces, kTraceFilesHelp)->required();
+  CLI::App* command = AddCommand(app, "report");
+  AddTracesArgument(*command, options->traces);
   AddUnitOptions(*command, options->unit);
-  command
-      ->add_option("--window", options->window,
-                   "processing | all | START:END | nvtx:NAME[@N|@*] | steady")
-      ->capture_default_str();
+  AddWindowOption(*command, options->window, WindowKinds::kWithSteady);
   command
       ->add_option("--gap-min", options->gap_min,
                    "Gaps longer than this count (ns, or with us/ms/s); the 5 largest are "
@@ -272,8 +259,7 @@ void AddReportCommand(CLI::App& app, int& exit_code) {
   command->add_option("--env", options->env,
                       "A campaign's env.json to show in the header (default: env.json beside "
                       "each trace, when a sweep wrote one)");
-  command->add_option("--threads", options->threads, "Reader threads (0 = automatic)")
-      ->check(CLI::Range(0, 64));
+  AddThreadsOption(*command, options->threads);
   AddAttributeOption(*command, options->attribute);
   AddOutputOptions(*command, options->output, {"html"});
   command->callback([options, &exit_code]() { exit_code = RunReport(*options); });

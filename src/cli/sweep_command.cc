@@ -9,6 +9,7 @@
 #include "gpuroof/campaign/profiler.h"
 #include "gpuroof/campaign/sweep_runner.h"
 
+#include "command_help.h"
 #include "exit_codes.h"
 
 namespace gpuroof {
@@ -52,16 +53,7 @@ void AddCampaignOptions(CLI::App& command, CampaignOptions& options) {
 
 void AddSweepCommand(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<SweepCommandOptions>();
-  CLI::App* command = app.add_subcommand(
-      "sweep", "Run a sweep file's configurations under a profiler and file stamped results");
-  command->footer(
-      "Examples:\n"
-      "  gpuroof sweep examples/sweeps/clusterfinder.toml --dry-run\n"
-      "  gpuroof sweep sweep.toml --only cap1700 --tag ab --set frames=40000\n"
-      "  gpuroof sweep sweep.toml --resume\n"
-      "Results go to RESULTS/<date>_<build>[_<tag>]/: one trace per configuration, probes.csv,\n"
-      "manifest.csv and env.json (docs/formats.md). Exit status 1 when a guard refuses or a\n"
-      "configuration fails.");
+  CLI::App* command = AddCommand(app, "sweep");
   command->add_option("file", options->file, "Sweep file (TOML)")->required();
   AddCampaignOptions(*command, options->campaign);
   command->add_flag("--dry-run", options->campaign.dry_run,

@@ -72,4 +72,19 @@ void ReadForRanges(const WindowSpec& window, const UnitsSpec& units, ReadOptions
   read.api_calls = true;
 }
 
+WindowSpec ParseWindowOptions(const std::string& window, const std::string& attribute) {
+  WindowSpec spec = ParseWindowSpec(window);
+  if (std::optional<RangeScope> scope = ParseAttribute(attribute)) spec.nvtx_scope = *scope;
+  return spec;
+}
+
+ReadOptions BreakdownReadOptions(const WindowSpec& window, ReadDetail detail, int threads) {
+  ReadOptions read;
+  read.threads = threads;
+  read.detail = detail;
+  read.api_calls = false;
+  ReadForRanges(window, UnitsSpec{}, read);
+  return read;
+}
+
 }  // namespace gpuroof

@@ -38,6 +38,14 @@ std::optional<RangeScope> ParseAttribute(const std::string& value);
 // calls) when the window or the units come from NVTX ranges.
 void ReadForRanges(const WindowSpec& window, const UnitsSpec& units, ReadOptions& read);
 
+// The --window value with --attribute's scope: the window kernels, copies and contention analyse.
+// Throws InputError naming the option.
+WindowSpec ParseWindowOptions(const std::string& window, const std::string& attribute);
+
+// What a breakdown over `window` reads: `detail` on `threads` reader threads, no API calls unless
+// the window is an NVTX range's (ReadForRanges).
+ReadOptions BreakdownReadOptions(const WindowSpec& window, ReadDetail detail, int threads);
+
 // A whole number > 0; throws InputError naming `option` otherwise.
 int64_t ParsePositiveCount(const std::string& text, const std::string& option);
 

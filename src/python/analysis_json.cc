@@ -54,12 +54,6 @@ std::string Render(std::string (*render)(const Report&), const Report& report) {
   return render(report);
 }
 
-WindowSpec ParseWindow(const std::string& window, const std::string& attribute) {
-  WindowSpec spec = ParseWindowSpec(window);
-  if (auto scope = ParseAttribute(attribute)) spec.nvtx_scope = *scope;
-  return spec;
-}
-
 ReadOptions ReadWith(ReadDetail detail, bool api_calls) {
   ReadOptions read;
   read.detail = detail;
@@ -136,7 +130,7 @@ AnalysisJson AnalyzeJson(TraceFile& file, const AnalyzeArgs& args) {
 AnalysisJson KernelsJson(TraceFile& file, const std::string& key, const std::string& top,
                          const std::string& window, const std::string& attribute) {
   KernelSummaryOptions options;
-  options.window = ParseWindow(window, attribute);
+  options.window = ParseWindowOptions(window, attribute);
   options.key = ParseKernelKey(key);
   if (!top.empty()) options.top = ParsePositiveCount(top, "--top");
   KernelReport report;
@@ -151,7 +145,7 @@ AnalysisJson CopiesJson(TraceFile& file, const std::string& window, bool content
                         const std::string& attribute) {
   if (contention) {
     CopyContentionOptions options;
-    options.window = ParseWindow(window, attribute);
+    options.window = ParseWindowOptions(window, attribute);
     ContentionReport report;
     return WindowedJson<ContendedTrace>(
         file, ReadWith(ReadDetail::kEngineLoad, true), options.window, window, report,
@@ -159,7 +153,7 @@ AnalysisJson CopiesJson(TraceFile& file, const std::string& window, bool content
         RenderContentionJson);
   }
   CopySummaryOptions options;
-  options.window = ParseWindow(window, attribute);
+  options.window = ParseWindowOptions(window, attribute);
   CopyReport report;
   return WindowedJson<CopiedTrace>(
       file, ReadWith(ReadDetail::kBreakdown, false), options.window, window, report,

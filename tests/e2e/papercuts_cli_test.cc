@@ -103,6 +103,18 @@ TEST(Papercuts, KernelUnitsByShortNameOrUniquePart) {
   CliResult part = RunGpuroof({"analyze", Example(), "--units-from", "kernel:process_fr"});
   ASSERT_EQ(part.exit_code, 0) << part.err;
   EXPECT_NE(part.out.find("2000 frames"), std::string::npos) << part.out;
+  // A name not taken exactly is said, in the output and on stderr, with the kernel it meant.
+  const std::string said =
+      "kernel 'process_fr' taken as the one kernel whose name contains it: 'process_frame'";
+  EXPECT_NE(part.out.find("note: " + said), std::string::npos) << part.out;
+  EXPECT_NE(part.err.find(said), std::string::npos) << part.err;
+  CliResult json =
+      RunGpuroof({"analyze", Example(), "--units-from", "kernel:process_fr", "--format", "json"});
+  EXPECT_NE(json.out.find(said), std::string::npos) << json.out;
+  // An exact name needs no note.
+  CliResult exact = RunGpuroof({"analyze", Example(), "--units-from", "kernel:process_frame"});
+  EXPECT_EQ(exact.out.find("taken as"), std::string::npos) << exact.out;
+  EXPECT_EQ(exact.out.find("matched by its base name"), std::string::npos) << exact.out;
   CliResult unknown = RunGpuroof({"analyze", Example(), "--units-from", "kernel:proces_frame2"});
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_NE(unknown.err.find("no kernel named 'proces_frame2' (closest: 'process_frame')"),

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "gpuroof/analyses/device_slots.h"
 #include "gpuroof/analyses/engine_load.h"
 #include "gpuroof/analyses/statistics.h"
 #include "gpuroof/model/errors.h"
@@ -61,13 +62,7 @@ bool IsPageableHostCopy(Engine engine, MemoryKind src_kind, MemoryKind dst_kind)
 std::vector<DeviceCopies> ComputeCopySummary(const Trace& trace,
                                              const CopySummaryOptions& options) {
   // Pass 1 (any order): per-device spans for the window policies, and which devices copy.
-  std::map<int32_t, size_t> slot_of_device;
-  std::vector<size_t> stream_slot(trace.streams.size());
-  for (size_t s = 0; s < trace.streams.size(); ++s) {
-    auto [it, inserted] =
-        slot_of_device.try_emplace(trace.streams[s].device_id, slot_of_device.size());
-    stream_slot[s] = it->second;
-  }
+  const auto [slot_of_device, stream_slot] = SlotDevicesOfStreams(trace);
   // Pass 1: which devices have copies, and how many ops each (device, signature) has, so the
   // per-class duration vectors are allocated once (millions of copies: growth costs page faults).
   std::vector<bool> copies_on(slot_of_device.size(), false);
@@ -88,13 +83,9 @@ std::vector<DeviceCopies> ComputeCopySummary(const Trace& trace,
   }
   // Windows come from the engine load, so `copies` and `analyze` describe the same stretch.
   std::vector<DeviceLoad> computed;
-  if (options.engine_load == nullptr) {
-    EngineLoadOptions load_options;
-    load_options.window = options.window;
-    computed = ComputeEngineLoad(trace, load_options);
-  }
   std::map<int32_t, Window> windows;
-  for (const DeviceLoad& load : options.engine_load != nullptr ? *options.engine_load : computed) {
+  for (const DeviceLoad& load :
+       GivenOrComputedEngineLoad(trace, options.window, options.engine_load, computed)) {
     windows[load.device_id] = load.window;
   }
   std::vector<DeviceCopies> devices(slot_of_device.size());

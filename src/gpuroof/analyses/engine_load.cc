@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "gpuroof/analyses/device_slots.h"
 #include "gpuroof/analyses/interval_union.h"
 #include "gpuroof/analyses/kernel_matching.h"
 #include "gpuroof/analyses/ordered_scan.h"
@@ -23,13 +24,7 @@ namespace {
 // Per-device spans for the window policies: one unordered pass. Devices are looked up through
 // a stream -> slot table built once, not per op.
 std::map<int32_t, DeviceSpan> ComputeSpans(const Trace& trace) {
-  std::map<int32_t, size_t> slot_of_device;
-  std::vector<size_t> stream_slot(trace.streams.size());
-  for (size_t s = 0; s < trace.streams.size(); ++s) {
-    auto [it, inserted] =
-        slot_of_device.try_emplace(trace.streams[s].device_id, slot_of_device.size());
-    stream_slot[s] = it->second;
-  }
+  const auto [slot_of_device, stream_slot] = SlotDevicesOfStreams(trace);
   std::vector<DeviceSpan> slots(slot_of_device.size());
   for (const auto& [device, slot] : slot_of_device)
     slots[slot].device_id = device;
@@ -212,8 +207,11 @@ std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOp
   std::vector<IntervalUnion> any_unions(loads.size());
   std::vector<IntervalUnion> outside_unions(loads.size());
   std::vector<bool> unit_kernel;
+  std::string unit_kernel_disclosure;  // which kernel a name not taken exactly was taken to mean
   if (options.units.kind == UnitsSpec::Kind::kKernelLaunches) {
-    unit_kernel = MatchKernelSignatures(trace, options.units.name);
+    KernelMatch match = MatchKernelSignatures(trace, options.units.name);
+    unit_kernel = std::move(match.signatures);
+    unit_kernel_disclosure = match.Disclosure(options.units.name);
   }
   std::vector<int64_t> kernel_units(loads.size(), 0);
 
@@ -293,6 +291,10 @@ std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOp
                                         ? "launch of kernel '" + options.units.name + "'"
                                         : "work of NVTX range '" + options.units.name + "'");
     }
+    if (!unit_kernel_disclosure.empty()) {
+      load.units_note = load.units_note.empty() ? unit_kernel_disclosure
+                                                : unit_kernel_disclosure + "; " + load.units_note;
+    }
   }
   bool counting = options.units.kind == UnitsSpec::Kind::kKernelLaunches ||
                   options.units.kind == UnitsSpec::Kind::kNvtxRanges;
@@ -309,6 +311,17 @@ std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOp
   for (DeviceLoad& load : loads)
     load.roofline = ComputeRoofline(load);
   return loads;
+}
+
+const std::vector<DeviceLoad>& GivenOrComputedEngineLoad(const Trace& trace,
+                                                         const WindowSpec& window,
+                                                         const std::vector<DeviceLoad>* given,
+                                                         std::vector<DeviceLoad>& storage) {
+  if (given != nullptr) return *given;
+  EngineLoadOptions options;
+  options.window = window;
+  storage = ComputeEngineLoad(trace, options);
+  return storage;
 }
 
 }  // namespace gpuroof

@@ -68,7 +68,9 @@ struct DeviceLoad {
   int64_t any_busy_ns = 0;                         // union over every engine
   int64_t any_ops = 0;
   std::optional<int64_t> units;  // unset without units
-  std::string units_note;        // why a device has no units although they were counted, else ""
+  // What a reader of the per-unit figures must know, else "": which kernel a --units-from name
+  // not taken exactly was taken to mean, why a device has no units although they were counted.
+  std::string units_note;
   std::string unit_name = "frame";
   std::optional<StreamInfo> stream;  // set for the rows of EngineLoadOptions::by_stream
   // What the window leaves out on this device: ops that do not count in it (outside its
@@ -97,5 +99,13 @@ struct EngineLoadOptions {
 // instances (docs/metrics.md, "Units"). Throws InputError naming the trace when it has no GPU
 // activity, when the window is outside it, or when counted units come to zero.
 std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOptions& options);
+
+// `given` when the caller has the engine load already (for the same window), else the engine
+// load of `trace` in `window`, kept in `storage`. Kernels and copies take their windows from it,
+// so every command describes the same stretch of time with the same numbers.
+const std::vector<DeviceLoad>& GivenOrComputedEngineLoad(const Trace& trace,
+                                                         const WindowSpec& window,
+                                                         const std::vector<DeviceLoad>* given,
+                                                         std::vector<DeviceLoad>& storage);
 
 }  // namespace gpuroof

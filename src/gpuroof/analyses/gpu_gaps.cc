@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "gpuroof/analyses/copy_summary.h"
+#include "gpuroof/analyses/device_slots.h"
 #include "gpuroof/analyses/ordered_scan.h"
 #include "gpuroof/model/errors.h"
 
@@ -49,13 +50,7 @@ std::vector<DeviceGaps> ComputeGaps(const Trace& trace, const GapOptions& option
   if (options.min_ns <= 0) {
     throw InputError("--min", fmt::format("must be longer than 0, got {} ns", options.min_ns));
   }
-  std::map<int32_t, size_t> slot_of_device;
-  std::vector<size_t> stream_slot(trace.streams.size());
-  for (size_t s = 0; s < trace.streams.size(); ++s) {
-    auto [it, inserted] =
-        slot_of_device.try_emplace(trace.streams[s].device_id, slot_of_device.size());
-    stream_slot[s] = it->second;
-  }
+  const auto [slot_of_device, stream_slot] = SlotDevicesOfStreams(trace);
   std::vector<ScanState> states(slot_of_device.size());
   ForEachInStartOrder(trace, [&](const ActivityBlock& block, size_t i) {
     int64_t start = block.start_ns[i];

@@ -22,7 +22,26 @@ std::string QuotedList(const std::vector<std::string>& names) {
 
 }  // namespace
 
-std::vector<bool> MatchKernelSignatures(const Trace& trace, const std::string& typed) {
+std::string KernelMatch::Disclosure(const std::string& typed) const {
+  size_t count = static_cast<size_t>(std::count(signatures.begin(), signatures.end(), true));
+  switch (rule) {
+    case KernelMatchRule::kExact:
+      return "";
+    case KernelMatchRule::kBaseName:
+      return fmt::format(
+          "kernel '{}' matched by its base name '{}' ({} launch shape(s) or "
+          "signatures)",
+          typed, base_name, count);
+    case KernelMatchRule::kSubstring:
+      return fmt::format(
+          "kernel '{}' taken as the one kernel whose name contains it: '{}' ({} "
+          "launch shape(s) or signatures)",
+          typed, base_name, count);
+  }
+  return "";
+}
+
+KernelMatch MatchKernelSignatures(const Trace& trace, const std::string& typed) {
   const size_t n = trace.signatures.size();
   std::vector<std::string> base(n);
   std::vector<bool> kernel(n, false);
@@ -40,14 +59,24 @@ std::vector<bool> MatchKernelSignatures(const Trace& trace, const std::string& t
     }
     return any ? matches : std::vector<bool>{};
   };
-  std::vector<bool> exact = match([&](size_t s) {
+  KernelMatch found;
+  found.signatures = match([&](size_t s) {
     const OpSignature& signature = trace.signatures[s];
     return trace.strings.Get(signature.name) == typed ||
            trace.strings.Get(signature.detail_name) == typed;
   });
-  if (!exact.empty()) return exact;
-  std::vector<bool> by_base = match([&](size_t s) { return base[s] == typed; });
-  if (!by_base.empty()) return by_base;
+  if (!found.signatures.empty()) {
+    for (size_t s = 0; s < n && found.base_name.empty(); ++s) {
+      if (found.signatures[s]) found.base_name = base[s];
+    }
+    return found;
+  }
+  found.signatures = match([&](size_t s) { return base[s] == typed; });
+  if (!found.signatures.empty()) {
+    found.rule = KernelMatchRule::kBaseName;
+    found.base_name = typed;
+    return found;
+  }
 
   // A substring: it must name one kernel (one base name), or the choice would be a guess.
   std::map<std::string, size_t> containing;  // base name -> signatures
@@ -60,8 +89,10 @@ std::vector<bool> MatchKernelSignatures(const Trace& trace, const std::string& t
     }
   }
   if (containing.size() == 1) {
-    const std::string only = containing.begin()->first;
-    return match([&](size_t s) { return base[s] == only; });
+    found.rule = KernelMatchRule::kSubstring;
+    found.base_name = containing.begin()->first;
+    found.signatures = match([&](size_t s) { return base[s] == found.base_name; });
+    return found;
   }
   if (containing.size() > 1) {
     std::vector<std::string> some;

@@ -15,6 +15,17 @@ namespace gpuroof {
 // Only kernel and comm engine signatures take part. Throws InputError naming the trace when no
 // rule matches (with the 5 closest base names) or when a substring fits several kernels (with
 // some of them).
-std::vector<bool> MatchKernelSignatures(const Trace& trace, const std::string& typed);
+enum class KernelMatchRule { kExact, kBaseName, kSubstring };
+
+struct KernelMatch {
+  std::vector<bool> signatures;  // per Trace::signatures: the kernel's
+  KernelMatchRule rule = KernelMatchRule::kExact;
+  std::string base_name;  // the kernel matched, by its base name (ShortKernelName)
+  // What the output must say when the name was not taken exactly (rules 2 and 3): which kernel
+  // the typed name was taken to mean and by which rule; "" for an exact match.
+  std::string Disclosure(const std::string& typed) const;
+};
+
+KernelMatch MatchKernelSignatures(const Trace& trace, const std::string& typed);
 
 }  // namespace gpuroof

@@ -80,13 +80,8 @@ std::vector<DeviceKernels> ComputeKernelSummary(const Trace& trace,
   // Windows and kernel busy time come from the engine load, so both commands describe the same
   // stretch of time with the same numbers.
   std::vector<DeviceLoad> computed;
-  if (options.engine_load == nullptr) {
-    EngineLoadOptions load_options;
-    load_options.window = options.window;
-    computed = ComputeEngineLoad(trace, load_options);
-  }
   const std::vector<DeviceLoad>& loads =
-      options.engine_load != nullptr ? *options.engine_load : computed;
+      GivenOrComputedEngineLoad(trace, options.window, options.engine_load, computed);
 
   // Keys are interned per signature once; ops then need two table look-ups each.
   std::vector<std::string> keys;

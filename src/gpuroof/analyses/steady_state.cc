@@ -87,7 +87,7 @@ void SliceSeries(const Trace& trace, SteadyState& state) {
 
 // From each launch of the kernel to the next one, over the launches starting in the window.
 void KernelSeries(const Trace& trace, SteadyState& state) {
-  const std::vector<bool> named = MatchKernelSignatures(trace, state.series.name);
+  const std::vector<bool> named = MatchKernelSignatures(trace, state.series.name).signatures;
   std::vector<int64_t> starts;
   ForEachInStartOrder(trace, [&](const ActivityBlock& block, size_t i) {
     const int64_t start = block.start_ns[i];

@@ -7,14 +7,10 @@ namespace gpuroof::recorder {
 std::optional<NvtxEvent> NvtxPairing::Add(const MarkerRecord& record) {
   switch (record.kind) {
     case MarkerRecord::Kind::kMark: {
-      NvtxEvent mark;
-      mark.start_ns = record.timestamp_ns;
+      // A mark is an instant: the record paired with itself, without an end.
+      NvtxEvent mark = Pair(record, record);
+      mark.end_ns.reset();
       mark.event_type = kNvtxMark;
-      mark.text = record.name;
-      mark.domain = record.domain;
-      mark.pid = record.pid;
-      mark.tid = record.tid;
-      mark.end_tid = record.tid;
       return mark;
     }
     case MarkerRecord::Kind::kStart:

@@ -52,35 +52,6 @@ double Ms(int64_t ns) {
   return static_cast<double>(ns) / 1e6;
 }
 
-// The engine table of one device for people: one row per engine with ops, then "any GPU op";
-// times rescaled per column (docs/formats.md, "Tables").
-Table EngineTable(const DeviceLoad& device) {
-  using U = ColumnUnit;
-  Table table({MakeColumn("engine", "engine", U::kText, ColumnRole::kKey),
-               MakeColumn("ops", "ops", U::kCount), MakeColumn("sum_ns", "sum", U::kNs),
-               MakeColumn("busy_ns", "busy", U::kNs), MakeColumn("overlap", "overlap", U::kRatio),
-               MakeColumn("duty_pct", "duty", U::kPercent),
-               MakeColumn("per_unit_ns", "/" + device.unit_name, U::kNs),
-               MakeColumn("bytes", "bytes", U::kBytes), MakeColumn("gbps", "", U::kGbps)});
-  auto per_unit_ns = [&device](int64_t busy_ns) -> TableCell {
-    std::optional<double> us = PerUnitUs(busy_ns, device);
-    return us ? TableCell(*us * 1e3) : TableCell();
-  };
-  for (const EngineLoad& load : device.engines) {
-    if (load.ops == 0) continue;
-    bool moves = EngineMovesBytes(load.engine);
-    table.AddRow({std::string(EngineName(load.engine)), load.ops, load.sum_ns, load.busy_ns,
-                  OptionalCell(OverlapFactor(load)),
-                  OptionalCell(DutyPercent(load.busy_ns, device.window)), per_unit_ns(load.busy_ns),
-                  moves ? TableCell(static_cast<int64_t>(load.bytes)) : TableCell(),
-                  OptionalCell(BandwidthGBps(load))});
-  }
-  table.AddRow({std::string("any GPU op"), device.any_ops, TableCell(), device.any_busy_ns,
-                TableCell(), OptionalCell(DutyPercent(device.any_busy_ns, device.window)),
-                per_unit_ns(device.any_busy_ns), TableCell(), TableCell()});
-  return table;
-}
-
 std::optional<double> WindowUnitsPerS(const DeviceLoad& device) {
   if (!device.units || device.window.length_ns() <= 0) return std::nullopt;
   return static_cast<double>(*device.units) /
@@ -133,6 +104,35 @@ std::string OverlapColumn(Engine a, Engine b) {
 }
 
 }  // namespace
+
+// The engine table of one device for people: one row per engine with ops, then "any GPU op";
+// times rescaled per column (docs/formats.md, "Tables").
+Table EngineTable(const DeviceLoad& device) {
+  using U = ColumnUnit;
+  Table table({MakeColumn("engine", "engine", U::kText, ColumnRole::kKey),
+               MakeColumn("ops", "ops", U::kCount), MakeColumn("sum_ns", "sum", U::kNs),
+               MakeColumn("busy_ns", "busy", U::kNs), MakeColumn("overlap", "overlap", U::kRatio),
+               MakeColumn("duty_pct", "duty", U::kPercent),
+               MakeColumn("per_unit_ns", "/" + device.unit_name, U::kNs),
+               MakeColumn("bytes", "bytes", U::kBytes), MakeColumn("gbps", "", U::kGbps)});
+  auto per_unit_ns = [&device](int64_t busy_ns) -> TableCell {
+    std::optional<double> us = PerUnitUs(busy_ns, device);
+    return us ? TableCell(*us * 1e3) : TableCell();
+  };
+  for (const EngineLoad& load : device.engines) {
+    if (load.ops == 0) continue;
+    bool moves = EngineMovesBytes(load.engine);
+    table.AddRow({std::string(EngineName(load.engine)), load.ops, load.sum_ns, load.busy_ns,
+                  OptionalCell(OverlapFactor(load)),
+                  OptionalCell(DutyPercent(load.busy_ns, device.window)), per_unit_ns(load.busy_ns),
+                  moves ? TableCell(static_cast<int64_t>(load.bytes)) : TableCell(),
+                  OptionalCell(BandwidthGBps(load))});
+  }
+  table.AddRow({std::string("any GPU op"), device.any_ops, TableCell(), device.any_busy_ns,
+                TableCell(), OptionalCell(DutyPercent(device.any_busy_ns, device.window)),
+                per_unit_ns(device.any_busy_ns), TableCell(), TableCell()});
+  return table;
+}
 
 std::string PluralUnit(const std::string& unit) {
   auto ends_with = [&unit](std::string_view suffix) {

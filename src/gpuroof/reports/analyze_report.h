@@ -7,6 +7,7 @@
 #include "gpuroof/analyses/engine_overlap.h"
 #include "gpuroof/analyses/roofline.h"
 #include "gpuroof/analyses/steady_state.h"
+#include "gpuroof/format/table.h"
 #include "gpuroof/model/trace.h"
 
 namespace gpuroof {
@@ -27,6 +28,10 @@ struct AnalyzeReport {
   std::vector<std::vector<SteadyComparison>> steady;
   std::string tool_version;
 };
+
+// One device's engines on the table model, one row per engine with ops, then "any GPU op": the
+// table `analyze` prints and the HTML report shows (docs/formats.md, "Tables").
+Table EngineTable(const DeviceLoad& device);
 
 // Human table: per device the engine table, the bottleneck, headroom and the reading line.
 std::string RenderAnalyzeText(const AnalyzeReport& report);

@@ -48,6 +48,8 @@ std::string WindowText(const ApiSummary& summary, int64_t origin_ns) {
                      RelativeTime(summary.window_end_ns, origin_ns));
 }
 
+}  // namespace
+
 ReportDocument ApiDocument(const ApiReport& report) {
   ReportDocument document;
   document.columns = ApiColumns();
@@ -78,20 +80,6 @@ ReportDocument ApiDocument(const ApiReport& report) {
     document.sections.push_back(std::move(section));
   }
   return document;
-}
-
-}  // namespace
-
-std::string RenderApiText(const ApiReport& report) {
-  return RenderDocumentText(ApiDocument(report));
-}
-
-std::string RenderApiMarkdown(const ApiReport& report) {
-  return RenderDocumentMarkdown(ApiDocument(report));
-}
-
-std::string RenderApiCsv(const ApiReport& report) {
-  return RenderDocumentCsv(ApiDocument(report));
 }
 
 std::string RenderApiJson(const ApiReport& report) {

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "gpuroof/analyses/api_summary.h"
+#include "gpuroof/format/report_document.h"
 #include "gpuroof/model/trace.h"
 
 namespace gpuroof {
@@ -19,12 +20,10 @@ struct ApiReport {
   std::string tool_version;
 };
 
-// Per trace one table: a row per CUDA runtime/driver function, total time first.
-std::string RenderApiText(const ApiReport& report);
-std::string RenderApiMarkdown(const ApiReport& report);
-// One row per (trace, function), durations in ns at full precision (docs/cli.md, "gpuroof api").
-std::string RenderApiCsv(const ApiReport& report);
-// Schema "gpuroof.api/1" (docs/cli.md, "gpuroof api").
+// Text, CSV and Markdown render this document (format/report_document.h); columns in
+// docs/cli.md, "gpuroof api".
+ReportDocument ApiDocument(const ApiReport& report);
+// Schema "gpuroof.api/1" (docs/cli.md).
 std::string RenderApiJson(const ApiReport& report);
 
 }  // namespace gpuroof

@@ -57,6 +57,8 @@ Table ContentionTable(const DeviceContention& device) {
   return table;
 }
 
+}  // namespace
+
 ReportDocument ContentionDocument(const ContentionReport& report) {
   return PerDeviceDocument(
       report, ContentionColumns(), [&](const Trace& trace, const DeviceContention& device) {
@@ -69,8 +71,6 @@ ReportDocument ContentionDocument(const ContentionReport& report) {
         return section;
       });
 }
-
-}  // namespace
 
 std::string ContentionReading(const DirectionContention& direction) {
   std::string_view self = EngineName(direction.engine);
@@ -95,18 +95,6 @@ std::string ContentionReading(const DirectionContention& direction) {
       "{} {} ({:.2f} GB/s vs {:.2f} GB/s while {} is idle; {:.1f} % of its copy "
       "time overlaps a busy {}).",
       self, change, *busy, *idle, other, direction.busy_share_pct().value_or(0.0), other);
-}
-
-std::string RenderContentionText(const ContentionReport& report) {
-  return RenderDocumentText(ContentionDocument(report));
-}
-
-std::string RenderContentionCsv(const ContentionReport& report) {
-  return RenderDocumentCsv(ContentionDocument(report));
-}
-
-std::string RenderContentionMarkdown(const ContentionReport& report) {
-  return RenderDocumentMarkdown(ContentionDocument(report));
 }
 
 std::string RenderContentionJson(const ContentionReport& report) {

@@ -5,29 +5,17 @@
 
 #include "gpuroof/analyses/copy_contention.h"
 #include "gpuroof/format/report_document.h"
-#include "gpuroof/model/trace.h"
+#include "gpuroof/reports/devices_of_trace.h"
 
 namespace gpuroof {
 
-struct ContendedTrace {
-  const Trace* trace = nullptr;
-  std::vector<DeviceContention> devices;
-};
-
-struct ContentionReport {
-  std::vector<ContendedTrace> traces;
-  std::string window_text;  // the --window value as given
-  std::string tool_version;
-};
+using ContendedTrace = DevicesOfTrace<DeviceContention>;
+using ContentionReport = WindowedReport<DeviceContention>;
 
 // Per device a table of the copy directions (bandwidth with the opposite direction busy and
-// idle) and one reading line per direction.
-std::string RenderContentionText(const ContentionReport& report);
-// The same tables in Markdown.
-std::string RenderContentionMarkdown(const ContentionReport& report);
-// One row per trace, device and direction (a `trace` column leads when there are several),
-// times in ns.
-std::string RenderContentionCsv(const ContentionReport& report);
+// idle) and one reading line per direction; CSV rows per trace, device and direction, times in ns.
+// Text, CSV and Markdown render this document (format/report_document.h).
+ReportDocument ContentionDocument(const ContentionReport& report);
 // Schema "gpuroof.contention/2" (docs/cli.md): inputs, windows, directions as flat rows.
 std::string RenderContentionJson(const ContentionReport& report);
 

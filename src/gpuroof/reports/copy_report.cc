@@ -35,6 +35,8 @@ std::vector<TableColumn> CopyColumns() {
   };
 }
 
+}  // namespace
+
 Table CopyTable(const DeviceCopies& device) {
   Table table(CopyColumns());
   for (const CopyRow& row : device.rows) {
@@ -60,8 +62,6 @@ ReportDocument CopyDocument(const CopyReport& report) {
       });
 }
 
-}  // namespace
-
 std::string PageableWarning(const DeviceCopies& device) {
   int64_t count = device.pageable_count();
   if (count == 0) return "";
@@ -72,18 +72,6 @@ std::string PageableWarning(const DeviceCopies& device) {
       CountOf(count, "copy", "copies"), HumanBytes(static_cast<double>(device.pageable_bytes())),
       HumanDurationNs(static_cast<double>(device.pageable_time_ns())), count == 1 ? "uses" : "use",
       count == 1 ? "it" : "they");
-}
-
-std::string RenderCopyText(const CopyReport& report) {
-  return RenderDocumentText(CopyDocument(report));
-}
-
-std::string RenderCopyCsv(const CopyReport& report) {
-  return RenderDocumentCsv(CopyDocument(report));
-}
-
-std::string RenderCopyMarkdown(const CopyReport& report) {
-  return RenderDocumentMarkdown(CopyDocument(report));
 }
 
 std::string RenderCopyJson(const CopyReport& report) {

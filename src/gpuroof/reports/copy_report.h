@@ -5,28 +5,19 @@
 
 #include "gpuroof/analyses/copy_summary.h"
 #include "gpuroof/format/report_document.h"
-#include "gpuroof/model/trace.h"
+#include "gpuroof/reports/devices_of_trace.h"
 
 namespace gpuroof {
 
-struct CopiedTrace {
-  const Trace* trace = nullptr;
-  std::vector<DeviceCopies> devices;
-};
+using CopiedTrace = DevicesOfTrace<DeviceCopies>;
+using CopyReport = WindowedReport<DeviceCopies>;
 
-struct CopyReport {
-  std::vector<CopiedTrace> traces;
-  std::string window_text;  // the --window value as given
-  std::string tool_version;
-};
-
-// Per device a table of copy classes, with a warning line when pageable host memory is used.
-std::string RenderCopyText(const CopyReport& report);
-// The same tables in Markdown.
-std::string RenderCopyMarkdown(const CopyReport& report);
-// One row per trace, device and copy class (a `trace` column leads when there are several),
-// times in ns.
-std::string RenderCopyCsv(const CopyReport& report);
+// Per device a table of copy classes, with a warning line when pageable host memory is used;
+// CSV rows per trace, device and copy class, times in ns.
+// One device's copy classes on the table model: the table `copies` prints, the HTML report shows.
+Table CopyTable(const DeviceCopies& device);
+// Text, CSV and Markdown render this document (format/report_document.h).
+ReportDocument CopyDocument(const CopyReport& report);
 // Schema "gpuroof.copies/1" (docs/cli.md): inputs, windows, unrounded numbers.
 std::string RenderCopyJson(const CopyReport& report);
 

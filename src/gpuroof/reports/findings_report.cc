@@ -42,6 +42,8 @@ std::string DroppedLine(const FindingsResult& result, const FindingThresholds& t
                      thresholds.min_cost_pct);
 }
 
+}  // namespace
+
 ReportDocument FindingsDocument(const FindingsReport& report) {
   ReportDocument document;
   document.columns = FindingColumns();
@@ -107,20 +109,6 @@ void WriteFindingJson(JsonWriter& json, const Finding& f) {
   }
   json.EndArray();
   json.EndObject();
-}
-
-}  // namespace
-
-std::string RenderFindingsText(const FindingsReport& report) {
-  return RenderDocumentText(FindingsDocument(report));
-}
-
-std::string RenderFindingsMarkdown(const FindingsReport& report) {
-  return RenderDocumentMarkdown(FindingsDocument(report));
-}
-
-std::string RenderFindingsCsv(const FindingsReport& report) {
-  return RenderDocumentCsv(FindingsDocument(report));
 }
 
 std::string RenderFindingsJson(const FindingsReport& report) {

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "gpuroof/analyses/findings/findings.h"
+#include "gpuroof/format/report_document.h"
 #include "gpuroof/model/trace.h"
 
 namespace gpuroof {
@@ -20,12 +21,9 @@ struct FindingsReport {
   std::string tool_version;
 };
 
-// Per trace a table of findings (costliest first), then each finding's evidence, examples and
-// advice.
-std::string RenderFindingsText(const FindingsReport& report);
-std::string RenderFindingsMarkdown(const FindingsReport& report);
-// One row per (trace, finding) with the evidence and advice (docs/cli.md, "gpuroof findings").
-std::string RenderFindingsCsv(const FindingsReport& report);
+// Text, CSV and Markdown render this document (format/report_document.h); columns in
+// docs/cli.md, "gpuroof findings".
+ReportDocument FindingsDocument(const FindingsReport& report);
 // Schema "gpuroof.findings/1" (docs/formats.md).
 std::string RenderFindingsJson(const FindingsReport& report);
 

@@ -50,6 +50,8 @@ Table GapTable(const DeviceGaps& device, int64_t origin_ns) {
   return table;
 }
 
+}  // namespace
+
 ReportDocument GapsDocument(const GapsReport& report) {
   return PerDeviceDocument(report, GapColumns(), [&](const Trace& trace, const DeviceGaps& device) {
     int64_t origin_ns = trace.FirstGpuOpNs();
@@ -65,8 +67,6 @@ ReportDocument GapsDocument(const GapsReport& report) {
   });
 }
 
-}  // namespace
-
 std::string GapsSummaryLine(const DeviceGaps& device, const std::string& min_text) {
   size_t n = device.gaps.size();
   if (n == 0) {
@@ -77,18 +77,6 @@ std::string GapsSummaryLine(const DeviceGaps& device, const std::string& min_tex
       "{} {} longer than {}: {} in all, {} % of the {} span", n, n == 1 ? "gap" : "gaps", min_text,
       HumanDurationNs(static_cast<double>(device.gap_total_ns)),
       FixedDouble(SharePercent(device), 2), HumanDurationNs(static_cast<double>(device.span_ns())));
-}
-
-std::string RenderGapsText(const GapsReport& report) {
-  return RenderDocumentText(GapsDocument(report));
-}
-
-std::string RenderGapsCsv(const GapsReport& report) {
-  return RenderDocumentCsv(GapsDocument(report));
-}
-
-std::string RenderGapsMarkdown(const GapsReport& report) {
-  return RenderDocumentMarkdown(GapsDocument(report));
 }
 
 std::string RenderGapsJson(const GapsReport& report) {

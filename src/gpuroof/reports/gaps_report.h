@@ -6,14 +6,11 @@
 
 #include "gpuroof/analyses/gpu_gaps.h"
 #include "gpuroof/format/report_document.h"
-#include "gpuroof/model/trace.h"
+#include "gpuroof/reports/devices_of_trace.h"
 
 namespace gpuroof {
 
-struct GappedTrace {
-  const Trace* trace = nullptr;
-  std::vector<DeviceGaps> devices;
-};
+using GappedTrace = DevicesOfTrace<DeviceGaps>;
 
 struct GapsReport {
   std::vector<GappedTrace> traces;
@@ -22,13 +19,10 @@ struct GapsReport {
   std::string tool_version;
 };
 
-// Per device a summary line and the gaps, longest first.
-std::string RenderGapsText(const GapsReport& report);
-// The same tables in Markdown.
-std::string RenderGapsMarkdown(const GapsReport& report);
-// One row per gap (a `trace` column leads when there are several traces), times in ns on the
+// Per device a summary line and the gaps, longest first; CSV rows per gap, times in ns on the
 // trace clock.
-std::string RenderGapsCsv(const GapsReport& report);
+// Text, CSV and Markdown render this document (format/report_document.h).
+ReportDocument GapsDocument(const GapsReport& report);
 // Schema "gpuroof.gaps/2" (docs/cli.md): gaps as flat rows, starts on the trace clock.
 std::string RenderGapsJson(const GapsReport& report);
 

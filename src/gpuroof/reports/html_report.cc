@@ -8,26 +8,21 @@
 #include "gpuroof/analyses/roofline.h"
 #include "gpuroof/format/html_writer.h"
 #include "gpuroof/format/number_format.h"
+#include "gpuroof/format/table_html.h"
 #include "gpuroof/reports/analyze_report.h"
 #include "gpuroof/reports/copy_report.h"
 #include "gpuroof/reports/gaps_report.h"
 #include "gpuroof/reports/html_engine_bars.h"
 #include "gpuroof/reports/html_style.h"
 #include "gpuroof/reports/html_timeline.h"
+#include "gpuroof/reports/kernel_report.h"
+#include "gpuroof/reports/ranges_report.h"
 #include "gpuroof/reports/report_json.h"
 #include "gpuroof/reports/report_text.h"
 
 namespace gpuroof {
 
 namespace {
-
-std::string Ms(int64_t ns) {
-  return FixedDouble(static_cast<double>(ns) / 1e6, 3);
-}
-
-std::string Us(double ns) {
-  return FixedDouble(ns / 1e3, 2);
-}
 
 // "#2 · device 0" with several traces, else "device 0".
 std::string DeviceLabel(const HtmlReport& report, size_t trace_index, int32_t device_id) {
@@ -43,8 +38,7 @@ std::string DeviceTitle(const ReportedTrace& reported, const DeviceLoad& device)
 
 // A heat-table cell: the background's strength is `fraction` of the strongest colour.
 HtmlCell HeatCell(std::string text, double fraction) {
-  double alpha = std::clamp(fraction, 0.0, 1.0) * 0.85;
-  return {std::move(text), "num heat", fmt::format("background:rgba(214,39,40,{:.2f})", alpha)};
+  return {std::move(text), "num heat", HeatStyle(fraction)};
 }
 
 template <typename Device>
@@ -183,31 +177,14 @@ void WriteDutyAndOverlap(HtmlWriter& html, const HtmlReport& report) {
       html.Element(
           "h3", DeviceLabel(report, t, device.device_id) + " — " + DeviceTitle(reported, device));
       html.Open("div", {{"class", "pair"}});
-      std::vector<std::vector<HtmlCell>> rows;
-      for (const EngineLoad& load : device.engines) {
-        if (load.ops == 0) continue;
-        std::optional<double> duty = DutyPercent(load.busy_ns, device.window);
-        rows.push_back({{std::string(EngineName(load.engine)), "", ""},
-                        {std::to_string(load.ops), "num", ""},
-                        {Ms(load.busy_ns), "num", ""},
-                        HeatCell(FixedDouble(duty, 2), duty.value_or(0.0) / 100.0),
-                        {FixedDouble(PerUnitUs(load.busy_ns, device), 3), "num", ""},
-                        {FixedDouble(OverlapFactor(load), 2), "num", ""},
-                        {FixedDouble(BandwidthGBps(load), 2), "num", ""}});
-      }
-      // Heat marks one thing: how saturated an engine is. "any GPU op" is not an engine (its
-      // duty is the share of the window with anything running), so it stays plain.
-      std::optional<double> any_duty = DutyPercent(device.any_busy_ns, device.window);
-      rows.push_back({{"any GPU op", "", ""},
-                      {std::to_string(device.any_ops), "num", ""},
-                      {Ms(device.any_busy_ns), "num", ""},
-                      {FixedDouble(any_duty, 2), "num", ""},
-                      {FixedDouble(PerUnitUs(device.any_busy_ns, device), 3), "num", ""},
-                      {"-", "num", ""},
-                      {"-", "num", ""}});
-      WriteHtmlTable(
-          html, {"engine", "ops", "busy ms", "duty %", "us/" + device.unit_name, "overlap", "GB/s"},
-          rows, "duty");
+      TableHtmlOptions view;
+      view.columns = {"engine", "ops", "busy_ns", "duty_pct", "per_unit_ns", "overlap", "gbps"};
+      view.heat_column = "duty_pct";
+      // Heat marks one thing: how saturated an engine is. "any GPU op" (the last row) is not an
+      // engine (its duty is the share of the window with anything running), so it stays plain.
+      const Table engines = EngineTable(device);
+      view.heat_row = [rows = engines.rows().size()](size_t row) { return row + 1 < rows; };
+      WriteTableHtml(html, engines, "duty", view);
       if (d < reported.overlaps.size()) {
         const EngineOverlap& overlap = reported.overlaps[d];
         std::vector<std::string> header = {"both busy, % of window"};
@@ -296,46 +273,21 @@ void WriteKernelsAndCopies(HtmlWriter& html, const HtmlReport& report) {
       html.Element(
           "h3", DeviceLabel(report, t, device.device_id) + " — " + DeviceTitle(reported, device));
       if (kernels != nullptr) {
-        std::vector<std::vector<HtmlCell>> rows;
-        for (const KernelRow& row : kernels->rows) {
-          rows.push_back({{row.key, "name", ""},
-                          {std::to_string(row.stats.count), "num", ""},
-                          {Ms(row.stats.total_ns), "num", ""},
-                          {Us(row.stats.mean_ns), "num", ""},
-                          {Us(row.stats.median_ns), "num", ""},
-                          {Us(row.stats.p95_ns), "num", ""},
-                          {Us(static_cast<double>(row.stats.max_ns)), "num", ""},
-                          HeatCell(FixedDouble(row.busy_share_pct, 1),
-                                   row.busy_share_pct.value_or(0.0) / 100.0)});
-        }
-        WriteHtmlTable(html,
-                       {"kernel", "launches", "total ms", "mean us", "median us", "p95 us",
-                        "max us", "% of kernel busy"},
-                       rows, "kernels");
+        TableHtmlOptions view;
+        view.columns = {"kernel",    "instances", "total_ns", "mean_ns",
+                        "median_ns", "p95_ns",    "max_ns",   "busy_share_pct"};
+        view.heat_column = "busy_share_pct";
+        WriteTableHtml(html, KernelTable(*kernels, KernelKey::kName), "kernels", view);
         if (kernels->omitted_keys > 0) {
-          html.Element(
-              "p",
-              fmt::format("{} more kernels ({} launches, {} ms) not shown", kernels->omitted_keys,
-                          kernels->omitted_ops, Ms(kernels->omitted_total_ns)),
-              {{"class", "meta"}});
+          html.Element("p",
+                       fmt::format("{} more kernels ({} launches, {}) not shown",
+                                   kernels->omitted_keys, kernels->omitted_ops,
+                                   HumanDurationNs(static_cast<double>(kernels->omitted_total_ns))),
+                       {{"class", "meta"}});
         }
       }
       if (copies != nullptr && !copies->rows.empty()) {
-        std::vector<std::vector<HtmlCell>> rows;
-        for (const CopyRow& row : copies->rows) {
-          rows.push_back({{CopyLabel(row.engine, row.src_kind, row.dst_kind), "name", ""},
-                          {std::to_string(row.count), "num", ""},
-                          {HumanBytes(static_cast<double>(row.bytes)), "num", ""},
-                          {Ms(row.sum_ns), "num", ""},
-                          {Us(row.median_ns), "num", ""},
-                          {FixedDouble(row.bandwidth_gbps, 2), "num", ""},
-                          {FixedDouble(row.median_bandwidth_gbps, 2), "num", ""},
-                          {row.pageable ? "yes" : "-", row.pageable ? "warn" : "", ""}});
-        }
-        WriteHtmlTable(
-            html,
-            {"copy", "count", "bytes", "total ms", "median us", "GB/s", "median GB/s", "pageable"},
-            rows, "copies");
+        WriteTableHtml(html, CopyTable(*copies), "copies");
         std::string warning = PageableWarning(*copies);
         if (!warning.empty()) html.Element("p", warning, {{"class", "warn"}});
       }
@@ -363,23 +315,17 @@ void WriteRanges(HtmlWriter& html, const HtmlReport& report) {
     if (!summary.method_note.empty()) {
       html.Element("p", "note: " + summary.method_note, {{"class", "note"}});
     }
-    std::vector<std::vector<HtmlCell>> rows;
-    size_t shown = std::min(report.top_ranges, summary.groups.size());
-    for (size_t g = 0; g < shown; ++g) {
-      const RangeGroup& group = summary.groups[g];
-      rows.push_back({{group.name, "name", ""},
-                      {group.on_gpu ? "GPU" : "CPU", "", ""},
-                      {std::to_string(group.cpu.count), "num", ""},
-                      {Ms(group.cpu.total_ns), "num", ""},
-                      {Us(group.cpu.median_ns), "num", ""},
-                      {std::to_string(group.gpu_ops), "num", ""},
-                      {group.bottleneck ? std::string(EngineName(*group.bottleneck)) : "-", "", ""},
-                      {group.bottleneck ? Us(group.roofline_ns_per_instance) : "-", "num", ""}});
-    }
-    WriteHtmlTable(html,
-                   {"range", "timeline", "instances", "total ms", "median us", "GPU ops",
-                    "bottleneck", "roofline us/instance"},
-                   rows, "ranges");
+    TableHtmlOptions view;
+    view.columns = {"range_shown",
+                    "instances",
+                    "cpu_total_ns",
+                    "cpu_median_ns",
+                    "gpu_ops",
+                    "bottleneck",
+                    "roofline_ns_per_instance"};
+    view.max_rows = report.top_ranges;
+    WriteTableHtml(html, GroupTable(summary), "ranges", view);
+    const size_t shown = std::min(report.top_ranges, summary.groups.size());
     if (shown < summary.groups.size()) {
       html.Element("p", fmt::format("{} more range names not shown", summary.groups.size() - shown),
                    {{"class", "meta"}});

@@ -52,6 +52,8 @@ TableCell DimCell(const std::optional<std::array<uint32_t, 3>>& dim) {
   return Dim3{(*dim)[0], (*dim)[1], (*dim)[2]};
 }
 
+}  // namespace
+
 Table KernelTable(const DeviceKernels& device, KernelKey key) {
   std::vector<TableColumn> columns = KernelColumns(key);
   // The engine column tells collectives (comm) from compute; without collectives it says
@@ -99,20 +101,6 @@ ReportDocument KernelDocument(const KernelReport& report) {
         }
         return section;
       });
-}
-
-}  // namespace
-
-std::string RenderKernelText(const KernelReport& report) {
-  return RenderDocumentText(KernelDocument(report));
-}
-
-std::string RenderKernelCsv(const KernelReport& report) {
-  return RenderDocumentCsv(KernelDocument(report));
-}
-
-std::string RenderKernelMarkdown(const KernelReport& report) {
-  return RenderDocumentMarkdown(KernelDocument(report));
 }
 
 std::string RenderKernelJson(const KernelReport& report) {

@@ -5,15 +5,11 @@
 
 #include "gpuroof/analyses/kernel_summary.h"
 #include "gpuroof/format/report_document.h"
-#include "gpuroof/model/trace.h"
+#include "gpuroof/reports/devices_of_trace.h"
 
 namespace gpuroof {
 
-// One summarised trace: the trace (for its source, metadata and diagnostics) and its devices.
-struct SummarizedTrace {
-  const Trace* trace = nullptr;
-  std::vector<DeviceKernels> devices;
-};
+using SummarizedTrace = DevicesOfTrace<DeviceKernels>;
 
 struct KernelReport {
   std::vector<SummarizedTrace> traces;
@@ -23,13 +19,12 @@ struct KernelReport {
   std::string tool_version;
 };
 
-// Human table per device: one row per key, durations rescaled per column, shares in %.
-std::string RenderKernelText(const KernelReport& report);
-// The same tables in Markdown (for PR comments and notebooks).
-std::string RenderKernelMarkdown(const KernelReport& report);
-// One row per (trace, device, key), durations in ns at full precision (a `trace` column leads
-// when there is more than one trace). Columns in docs/cli.md, "gpuroof kernels".
-std::string RenderKernelCsv(const KernelReport& report);
+// Per device one row per key, durations and shares (columns in docs/cli.md, "gpuroof kernels");
+// CSV rows per (trace, device, key), durations in ns at full precision.
+// One device's kernel rows on the table model: the table `kernels` prints, the HTML report shows.
+Table KernelTable(const DeviceKernels& device, KernelKey key);
+// Text, CSV and Markdown render this document (format/report_document.h).
+ReportDocument KernelDocument(const KernelReport& report);
 // Schema "gpuroof.kernels/1" (docs/cli.md, "gpuroof kernels"): inputs, windows, unrounded
 // numbers.
 std::string RenderKernelJson(const KernelReport& report);

@@ -83,6 +83,8 @@ Table DeviceTable(const LaunchesReport& report, const Trace& trace, const Device
   return report.per_launch ? LaunchTable(trace, device, report.key) : KeyTable(device);
 }
 
+}  // namespace
+
 ReportDocument LaunchesDocument(const LaunchesReport& report) {
   return PerDeviceDocument(
       report, report.per_launch ? LaunchColumns() : KeyColumns(),
@@ -101,20 +103,6 @@ ReportDocument LaunchesDocument(const LaunchesReport& report) {
         section.when_empty = "no launch in the window";
         return section;
       });
-}
-
-}  // namespace
-
-std::string RenderLaunchesText(const LaunchesReport& report) {
-  return RenderDocumentText(LaunchesDocument(report));
-}
-
-std::string RenderLaunchesMarkdown(const LaunchesReport& report) {
-  return RenderDocumentMarkdown(LaunchesDocument(report));
-}
-
-std::string RenderLaunchesCsv(const LaunchesReport& report) {
-  return RenderDocumentCsv(LaunchesDocument(report));
 }
 
 std::string RenderLaunchesJson(const LaunchesReport& report) {

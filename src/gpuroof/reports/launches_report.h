@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "gpuroof/analyses/launch_latency.h"
+#include "gpuroof/format/report_document.h"
 #include "gpuroof/model/trace.h"
 
 namespace gpuroof {
@@ -21,13 +22,10 @@ struct LaunchesReport {
   std::string tool_version;
 };
 
-// Per device one table: a row per kernel key (launch overhead, queue time, launch-to-start
-// latency), or with per_launch a row per launch.
-std::string RenderLaunchesText(const LaunchesReport& report);
-std::string RenderLaunchesMarkdown(const LaunchesReport& report);
-// Rows at full precision in ns (docs/cli.md, "gpuroof launches").
-std::string RenderLaunchesCsv(const LaunchesReport& report);
-// Schema "gpuroof.launches/1" (docs/cli.md, "gpuroof launches").
+// Text, CSV and Markdown render this document (format/report_document.h); columns in
+// docs/cli.md, "gpuroof launches".
+ReportDocument LaunchesDocument(const LaunchesReport& report);
+// Schema "gpuroof.launches/1" (docs/cli.md).
 std::string RenderLaunchesJson(const LaunchesReport& report);
 
 }  // namespace gpuroof

@@ -91,34 +91,6 @@ std::vector<TableColumn> GroupColumns() {
   return columns;
 }
 
-Table GroupTable(const RangeSummary& summary) {
-  Table table(GroupColumns());
-  for (const RangeGroup& group : summary.groups) {
-    const DurationStats& cpu = group.cpu;
-    const bool bound = group.bottleneck && group.roofline_ns_per_instance > 0;
-    std::vector<TableCell> cells = {group.name,
-                                    group.name + (group.on_gpu ? " (gpu)" : ""),
-                                    std::string(Side(group.on_gpu)),
-                                    std::string(MethodName(group.method)),
-                                    cpu.count,
-                                    cpu.total_ns,
-                                    cpu.mean_ns,
-                                    cpu.median_ns,
-                                    cpu.min_ns,
-                                    cpu.max_ns,
-                                    cpu.p95_ns,
-                                    group.gpu_ops,
-                                    group.instances_with_work};
-    AppendEngineCells(group.engines, static_cast<double>(cpu.count), cells);
-    cells.push_back(group.bottleneck ? TableCell(std::string(EngineName(*group.bottleneck)))
-                                     : TableCell());
-    cells.push_back(group.bottleneck ? TableCell(group.roofline_ns_per_instance) : TableCell());
-    cells.push_back(bound ? TableCell(1e9 / group.roofline_ns_per_instance) : TableCell());
-    table.AddRow(std::move(cells));
-  }
-  return table;
-}
-
 // With --name: one row per instance and device.
 std::vector<TableColumn> InstanceColumns() {
   using U = ColumnUnit;
@@ -176,6 +148,36 @@ Table InstanceTable(const Trace& trace, const RangeSummary& summary) {
   return table;
 }
 
+}  // namespace
+
+Table GroupTable(const RangeSummary& summary) {
+  Table table(GroupColumns());
+  for (const RangeGroup& group : summary.groups) {
+    const DurationStats& cpu = group.cpu;
+    const bool bound = group.bottleneck && group.roofline_ns_per_instance > 0;
+    std::vector<TableCell> cells = {group.name,
+                                    group.name + (group.on_gpu ? " (gpu)" : ""),
+                                    std::string(Side(group.on_gpu)),
+                                    std::string(MethodName(group.method)),
+                                    cpu.count,
+                                    cpu.total_ns,
+                                    cpu.mean_ns,
+                                    cpu.median_ns,
+                                    cpu.min_ns,
+                                    cpu.max_ns,
+                                    cpu.p95_ns,
+                                    group.gpu_ops,
+                                    group.instances_with_work};
+    AppendEngineCells(group.engines, static_cast<double>(cpu.count), cells);
+    cells.push_back(group.bottleneck ? TableCell(std::string(EngineName(*group.bottleneck)))
+                                     : TableCell());
+    cells.push_back(group.bottleneck ? TableCell(group.roofline_ns_per_instance) : TableCell());
+    cells.push_back(bound ? TableCell(1e9 / group.roofline_ns_per_instance) : TableCell());
+    table.AddRow(std::move(cells));
+  }
+  return table;
+}
+
 ReportDocument RangesDocument(const RangesReport& report) {
   ReportDocument document;
   document.columns = report.name.empty() ? GroupColumns() : InstanceColumns();
@@ -217,6 +219,8 @@ ReportDocument RangesDocument(const RangesReport& report) {
   return document;
 }
 
+namespace {
+
 void WriteEnginesJson(JsonWriter& json, const std::array<RangeEngineWork, kEngineCount>& engines) {
   json.Key("engines").BeginArray();
   for (Engine engine : kAllEngines) {
@@ -234,18 +238,6 @@ void WriteEnginesJson(JsonWriter& json, const std::array<RangeEngineWork, kEngin
 }
 
 }  // namespace
-
-std::string RenderRangesText(const RangesReport& report) {
-  return RenderDocumentText(RangesDocument(report));
-}
-
-std::string RenderRangesCsv(const RangesReport& report) {
-  return RenderDocumentCsv(RangesDocument(report));
-}
-
-std::string RenderRangesMarkdown(const RangesReport& report) {
-  return RenderDocumentMarkdown(RangesDocument(report));
-}
 
 std::string RenderRangesJson(const RangesReport& report) {
   JsonWriter json;

@@ -20,14 +20,13 @@ struct RangesReport {
   std::string tool_version;
 };
 
-// Per trace, a table of range names (CPU durations, GPU busy per instance per engine, bottleneck,
-// roofline per instance), or with a name one row per instance and device. Columns for the engines
-// that have work only. Times in us (CPU totals in ms).
-std::string RenderRangesText(const RangesReport& report);
-// The same tables in Markdown.
-std::string RenderRangesMarkdown(const RangesReport& report);
-// Same rows at full precision (ns), one fixed column per engine (docs/formats.md).
-std::string RenderRangesCsv(const RangesReport& report);
+// Per trace a table of range names (CPU durations, GPU busy per instance per engine, bottleneck,
+// roofline per instance), or with a name one row per instance and device; engine columns for the
+// engines that have work (docs/formats.md).
+// One row per range name on the table model: the table `ranges` prints, the HTML report shows.
+Table GroupTable(const RangeSummary& summary);
+// Text, CSV and Markdown render this document (format/report_document.h).
+ReportDocument RangesDocument(const RangesReport& report);
 // Schema "gpuroof.ranges/1" (docs/formats.md).
 std::string RenderRangesJson(const RangesReport& report);
 

@@ -4,6 +4,7 @@
 
 #include "gpuroof/format/json_writer.h"
 #include "gpuroof/format/report_document.h"
+#include "gpuroof/format/table_html.h"
 #include "gpuroof/format/table_json.h"
 #include "gpuroof/format/table_markdown.h"
 #include "gpuroof/format/table_text.h"
@@ -139,6 +140,45 @@ TEST(ReportDocument, MarkdownTablesAlignNumbersRight) {
             "| --- | ---: | ---: | ---: | ---: |\n"
             "| a | 3 | 128.071 | 2.50 | 12.50 |\n"
             "| b | 1 | 0.002 | - | - |\n");
+}
+
+// HTML shows the same headers and rescaled cells as text: a chosen view of the columns, in the
+// order asked, the first rows only, numbers right-aligned and the heat column shaded.
+TEST(TableHtml, AViewOfTheColumnsWithTheTextWritersCells) {
+  TableHtmlOptions view;
+  view.columns = {"kernel", "total_ns", "share_pct"};
+  view.heat_column = "share_pct";
+  view.max_rows = 1;
+  HtmlWriter html;
+  WriteTableHtml(html, KernelLikeTable(), "kernels", view);
+  EXPECT_EQ(html.Finish(),
+            "<table class=\"kernels\"><thead><tr><th>kernel</th><th>total ms</th><th>share "
+            "%</th></tr></thead><tbody><tr><td class=\"name\">a</td><td "
+            "class=\"num\">128.071</td><td class=\"num heat\" "
+            "style=\"background:rgba(214,39,40,0.11)\">12.50</td></tr></tbody></table>");
+  view.columns = {"no_such_column"};
+  HtmlWriter other;
+  EXPECT_THROW(WriteTableHtml(other, KernelLikeTable(), "kernels", view), std::logic_error);
+}
+
+TEST(TableHtml, SetFlagsAreWarningsAndRowsCanBeLeftUnshaded) {
+  Table table({MakeColumn("copy", "copy", ColumnUnit::kText, ColumnRole::kKey),
+               MakeColumn("duty_pct", "duty", ColumnUnit::kPercent),
+               MakeColumn("pageable", "pageable", ColumnUnit::kFlag)});
+  table.AddRow({std::string("H2D"), 100.0, true});
+  table.AddRow({std::string("any"), 100.0, false});
+  TableHtmlOptions view;
+  view.heat_column = "duty_pct";
+  view.heat_row = [](size_t row) { return row == 0; };
+  HtmlWriter html;
+  WriteTableHtml(html, table, "copies", view);
+  const std::string page = html.Finish();
+  EXPECT_NE(page.find("<td class=\"num heat\" style=\"background:rgba(214,39,40,0.85)\">100.00</td>"
+                      "<td class=\"warn\">yes</td>"),
+            std::string::npos)
+      << page;
+  EXPECT_NE(page.find("<td>any</td><td class=\"num\">100.00</td><td>-</td>"), std::string::npos)
+      << page;
 }
 
 TEST(Table, ARowOfTheWrongSizeIsABug) {
