@@ -30,6 +30,15 @@ Windows: processing (default: first kernel start to the last kernel or D2H end),
   steady (processing after its warm-up: MSER-5 over the --units-from series, else 50
   slices).
 Every figure is defined in docs/metrics.md.)"},
+    {"api",
+     "Per CUDA runtime/driver function: calls, total, median, p95 and max time",
+     R"(Examples:
+  gpuroof api run.sqlite
+  gpuroof api trace.pt.trace.json.gz --format csv -o api.csv
+  gpuroof api run.sqlite --window processing
+Window all (default) counts every call of the trace, as nsys's cuda_api_sum does; other
+windows count the calls overlapping the devices' windows. Every figure is defined in
+docs/metrics.md.)"},
     {"bench",
      "Sustained throughput of a sweep file's configurations, without a profiler",
      R"(Examples:
@@ -59,6 +68,14 @@ through a pinned buffer, so they cannot overlap with kernels.
 Windows: processing (default), all, START:END, nvtx:NAME[@N|@*], steady (as in
 analyze; steady uses 50 fixed slices here).
 Every figure is defined in docs/metrics.md.)"},
+    {"findings",
+     "What to fix: expert rules with the GPU time each costs",
+     R"(Examples:
+  gpuroof findings run.sqlite
+  gpuroof findings trace.pt.trace.json.gz --window all --format json -o findings.json
+  gpuroof findings run.sqlite --fail-on sync-call,pageable-copy   # exit 1 when they fire
+Rules: sync-call, pageable-copy, host-bound, launch-bound, gpu-gap, exposed-comm,
+serialised-copies, low-occupancy. Each rule, its cost and its threshold: docs/findings.md.)"},
     {"gaps",
      "Idle intervals of each GPU (no engine busy) longer than --min",
      R"(Examples:
@@ -75,6 +92,15 @@ first and last op. Every figure is defined in docs/metrics.md.)"},
 Keys: name (short name, default), demangled, launch (name + grid + block).
 Windows: processing (default), all, START:END, nvtx:NAME[@N|@*], as for analyze.
 Every figure is defined in docs/metrics.md.)"},
+    {"launches",
+     "Per kernel: launch overhead, queue time and launch-to-start latency",
+     R"(Examples:
+  gpuroof launches run.sqlite
+  gpuroof launches run.sqlite --per-launch --key demangled --format csv
+Overhead: the launching call's duration. Queue: call end to kernel start, when the
+kernel started after the call returned. Latency: call start to kernel start.
+Window all (default) covers every kernel, as nsys's kernexectrace does. Every figure is
+defined in docs/metrics.md.)"},
     {"ranges",
      "Per NVTX range: CPU durations and the GPU work each instance launched",
      R"(Examples:

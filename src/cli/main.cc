@@ -11,13 +11,16 @@
 #include "gpuroof/model/errors.h"
 
 #include "analyze_command.h"
+#include "api_command.h"
 #include "bench_command.h"
 #include "compare_command.h"
 #include "copies_command.h"
 #include "did_you_mean.h"
 #include "exit_codes.h"
+#include "findings_command.h"
 #include "gaps_command.h"
 #include "kernels_command.h"
+#include "launches_command.h"
 #include "ranges_command.h"
 #include "ranks_command.h"
 #include "record_command.h"
@@ -56,11 +59,14 @@ int Run(int argc, char** argv) {
   int exit_code = gpuroof::kExitOk;
   // Every subcommand, in one place.
   gpuroof::AddAnalyzeCommand(app, exit_code);
+  gpuroof::AddApiCommand(app, exit_code);
   gpuroof::AddBenchCommand(app, exit_code);
   gpuroof::AddCompareCommand(app, exit_code);
   gpuroof::AddCopiesCommand(app, exit_code);
+  gpuroof::AddFindingsCommand(app, exit_code);
   gpuroof::AddGapsCommand(app, exit_code);
   gpuroof::AddKernelsCommand(app, exit_code);
+  gpuroof::AddLaunchesCommand(app, exit_code);
   gpuroof::AddRangesCommand(app, exit_code);
   gpuroof::AddRanksCommand(app, exit_code);
   gpuroof::AddRecordCommand(app, exit_code);

@@ -12,9 +12,7 @@
 
 namespace gpuroof {
 
-namespace {
-
-std::string KeyOf(const Trace& trace, const OpSignature& signature, KernelKey key) {
+std::string KernelKeyText(const Trace& trace, const OpSignature& signature, KernelKey key) {
   std::string_view name = trace.strings.Get(signature.name);
   switch (key) {
     case KernelKey::kName:
@@ -31,6 +29,8 @@ std::string KeyOf(const Trace& trace, const OpSignature& signature, KernelKey ke
   }
   return std::string(name);
 }
+
+namespace {
 
 std::optional<double> SharePct(int64_t part, int64_t whole) {
   if (whole <= 0) return std::nullopt;
@@ -91,7 +91,7 @@ std::vector<DeviceKernels> ComputeKernelSummary(const Trace& trace,
   for (size_t s = 0; s < trace.signatures.size(); ++s) {
     const OpSignature& signature = trace.signatures[s];
     if (!IsKernelEngine(signature.engine)) continue;
-    std::string key = KeyOf(trace, signature, options.key);
+    std::string key = KernelKeyText(trace, signature, options.key);
     auto [it, inserted] = key_index.try_emplace(key, static_cast<uint32_t>(keys.size()));
     if (inserted) {
       keys.push_back(key);

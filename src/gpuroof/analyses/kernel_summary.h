@@ -30,6 +30,10 @@ std::string_view KernelKeyName(KernelKey key);
 std::string LaunchKey(std::string_view name, const std::array<uint32_t, 3>& grid,
                       const std::array<uint32_t, 3>& block);
 
+// The key of a kernel with `signature` under `key`: its short name, demangled name (the short
+// name when the trace has none) or launch key.
+std::string KernelKeyText(const Trace& trace, const OpSignature& signature, KernelKey key);
+
 // One kernel key on one device: statistics of the clipped durations (ns) of its launches that
 // count in the window.
 struct KernelRow {

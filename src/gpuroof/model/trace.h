@@ -55,6 +55,9 @@ struct OpSignature {
   MemoryKind dst_kind = MemoryKind::kUnknown;  // copies only
   int32_t src_device = -1;                     // peer copies; -1 when not given
   int32_t dst_device = -1;
+  // Kernels of Kineto traces: the profiler's "est. achieved occupancy %" (0-100, estimated from
+  // the launch shape and resources, so shared by a signature's launches); -1 when not given.
+  int8_t est_occupancy_pct = -1;
   bool operator==(const OpSignature&) const = default;
 };
 
@@ -127,8 +130,10 @@ struct Trace {
   std::vector<OpSignature> signatures;
   std::vector<ActivityBlock> blocks;
   std::vector<NvtxRange> nvtx_ranges;  // sorted by start
-  // Calls with a non-zero correlation id, sorted by (process_id, correlation). Only read when the
-  // reader is asked for full detail; empty when the trace has no API calls.
+  // Calls with a non-zero correlation id (the launches; Kineto: those that launched a traced op),
+  // sorted by (process_id, correlation). Only read when the reader is asked for full detail;
+  // empty when the trace has no API calls. Read with ReadOptions::all_api_calls: every runtime
+  // and driver call, those that launched nothing with correlation 0 (nsys) or their own id.
   std::vector<ApiCall> api_calls;
   Diagnostics diagnostics;
 

@@ -168,6 +168,8 @@ error_code ReadArgs(od::value value, KinetoEvent::Args& args) {
       case 'e':
         if (key.unsafe_is_equal("External id") || key.unsafe_is_equal("external id")) {
           args.external_id = ReadInteger(v);
+        } else if (key.unsafe_is_equal("est. achieved occupancy %")) {
+          args.est_occupancy_pct = ReadInteger(v);
         }
         break;
       case 't':
@@ -259,7 +261,7 @@ class KinetoJsonParser {
         options_(options),
         capacity_(std::max<size_t>(options.chunk_bytes, 4096)),
         data_(new char[capacity_ + kPadding]),
-        builder_(std::move(source), options.detail, options.api_calls) {
+        builder_(std::move(source), options.detail, options.api_calls, options.all_api_calls) {
     std::memset(data_.get(), ' ', capacity_ + kPadding);
   }
 

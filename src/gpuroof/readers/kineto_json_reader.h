@@ -17,6 +17,8 @@ struct KinetoReadOptions {
   ReadDetail detail = ReadDetail::kFull;
   // With kFull: also keep the CUDA calls that launched GPU work (Trace::api_calls).
   bool api_calls = true;
+  // With api_calls: every cuda_runtime/cuda_driver call, not only those that launched an op.
+  bool all_api_calls = false;
   // Bytes read (and parsed by simdjson) per step. Memory is about 6x this plus the trace; 1 MiB
   // was as fast as 4 MiB and 6 MB smaller (docs/performance.md, Kineto).
   size_t chunk_bytes = size_t{1} << 20;

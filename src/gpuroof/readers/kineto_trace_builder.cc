@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 
 #include "gpuroof/model/errors.h"
+#include "gpuroof/model/scalar_read.h"
 #include "gpuroof/model/time_limits.h"
 
 namespace gpuroof {
@@ -90,8 +91,11 @@ CallChunk::~CallChunk() {
 CallChunk::CallChunk(CallChunk&& other) noexcept
     : calls_(std::exchange(other.calls_, nullptr)), size_(std::exchange(other.size_, 0)) {}
 
-KinetoTraceBuilder::KinetoTraceBuilder(std::string source, ReadDetail detail, bool api_calls)
-    : detail_(detail), keep_calls_(detail != ReadDetail::kEngineLoad && api_calls) {
+KinetoTraceBuilder::KinetoTraceBuilder(std::string source, ReadDetail detail, bool api_calls,
+                                       bool all_api_calls)
+    : detail_(detail),
+      keep_calls_(detail != ReadDetail::kEngineLoad && api_calls),
+      keep_all_calls_(keep_calls_ && all_api_calls) {
   trace_.source = std::move(source);
   trace_.format = "kineto-json";
 }
@@ -116,11 +120,11 @@ bool IsLegacyStep(KinetoEventKind kind, std::string_view name) {
 bool KinetoTraceBuilder::IsUsed(KinetoEventKind kind, std::string_view name) const {
   switch (kind) {
     case KinetoEventKind::kRuntimeCall:
-      return keep_calls_ && CanLaunchGpuWork(name);
+      return keep_calls_ && (keep_all_calls_ || CanLaunchGpuWork(name));
     case KinetoEventKind::kGpuNotEngineWork:
       return false;
     case KinetoEventKind::kOther:
-      return IsLegacyStep(kind, name);
+      return IsLegacyStep(kind, name) || (keep_all_calls_ && name == kScalarReadOpName);
     default:
       return true;
   }
@@ -159,8 +163,11 @@ void KinetoTraceBuilder::Add(const KinetoEvent& event) {
     case KinetoEventKind::kRuntimeCall:
       AddApiCall(event);
       return;
-    case KinetoEventKind::kGpuNotEngineWork:
     case KinetoEventKind::kOther:
+      // PyTorch's .item(): kept with every call, as the host-side op that synchronises.
+      if (keep_all_calls_ && event.name == kScalarReadOpName) AddApiCall(event);
+      return;
+    case KinetoEventKind::kGpuNotEngineWork:
       return;  // not records gpuroof reads (docs/formats.md, Kineto)
   }
 }
@@ -237,7 +244,7 @@ uint32_t KinetoTraceBuilder::SignatureId(const OpSignature& signature) {
   const OpSignature& s = signature;
   auto [it, inserted] =
       signature_ids_.try_emplace(KeyOf(s.engine, s.name, s.detail_name, s.grid, s.block, s.src_kind,
-                                       s.dst_kind, s.src_device, s.dst_device),
+                                       s.dst_kind, s.src_device, s.dst_device, s.est_occupancy_pct),
                                  static_cast<uint32_t>(signature_ids_.size()));
   if (inserted) trace_.signatures.push_back(signature);
   return it->second;
@@ -275,6 +282,10 @@ void KinetoTraceBuilder::AddGpuOp(const KinetoEvent& event, KinetoEventKind kind
       if (full) {
         signature.grid = event.args.grid;
         signature.block = event.args.block;
+        const std::optional<int64_t>& occupancy = event.args.est_occupancy_pct;
+        if (occupancy && *occupancy >= 0 && *occupancy <= 100) {
+          signature.est_occupancy_pct = static_cast<int8_t>(*occupancy);
+        }
       }
       break;
     case KinetoEventKind::kMemcpy: {
@@ -412,14 +423,16 @@ void KinetoTraceBuilder::PairAnnotationCopies() {
 void KinetoTraceBuilder::AddApiCall(const KinetoEvent& event) {
   // Only calls that may have launched GPU work are records (see CanLaunchGpuWork); Finish()
   // keeps those whose correlation names a traced op.
-  if (!keep_calls_ || !CanLaunchGpuWork(event.name)) return;
-  if (!event.args.correlation || *event.args.correlation <= 0) return;
+  if (!keep_calls_ || (!keep_all_calls_ && !CanLaunchGpuWork(event.name))) return;
+  const bool has_correlation = event.args.correlation && *event.args.correlation > 0 &&
+                               *event.args.correlation <= 0xFFFFFFFFLL;
+  if (!has_correlation && !keep_all_calls_) return;
   ApiCall call;
   trace_.diagnostics.CountRead(1);
   if (!ReadInterval(event, kCallTable, &call.start_ns, &call.end_ns)) return;
   call.process_id = ProcessKey(event.pid);
   call.thread_id = ThreadKey(event.pid, event.tid);
-  call.correlation = static_cast<uint32_t>(*event.args.correlation);
+  call.correlation = has_correlation ? static_cast<uint32_t>(*event.args.correlation) : 0;
   call.name = trace_.strings.Intern(event.name);
   if (call_chunks_.empty() || call_chunks_.back().full()) call_chunks_.emplace_back();
   call_chunks_.back().push_back(call);
@@ -441,6 +454,7 @@ Trace KinetoTraceBuilder::Finish() {
   op_correlations.erase(std::unique(op_correlations.begin(), op_correlations.end()),
                         op_correlations.end());
   auto launched_an_op = [&](const ApiCall& call) {
+    if (keep_all_calls_) return true;  // asked for every call, launch or not
     return std::binary_search(op_correlations.begin(), op_correlations.end(), call.correlation);
   };
   size_t calls_read = 0;
@@ -499,7 +513,7 @@ Trace KinetoTraceBuilder::Finish() {
     for (const ActivityBlock& block : trace_.blocks) {
       for (size_t i = 0; i < block.correlation.size(); ++i) {
         std::optional<uint64_t>& process = stream_process[block.stream[i]];
-        if (process) continue;
+        if (process || block.correlation[i] == 0) continue;
         auto it =
             std::lower_bound(trace_.api_calls.begin(), trace_.api_calls.end(), block.correlation[i],
                              [](const ApiCall& call, uint32_t c) { return call.correlation < c; });

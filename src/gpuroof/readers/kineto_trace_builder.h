@@ -46,6 +46,7 @@ struct KinetoEvent {
     std::optional<int64_t> to_device;
     // "External id" (legacy "external id"): ties an annotation's CPU and GPU-timeline copies.
     std::optional<int64_t> external_id;
+    std::optional<int64_t> est_occupancy_pct;  // kernels: "est. achieved occupancy %"
     std::array<uint32_t, 3> grid = {0, 0, 0};
     std::array<uint32_t, 3> block = {0, 0, 0};
   } args;
@@ -77,8 +78,10 @@ class CallChunk {
 
 class KinetoTraceBuilder {
  public:
-  // `api_calls`: with ReadDetail::kFull (or kBreakdown), keep the launch calls (Trace::api_calls).
-  KinetoTraceBuilder(std::string source, ReadDetail detail, bool api_calls);
+  // `api_calls`: with ReadDetail::kFull (or kBreakdown), keep the launch calls (Trace::api_calls);
+  // `all_api_calls` as well: every runtime/driver call, launches or not.
+  KinetoTraceBuilder(std::string source, ReadDetail detail, bool api_calls,
+                     bool all_api_calls = false);
 
   // Whether gpuroof uses events of this kind (their args, times, ids).
   static bool NeedsArgs(KinetoEventKind kind);
@@ -130,6 +133,7 @@ class KinetoTraceBuilder {
   Trace trace_;
   ReadDetail detail_;
   bool keep_calls_;
+  bool keep_all_calls_;  // with keep_calls_: calls that launched nothing too
   std::optional<int64_t> base_time_ns_;
   std::unordered_map<std::string, uint32_t> id_keys_;  // pid/tid text -> key part
   // Streams and signatures interned by their bytes (both are small, padding-free PODs).

@@ -19,21 +19,23 @@ constexpr uint64_t kGlobalPidMask = 0xFFFFFFFFFF000000ULL;
 
 }  // namespace
 
-NsysApiCalls ReadNsysApiCalls(const std::filesystem::path& path) {
+NsysApiCalls ReadNsysApiCalls(const std::filesystem::path& path, bool all_calls) {
   NsysApiCalls out;
   SqliteDatabase db(path);
   const std::vector<std::string> present =
       db.RequireColumns(kRuntimeTable, {"start", "end", "globalTid"});
-  if (std::find(present.begin(), present.end(), "correlationId") == present.end()) {
+  const bool has_correlation =
+      std::find(present.begin(), present.end(), "correlationId") != present.end();
+  if (!has_correlation && !all_calls) {
     // Without correlation ids no call can be tied to its GPU work: read none.
     out.diagnostics.Skip(kRuntimeTable, "table has no correlationId column", Severity::kInfo);
     return out;
   }
   const bool has_name = std::find(present.begin(), present.end(), "nameId") != present.end();
-  SqliteStatement row = db.Prepare(fmt::format(
-      "SELECT start, \"end\", globalTid, correlationId, {} FROM CUPTI_ACTIVITY_KIND_RUNTIME "
-      "WHERE correlationId IS NOT NULL AND correlationId != 0",
-      has_name ? "nameId" : "NULL"));
+  SqliteStatement row = db.Prepare(
+      fmt::format("SELECT start, \"end\", globalTid, {}, {} FROM CUPTI_ACTIVITY_KIND_RUNTIME {}",
+                  has_correlation ? "correlationId" : "NULL", has_name ? "nameId" : "NULL",
+                  all_calls ? "" : "WHERE correlationId IS NOT NULL AND correlationId != 0"));
   // One allocation for the whole table (min and max rowid are B-tree lookups, not a scan):
   // growing a vector of millions of calls by doubling costs more in page faults than reading
   // them. nsys numbers rows densely; a hand-edited file's sparse or huge rowids must not reserve
@@ -60,7 +62,7 @@ NsysApiCalls ReadNsysApiCalls(const std::filesystem::path& path) {
       out.diagnostics.Skip(kRuntimeTable, problem, Severity::kError);
       continue;
     }
-    const int64_t correlation = row.Int64(3);
+    const int64_t correlation = row.IsNull(3) ? 0 : row.Int64(3);
     if (correlation < 0 || correlation > 0xFFFFFFFFLL) {
       out.diagnostics.Skip(kRuntimeTable, "correlation id out of range", Severity::kDataLoss);
       continue;

@@ -21,7 +21,8 @@ struct NsysApiCalls {
 inline constexpr uint32_t kNoApiCallName = 0xFFFFFFFFu;
 
 // Reads CUPTI_ACTIVITY_KIND_RUNTIME of `path` (which must have it). Rows without a correlation id
-// are not GPU launches and are not read; rows with null times are skipped and counted.
-NsysApiCalls ReadNsysApiCalls(const std::filesystem::path& path);
+// are not GPU launches and are read only with `all_calls` (correlation 0 then); rows with null
+// times are skipped and counted.
+NsysApiCalls ReadNsysApiCalls(const std::filesystem::path& path, bool all_calls = false);
 
 }  // namespace gpuroof

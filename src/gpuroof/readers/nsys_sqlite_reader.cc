@@ -759,6 +759,20 @@ void MergeChunks(std::vector<ChunkResult>& chunks, const FileStrings& strings, T
 }
 
 // Replaces each call's file nameId by the trace's interned name (distinct names are few).
+// nsys names runtime functions with their API version ("cudaLaunchKernel_v7000"); its reports
+// print the function ("cudaLaunchKernel"). A suffix "_v" + 4 or 5 digits is that version; shorter
+// ones are part of a driver function's own name (cuMemAlloc_v2).
+std::string_view ApiFunctionName(std::string_view name) {
+  const size_t at = name.rfind("_v");
+  if (at == std::string_view::npos || at == 0) return name;
+  const std::string_view digits = name.substr(at + 2);
+  if (digits.size() < 4 || digits.size() > 5) return name;
+  for (char c : digits) {
+    if (c < '0' || c > '9') return name;
+  }
+  return name.substr(0, at);
+}
+
 void InternApiCallNames(const FileStrings& strings, std::vector<ApiCall>& calls,
                         StringTable& table) {
   std::unordered_map<uint32_t, uint32_t> interned;
@@ -768,7 +782,9 @@ void InternApiCallNames(const FileStrings& strings, std::vector<ApiCall>& calls,
       continue;
     }
     auto [it, inserted] = interned.try_emplace(call.name, 0);
-    if (inserted) it->second = table.Intern(StringOrPlaceholder(strings, call.name));
+    if (inserted) {
+      it->second = table.Intern(ApiFunctionName(StringOrPlaceholder(strings, call.name)));
+    }
     call.name = it->second;
   }
 }
@@ -827,7 +843,8 @@ Trace ReadNsysSqlite(const std::filesystem::path& path, const NsysReadOptions& o
   NsysApiCalls api_calls;
   const bool read_api_calls =
       columns.correlation && options.api_calls && Contains(tables, "CUPTI_ACTIVITY_KIND_RUNTIME");
-  if (read_api_calls) jobs.emplace_back([&]() { api_calls = ReadNsysApiCalls(path); });
+  if (read_api_calls)
+    jobs.emplace_back([&]() { api_calls = ReadNsysApiCalls(path, options.all_api_calls); });
   RunInParallel(jobs, threads);
 
   MergeChunks(chunks, strings, trace);

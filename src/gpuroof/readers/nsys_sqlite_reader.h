@@ -28,6 +28,8 @@ struct NsysReadOptions {
   int64_t rows_per_chunk = 0;
   // With kFull: read CUPTI_ACTIVITY_KIND_RUNTIME into Trace::api_calls.
   bool api_calls = true;
+  // With api_calls: also the calls without a correlation id (they launched nothing).
+  bool all_api_calls = false;
   // Read CUPTI_ACTIVITY_KIND_KERNEL only: the copy, memset and graph tables are left unread.
   bool kernels_only = false;
   // With kFull: read the memory kinds and peer devices of copies and memsets, and the demangled

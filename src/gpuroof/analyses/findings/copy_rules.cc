@@ -1,0 +1,143 @@
+// pageable-copy, serialised-copies and exposed-comm: copies and collectives that do not run
+// alongside compute (docs/findings.md).
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "gpuroof/analyses/findings/rules.h"
+#include "gpuroof/analyses/launch_latency.h"
+#include "gpuroof/analyses/window.h"
+
+namespace gpuroof {
+
+namespace {
+
+bool IsHostDeviceCopy(Engine engine) {
+  return engine == Engine::kH2D || engine == Engine::kD2H;
+}
+
+const DeviceActivity* TimelineOf(const std::vector<DeviceActivity>& devices, int32_t id) {
+  for (const DeviceActivity& device : devices) {
+    if (device.device_id == id) return &device;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::vector<Finding> FindPageableAsyncCopies(const FindingContext& context) {
+  const Trace& trace = context.trace;
+  std::map<int32_t, Finding> by_device;
+  std::map<int32_t, uint64_t> bytes;
+  std::map<int32_t, int64_t> without_call;
+  for (const ActivityBlock& block : trace.blocks) {
+    for (size_t i = 0; i < block.size(); ++i) {
+      if (!IsHostDeviceCopy(block.engine[i])) continue;
+      const OpSignature& signature = trace.signatures[block.signature[i]];
+      if (signature.src_kind != MemoryKind::kPageable &&
+          signature.dst_kind != MemoryKind::kPageable) {
+        continue;
+      }
+      const int32_t device_id = trace.streams[block.stream[i]].device_id;
+      const DeviceActivity* device = TimelineOf(context.devices, device_id);
+      if (device == nullptr || !OpCountsInWindow(trace, block, i, device->window)) continue;
+      const ApiCall* call = FindLaunchCall(trace, block, i);
+      if (call == nullptr) {
+        ++without_call[device_id];
+        continue;
+      }
+      const std::string_view name = trace.strings.Get(call->name);
+      if (name.find("Async") == std::string_view::npos) continue;  // sync copies: sync-call
+      Finding& finding = by_device[device_id];
+      const int64_t duration = block.end_ns[i] - block.start_ns[i];
+      ++finding.count;
+      finding.cost_ns += duration;
+      bytes[device_id] += block.bytes[i];
+      AddExample(finding.examples,
+                 {block.start_ns[i], block.end_ns[i], duration,
+                  fmt::format("{} {} bytes {}", name, block.bytes[i],
+                              signature.src_kind == MemoryKind::kPageable ? "from pageable memory"
+                                                                          : "to pageable memory")});
+    }
+  }
+  std::vector<Finding> out;
+  for (auto& [device_id, finding] : by_device) {
+    finding.id = "pageable-copy";
+    finding.device_id = device_id;
+    finding.title = "Async copies from/to pageable host memory run synchronously";
+    KeepCostliestExamples(finding.examples);
+    finding.evidence =
+        fmt::format("{} async copy(ies) with a pageable host side: {} bytes, {} ns of copy time",
+                    finding.count, bytes[device_id], finding.cost_ns);
+    if (without_call[device_id] > 0) {
+      finding.evidence +=
+          fmt::format("; {} more pageable copies not counted: the trace lacks their launching call",
+                      without_call[device_id]);
+    }
+    finding.advice =
+        "Allocate the host buffers pinned (cudaHostAlloc/cudaMallocHost; PyTorch: "
+        "pin_memory=True, non_blocking=True) so the copy is asynchronous and can overlap "
+        "compute.";
+    out.push_back(std::move(finding));
+  }
+  return out;
+}
+
+std::vector<Finding> FindSerialisedCopies(const FindingContext& context) {
+  std::vector<Finding> out;
+  for (const DeviceActivity& device : context.devices) {
+    const int64_t copy_busy = SegmentsLengthNs(device.copies);
+    const int64_t compute_busy = SegmentsLengthNs(device.compute);
+    if (copy_busy == 0 || compute_busy == 0) continue;
+    const int64_t exposed = UncoveredLengthNs(device.copies, device.compute);
+    const int64_t any_busy = SegmentsLengthNs(device.any);
+    // With every copy hidden under compute, the device is busy at least as long as its compute
+    // and its copies each are: the gain is bounded by what the union exceeds that.
+    const int64_t bound = std::max(compute_busy, copy_busy);
+    const int64_t cost = std::min(exposed, std::max<int64_t>(0, any_busy - bound));
+    if (cost <= 0) continue;
+    Finding finding;
+    finding.id = "serialised-copies";
+    finding.device_id = device.device_id;
+    finding.count = static_cast<int64_t>(device.copies.size());
+    finding.cost_ns = cost;
+    finding.title = "Copies do not overlap compute";
+    finding.evidence = fmt::format(
+        "copies busy {} ns, {} ns of it with no kernel running; kernels busy {} ns; the device "
+        "busy {} ns. Overlapped, it would be busy at least {} ns: {} ns less ({:.2f}x)",
+        copy_busy, exposed, compute_busy, any_busy, any_busy - cost, cost,
+        static_cast<double>(any_busy) / static_cast<double>(any_busy - cost));
+    finding.advice =
+        "Split the work into chunks on two or more streams so that the copy of one chunk runs "
+        "while another is computed (pinned host memory and cudaMemcpyAsync are required).";
+    out.push_back(std::move(finding));
+  }
+  return out;
+}
+
+std::vector<Finding> FindExposedComm(const FindingContext& context) {
+  std::vector<Finding> out;
+  for (const DeviceActivity& device : context.devices) {
+    if (device.comm.empty()) continue;
+    const int64_t comm_busy = SegmentsLengthNs(device.comm);
+    const int64_t exposed = UncoveredLengthNs(device.comm, device.compute);
+    if (exposed <= 0) continue;
+    Finding finding;
+    finding.id = "exposed-comm";
+    finding.device_id = device.device_id;
+    finding.count = static_cast<int64_t>(device.comm.size());
+    finding.cost_ns = exposed;
+    finding.title = "Communication not overlapped with compute";
+    finding.evidence = fmt::format(
+        "collectives busy {} ns, {} ns of it ({:.1f} %) with no compute kernel running", comm_busy,
+        exposed, 100.0 * static_cast<double>(exposed) / static_cast<double>(comm_busy));
+    finding.advice =
+        "Overlap communication with compute: bucket gradients and start all-reduce during the "
+        "backward pass (DDP buckets, FSDP prefetch), or run collectives on their own stream.";
+    out.push_back(std::move(finding));
+  }
+  return out;
+}
+
+}  // namespace gpuroof

@@ -1,0 +1,52 @@
+// The busy time of each device in its window as sorted, merged intervals per engine class, and
+// its idle gaps with the op after each: what the findings rules measure against.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gpuroof/analyses/window.h"
+#include "gpuroof/model/trace.h"
+
+namespace gpuroof {
+
+// Sorted, disjoint [start, end) intervals.
+using Segments = std::vector<std::pair<int64_t, int64_t>>;
+
+// Total length of `segments`.
+int64_t SegmentsLengthNs(const Segments& segments);
+// Length of the part of `a` not covered by `b` (both sorted and disjoint).
+int64_t UncoveredLengthNs(const Segments& a, const Segments& b);
+
+// An idle interval of a device and the op that ended it.
+struct IdleGap {
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  const ActivityBlock* next_block = nullptr;  // the first op after the gap
+  size_t next_row = 0;
+  int64_t duration_ns() const { return end_ns - start_ns; }
+};
+
+struct DeviceActivity {
+  int32_t device_id = 0;
+  Window window;
+  uint64_t process_id = 0;    // the process of the device's first stream (its launching host)
+  Segments any;               // every engine, ops clipped to the window
+  Segments compute;           // Engine::kKernel
+  Segments comm;              // Engine::kComm
+  Segments copies;            // H2D, D2H, D2D, P2P, H2H copies
+  std::vector<IdleGap> gaps;  // idle gaps longer than the threshold, in time order
+  // The idle interval that contains `t_ns` (no engine busy), or false when the device is busy at
+  // `t_ns` or no op follows it. `*start_ns` is the end of the last op before.
+  bool IdleAt(int64_t t_ns, int64_t* start_ns, int64_t* end_ns) const;
+};
+
+// The timelines of every device with ops in its window under `spec` (ComputeEngineLoad's
+// windows), ascending id. Gaps are those strictly longer than `gap_min_ns` between the first and
+// last op of the window. One ordered pass. Throws what ComputeEngineLoad() throws.
+std::vector<DeviceActivity> BuildDeviceActivity(const Trace& trace, const WindowSpec& spec,
+                                                int64_t gap_min_ns);
+
+}  // namespace gpuroof

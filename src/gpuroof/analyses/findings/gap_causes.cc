@@ -1,0 +1,112 @@
+// gpu-gap and host-bound: idle gaps of a device with the cause that can be told
+// (docs/findings.md).
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "gpuroof/analyses/findings/rules.h"
+#include "gpuroof/analyses/launch_latency.h"
+#include "gpuroof/analyses/window.h"
+
+namespace gpuroof {
+
+namespace {
+
+// The synchronising calls of one process, by end.
+std::vector<const ApiCall*> SyncCallsByEnd(const Trace& trace, uint64_t process_id) {
+  std::vector<const ApiCall*> calls;
+  for (const ApiCall& call : trace.api_calls) {
+    if (call.process_id == process_id && IsSynchronizingCall(trace.strings.Get(call.name))) {
+      calls.push_back(&call);
+    }
+  }
+  std::sort(calls.begin(), calls.end(),
+            [](const ApiCall* a, const ApiCall* b) { return a->end_ns < b->end_ns; });
+  return calls;
+}
+
+// The first synchronising call that ends after `gap` begins, when it started before the gap
+// ended: the host was blocked in it while the GPU was idle.
+const ApiCall* SyncCallIn(const std::vector<const ApiCall*>& by_end, const IdleGap& gap) {
+  auto it = std::upper_bound(by_end.begin(), by_end.end(), gap.start_ns,
+                             [](int64_t t, const ApiCall* call) { return t < call->end_ns; });
+  if (it == by_end.end() || (*it)->start_ns >= gap.end_ns) return nullptr;
+  return *it;
+}
+
+}  // namespace
+
+std::vector<Finding> FindGapCauses(const FindingContext& context) {
+  const Trace& trace = context.trace;
+  const bool has_calls = !trace.api_calls.empty();
+  std::vector<Finding> out;
+  for (const DeviceActivity& device : context.devices) {
+    if (device.gaps.empty()) continue;
+    const std::vector<const ApiCall*> sync_calls = SyncCallsByEnd(trace, device.process_id);
+    Finding host;
+    host.id = "host-bound";
+    host.device_id = device.device_id;
+    Finding gaps;
+    gaps.id = "gpu-gap";
+    gaps.device_id = device.device_id;
+    std::map<std::string, int64_t> causes;  // gpu-gap: count per cause
+    for (const IdleGap& gap : device.gaps) {
+      const int64_t length = gap.duration_ns();
+      if (const ApiCall* sync = SyncCallIn(sync_calls, gap)) {
+        const std::string cause =
+            fmt::format("synchronising call {}", trace.strings.Get(sync->name));
+        ++causes[cause];
+        ++gaps.count;
+        gaps.cost_ns += length;
+        AddExample(gaps.examples, {gap.start_ns, gap.end_ns, length, cause});
+        continue;
+      }
+      const ApiCall* launch = FindLaunchCall(trace, *gap.next_block, gap.next_row);
+      if (launch != nullptr && launch->start_ns > gap.start_ns) {
+        ++host.count;
+        host.cost_ns += length;
+        AddExample(host.examples,
+                   {gap.start_ns, gap.end_ns, length,
+                    fmt::format("next op launched by {} {} ns after the GPU went idle",
+                                trace.strings.Get(launch->name), launch->start_ns - gap.start_ns)});
+        continue;
+      }
+      const std::string cause =
+          has_calls ? "unexplained" : "unexplained (the trace has no API calls)";
+      ++causes[cause];
+      ++gaps.count;
+      gaps.cost_ns += length;
+      AddExample(gaps.examples, {gap.start_ns, gap.end_ns, length, cause});
+    }
+    const std::string threshold = FormatDurationNs(context.thresholds.gap_min_ns);
+    if (host.count > 0) {
+      KeepCostliestExamples(host.examples);
+      host.title = "Host-bound: the GPU waits for the CPU to issue work";
+      host.evidence = fmt::format(
+          "{} idle gap(s) longer than {} end with an op whose launching call started after the "
+          "GPU went idle: {} ns idle in all",
+          host.count, threshold, host.cost_ns);
+      host.advice =
+          "The CPU issues work too slowly: capture the step in a CUDA graph, fuse small kernels, "
+          "move host-side work (data loading, Python overhead) off the launching thread, or "
+          "launch further ahead.";
+      out.push_back(std::move(host));
+    }
+    if (gaps.count > 0) {
+      KeepCostliestExamples(gaps.examples);
+      gaps.title = "GPU idle gaps";
+      gaps.evidence =
+          fmt::format("{} idle gap(s) longer than {}: {} ns idle in all; causes: {}", gaps.count,
+                      threshold, gaps.cost_ns, CountedNames({causes.begin(), causes.end()}));
+      gaps.advice =
+          "Gaps behind a synchronising call: remove the synchronisation (see sync-call). "
+          "Unexplained gaps: look for waits on events of other streams or processes, or host "
+          "work outside the CUDA API, on the timeline at the listed times.";
+      out.push_back(std::move(gaps));
+    }
+  }
+  return out;
+}
+
+}  // namespace gpuroof

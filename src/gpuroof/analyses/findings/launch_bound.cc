@@ -1,0 +1,89 @@
+// launch-bound: kernels that run for less time than their launching call takes
+// (docs/findings.md).
+#include <map>
+
+#include <fmt/format.h>
+
+#include "gpuroof/analyses/findings/rules.h"
+#include "gpuroof/analyses/launch_latency.h"
+#include "gpuroof/analyses/window.h"
+
+namespace gpuroof {
+
+namespace {
+
+struct DeviceCounts {
+  int64_t launches = 0;  // kernels in the window joined to their launching call
+  int64_t short_kernels = 0;
+  int64_t cost_ns = 0;
+  std::map<uint32_t, int64_t> short_by_name;  // kernel name id -> short launches
+  std::vector<FindingExample> examples;
+};
+
+}  // namespace
+
+std::vector<Finding> FindLaunchBound(const FindingContext& context) {
+  const Trace& trace = context.trace;
+  const FindingThresholds& thresholds = context.thresholds;
+  std::map<int32_t, DeviceCounts> counts;
+  for (const ActivityBlock& block : trace.blocks) {
+    for (size_t i = 0; i < block.size(); ++i) {
+      if (!IsKernelEngine(block.engine[i])) continue;
+      const int32_t device_id = trace.streams[block.stream[i]].device_id;
+      const DeviceActivity* device = nullptr;
+      for (const DeviceActivity& d : context.devices) {
+        if (d.device_id == device_id) device = &d;
+      }
+      if (device == nullptr || !OpCountsInWindow(trace, block, i, device->window)) continue;
+      const ApiCall* call = FindLaunchCall(trace, block, i);
+      if (call == nullptr) continue;
+      DeviceCounts& c = counts[device_id];
+      ++c.launches;
+      const int64_t duration = block.end_ns[i] - block.start_ns[i];
+      const int64_t overhead = call->end_ns - call->start_ns;
+      if (duration >= overhead) continue;
+      ++c.short_kernels;
+      c.cost_ns += overhead - duration;
+      const uint32_t name = trace.signatures[block.signature[i]].name;
+      ++c.short_by_name[name];
+      AddExample(c.examples, {block.start_ns[i], block.end_ns[i], overhead - duration,
+                              fmt::format("{} ran {} ns, its launch took {} ns",
+                                          trace.strings.Get(name), duration, overhead)});
+    }
+  }
+  std::vector<Finding> out;
+  for (auto& [device_id, c] : counts) {
+    if (c.short_kernels < thresholds.launch_bound_min_kernels) continue;
+    const double share =
+        100.0 * static_cast<double>(c.short_kernels) / static_cast<double>(c.launches);
+    if (share < thresholds.launch_bound_share_pct) continue;
+    Finding finding;
+    finding.id = "launch-bound";
+    finding.device_id = device_id;
+    finding.count = c.short_kernels;
+    finding.cost_ns = c.cost_ns;
+    finding.examples = std::move(c.examples);
+    KeepCostliestExamples(finding.examples);
+    std::vector<std::pair<std::string, int64_t>> names;
+    for (const auto& [name, n] : c.short_by_name)
+      names.emplace_back(std::string(trace.strings.Get(name)), n);
+    if (names.size() > 5) {
+      std::stable_sort(names.begin(), names.end(),
+                       [](const auto& a, const auto& b) { return a.second > b.second; });
+      names.resize(5);
+    }
+    finding.title = "Launch-bound: kernels shorter than their launch";
+    finding.evidence = fmt::format(
+        "{} of {} kernel launches ({:.1f} %) ran for less time than their launching call took; "
+        "launch time beyond kernel time {} ns in all; most: {}",
+        c.short_kernels, c.launches, share, c.cost_ns, CountedNames(names));
+    finding.advice =
+        "Launch fewer, larger kernels: fuse elementwise kernels (torch.compile, custom fused "
+        "kernels), batch small operations, or capture the step in a CUDA graph so one launch "
+        "issues them all.";
+    out.push_back(std::move(finding));
+  }
+  return out;
+}
+
+}  // namespace gpuroof

@@ -1,0 +1,97 @@
+// low-occupancy: kernel time at a low estimated achieved occupancy, where the trace records it
+// (docs/findings.md).
+#include <array>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "gpuroof/analyses/findings/rules.h"
+#include "gpuroof/analyses/window.h"
+
+namespace gpuroof {
+
+namespace {
+
+struct OccupancyTotals {
+  int64_t kernel_ns = 0;       // kernels with an estimate
+  double weighted_pct_ns = 0;  // sum of occupancy x duration
+  int64_t low_ns = 0;          // kernels below the threshold
+  int64_t low_kernels = 0;
+  int64_t without_estimate = 0;
+  // Per signature below the threshold: its kernel time and its first launch (start, end).
+  std::map<uint32_t, std::array<int64_t, 3>> low_by_signature;
+};
+
+}  // namespace
+
+std::vector<Finding> FindLowOccupancy(const FindingContext& context) {
+  const Trace& trace = context.trace;
+  const double threshold = context.thresholds.low_occupancy_pct;
+  std::map<int32_t, OccupancyTotals> totals;
+  for (const ActivityBlock& block : trace.blocks) {
+    for (size_t i = 0; i < block.size(); ++i) {
+      if (block.engine[i] != Engine::kKernel) continue;
+      const int32_t device_id = trace.streams[block.stream[i]].device_id;
+      const DeviceActivity* device = nullptr;
+      for (const DeviceActivity& d : context.devices) {
+        if (d.device_id == device_id) device = &d;
+      }
+      if (device == nullptr || !OpCountsInWindow(trace, block, i, device->window)) continue;
+      const OpSignature& signature = trace.signatures[block.signature[i]];
+      OccupancyTotals& t = totals[device_id];
+      if (signature.est_occupancy_pct < 0) {
+        ++t.without_estimate;
+        continue;
+      }
+      const int64_t duration = block.end_ns[i] - block.start_ns[i];
+      t.kernel_ns += duration;
+      t.weighted_pct_ns +=
+          static_cast<double>(signature.est_occupancy_pct) * static_cast<double>(duration);
+      if (signature.est_occupancy_pct < threshold) {
+        t.low_ns += duration;
+        ++t.low_kernels;
+        auto [it, inserted] = t.low_by_signature.try_emplace(
+            block.signature[i], std::array<int64_t, 3>{0, block.start_ns[i], block.end_ns[i]});
+        it->second[0] += duration;
+      }
+    }
+  }
+  std::vector<Finding> out;
+  for (auto& [device_id, t] : totals) {
+    if (t.kernel_ns <= 0) continue;
+    const double weighted = t.weighted_pct_ns / static_cast<double>(t.kernel_ns);
+    if (weighted >= threshold || t.low_ns <= 0) continue;
+    Finding finding;
+    finding.id = "low-occupancy";
+    finding.device_id = device_id;
+    finding.count = t.low_kernels;
+    finding.cost_ns = t.low_ns;
+    for (const auto& [signature, low] : t.low_by_signature) {
+      const OpSignature& s = trace.signatures[signature];
+      const int64_t ns = low[0];
+      AddExample(
+          finding.examples,
+          {low[1], low[2], ns,
+           fmt::format("{} at {} % est. occupancy: {} ns in all (its first launch)",
+                       trace.strings.Get(s.name), static_cast<int>(s.est_occupancy_pct), ns)});
+    }
+    KeepCostliestExamples(finding.examples);
+    finding.title = "Low achieved occupancy";
+    finding.evidence = fmt::format(
+        "kernel-time-weighted est. achieved occupancy {:.1f} % (threshold {:.0f} %); {} kernel "
+        "launches below the threshold ran {} ns of {} ns kernel time",
+        weighted, threshold, t.low_kernels, t.low_ns, t.kernel_ns);
+    if (t.without_estimate > 0) {
+      finding.evidence +=
+          fmt::format("; {} kernels without an estimate not counted", t.without_estimate);
+    }
+    finding.advice =
+        "Give the kernels more parallel work per launch (larger grids: batch or fuse), or reduce "
+        "registers and shared memory per block (launch bounds, smaller tiles) so more warps fit "
+        "on each SM.";
+    out.push_back(std::move(finding));
+  }
+  return out;
+}
+
+}  // namespace gpuroof

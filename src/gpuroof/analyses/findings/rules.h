@@ -1,0 +1,35 @@
+// The findings rules (docs/findings.md), one function each: pure functions of the trace and its
+// device timelines that return one finding per device where the pattern shows, before the
+// minimum-cost threshold is applied.
+#pragma once
+
+#include <vector>
+
+#include "gpuroof/analyses/findings/device_activity.h"
+#include "gpuroof/analyses/findings/finding.h"
+#include "gpuroof/model/trace.h"
+
+namespace gpuroof {
+
+struct FindingContext {
+  const Trace& trace;
+  const std::vector<DeviceActivity>& devices;
+  const FindingThresholds& thresholds;
+};
+
+// Whether a CUDA runtime/driver function blocks the calling thread until GPU work completes:
+// the *Synchronize calls and the copies and memsets without "Async" in their name.
+bool IsSynchronizingCall(std::string_view name);
+
+std::vector<Finding> FindSyncCalls(const FindingContext& context);            // sync-call
+std::vector<Finding> FindGapCauses(const FindingContext& context);            // gpu-gap, host-bound
+std::vector<Finding> FindPageableAsyncCopies(const FindingContext& context);  // pageable-copy
+std::vector<Finding> FindSerialisedCopies(const FindingContext& context);     // serialised-copies
+std::vector<Finding> FindExposedComm(const FindingContext& context);          // exposed-comm
+std::vector<Finding> FindLaunchBound(const FindingContext& context);          // launch-bound
+std::vector<Finding> FindLowOccupancy(const FindingContext& context);         // low-occupancy
+
+// "cudaStreamSynchronize ×12, cudaMemcpy ×3": names with their counts, most frequent first.
+std::string CountedNames(const std::vector<std::pair<std::string, int64_t>>& counts);
+
+}  // namespace gpuroof

@@ -1,0 +1,78 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gpuroof/analyses/kernel_summary.h"
+#include "gpuroof/analyses/statistics.h"
+#include "gpuroof/analyses/window.h"
+#include "gpuroof/model/trace.h"
+
+namespace gpuroof {
+
+// One kernel joined to the call that launched it (same process and correlation id): the columns
+// of nsys's kernexectrace (docs/metrics.md, "Launches"). Times in ns on the trace clock.
+struct KernelLaunch {
+  int64_t api_start_ns = 0;
+  int64_t api_end_ns = 0;
+  int64_t kernel_start_ns = 0;
+  int64_t kernel_end_ns = 0;
+  uint32_t api_name = 0;   // string id of the launching function
+  uint32_t signature = 0;  // the kernel's Trace::signatures index
+  uint64_t thread_id = 0;  // the launching thread (the trace's key)
+  // Launch overhead: how long the launching call took.
+  int64_t overhead_ns() const { return api_end_ns - api_start_ns; }
+  // Queue time: from the end of the call to the kernel's start, when the kernel started after
+  // the call returned (it waited behind other work); 0 otherwise.
+  int64_t queue_ns() const {
+    return kernel_start_ns > api_end_ns ? kernel_start_ns - api_end_ns : 0;
+  }
+  bool queued() const { return kernel_start_ns > api_end_ns; }
+  // Launch-to-start latency: from the call's start to the kernel's start.
+  int64_t latency_ns() const { return kernel_start_ns - api_start_ns; }
+  // Call start to kernel end (kernexectrace's "Total Dur").
+  int64_t total_ns() const { return kernel_end_ns - api_start_ns; }
+};
+
+// The launches of one kernel key on one device.
+struct LaunchKeyRow {
+  Engine engine = Engine::kKernel;
+  std::string key;
+  std::string name;
+  DurationStats overhead;             // launch overhead of each launch
+  DurationStats queue;                // queue time of each launch (0 when it did not queue)
+  DurationStats latency;              // launch-to-start latency of each launch
+  DurationStats kernel;               // the kernels' own durations
+  int64_t queued = 0;                 // launches whose kernel started after the call returned
+  int64_t shorter_than_overhead = 0;  // kernels that ran for less than their launch call took
+};
+
+struct DeviceLaunches {
+  int32_t device_id = 0;
+  std::string device_name;
+  Window window;
+  int64_t launches = 0;               // kernels in the window joined to their launching call
+  int64_t unmatched = 0;              // kernels in the window whose launching call the trace lacks
+  std::vector<LaunchKeyRow> rows;     // total overhead desc, then launches desc, then key
+  std::vector<KernelLaunch> records;  // every launch, by kernel start (with keep_records)
+};
+
+struct LaunchLatencyOptions {
+  WindowSpec window;  // kAll covers every kernel, as nsys's reports do
+  KernelKey key = KernelKey::kName;
+  bool keep_records = false;  // fill DeviceLaunches::records (the per-launch table)
+};
+
+// Joins every kernel (compute and collective) that counts in the window of its device to its
+// launching call in trace.api_calls, per device in ascending id order. Kernels are not clipped:
+// a launch is a whole event. Throws InputError naming the trace when it has no kernels, no API
+// calls, or when the window cannot be resolved (as ComputeEngineLoad()).
+std::vector<DeviceLaunches> ComputeLaunchLatency(const Trace& trace,
+                                                 const LaunchLatencyOptions& options);
+
+// The launching call of op `row` of `block`: found by (stream's process, correlation) in
+// trace.api_calls; nullptr when the op has no correlation or the trace lacks the call.
+const ApiCall* FindLaunchCall(const Trace& trace, const ActivityBlock& block, size_t row);
+
+}  // namespace gpuroof

@@ -1,0 +1,30 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "gpuroof/analyses/findings/findings.h"
+#include "gpuroof/format/report_document.h"
+#include "gpuroof/model/trace.h"
+
+namespace gpuroof {
+
+struct FindingsOfTrace {
+  const Trace* trace = nullptr;
+  FindingsResult result;
+};
+
+struct FindingsReport {
+  std::vector<FindingsOfTrace> traces;
+  std::string window_text;  // the --window value as given
+  FindingThresholds thresholds;
+  std::string tool_version;
+};
+
+// Text, CSV and Markdown render this document (format/report_document.h); columns in
+// docs/cli.md, "gpuroof findings".
+ReportDocument FindingsDocument(const FindingsReport& report);
+// Schema "gpuroof.findings/1" (docs/formats.md).
+std::string RenderFindingsJson(const FindingsReport& report);
+
+}  // namespace gpuroof

@@ -1,0 +1,124 @@
+#include "gpuroof/reports/launches_report.h"
+
+#include <fmt/format.h>
+
+#include "gpuroof/format/json_writer.h"
+#include "gpuroof/format/number_format.h"
+#include "gpuroof/format/report_document.h"
+#include "gpuroof/format/table_json.h"
+#include "gpuroof/reports/report_json.h"
+#include "gpuroof/reports/report_text.h"
+
+namespace gpuroof {
+
+namespace {
+
+// docs/cli.md, "gpuroof launches".
+std::vector<TableColumn> KeyColumns() {
+  using U = ColumnUnit;
+  return {
+      MakeColumn("kernel", "kernel", U::kName, ColumnRole::kKey),
+      MakeColumn("engine", "engine", U::kText, ColumnRole::kLabel).JsonOnly(),
+      MakeColumn("launches", "launches", U::kCount),
+      MakeColumn("overhead_total_ns", "overhead total", U::kNs),
+      MakeColumn("overhead_median_ns", "overhead median", U::kNs),
+      MakeColumn("overhead_p95_ns", "overhead p95", U::kNs),
+      MakeColumn("overhead_max_ns", "overhead max", U::kNs),
+      MakeColumn("queued", "queued", U::kCount),
+      MakeColumn("queue_median_ns", "queue median", U::kNs),
+      MakeColumn("queue_p95_ns", "queue p95", U::kNs),
+      MakeColumn("queue_max_ns", "queue max", U::kNs),
+      MakeColumn("latency_median_ns", "latency median", U::kNs),
+      MakeColumn("latency_p95_ns", "latency p95", U::kNs),
+      MakeColumn("latency_max_ns", "latency max", U::kNs),
+      MakeColumn("kernel_median_ns", "kernel median", U::kNs),
+      MakeColumn("shorter_than_overhead", "kernel < overhead", U::kCount),
+  };
+}
+
+// The columns of nsys's kernexectrace, in its order.
+std::vector<TableColumn> LaunchColumns() {
+  using U = ColumnUnit;
+  return {
+      MakeColumn("api_start_ns", "API start", U::kNs, ColumnRole::kKey),
+      MakeColumn("api_dur_ns", "API dur", U::kNs),
+      MakeColumn("queue_start_ns", "queue start", U::kNs),
+      MakeColumn("queue_dur_ns", "queue dur", U::kNs),
+      MakeColumn("kernel_start_ns", "kernel start", U::kNs),
+      MakeColumn("kernel_dur_ns", "kernel dur", U::kNs),
+      MakeColumn("total_dur_ns", "total dur", U::kNs),
+      MakeColumn("api_function", "API function", U::kText, ColumnRole::kLabel),
+      MakeColumn("kernel", "kernel", U::kName, ColumnRole::kLabel),
+  };
+}
+
+Table KeyTable(const DeviceLaunches& device) {
+  Table table(KeyColumns());
+  for (const LaunchKeyRow& row : device.rows) {
+    table.AddRow({row.key, std::string(EngineName(row.engine)), row.overhead.count,
+                  row.overhead.total_ns, row.overhead.median_ns, row.overhead.p95_ns,
+                  row.overhead.max_ns, row.queued, row.queue.median_ns, row.queue.p95_ns,
+                  row.queue.max_ns, row.latency.median_ns, row.latency.p95_ns, row.latency.max_ns,
+                  row.kernel.median_ns, row.shorter_than_overhead});
+  }
+  return table;
+}
+
+// One row per launch. The queue cells are unset when the kernel did not wait after the call
+// returned, as kernexectrace leaves them empty.
+Table LaunchTable(const Trace& trace, const DeviceLaunches& device, KernelKey key) {
+  Table table(LaunchColumns());
+  for (const KernelLaunch& launch : device.records) {
+    TableCell queue_start = launch.queued() ? TableCell(launch.api_end_ns) : TableCell{};
+    TableCell queue_dur = launch.queued() ? TableCell(launch.queue_ns()) : TableCell{};
+    table.AddRow({launch.api_start_ns, launch.overhead_ns(), queue_start, queue_dur,
+                  launch.kernel_start_ns, launch.kernel_end_ns - launch.kernel_start_ns,
+                  launch.total_ns(), std::string(trace.strings.Get(launch.api_name)),
+                  KernelKeyText(trace, trace.signatures[launch.signature], key)});
+  }
+  return table;
+}
+
+Table DeviceTable(const LaunchesReport& report, const Trace& trace, const DeviceLaunches& device) {
+  return report.per_launch ? LaunchTable(trace, device, report.key) : KeyTable(device);
+}
+
+}  // namespace
+
+ReportDocument LaunchesDocument(const LaunchesReport& report) {
+  return PerDeviceDocument(
+      report, report.per_launch ? LaunchColumns() : KeyColumns(),
+      [&](const Trace& trace, const DeviceLaunches& device) {
+        ReportSection section =
+            DeviceSection(trace, device.device_id, device.device_name, &device.window);
+        section.preamble.push_back(fmt::format("{} joined to their launching call (key: {})",
+                                               CountOf(device.launches, "kernel", "kernels"),
+                                               KernelKeyName(report.key)));
+        if (device.unmatched > 0) {
+          section.preamble.push_back(
+              fmt::format("note: {} in the window left out: the trace lacks their launching call",
+                          CountOf(device.unmatched, "kernel", "kernels")));
+        }
+        section.table = DeviceTable(report, trace, device);
+        section.when_empty = "no launch in the window";
+        return section;
+      });
+}
+
+std::string RenderLaunchesJson(const LaunchesReport& report) {
+  auto options = [&report](JsonWriter& json) {
+    json.Key("window").String(report.window_text);
+    json.Key("key").String(KernelKeyName(report.key));
+    json.Key("per_launch").Bool(report.per_launch);
+  };
+  auto fields = [&report](JsonWriter& json, const Trace& trace, const DeviceLaunches& device) {
+    WriteWindowJson(json, device.window);
+    json.Key("launches").Int(device.launches);
+    json.Key("unmatched").Int(device.unmatched);
+    json.Key(report.per_launch ? "records" : "kernels");
+    WriteTableRowsJson(json, DeviceTable(report, trace, device));
+  };
+  return RenderPerDeviceJson(report, "gpuroof.launches/1", options, fields);
+}
+
+}  // namespace gpuroof

@@ -1,0 +1,31 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "gpuroof/analyses/launch_latency.h"
+#include "gpuroof/format/report_document.h"
+#include "gpuroof/model/trace.h"
+
+namespace gpuroof {
+
+struct LaunchesOfTrace {
+  const Trace* trace = nullptr;
+  std::vector<DeviceLaunches> devices;
+};
+
+struct LaunchesReport {
+  std::vector<LaunchesOfTrace> traces;
+  std::string window_text;  // the --window value as given
+  KernelKey key = KernelKey::kName;
+  bool per_launch = false;  // one row per launch (kernexectrace) instead of per key
+  std::string tool_version;
+};
+
+// Text, CSV and Markdown render this document (format/report_document.h); columns in
+// docs/cli.md, "gpuroof launches".
+ReportDocument LaunchesDocument(const LaunchesReport& report);
+// Schema "gpuroof.launches/1" (docs/cli.md).
+std::string RenderLaunchesJson(const LaunchesReport& report);
+
+}  // namespace gpuroof

@@ -1,0 +1,181 @@
+// End-to-end tests of `gpuroof api`, `launches` and `findings`: the saxpy ranks against nsys's
+// own cudaapitrace/kernexectrace CSVs (../shared/fixtures/nsys-csv), row by row; findings on
+// every shared fixture, with evidence counted independently by SQL; --fail-on; bad input.
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include "cli_runner.h"
+
+namespace gpuroof::testing {
+namespace {
+
+std::filesystem::path SharedFixtures() {
+  return std::filesystem::path(GPUROOF_SHARED_FIXTURES_DIR);
+}
+
+#define SKIP_WITHOUT_FIXTURES()                                                    \
+  if (!std::filesystem::exists(SharedFixtures() / "nsys-csv")) {                   \
+    GTEST_SKIP() << "shared fixtures not found at " << SharedFixtures()            \
+                 << " (../shared/fixtures): the nsys CSV comparisons did not run"; \
+  }
+
+const char* const kRanks[] = {"nsys2021_5_saxpy_rank0", "nsys2021_5_saxpy_rank1"};
+
+// One integer from a single-row SQL query.
+int64_t SqlInt(const std::filesystem::path& db, const std::string& sql) {
+  sqlite3* handle = nullptr;
+  int64_t value = -1;
+  if (sqlite3_open_v2(db.c_str(), &handle, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+    sqlite3_stmt* statement = nullptr;
+    if (sqlite3_prepare_v2(handle, sql.c_str(), -1, &statement, nullptr) == SQLITE_OK &&
+        sqlite3_step(statement) == SQLITE_ROW) {
+      value = sqlite3_column_int64(statement, 0);
+    } else {
+      ADD_FAILURE() << sqlite3_errmsg(handle) << " in " << sql;
+    }
+    sqlite3_finalize(statement);
+  }
+  sqlite3_close(handle);
+  return value;
+}
+
+TEST(LaunchesCli, SaxpyMatchesKernexectraceRowByRow) {
+  SKIP_WITHOUT_FIXTURES();
+  for (const std::string rank : kRanks) {
+    SCOPED_TRACE(rank);
+    CliResult run =
+        RunGpuroof({"launches", (SharedFixtures() / "nsys" / (rank + ".sqlite")).string(),
+                    "--per-launch", "--key", "demangled", "--format", "csv"});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    auto ours = ParseCsv(run.out);
+    auto theirs = ParseCsv(ReadFile(SharedFixtures() / "nsys-csv" / (rank + "_kernexectrace.csv")));
+    ASSERT_EQ(ours.size(), theirs.size());
+    ASSERT_FALSE(ours.empty());
+    for (size_t i = 0; i < ours.size(); ++i) {
+      SCOPED_TRACE(i);
+      EXPECT_EQ(ours[i].at("api_start_ns"), theirs[i].at("API Start (ns)"));
+      EXPECT_EQ(ours[i].at("api_dur_ns"), theirs[i].at("API Dur (ns)"));
+      EXPECT_EQ(ours[i].at("queue_start_ns"), theirs[i].at("Queue Start (ns)"));
+      EXPECT_EQ(ours[i].at("queue_dur_ns"), theirs[i].at("Queue Dur (ns)"));
+      EXPECT_EQ(ours[i].at("kernel_start_ns"), theirs[i].at("Kernel Start (ns)"));
+      EXPECT_EQ(ours[i].at("kernel_dur_ns"), theirs[i].at("Kernel Dur (ns)"));
+      EXPECT_EQ(ours[i].at("total_dur_ns"), theirs[i].at("Total Dur (ns)"));
+      EXPECT_EQ(ours[i].at("device"), theirs[i].at("DevId"));
+      EXPECT_EQ(ours[i].at("api_function"), theirs[i].at("API Function"));
+      EXPECT_EQ(ours[i].at("kernel"), theirs[i].at("Kernel Name"));
+    }
+  }
+}
+
+// Per function from the cudaapitrace rows, computed here: count, total, min, max, median.
+struct Sums {
+  std::vector<int64_t> durations;
+};
+
+TEST(ApiCli, SaxpyMatchesCudaapitrace) {
+  SKIP_WITHOUT_FIXTURES();
+  for (const std::string rank : kRanks) {
+    SCOPED_TRACE(rank);
+    CliResult run = RunGpuroof(
+        {"api", (SharedFixtures() / "nsys" / (rank + ".sqlite")).string(), "--format", "csv"});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    std::map<std::string, std::vector<int64_t>> expected;
+    for (const auto& row :
+         ParseCsv(ReadFile(SharedFixtures() / "nsys-csv" / (rank + "_cudaapitrace.csv")))) {
+      expected[row.at("Name")].push_back(std::stoll(row.at("Duration (ns)")));
+    }
+    auto ours = ParseCsv(run.out);
+    ASSERT_EQ(ours.size(), expected.size());
+    for (const auto& row : ours) {
+      SCOPED_TRACE(row.at("function"));
+      ASSERT_EQ(expected.count(row.at("function")), 1u);
+      std::vector<int64_t> d = expected[row.at("function")];
+      std::sort(d.begin(), d.end());
+      int64_t total = 0;
+      for (int64_t v : d)
+        total += v;
+      const size_t n = d.size();
+      const double median = n % 2 == 1 ? static_cast<double>(d[n / 2])
+                                       : (static_cast<double>(d[n / 2 - 1]) + d[n / 2]) / 2.0;
+      EXPECT_EQ(std::stoll(row.at("calls")), static_cast<int64_t>(n));
+      EXPECT_EQ(std::stoll(row.at("total_ns")), total);
+      EXPECT_EQ(std::stoll(row.at("min_ns")), d.front());
+      EXPECT_EQ(std::stoll(row.at("max_ns")), d.back());
+      EXPECT_DOUBLE_EQ(std::stod(row.at("median_ns")), median);
+    }
+  }
+}
+
+TEST(FindingsCli, EverySharedFixtureRunsAndEvidenceIsChecked) {
+  SKIP_WITHOUT_FIXTURES();
+  int ran = 0;
+  for (const char* folder : {"nsys", "kineto"}) {
+    for (const auto& entry : std::filesystem::directory_iterator(SharedFixtures() / folder)) {
+      const std::string name = entry.path().filename().string();
+      if (name.find(".sqlite") == std::string::npos && name.find(".json.gz") == std::string::npos) {
+        continue;
+      }
+      SCOPED_TRACE(name);
+      CliResult run = RunGpuroof({"findings", entry.path().string(), "--format", "json"});
+      EXPECT_EQ(run.exit_code, 0) << run.err;
+      EXPECT_NE(run.out.find("\"schema\": \"gpuroof.findings/1\""), std::string::npos)
+          << run.out.substr(0, 200);
+      ++ran;
+    }
+  }
+  EXPECT_GE(ran, 13);
+}
+
+// saxpy rank 0: every call is synchronous cudaMemcpy/cudaMalloc/cudaFree; the sync-call
+// finding counts the cudaMemcpy calls in the processing window, which SQL counts as well.
+TEST(FindingsCli, SaxpySyncCallsCountedBySql) {
+  SKIP_WITHOUT_FIXTURES();
+  const std::filesystem::path db = SharedFixtures() / "nsys" / "nsys2021_5_saxpy_rank0.sqlite";
+  CliResult run = RunGpuroof(
+      {"findings", db.string(), "--window", "all", "--min-cost-pct", "0", "--format", "csv"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  // Window all: first GPU op start to last GPU op end. Sync calls overlapping it.
+  const int64_t expected = SqlInt(
+      db,
+      "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN StringIds s ON s.id = r.nameId "
+      "WHERE s.value LIKE 'cudaMemcpy%' AND s.value NOT LIKE '%Async%' "
+      "AND r.\"end\" > (SELECT min(start) FROM CUPTI_ACTIVITY_KIND_MEMCPY) "
+      "AND r.start < (SELECT max(\"end\") FROM CUPTI_ACTIVITY_KIND_MEMCPY)");
+  int64_t count = -1;
+  for (const auto& row : ParseCsv(run.out)) {
+    if (row.at("id") == "sync-call") count = std::stoll(row.at("count"));
+  }
+  EXPECT_EQ(count, expected);
+}
+
+TEST(FindingsCli, FailOnExitsOneWhenTheRuleFires) {
+  SKIP_WITHOUT_FIXTURES();
+  const std::string db = (SharedFixtures() / "nsys" / "nsys2021_5_saxpy_rank0.sqlite").string();
+  CliResult fired = RunGpuroof({"findings", db, "--fail-on", "sync-call,exposed-comm"});
+  EXPECT_EQ(fired.exit_code, 1) << fired.err;
+  EXPECT_NE(fired.err.find("sync-call"), std::string::npos);
+  CliResult quiet = RunGpuroof({"findings", db, "--fail-on", "exposed-comm"});
+  EXPECT_EQ(quiet.exit_code, 0) << quiet.err;
+  CliResult unknown = RunGpuroof({"findings", db, "--fail-on", "no-such-rule"});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("no rule 'no-such-rule'"), std::string::npos) << unknown.err;
+}
+
+TEST(FindingsCli, BadInputIsOneLine) {
+  TempDir dir;
+  WriteFile(dir / "bad.sqlite", "not a database");
+  for (const char* command : {"api", "launches", "findings"}) {
+    CliResult run = RunGpuroof({command, (dir / "bad.sqlite").string()});
+    EXPECT_EQ(run.exit_code, 2) << command;
+    EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
+    EXPECT_TRUE(run.out.empty());
+  }
+}
+
+}  // namespace
+}  // namespace gpuroof::testing

@@ -1,0 +1,354 @@
+// The findings rules, `api` and `launches` analyses on traces written by the test-support
+// builders (nsys SQLite from a text description, Kineto JSON from calls): each rule's pattern
+// planted with its cost worked out by hand, and the same trace without the pattern reporting
+// nothing for that rule.
+#include "gpuroof/analyses/findings/findings.h"
+
+#include <filesystem>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "gpuroof/analyses/api_summary.h"
+#include "gpuroof/analyses/launch_latency.h"
+#include "gpuroof/readers/kineto_json_reader.h"
+#include "gpuroof/readers/reader_registry.h"
+
+#include "support/kineto_json_builder.h"
+#include "support/trace_description.h"
+
+namespace gpuroof {
+namespace {
+
+class FindingsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ =
+        std::filesystem::temp_directory_path() /
+        ("gpuroof_findings_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+         "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  // The nsys export `description` describes, read with every API call.
+  Trace Nsys(const std::string& description) {
+    const std::filesystem::path path = dir_ / "trace.sqlite";
+    testsupport::BuildFromDescription("gpu 0 \"G\"\n" + description, "test", path);
+    ReadOptions options;
+    options.all_api_calls = true;
+    return ReadTrace(path, options);
+  }
+
+  static Trace Kineto(const testing::KinetoJsonBuilder& builder) {
+    KinetoReadOptions options;
+    options.all_api_calls = true;
+    return ReadKinetoJsonText(builder.ObjectJson(), "test.json", options);
+  }
+
+  std::filesystem::path dir_;
+};
+
+FindingsOptions Options(WindowSpec::Kind window = WindowSpec::Kind::kProcessing) {
+  FindingsOptions options;
+  options.window.kind = window;
+  options.thresholds.gap_min_ns = 100;
+  return options;
+}
+
+const Finding* Find(const FindingsResult& result, const std::string& id) {
+  for (const Finding& finding : result.findings) {
+    if (finding.id == id) return &finding;
+  }
+  return nullptr;
+}
+
+// Two kernels; a cudaDeviceSynchronize (250-1400) returns after the first (300-1300) and the
+// next kernel starts at 1700. The GPU was idle from 1300 (after the call began) to 1700: 400 ns.
+// The second sync (1650-2800) has no op after it: no cost. The gap 1300-1700 (400 ns) is the
+// sync's.
+constexpr const char* kSyncNsys = R"(
+api start=100 end=200 corr=1 name=cudaLaunchKernel_v7000
+kernel start=300 end=1300 corr=1 name=k
+api start=250 end=1400 corr=2 name=cudaDeviceSynchronize_v3020
+api start=1500 end=1600 corr=3 name=cudaLaunchKernel_v7000
+kernel start=1700 end=2700 corr=3 name=k
+api start=1650 end=2800 corr=4 name=cudaDeviceSynchronize_v3020
+)";
+
+TEST_F(FindingsTest, SyncCallCostsTheIdleTimeAfterIt) {
+  Trace trace = Nsys(kSyncNsys);
+  FindingsResult result = ComputeFindings(trace, Options());
+  const Finding* sync = Find(result, "sync-call");
+  ASSERT_NE(sync, nullptr);
+  EXPECT_EQ(sync->count, 2);
+  EXPECT_EQ(sync->cost_ns, 400);
+  EXPECT_EQ(sync->device_id, 0);
+  ASSERT_FALSE(sync->examples.empty());
+  EXPECT_EQ(sync->examples[0].start_ns, 250);
+  const Finding* gap = Find(result, "gpu-gap");
+  ASSERT_NE(gap, nullptr);
+  EXPECT_EQ(gap->count, 1);
+  EXPECT_EQ(gap->cost_ns, 400);
+  EXPECT_NE(gap->evidence.find("synchronising call cudaDeviceSynchronize"), std::string::npos);
+  EXPECT_EQ(Find(result, "host-bound"), nullptr);
+  EXPECT_EQ(Find(result, "launch-bound"), nullptr);
+}
+
+TEST_F(FindingsTest, SyncCallOnKinetoAsOnNsys) {
+  testing::KinetoJsonBuilder builder;
+  builder.Runtime("cudaLaunchKernel", "0.1", "0.1", 1)
+      .Kernel("k", "0.3", "1", 0, 7, 1)
+      .Runtime("cudaDeviceSynchronize", "0.25", "1.15", 2)
+      .Runtime("cudaLaunchKernel", "1.5", "0.1", 3)
+      .Kernel("k", "1.7", "1", 0, 7, 3)
+      .Runtime("cudaDeviceSynchronize", "1.65", "1.15", 4);
+  FindingsResult result = ComputeFindings(Kineto(builder), Options());
+  const Finding* sync = Find(result, "sync-call");
+  ASSERT_NE(sync, nullptr);
+  EXPECT_EQ(sync->count, 2);
+  EXPECT_EQ(sync->cost_ns, 400);
+}
+
+// PyTorch's .item(): aten::_local_scalar_dense (200-1500) copies the value D2H (1300-1350) and
+// waits in cudaStreamSynchronize (350-1450). The device is idle from 1350 to the next kernel at
+// 1800: 450 ns, named as the .item()'s.
+TEST_F(FindingsTest, ItemOnKinetoIsNamed) {
+  testing::KinetoJsonBuilder builder;
+  builder.Runtime("cudaLaunchKernel", "0.1", "0.1", 1)
+      .Kernel("k", "0.3", "1", 0, 7, 1)
+      .CpuOp("aten::_local_scalar_dense", "0.2", "1.3")
+      .Runtime("cudaMemcpyAsync", "0.25", "0.05", 5)
+      .Memcpy("Memcpy DtoH (Device -> Pageable)", "1.3", "0.05", 8, 0, 7, 5)
+      .Runtime("cudaStreamSynchronize", "0.35", "1.1", 6)
+      .Runtime("cudaLaunchKernel", "1.6", "0.1", 7)
+      .Kernel("k", "1.8", "1", 0, 7, 7);
+  FindingsResult result = ComputeFindings(Kineto(builder), Options());
+  const Finding* sync = Find(result, "sync-call");
+  ASSERT_NE(sync, nullptr);
+  EXPECT_EQ(sync->count, 1);
+  EXPECT_EQ(sync->cost_ns, 450);
+  EXPECT_NE(sync->evidence.find("cudaStreamSynchronize in .item() x1"), std::string::npos)
+      << sync->evidence;
+}
+
+TEST_F(FindingsTest, BackToBackKernelsReportNothing) {
+  Trace trace = Nsys(R"(
+api start=100 end=200 corr=1 name=cudaLaunchKernel_v7000
+kernel start=300 end=1300 corr=1 name=k
+api start=250 end=350 corr=2 name=cudaLaunchKernel_v7000
+kernel start=1300 end=2300 corr=2 name=k
+)");
+  FindingsResult result = ComputeFindings(trace, Options(WindowSpec::Kind::kAll));
+  EXPECT_TRUE(result.findings.empty()) << result.findings[0].id;
+  EXPECT_EQ(result.below_min_cost, 0);
+}
+
+// The second kernel's launch starts at 1500, after the GPU went idle at 1300: 1300-1650 is the
+// host's, 350 ns.
+TEST_F(FindingsTest, HostBoundGapWhenTheLaunchCameLate) {
+  Trace trace = Nsys(R"(
+api start=100 end=200 corr=1 name=cudaLaunchKernel_v7000
+kernel start=300 end=1300 corr=1 name=k
+api start=1500 end=1600 corr=2 name=cudaLaunchKernel_v7000
+kernel start=1650 end=2650 corr=2 name=k
+)");
+  FindingsResult result = ComputeFindings(trace, Options());
+  const Finding* host = Find(result, "host-bound");
+  ASSERT_NE(host, nullptr);
+  EXPECT_EQ(host->count, 1);
+  EXPECT_EQ(host->cost_ns, 350);
+  EXPECT_EQ(Find(result, "gpu-gap"), nullptr);
+  EXPECT_EQ(Find(result, "sync-call"), nullptr);
+}
+
+// An unexplained gap: the launch of the second kernel (250-280) came before the gap.
+TEST_F(FindingsTest, GapWithoutCauseIsUnexplained) {
+  Trace trace = Nsys(R"(
+api start=100 end=200 corr=1 name=cudaLaunchKernel_v7000
+kernel start=300 end=1300 corr=1 name=k
+api start=250 end=280 corr=2 name=cudaLaunchKernel_v7000
+kernel start=1800 end=2800 corr=2 name=k
+)");
+  FindingsResult result = ComputeFindings(trace, Options());
+  const Finding* gap = Find(result, "gpu-gap");
+  ASSERT_NE(gap, nullptr);
+  EXPECT_EQ(gap->cost_ns, 500);
+  EXPECT_NE(gap->evidence.find("unexplained x1"), std::string::npos) << gap->evidence;
+}
+
+// A 500 ns pageable H2D copy by cudaMemcpyAsync, then a 1000 ns kernel: the copy's 500 ns is the
+// pageable-copy cost. Copies (500) and compute (1000) never overlap: busy 1500, overlapped at
+// best max(1000, 500) = 1000, so serialised-copies costs min(500 exposed, 500) = 500.
+constexpr const char* kPageableCopy = R"(
+api start=100 end=250 corr=1 name=cudaMemcpyAsync_v3020
+memcpy start=300 end=800 kind=HtoD bytes=1000 src=pageable dst=device corr=1
+api start=260 end=290 corr=2 name=cudaLaunchKernel_v7000
+kernel start=800 end=1800 corr=2 name=k
+)";
+
+TEST_F(FindingsTest, PageableAsyncCopyAndSerialisedCopies) {
+  FindingsResult result = ComputeFindings(Nsys(kPageableCopy), Options(WindowSpec::Kind::kAll));
+  const Finding* pageable = Find(result, "pageable-copy");
+  ASSERT_NE(pageable, nullptr);
+  EXPECT_EQ(pageable->count, 1);
+  EXPECT_EQ(pageable->cost_ns, 500);
+  EXPECT_NE(pageable->evidence.find("1000 bytes"), std::string::npos);
+  const Finding* serial = Find(result, "serialised-copies");
+  ASSERT_NE(serial, nullptr);
+  EXPECT_EQ(serial->cost_ns, 500);
+}
+
+TEST_F(FindingsTest, PinnedCopyIsNoPageableFinding) {
+  std::string pinned = kPageableCopy;
+  pinned.replace(pinned.find("src=pageable"), 12, "src=pinned");
+  FindingsResult result = ComputeFindings(Nsys(pinned), Options(WindowSpec::Kind::kAll));
+  EXPECT_EQ(Find(result, "pageable-copy"), nullptr);
+}
+
+TEST_F(FindingsTest, CopyUnderComputeIsNotSerialised) {
+  FindingsResult result = ComputeFindings(Nsys(R"(
+kernel start=0 end=1000 name=k stream=7
+memcpy start=200 end=700 kind=HtoD bytes=1000 src=pinned dst=device stream=8
+)"),
+                                          Options(WindowSpec::Kind::kAll));
+  EXPECT_EQ(Find(result, "serialised-copies"), nullptr);
+}
+
+// A collective 0-1000 on one stream, compute 500-1500 on another: 500 ns of communication
+// with no compute under it.
+TEST_F(FindingsTest, ExposedCommunication) {
+  testing::KinetoJsonBuilder builder;
+  builder.Kernel("ncclKernel_AllReduce_RING_LL_Sum_float", "0", "1", 0, 20)
+      .Kernel("gemm", "0.5", "1", 0, 7);
+  FindingsResult result = ComputeFindings(Kineto(builder), Options(WindowSpec::Kind::kAll));
+  const Finding* comm = Find(result, "exposed-comm");
+  ASSERT_NE(comm, nullptr);
+  EXPECT_EQ(comm->cost_ns, 500);
+
+  testing::KinetoJsonBuilder hidden;
+  hidden.Kernel("ncclKernel_AllReduce_RING_LL_Sum_float", "0.2", "0.5", 0, 20)
+      .Kernel("gemm", "0", "1", 0, 7);
+  EXPECT_EQ(Find(ComputeFindings(Kineto(hidden), Options(WindowSpec::Kind::kAll)), "exposed-comm"),
+            nullptr);
+}
+
+// 20 kernels of 10 ns, each launched by a 100 ns call: 20 x (100 - 10) = 1800 ns.
+TEST_F(FindingsTest, LaunchBoundKernels) {
+  Trace trace = Nsys(R"(
+repeat 20 step=200 {
+  api start=0 end=100 corr=1+i name=cudaLaunchKernel_v7000
+  kernel start=150 end=160 corr=1+i name=tiny
+}
+)");
+  FindingsResult result = ComputeFindings(trace, Options());
+  const Finding* bound = Find(result, "launch-bound");
+  ASSERT_NE(bound, nullptr);
+  EXPECT_EQ(bound->count, 20);
+  EXPECT_EQ(bound->cost_ns, 1800);
+  EXPECT_NE(bound->evidence.find("20 of 20"), std::string::npos);
+}
+
+TEST_F(FindingsTest, LongKernelsAreNotLaunchBound) {
+  Trace trace = Nsys(R"(
+repeat 20 step=2000 {
+  api start=0 end=100 corr=1+i name=cudaLaunchKernel_v7000
+  kernel start=150 end=1950 corr=1+i name=big
+}
+)");
+  EXPECT_EQ(Find(ComputeFindings(trace, Options()), "launch-bound"), nullptr);
+}
+
+std::string OccupancyKernel(const std::string& name, const std::string& ts_us,
+                            const std::string& dur_us, int occupancy) {
+  return "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"" + name +
+         "\", \"pid\": 0, \"tid\": 7, \"ts\": " + ts_us + ", \"dur\": " + dur_us +
+         ", \"args\": {\"device\": 0, \"stream\": 7, \"est. achieved occupancy %\": " +
+         std::to_string(occupancy) + "}}";
+}
+
+// Kernel time 3000 ns at 20 % and 1000 ns at 80 %: weighted (3000 x 20 + 1000 x 80) / 4000 =
+// 35 % < 50 %; the kernel time below the threshold, 3000 ns, is the cost. Swapped (1000 ns at
+// 20 %, 3000 ns at 80 %: 65 %), nothing fires.
+TEST_F(FindingsTest, LowOccupancyWeightedByKernelTime) {
+  testing::KinetoJsonBuilder low;
+  low.Raw(OccupancyKernel("narrow", "0", "3", 20)).Raw(OccupancyKernel("wide", "3", "1", 80));
+  FindingsResult result = ComputeFindings(Kineto(low), Options(WindowSpec::Kind::kAll));
+  const Finding* finding = Find(result, "low-occupancy");
+  ASSERT_NE(finding, nullptr);
+  EXPECT_EQ(finding->cost_ns, 3000);
+  EXPECT_EQ(finding->count, 1);
+  EXPECT_NE(finding->evidence.find("35.0 %"), std::string::npos) << finding->evidence;
+
+  testing::KinetoJsonBuilder high;
+  high.Raw(OccupancyKernel("narrow", "0", "1", 20)).Raw(OccupancyKernel("wide", "1", "3", 80));
+  EXPECT_EQ(Find(ComputeFindings(Kineto(high), Options(WindowSpec::Kind::kAll)), "low-occupancy"),
+            nullptr);
+}
+
+TEST_F(FindingsTest, NsysKernelsHaveNoOccupancyFinding) {
+  EXPECT_EQ(Find(ComputeFindings(Nsys(kSyncNsys), Options()), "low-occupancy"), nullptr);
+}
+
+TEST_F(FindingsTest, MinCostDropsAndCounts) {
+  FindingsOptions options = Options();
+  options.thresholds.min_cost_pct = 50;  // 50 % of the 2400 ns window: 1200 ns
+  FindingsResult result = ComputeFindings(Nsys(kSyncNsys), options);
+  EXPECT_TRUE(result.findings.empty());
+  EXPECT_EQ(result.below_min_cost, 2);  // sync-call and gpu-gap, 400 ns each
+}
+
+// api: per function name (nsys's version suffix dropped), durations 100 and 300 for
+// cudaMalloc, 50 for cudaFree: total 400, median 200, max 300.
+TEST_F(FindingsTest, ApiSummaryPerFunction) {
+  Trace trace = Nsys(R"(
+api start=0 end=100 corr=1 name=cudaMalloc_v3020
+api start=200 end=500 corr=2 name=cudaMalloc_v3020
+api start=600 end=650 corr=3 name=cudaFree_v3020
+api start=700 end=710 corr=4 name=cudaLaunchKernel_v7000
+kernel start=720 end=900 corr=4 name=k
+)");
+  ApiSummaryOptions options;
+  options.window.kind = WindowSpec::Kind::kAll;
+  ApiSummary summary = ComputeApiSummary(trace, options);
+  ASSERT_EQ(summary.rows.size(), 3u);
+  EXPECT_EQ(summary.rows[0].name, "cudaMalloc");
+  EXPECT_EQ(summary.rows[0].stats.count, 2);
+  EXPECT_EQ(summary.rows[0].stats.total_ns, 400);
+  EXPECT_DOUBLE_EQ(summary.rows[0].stats.median_ns, 200);
+  EXPECT_EQ(summary.rows[0].stats.max_ns, 300);
+  EXPECT_EQ(summary.rows[1].name, "cudaFree");
+  EXPECT_EQ(summary.calls, 4);
+  EXPECT_EQ(summary.total_ns, 460);
+}
+
+// Launch 100-200 -> kernel 300-1300: overhead 100, queue 100, latency 200. Launch 1500-1600 ->
+// kernel 1550-2550 started before the call returned: queue 0 (not queued), latency 50.
+TEST_F(FindingsTest, LaunchLatencyPerLaunch) {
+  Trace trace = Nsys(R"(
+api start=100 end=200 corr=1 name=cudaLaunchKernel_v7000
+kernel start=300 end=1300 corr=1 name=k
+api start=1500 end=1600 corr=2 name=cudaLaunchKernel_v7000
+kernel start=1550 end=2550 corr=2 name=k
+)");
+  LaunchLatencyOptions options;
+  options.window.kind = WindowSpec::Kind::kAll;
+  options.keep_records = true;
+  std::vector<DeviceLaunches> devices = ComputeLaunchLatency(trace, options);
+  ASSERT_EQ(devices.size(), 1u);
+  ASSERT_EQ(devices[0].records.size(), 2u);
+  const KernelLaunch& first = devices[0].records[0];
+  EXPECT_EQ(first.overhead_ns(), 100);
+  EXPECT_EQ(first.queue_ns(), 100);
+  EXPECT_TRUE(first.queued());
+  EXPECT_EQ(first.latency_ns(), 200);
+  const KernelLaunch& second = devices[0].records[1];
+  EXPECT_FALSE(second.queued());
+  EXPECT_EQ(second.latency_ns(), 50);
+  ASSERT_EQ(devices[0].rows.size(), 1u);
+  EXPECT_EQ(devices[0].rows[0].queued, 1);
+  EXPECT_EQ(devices[0].rows[0].overhead.total_ns, 200);
+}
+
+}  // namespace
+}  // namespace gpuroof
