@@ -23,17 +23,14 @@ namespace gpuroof {
 
 namespace {
 
-struct AnalyzeOptions {
-  std::vector<std::string> traces;
+struct AnalyzeOptions : BreakdownOptions {
   UnitOptions unit;
   std::string window = "processing";
-  int threads = 0;
   bool overlap = false;
   bool by_stream = false;
   bool steady_report = false;
   std::string per_range;
   std::string attribute;
-  OutputOptions output;
 };
 
 // --per-range NAME: the engine table once per instance of an NVTX range, with the GPU work each
@@ -48,11 +45,9 @@ int RunPerRange(const AnalyzeOptions& options) {
                      "--units, --units-from, --window, --overlap, --by-stream or --steady-report");
   }
   RangesOptions ranges;
-  ranges.traces = options.traces;
+  static_cast<BreakdownOptions&>(ranges) = options;
   ranges.name = options.per_range;
-  ranges.threads = options.threads;
   ranges.attribute = options.attribute;
-  ranges.output = options.output;
   return RunRanges(ranges);
 }
 

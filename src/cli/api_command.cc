@@ -16,11 +16,8 @@ namespace gpuroof {
 
 namespace {
 
-struct ApiOptions {
-  std::vector<std::string> traces;
+struct ApiOptions : BreakdownOptions {
   std::string window = "all";
-  int threads = 0;
-  OutputOptions output;
 };
 
 int RunApi(const ApiOptions& options) {
@@ -29,13 +26,10 @@ int RunApi(const ApiOptions& options) {
   ApiReport report;
   report.window_text = options.window;
   report.tool_version = GPUROOF_VERSION;
-  ReadOptions read_options;
-  read_options.threads = options.threads;
-  read_options.detail = ReadDetail::kFull;
-  read_options.api_calls = true;
-  read_options.all_api_calls = true;  // every call, not only the launches
-  ReadForRanges(summary_options.window, UnitsSpec{}, read_options);
-  return RunBreakdown(options.traces, read_options, options.output, report,
+  // Every call, not only the launches.
+  const ReadOptions read_options =
+      ApiCallReadOptions(summary_options.window, options.threads, true);
+  return RunBreakdown(options, read_options, report,
                       [&](const Trace& trace, const std::string&) {
                         return ApiOfTrace{&trace, ComputeApiSummary(trace, summary_options)};
                       },
@@ -45,15 +39,9 @@ int RunApi(const ApiOptions& options) {
 }  // namespace
 
 void AddApiCommand(CLI::App& app, int& exit_code) {
-  auto options = std::make_shared<ApiOptions>();
-  CLI::App* command = AddCommand(app, "api");
-  AddTracesArgument(*command, options->traces);
-  command
-      ->add_option("--window", options->window, "all | processing | START:END | nvtx:NAME[@N|@*]")
-      ->capture_default_str();
-  AddThreadsOption(*command, options->threads);
-  AddOutputOptions(*command, options->output, kBreakdownFormats);
-  command->callback([options, &exit_code]() { exit_code = RunApi(*options); });
+  AddBreakdownCommand(app, "api", exit_code, RunApi, [](CLI::App& command, ApiOptions& options) {
+    AddWindowOption(command, options.window, WindowKinds::kWithoutSteady);
+  });
 }
 
 }  // namespace gpuroof

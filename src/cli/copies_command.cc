@@ -19,13 +19,10 @@ namespace gpuroof {
 
 namespace {
 
-struct CopiesOptions {
-  std::vector<std::string> traces;
+struct CopiesOptions : BreakdownOptions {
   std::string window = "processing";
-  int threads = 0;
   bool contention = false;
   std::string attribute;
-  OutputOptions output;
 };
 
 int RunCopies(const CopiesOptions& options) {
@@ -33,9 +30,8 @@ int RunCopies(const CopiesOptions& options) {
   auto run = [&](auto report, ReadDetail detail, auto compute, auto formats) {
     report.window_text = options.window;
     report.tool_version = GPUROOF_VERSION;
-    return RunWindowedBreakdown(options.traces,
-                                BreakdownReadOptions(window, detail, options.threads),
-                                options.output, report, compute, formats);
+    return RunWindowedBreakdown(options, BreakdownReadOptions(window, detail, options.threads),
+                                report, compute, formats);
   };
   if (options.contention) {
     // Per copy direction, bandwidth with the opposite direction busy versus idle: busy times
@@ -59,17 +55,14 @@ int RunCopies(const CopiesOptions& options) {
 }  // namespace
 
 void AddCopiesCommand(CLI::App& app, int& exit_code) {
-  auto options = std::make_shared<CopiesOptions>();
-  CLI::App* command = AddCommand(app, "copies");
-  AddTracesArgument(*command, options->traces);
-  AddWindowOption(*command, options->window, WindowKinds::kWithSteady);
-  AddThreadsOption(*command, options->threads);
-  command->add_flag("--contention", options->contention,
-                    "Instead: per copy direction, the bandwidth while the opposite direction is "
-                    "busy versus idle");
-  AddAttributeOption(*command, options->attribute);
-  AddOutputOptions(*command, options->output, kBreakdownFormats);
-  command->callback([options, &exit_code]() { exit_code = RunCopies(*options); });
+  AddBreakdownCommand(
+      app, "copies", exit_code, RunCopies, [](CLI::App& command, CopiesOptions& options) {
+        AddWindowOption(command, options.window, WindowKinds::kWithSteady);
+        command.add_flag("--contention", options.contention,
+                         "Instead: per copy direction, the bandwidth while the opposite direction "
+                         "is busy versus idle");
+        AddAttributeOption(command, options.attribute);
+      });
 }
 
 }  // namespace gpuroof

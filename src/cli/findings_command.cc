@@ -20,8 +20,7 @@ namespace gpuroof {
 
 namespace {
 
-struct FindingsCommandOptions {
-  std::vector<std::string> traces;
+struct FindingsCommandOptions : BreakdownOptions {
   std::string window = "processing";
   double min_cost_pct = FindingThresholds{}.min_cost_pct;
   std::string gap_min = "100us";
@@ -29,8 +28,6 @@ struct FindingsCommandOptions {
   int64_t launch_bound_min_kernels = FindingThresholds{}.launch_bound_min_kernels;
   double low_occupancy_pct = FindingThresholds{}.low_occupancy_pct;
   std::vector<std::string> fail_on;
-  int threads = 0;
-  OutputOptions output;
 };
 
 // The rule ids of --fail-on, each checked against the rules that exist.
@@ -52,10 +49,7 @@ int RunFindings(const FindingsCommandOptions& options) {
   findings_options.window = ParseWindowSpec(options.window);
   FindingThresholds& t = findings_options.thresholds;
   t.min_cost_pct = options.min_cost_pct;
-  t.gap_min_ns = ParseDurationNs(options.gap_min, "--gap-min");
-  if (t.gap_min_ns <= 0) {
-    throw InputError("--gap-min", fmt::format("must be longer than 0, got '{}'", options.gap_min));
-  }
+  t.gap_min_ns = ParsePositiveDurationNs(options.gap_min, "--gap-min");
   t.launch_bound_share_pct = options.launch_bound_share_pct;
   t.launch_bound_min_kernels = options.launch_bound_min_kernels;
   t.low_occupancy_pct = options.low_occupancy_pct;
@@ -65,15 +59,12 @@ int RunFindings(const FindingsCommandOptions& options) {
   report.window_text = options.window;
   report.thresholds = t;
   report.tool_version = GPUROOF_VERSION;
-  ReadOptions read_options;
-  read_options.threads = options.threads;
-  read_options.detail = ReadDetail::kFull;  // correlation ids and memory kinds
-  read_options.api_calls = true;
-  read_options.all_api_calls = true;  // synchronising calls launch nothing
-  ReadForRanges(findings_options.window, UnitsSpec{}, read_options);
+  // Correlation ids and memory kinds, and every call: synchronising calls launch nothing.
+  const ReadOptions read_options =
+      ApiCallReadOptions(findings_options.window, options.threads, true);
   // The traces are gone once the report is rendered: what --fail-on needs is kept here.
   std::vector<std::string> fired;
-  RunBreakdown(options.traces, read_options, options.output, report,
+  RunBreakdown(options, read_options, report,
                [&](const Trace& trace, const std::string&) {
                  FindingsOfTrace traced{&trace, ComputeFindings(trace, findings_options)};
                  for (const Finding& finding : traced.result.findings) {
@@ -91,49 +82,44 @@ int RunFindings(const FindingsCommandOptions& options) {
   return fired.empty() ? kExitOk : kExitCheckFailed;
 }
 
+// A percentage threshold, 0 to 100, with its default shown.
+void AddPercentOption(CLI::App& command, const char* name, double& value, const char* help) {
+  command.add_option(name, value, help)->check(CLI::Range(0.0, 100.0))->capture_default_str();
+}
+
+// The rule thresholds (docs/findings.md), each with its documented default.
+void AddThresholdOptions(CLI::App& command, FindingsCommandOptions& options) {
+  AddPercentOption(command, "--min-cost-pct", options.min_cost_pct,
+                   "Report a finding when its cost is at least this % of its device's window");
+  command
+      .add_option("--gap-min", options.gap_min,
+                  "gpu-gap, host-bound: idle gaps longer than this (ns, or with us/ms/s)")
+      ->capture_default_str();
+  AddPercentOption(command, "--launch-bound-share", options.launch_bound_share_pct,
+                   "launch-bound: fires when at least this % of launches are shorter than their "
+                   "launch call");
+  command
+      .add_option("--launch-bound-min", options.launch_bound_min_kernels,
+                  "launch-bound: ... and at least this many kernels are")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 40))
+      ->capture_default_str();
+  AddPercentOption(command, "--low-occupancy", options.low_occupancy_pct,
+                   "low-occupancy: fires when the kernel-time-weighted est. achieved occupancy "
+                   "is below this %");
+}
+
 }  // namespace
 
 void AddFindingsCommand(CLI::App& app, int& exit_code) {
-  auto options = std::make_shared<FindingsCommandOptions>();
-  CLI::App* command = AddCommand(app, "findings");
-  AddTracesArgument(*command, options->traces);
-  command
-      ->add_option("--window", options->window,
-                   "processing | all | steady | START:END | nvtx:NAME[@N|@*]")
-      ->capture_default_str();
-  command
-      ->add_option("--min-cost-pct", options->min_cost_pct,
-                   "Report a finding when its cost is at least this % of its device's window")
-      ->check(CLI::Range(0.0, 100.0))
-      ->capture_default_str();
-  command
-      ->add_option("--gap-min", options->gap_min,
-                   "gpu-gap, host-bound: idle gaps longer than this (ns, or with us/ms/s)")
-      ->capture_default_str();
-  command
-      ->add_option("--launch-bound-share", options->launch_bound_share_pct,
-                   "launch-bound: fires when at least this % of launches are shorter than their "
-                   "launch call")
-      ->check(CLI::Range(0.0, 100.0))
-      ->capture_default_str();
-  command
-      ->add_option("--launch-bound-min", options->launch_bound_min_kernels,
-                   "launch-bound: ... and at least this many kernels are")
-      ->check(CLI::Range(int64_t{1}, int64_t{1} << 40))
-      ->capture_default_str();
-  command
-      ->add_option("--low-occupancy", options->low_occupancy_pct,
-                   "low-occupancy: fires when the kernel-time-weighted est. achieved occupancy "
-                   "is below this %")
-      ->check(CLI::Range(0.0, 100.0))
-      ->capture_default_str();
-  command
-      ->add_option("--fail-on", options->fail_on,
-                   "Exit 1 when any of these rule ids fires (comma-separated)")
-      ->delimiter(',');
-  AddThreadsOption(*command, options->threads);
-  AddOutputOptions(*command, options->output, kBreakdownFormats);
-  command->callback([options, &exit_code]() { exit_code = RunFindings(*options); });
+  AddBreakdownCommand(app, "findings", exit_code, RunFindings,
+                      [](CLI::App& command, FindingsCommandOptions& options) {
+                        AddWindowOption(command, options.window, WindowKinds::kWithSteady);
+                        AddThresholdOptions(command, options);
+                        command
+                            .add_option("--fail-on", options.fail_on,
+                                        "Exit 1 when any of these rule ids fires (comma-separated)")
+                            ->delimiter(',');
+                      });
 }
 
 }  // namespace gpuroof

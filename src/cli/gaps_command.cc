@@ -13,53 +13,41 @@
 
 #include "breakdown_command.h"
 #include "command_help.h"
+#include "unit_options.h"
 
 namespace gpuroof {
 
 namespace {
 
-struct GapsOptions {
-  std::vector<std::string> traces;
+struct GapsOptions : BreakdownOptions {
   std::string min = "1ms";
-  int threads = 0;
-  OutputOptions output;
 };
 
 int RunGaps(const GapsOptions& options) {
   GapOptions gap_options;
-  gap_options.min_ns = ParseDurationNs(options.min, "--min");
-  if (gap_options.min_ns <= 0) {
-    throw InputError("--min", fmt::format("must be longer than 0, got '{}'", options.min));
-  }
+  gap_options.min_ns = ParsePositiveDurationNs(options.min, "--min");
   GapsReport report;
   report.min_ns = gap_options.min_ns;
   report.min_text = options.min;
   report.tool_version = GPUROOF_VERSION;
   // Labels of the ops around a gap need kernel names and memory kinds: the breakdown detail.
-  ReadOptions read_options;
-  read_options.threads = options.threads;
-  read_options.detail = ReadDetail::kBreakdown;
-  read_options.api_calls = false;  // no range attribution here
-  return RunBreakdown(options.traces, read_options, options.output, report,
-                      [&](const Trace& trace, const std::string&) {
-                        return GappedTrace{&trace, ComputeGaps(trace, gap_options)};
-                      },
-                      {GapsDocument, RenderGapsJson});
+  return RunBreakdown(
+      options, BreakdownReadOptions(WindowSpec{}, ReadDetail::kBreakdown, options.threads), report,
+      [&](const Trace& trace, const std::string&) {
+        return GappedTrace{&trace, ComputeGaps(trace, gap_options)};
+      },
+      {GapsDocument, RenderGapsJson});
 }
 
 }  // namespace
 
 void AddGapsCommand(CLI::App& app, int& exit_code) {
-  auto options = std::make_shared<GapsOptions>();
-  CLI::App* command = AddCommand(app, "gaps");
-  AddTracesArgument(*command, options->traces);
-  command
-      ->add_option("--min", options->min,
-                   "List gaps longer than this (ns, or with us/ms/s, e.g. 1ms)")
-      ->capture_default_str();
-  AddThreadsOption(*command, options->threads);
-  AddOutputOptions(*command, options->output, kBreakdownFormats);
-  command->callback([options, &exit_code]() { exit_code = RunGaps(*options); });
+  AddBreakdownCommand(app, "gaps", exit_code, RunGaps, [](CLI::App& command, GapsOptions& options) {
+    command
+        .add_option("--min", options.min,
+                    "List gaps longer than this (ns, or with us/ms/s, e.g. 1ms)")
+        ->capture_default_str();
+  });
 }
 
 }  // namespace gpuroof

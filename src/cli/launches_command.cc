@@ -16,13 +16,10 @@ namespace gpuroof {
 
 namespace {
 
-struct LaunchesOptions {
-  std::vector<std::string> traces;
+struct LaunchesOptions : BreakdownOptions {
   std::string key = "name";
   std::string window = "all";
   bool per_launch = false;
-  int threads = 0;
-  OutputOptions output;
 };
 
 int RunLaunches(const LaunchesOptions& options) {
@@ -35,13 +32,11 @@ int RunLaunches(const LaunchesOptions& options) {
   report.key = latency_options.key;
   report.per_launch = options.per_launch;
   report.tool_version = GPUROOF_VERSION;
-  ReadOptions read_options;
-  read_options.threads = options.threads;
-  read_options.detail = ReadDetail::kFull;  // correlation ids, kernel names and shapes
-  read_options.api_calls = true;
-  ReadForRanges(latency_options.window, UnitsSpec{}, read_options);
+  // Correlation ids, kernel names and shapes, and the launching calls.
+  const ReadOptions read_options =
+      ApiCallReadOptions(latency_options.window, options.threads, false);
   return RunBreakdown(
-      options.traces, read_options, options.output, report,
+      options, read_options, report,
       [&](const Trace& trace, const std::string&) {
         return LaunchesOfTrace{&trace, ComputeLaunchLatency(trace, latency_options)};
       },
@@ -51,18 +46,13 @@ int RunLaunches(const LaunchesOptions& options) {
 }  // namespace
 
 void AddLaunchesCommand(CLI::App& app, int& exit_code) {
-  auto options = std::make_shared<LaunchesOptions>();
-  CLI::App* command = AddCommand(app, "launches");
-  AddTracesArgument(*command, options->traces);
-  command->add_option("--key", options->key, "name | demangled | launch")->capture_default_str();
-  command->add_flag("--per-launch", options->per_launch,
-                    "One row per launch (nsys kernexectrace's columns) instead of per key");
-  command
-      ->add_option("--window", options->window, "all | processing | START:END | nvtx:NAME[@N|@*]")
-      ->capture_default_str();
-  AddThreadsOption(*command, options->threads);
-  AddOutputOptions(*command, options->output, kBreakdownFormats);
-  command->callback([options, &exit_code]() { exit_code = RunLaunches(*options); });
+  AddBreakdownCommand(
+      app, "launches", exit_code, RunLaunches, [](CLI::App& command, LaunchesOptions& options) {
+        AddKernelKeyOption(command, options.key);
+        command.add_flag("--per-launch", options.per_launch,
+                         "One row per launch (nsys kernexectrace's columns) instead of per key");
+        AddWindowOption(command, options.window, WindowKinds::kWithoutSteady);
+      });
 }
 
 }  // namespace gpuroof

@@ -19,6 +19,14 @@ struct OutputOptions {
   bool quiet = false;
 };
 
+// What every breakdown command takes besides its own options (docs/cli.md): the trace files,
+// --threads, and the output options.
+struct BreakdownOptions {
+  std::vector<std::string> traces;
+  int threads = 0;  // reader threads, 0 = automatic
+  OutputOptions output;
+};
+
 // Adds --format (limited to `formats`, e.g. {"table", "csv", "json"}), -o/--output, --strict and
 // --quiet to `command`.
 void AddOutputOptions(CLI::App& command, OutputOptions& options,

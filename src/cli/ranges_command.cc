@@ -35,10 +35,10 @@ int RunRanges(const RangesOptions& options) {
   ReadOptions read_options;
   read_options.threads = options.threads;
   read_options.detail = ReadDetail::kFull;
-  return RunBreakdown(options.traces, read_options, options.output, report,
+  return RunBreakdown(options, read_options, report,
                       [&](const Trace& trace, const std::string& path) {
                         RangesOfTrace ranges{&trace, SummarizeRanges(trace, summary_options)};
-                        for (const auto& [where, note] : RangesNotes(ranges.summary))
+                        for (const auto& [where, note] : RangesNotes(ranges.result))
                           PrintNote(options.output, path, where, note);
                         return ranges;
                       },
@@ -46,16 +46,13 @@ int RunRanges(const RangesOptions& options) {
 }
 
 void AddRangesCommand(CLI::App& app, int& exit_code) {
-  auto options = std::make_shared<RangesOptions>();
-  CLI::App* command = AddCommand(app, "ranges");
-  AddTracesArgument(*command, options->traces);
-  command->add_option("--name", options->name,
-                      "Only this range (\"Domain:name\", name, NAME@N or NAME@*), one row per "
-                      "instance");
-  AddAttributeOption(*command, options->attribute);
-  AddThreadsOption(*command, options->threads);
-  AddOutputOptions(*command, options->output, kBreakdownFormats);
-  command->callback([options, &exit_code]() { exit_code = RunRanges(*options); });
+  AddBreakdownCommand(
+      app, "ranges", exit_code, RunRanges, [](CLI::App& command, RangesOptions& options) {
+        command.add_option("--name", options.name,
+                           "Only this range (\"Domain:name\", name, NAME@N or NAME@*), one row "
+                           "per instance");
+        AddAttributeOption(command, options.attribute);
+      });
 }
 
 }  // namespace gpuroof

@@ -14,12 +14,9 @@ class App;
 
 namespace gpuroof {
 
-struct RangesOptions {
-  std::vector<std::string> traces;
-  std::string name;  // empty: one row per range name; else one row per instance of this range
-  int threads = 0;
+struct RangesOptions : BreakdownOptions {
+  std::string name;       // empty: one row per range name; else one row per instance of this range
   std::string attribute;  // --attribute: thread | process | "" (each range's default)
-  OutputOptions output;
 };
 
 // Reads the traces, attributes GPU work to their NVTX ranges and emits the ranges report. Also

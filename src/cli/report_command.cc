@@ -37,17 +37,15 @@ namespace gpuroof {
 
 namespace {
 
-struct ReportOptions {
-  std::vector<std::string> traces;
+// The traces, --threads and the output options (--format html only) as every breakdown has them.
+struct ReportOptions : BreakdownOptions {
   UnitOptions unit;
   std::string window = "processing";
   std::string gap_min = "1ms";
   std::string env;  // --env FILE; empty: env.json beside each trace, when there is one
   int top = 10;
-  int threads = 0;
   std::string attribute;
   bool ranks = false;  // --ranks: the traces are the ranks of one job
-  OutputOptions output;
 };
 
 // The settings every analysis of the page shares, checked before any trace is read.
@@ -72,10 +70,7 @@ ReportPlan PlanReport(const ReportOptions& options) {
   plan.kernels.window = plan.load.window;
   plan.kernels.top = options.top;
   plan.copies.window = plan.load.window;
-  plan.gaps.min_ns = ParseDurationNs(options.gap_min, "--gap-min");
-  if (plan.gaps.min_ns <= 0) {
-    throw InputError("--gap-min", fmt::format("must be longer than 0, got '{}'", options.gap_min));
-  }
+  plan.gaps.min_ns = ParsePositiveDurationNs(options.gap_min, "--gap-min");
   return plan;
 }
 

@@ -78,6 +78,23 @@ WindowSpec ParseWindowOptions(const std::string& window, const std::string& attr
   return spec;
 }
 
+void AddKernelKeyOption(CLI::App& command, std::string& key) {
+  command.add_option("--key", key, "name | demangled | launch")->capture_default_str();
+}
+
+ReadOptions ApiCallReadOptions(const WindowSpec& window, int threads, bool every_call) {
+  ReadOptions read = BreakdownReadOptions(window, ReadDetail::kFull, threads);
+  read.api_calls = true;
+  read.all_api_calls = every_call;
+  return read;
+}
+
+int64_t ParsePositiveDurationNs(const std::string& text, const std::string& option) {
+  const int64_t ns = ParseDurationNs(text, option);
+  if (ns <= 0) throw InputError(option, fmt::format("must be longer than 0, got '{}'", text));
+  return ns;
+}
+
 ReadOptions BreakdownReadOptions(const WindowSpec& window, ReadDetail detail, int threads) {
   ReadOptions read;
   read.threads = threads;

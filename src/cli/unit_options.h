@@ -46,6 +46,16 @@ WindowSpec ParseWindowOptions(const std::string& window, const std::string& attr
 // the window is an NVTX range's (ReadForRanges).
 ReadOptions BreakdownReadOptions(const WindowSpec& window, ReadDetail detail, int threads);
 
+// BreakdownReadOptions with full detail and the CUDA API calls joined to their kernels
+// (correlation ids); with `every_call` also the calls that launch nothing (synchronisations).
+ReadOptions ApiCallReadOptions(const WindowSpec& window, int threads, bool every_call);
+
+// A duration (ns, or with us/ms/s) > 0; throws InputError naming `option` otherwise.
+int64_t ParsePositiveDurationNs(const std::string& text, const std::string& option);
+
+// --key: what identifies a kernel (name | demangled | launch), for ParseKernelKey.
+void AddKernelKeyOption(CLI::App& command, std::string& key);
+
 // A whole number > 0; throws InputError naming `option` otherwise.
 int64_t ParsePositiveCount(const std::string& text, const std::string& option);
 

@@ -186,8 +186,8 @@ AnalysisJson RangesJson(TraceFile& file, const std::string& name, const std::str
   return OneTraceJson<RangesOfTrace>(
       file, ReadWith(ReadDetail::kFull, true), report,
       [&](const Trace& trace, RangesOfTrace& ranges, std::vector<std::string>& notes) {
-        ranges.summary = SummarizeRanges(trace, options);
-        AddNotes(notes, trace, RangesNotes(ranges.summary));
+        ranges.result = SummarizeRanges(trace, options);
+        AddNotes(notes, trace, RangesNotes(ranges.result));
       },
       RenderRangesJson);
 }

@@ -21,6 +21,13 @@ namespace gpuroof {
 
 namespace {
 
+// Widens [first, last] to take in [start, end]; `seen` says whether it held an op yet.
+void Widen(bool& seen, int64_t& first, int64_t& last, int64_t start, int64_t end) {
+  first = seen ? std::min(first, start) : start;
+  last = seen ? std::max(last, end) : end;
+  seen = true;
+}
+
 // Per-device spans for the window policies: one unordered pass. Devices are looked up through
 // a stream -> slot table built once, not per op.
 std::map<int32_t, DeviceSpan> ComputeSpans(const Trace& trace) {
@@ -33,24 +40,10 @@ std::map<int32_t, DeviceSpan> ComputeSpans(const Trace& trace) {
       DeviceSpan& span = slots[stream_slot[block.stream[i]]];
       int64_t start = block.start_ns[i];
       int64_t end = block.end_ns[i];
-      if (!span.has_ops) {
-        span.first_start_ns = start;
-        span.last_end_ns = end;
-        span.has_ops = true;
-      } else {
-        span.first_start_ns = std::min(span.first_start_ns, start);
-        span.last_end_ns = std::max(span.last_end_ns, end);
-      }
+      Widen(span.has_ops, span.first_start_ns, span.last_end_ns, start, end);
       Engine engine = block.engine[i];
       if (IsKernelEngine(engine)) {
-        if (!span.has_kernels) {
-          span.first_kernel_start_ns = start;
-          span.last_kernel_end_ns = end;
-          span.has_kernels = true;
-        } else {
-          span.first_kernel_start_ns = std::min(span.first_kernel_start_ns, start);
-          span.last_kernel_end_ns = std::max(span.last_kernel_end_ns, end);
-        }
+        Widen(span.has_kernels, span.first_kernel_start_ns, span.last_kernel_end_ns, start, end);
       } else if (engine == Engine::kD2H) {
         span.last_d2h_end_ns = span.has_d2h ? std::max(span.last_d2h_end_ns, end) : end;
         span.has_d2h = true;

@@ -50,8 +50,10 @@ std::vector<DeviceGaps> ComputeGaps(const Trace& trace, const GapOptions& option
   if (options.min_ns <= 0) {
     throw InputError("--min", fmt::format("must be longer than 0, got {} ns", options.min_ns));
   }
-  const auto [slot_of_device, stream_slot] = SlotDevicesOfStreams(trace);
-  std::vector<ScanState> states(slot_of_device.size());
+  // A named object, not a structured binding: the lambda below uses it (clang < 16).
+  const DeviceSlots slots = SlotDevicesOfStreams(trace);
+  const std::vector<size_t>& stream_slot = slots.slot_of_stream;
+  std::vector<ScanState> states(slots.size());
   ForEachInStartOrder(trace, [&](const ActivityBlock& block, size_t i) {
     int64_t start = block.start_ns[i];
     int64_t end = block.end_ns[i];
@@ -85,7 +87,7 @@ std::vector<DeviceGaps> ComputeGaps(const Trace& trace, const GapOptions& option
   });
 
   std::vector<DeviceGaps> result;
-  for (const auto& [id, slot] : slot_of_device) {
+  for (const auto& [id, slot] : slots.slot_of_device) {
     ScanState& state = states[slot];
     if (!state.open) continue;
     DeviceGaps device;

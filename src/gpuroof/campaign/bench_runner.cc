@@ -9,7 +9,6 @@
 #include "gpuroof/campaign/manifest.h"
 #include "gpuroof/campaign/regex_search.h"
 #include "gpuroof/format/number_format.h"
-#include "gpuroof/format/text_table.h"
 #include "gpuroof/model/errors.h"
 
 namespace gpuroof {
@@ -231,18 +230,19 @@ BenchOutcome RunBench(const CampaignSession& session, const BenchOptions& option
 }
 
 std::string RenderBenchTable(const BenchOutcome& outcome, const std::string& unit_name) {
-  TextTable table({"config", "cold " + unit_name + "/s", "warm " + unit_name + "/s", "spread %",
-                   "roofline " + unit_name + "/s", "% of roofline", "peak " + unit_name + "/s",
-                   "quotable"});
+  Table table = CampaignTable({"config", "cold " + unit_name + "/s", "warm " + unit_name + "/s",
+                               "spread %", "roofline " + unit_name + "/s", "% of roofline",
+                               "peak " + unit_name + "/s", "quotable"});
   for (const LadderRow& row : outcome.rows) {
     if (row.status != "ok") {
-      table.AddRow({row.label, "FAILED", "-", "-", "-", "-", "-", "no"});
+      table.AddRow(CampaignRow({row.label, "FAILED", "-", "-", "-", "-", "-", "no"}));
       continue;
     }
-    table.AddRow({row.label, FixedDouble(row.figures.cold, 1), FixedDouble(row.figures.warm, 1),
-                  FixedDouble(row.figures.spread_pct, 1), FixedDouble(row.roofline_units_per_s, 1),
-                  FixedDouble(row.pct_of_roofline, 1), FixedDouble(row.peak_units_per_s, 1),
-                  row.quotable ? "yes" : "no"});
+    table.AddRow(
+        CampaignRow({row.label, FixedDouble(row.figures.cold, 1), FixedDouble(row.figures.warm, 1),
+                     FixedDouble(row.figures.spread_pct, 1),
+                     FixedDouble(row.roofline_units_per_s, 1), FixedDouble(row.pct_of_roofline, 1),
+                     FixedDouble(row.peak_units_per_s, 1), row.quotable ? "yes" : "no"}));
   }
   return RenderCampaignTable(outcome.results, table, outcome.failed, "ladder.csv");
 }

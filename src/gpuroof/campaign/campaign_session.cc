@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "gpuroof/campaign/guards.h"
+#include "gpuroof/format/table_text.h"
 #include "gpuroof/model/errors.h"
 
 namespace gpuroof {
@@ -67,10 +68,25 @@ CampaignSession OpenCampaign(const SweepSpec& spec, const CampaignOptions& optio
   return session;
 }
 
-std::string RenderCampaignTable(const std::filesystem::path& results, const TextTable& table,
+Table CampaignTable(const std::vector<std::string>& titles) {
+  std::vector<TableColumn> columns;
+  for (const std::string& title : titles) {
+    columns.push_back(
+        MakeColumn(title, title, columns.empty() ? ColumnUnit::kText : ColumnUnit::kFigure));
+  }
+  return Table(std::move(columns));
+}
+
+std::vector<TableCell> CampaignRow(const std::vector<std::string>& cells) {
+  return {cells.begin(), cells.end()};
+}
+
+std::string RenderCampaignTable(const std::filesystem::path& results, const Table& table,
                                 int failed, const std::string& csv_name) {
   std::string out = fmt::format("results: {}\n", results.string());
-  out += table.Render();
+  TextTableOptions layout;
+  layout.indent = "";
+  out += RenderTableText(table, layout);
   if (failed > 0) out += fmt::format("{} configuration(s) failed; see {}\n", failed, csv_name);
   return out;
 }

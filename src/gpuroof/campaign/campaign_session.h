@@ -10,7 +10,7 @@
 #include "gpuroof/campaign/sweep_plan.h"
 #include "gpuroof/campaign/sweep_spec.h"
 #include "gpuroof/campaign/system_view.h"
-#include "gpuroof/format/text_table.h"
+#include "gpuroof/format/table.h"
 #include "gpuroof/process/process_runner.h"
 
 namespace gpuroof {
@@ -56,8 +56,13 @@ struct CampaignSession {
 CampaignSession OpenCampaign(const SweepSpec& spec, const CampaignOptions& options,
                              CampaignSystem& system);
 
+// A campaign's summary table for people: the configuration, then figures already formatted
+// (ColumnUnit::kFigure), one column per title. Rows are texts (CampaignRow).
+Table CampaignTable(const std::vector<std::string>& titles);
+std::vector<TableCell> CampaignRow(const std::vector<std::string>& cells);
+
 // "results: FOLDER", the table, and how many configurations failed (see `csv_name`).
-std::string RenderCampaignTable(const std::filesystem::path& results, const TextTable& table,
+std::string RenderCampaignTable(const std::filesystem::path& results, const Table& table,
                                 int failed, const std::string& csv_name);
 
 // "[3/8] cap1700: 41 s elapsed, about 68 s left" on stderr, only when it is a terminal.

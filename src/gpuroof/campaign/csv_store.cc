@@ -12,8 +12,8 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include "gpuroof/format/csv_line.h"
 #include "gpuroof/format/output_file.h"
-#include "gpuroof/format/text_table.h"
 #include "gpuroof/model/errors.h"
 
 namespace gpuroof {

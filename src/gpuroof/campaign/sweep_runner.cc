@@ -11,7 +11,6 @@
 #include "gpuroof/format/json_writer.h"
 #include "gpuroof/format/number_format.h"
 #include "gpuroof/format/output_file.h"
-#include "gpuroof/format/text_table.h"
 #include "gpuroof/model/errors.h"
 
 namespace gpuroof {
@@ -161,8 +160,8 @@ std::string RenderSweepPlan(const CampaignSession& session) {
 
 std::string RenderSweepTable(const SweepOutcome& outcome) {
   std::string unit = outcome.rows.empty() ? "frame" : outcome.rows.front().unit_name;
-  TextTable table({"config", "kernel us/" + unit, "H2D us/" + unit, "D2H us/" + unit, "bottleneck",
-                   "roofline us/" + unit, unit + "/s", "quotable"});
+  Table table = CampaignTable({"config", "kernel us/" + unit, "H2D us/" + unit, "D2H us/" + unit,
+                               "bottleneck", "roofline us/" + unit, unit + "/s", "quotable"});
   bool several_devices = false;
   for (const ProbeRow& row : outcome.rows)
     several_devices = several_devices || (!row.device.empty() && row.device != "0");
@@ -170,14 +169,14 @@ std::string RenderSweepTable(const SweepOutcome& outcome) {
     std::string config = row.label;
     if (several_devices && !row.device.empty()) config += " (device " + row.device + ")";
     if (row.status != "ok") {
-      table.AddRow({config, "-", "-", "-", "FAILED", "-", "-", "no"});
+      table.AddRow(CampaignRow({config, "-", "-", "-", "FAILED", "-", "-", "no"}));
       continue;
     }
-    table.AddRow({config, FixedDouble(row.kernel_us_per_unit, 2),
-                  FixedDouble(row.h2d_us_per_unit, 2), FixedDouble(row.d2h_us_per_unit, 2),
-                  row.bottleneck.empty() ? "-" : row.bottleneck,
-                  FixedDouble(row.roofline_us_per_unit, 2),
-                  FixedDouble(row.roofline_units_per_s, 1), row.quotable ? "yes" : "no"});
+    table.AddRow(CampaignRow(
+        {config, FixedDouble(row.kernel_us_per_unit, 2), FixedDouble(row.h2d_us_per_unit, 2),
+         FixedDouble(row.d2h_us_per_unit, 2), row.bottleneck.empty() ? "-" : row.bottleneck,
+         FixedDouble(row.roofline_us_per_unit, 2), FixedDouble(row.roofline_units_per_s, 1),
+         row.quotable ? "yes" : "no"}));
   }
   return RenderCampaignTable(outcome.results, table, outcome.failed, "probes.csv");
 }

@@ -54,34 +54,35 @@ void JsonWriter::BeforeValue() {
   }
 }
 
-JsonWriter& JsonWriter::BeginObject() {
+JsonWriter& JsonWriter::Open(char bracket) {
   BeforeValue();
-  out_ += '{';
+  out_ += bracket;
   first_in_scope_.push_back(true);
   return *this;
+}
+
+JsonWriter& JsonWriter::Close(char bracket) {
+  bool empty = first_in_scope_.back();
+  first_in_scope_.pop_back();
+  if (!empty) Newline();
+  out_ += bracket;
+  return *this;
+}
+
+JsonWriter& JsonWriter::BeginObject() {
+  return Open('{');
 }
 
 JsonWriter& JsonWriter::EndObject() {
-  bool empty = first_in_scope_.back();
-  first_in_scope_.pop_back();
-  if (!empty) Newline();
-  out_ += '}';
-  return *this;
+  return Close('}');
 }
 
 JsonWriter& JsonWriter::BeginArray() {
-  BeforeValue();
-  out_ += '[';
-  first_in_scope_.push_back(true);
-  return *this;
+  return Open('[');
 }
 
 JsonWriter& JsonWriter::EndArray() {
-  bool empty = first_in_scope_.back();
-  first_in_scope_.pop_back();
-  if (!empty) Newline();
-  out_ += ']';
-  return *this;
+  return Close(']');
 }
 
 JsonWriter& JsonWriter::Key(std::string_view key) {
@@ -133,6 +134,10 @@ JsonWriter& JsonWriter::Double(double value) {
 
 JsonWriter& JsonWriter::Double(const std::optional<double>& value) {
   return value ? Double(*value) : Null();
+}
+
+JsonWriter& JsonWriter::Int(const std::optional<int64_t>& value) {
+  return value ? Int(*value) : Null();
 }
 
 JsonWriter& JsonWriter::Bool(bool value) {

@@ -21,7 +21,8 @@ class JsonWriter {
   JsonWriter& Int(int64_t value);
   JsonWriter& UInt(uint64_t value);
   JsonWriter& Double(double value);
-  JsonWriter& Double(const std::optional<double>& value);
+  JsonWriter& Double(const std::optional<double>& value);  // null when unset
+  JsonWriter& Int(const std::optional<int64_t>& value);    // null when unset
   JsonWriter& Bool(bool value);
   JsonWriter& Null();
 
@@ -31,6 +32,8 @@ class JsonWriter {
  private:
   void BeforeValue();
   void Newline();
+  JsonWriter& Open(char bracket);   // an object or array starts
+  JsonWriter& Close(char bracket);  // and ends
 
   std::string out_;
   std::vector<bool> first_in_scope_;  // per open scope: nothing written in it yet

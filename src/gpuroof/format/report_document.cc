@@ -1,8 +1,8 @@
 #include "gpuroof/format/report_document.h"
 
+#include "gpuroof/format/csv_line.h"
 #include "gpuroof/format/table_cells.h"
 #include "gpuroof/format/table_markdown.h"
-#include "gpuroof/format/text_table.h"
 
 namespace gpuroof {
 
@@ -22,6 +22,22 @@ std::string RenderDocumentText(const ReportDocument& document) {
     for (const std::string& line : section.footer)
       out += WrapLine(line, width) + "\n";
     out += "\n";
+  }
+  return out;
+}
+
+std::string RenderTableCsv(const Table& table) {
+  std::vector<std::string> fields;
+  for (const TableColumn& column : table.columns()) {
+    if (column.in_csv) fields.push_back(column.name);
+  }
+  std::string out = CsvLine(fields);
+  for (const auto& row : table.rows()) {
+    fields.clear();
+    for (size_t c = 0; c < row.size(); ++c) {
+      if (table.columns()[c].in_csv) fields.push_back(PreciseCell(row[c]));
+    }
+    out += CsvLine(fields);
   }
   return out;
 }

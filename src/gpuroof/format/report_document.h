@@ -34,6 +34,10 @@ struct ReportDocument {
   TextTableOptions text;
 };
 
+// One table as CSV: the names of its CSV columns, then a line per row at full precision
+// (PreciseCell: base units, unset cells empty).
+std::string RenderTableCsv(const Table& table);
+
 // Sections one after another: heading, preamble, a blank line, the table (indented), footer.
 std::string RenderDocumentText(const ReportDocument& document);
 // One CSV table of every section's rows (sections with in_csv), at full precision in base units,

@@ -24,6 +24,8 @@ enum class ColumnUnit {
   kRatio,    // a plain ratio (overlap factor)
   kGbps,     // GB/s (1e9 bytes per second)
   kFlag,     // yes or no
+  kFigure,   // a value already written for people with its unit ("+1.2% [0.8%, 1.6%]", "12.3
+             // ms ± 0.4"): right-aligned in text like a number, never rescaled
 };
 
 // What a column is to the rows: a key identifies the row, a value is measured, a label says

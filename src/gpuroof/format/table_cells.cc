@@ -49,6 +49,7 @@ ColumnScale PickColumnScale(const Table& table, size_t column) {
     case ColumnUnit::kFlag:
     case ColumnUnit::kText:
     case ColumnUnit::kName:
+    case ColumnUnit::kFigure:
       return {"", 1.0, 0};
   }
   return {};

@@ -13,12 +13,9 @@
 
 namespace gpuroof {
 
-struct KinetoReadOptions {
-  ReadDetail detail = ReadDetail::kFull;
-  // With kFull: also keep the CUDA calls that launched GPU work (Trace::api_calls).
-  bool api_calls = true;
-  // With api_calls: every cuda_runtime/cuda_driver call, not only those that launched an op.
-  bool all_api_calls = false;
+// api_calls: the cuda_runtime/cuda_driver calls that launched GPU work (Trace::api_calls);
+// all_api_calls: every such call.
+struct KinetoReadOptions : ReadScope {
   // Bytes read (and parsed by simdjson) per step. Memory is about 6x this plus the trace; 1 MiB
   // was as fast as 4 MiB and 6 MB smaller (docs/performance.md, Kineto).
   size_t chunk_bytes = size_t{1} << 20;

@@ -3,33 +3,19 @@
 #include <filesystem>
 
 #include "gpuroof/model/trace.h"
+#include "gpuroof/readers/read_scope.h"
 
 namespace gpuroof {
 
-// How much of each op to read. Engine-load analyses (analyze) need only when, where and what
-// engine; reading nothing else keeps the scan at the cost of the SQLite floor.
-enum class ReadDetail {
-  kFull,        // everything: process, context, correlation, kernel shape, memory kinds
-  kEngineLoad,  // start, end, device, stream, engine, bytes, kernel short name; no correlation
-                // column, and signatures hold only the engine and the kernel name
-  kBreakdown,   // what `report`'s tables need: kEngineLoad plus memory kinds and peer devices
-                // (copy classes), and, only when the file has NVTX ranges to attribute work to,
-                // process, context, correlation and the API calls; no kernel shapes or demangled
-                // names (Kineto traces are read as with kFull)
-};
-
-struct NsysReadOptions {
-  ReadDetail detail = ReadDetail::kFull;
+// api_calls (ReadScope): CUPTI_ACTIVITY_KIND_RUNTIME into Trace::api_calls; all_api_calls: also
+// the calls without a correlation id (they launched nothing).
+struct NsysReadOptions : ReadScope {
   // Reader threads; 0 = one per hardware thread (at most 8). Each opens its own connection.
   int threads = 0;
   // Tables are split into rowid ranges of this many rows, read in parallel (one block each);
   // 0 = automatic (about three chunks per thread, at least 65536 rows each). A table is never cut
   // into more than 64 chunks, whatever its rowid span.
   int64_t rows_per_chunk = 0;
-  // With kFull: read CUPTI_ACTIVITY_KIND_RUNTIME into Trace::api_calls.
-  bool api_calls = true;
-  // With api_calls: also the calls without a correlation id (they launched nothing).
-  bool all_api_calls = false;
   // Read CUPTI_ACTIVITY_KIND_KERNEL only: the copy, memset and graph tables are left unread.
   bool kernels_only = false;
   // With kFull: read the memory kinds and peer devices of copies and memsets, and the demangled

@@ -53,16 +53,12 @@ Trace ReadTrace(const std::filesystem::path& path, const ReadOptions& options) {
   }
   if (IsKinetoJsonFile(path)) {
     KinetoReadOptions kineto_options;
-    kineto_options.detail = options.detail;
-    kineto_options.api_calls = options.api_calls;
-    kineto_options.all_api_calls = options.all_api_calls;
+    static_cast<ReadScope&>(kineto_options) = options;
     return ReadKinetoJson(path, kineto_options);
   }
   NsysReadOptions nsys_options;
+  static_cast<ReadScope&>(nsys_options) = options;
   nsys_options.threads = options.threads;
-  nsys_options.detail = options.detail;
-  nsys_options.api_calls = options.api_calls;
-  nsys_options.all_api_calls = options.all_api_calls;
   nsys_options.kernels_only = options.kernels_only;
   nsys_options.memory_kinds = options.memory_kinds;
   nsys_options.demangled_names = options.demangled_names;

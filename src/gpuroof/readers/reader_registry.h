@@ -10,17 +10,8 @@ namespace gpuroof {
 
 class ProcessRunner;
 
-struct ReadOptions {
+struct ReadOptions : ReadScope {
   int threads = 0;  // 0 = automatic
-  ReadDetail detail = ReadDetail::kFull;
-  // With kFull: also read the CUDA API calls that launched GPU work (NVTX range attribution).
-  // Commands that never attribute work to ranges turn it off: a real trace has as many calls as
-  // ops.
-  bool api_calls = true;
-  // With api_calls: every CUDA runtime/driver call the trace records, not only the launches (the
-  // API-side commands and findings need synchronising calls, allocations, ...). Memory: one
-  // ApiCall (40 bytes) per call.
-  bool all_api_calls = false;
   // nsys exports: read the kernel table only (no copies, memsets, graph launches), for analyses
   // that look at kernels alone. The diagnostics say so. Other formats read everything.
   bool kernels_only = false;

@@ -1,13 +1,15 @@
 #include "gpuroof/reports/analyze_report.h"
 
 #include <algorithm>
+#include <functional>
 
 #include <fmt/format.h>
 
+#include "gpuroof/format/csv_line.h"
 #include "gpuroof/format/json_writer.h"
 #include "gpuroof/format/number_format.h"
+#include "gpuroof/format/report_document.h"
 #include "gpuroof/format/table_text.h"
-#include "gpuroof/format/text_table.h"
 #include "gpuroof/reports/report_json.h"
 #include "gpuroof/reports/report_text.h"
 #include "gpuroof/reports/steady_state_report.h"
@@ -58,23 +60,25 @@ std::optional<double> WindowUnitsPerS(const DeviceLoad& device) {
          (static_cast<double>(device.window.length_ns()) / 1e9);
 }
 
-// The pairwise matrix of busy-time intersections (ms) and the idle time.
+// The pairwise matrix of busy-time intersections (the upper triangle; the diagonal is each
+// engine's busy time) and the idle time.
 std::string RenderOverlapText(const EngineOverlap& overlap, const DeviceLoad& device) {
-  std::vector<std::string> header = {"both busy, ms"};
+  std::vector<TableColumn> columns = {
+      MakeColumn("engine", "both busy", ColumnUnit::kText, ColumnRole::kKey)};
   for (Engine engine : overlap.engines)
-    header.emplace_back(EngineName(engine));
-  TextTable table(header);
+    columns.push_back(MakeColumn(std::string(EngineName(engine)), std::string(EngineName(engine)),
+                                 ColumnUnit::kNs));
+  Table table(std::move(columns));
   for (size_t a = 0; a < overlap.engines.size(); ++a) {
-    std::vector<std::string> row = {std::string(EngineName(overlap.engines[a]))};
-    for (size_t b = 0; b < overlap.engines.size(); ++b) {
-      row.push_back(b < a ? "" : FixedDouble(Ms(overlap.intersection_ns[a][b]), 3));
-    }
-    table.AddRow(row);
+    std::vector<TableCell> row = {std::string(EngineName(overlap.engines[a]))};
+    for (size_t b = 0; b < overlap.engines.size(); ++b)
+      row.push_back(b < a ? TableCell{} : TableCell(overlap.intersection_ns[a][b]));
+    table.AddRow(std::move(row));
   }
-  std::string out =
-      table.Render("  ") + fmt::format("  no engine busy: {} ({:.2f} % of the window)\n",
-                                       HumanDurationNs(static_cast<double>(overlap.idle_ns)),
-                                       DutyPercent(overlap.idle_ns, device.window).value_or(0.0));
+  std::string out = RenderTableText(table) +
+                    fmt::format("  no engine busy: {} ({:.2f} % of the window)\n",
+                                HumanDurationNs(static_cast<double>(overlap.idle_ns)),
+                                DutyPercent(overlap.idle_ns, device.window).value_or(0.0));
   if (std::optional<CommOverlap> comm = CommOverlapOf(overlap); comm && comm->comm_busy_ns > 0) {
     const double share =
         100.0 * static_cast<double>(comm->hidden_ns) / static_cast<double>(comm->comm_busy_ns);
@@ -242,117 +246,150 @@ std::string RenderAnalyzeCsv(const AnalyzeReport& report) {
   for (Engine engine : kAlwaysInCsv)
     include[static_cast<size_t>(EngineIndex(engine))] = true;
   std::string unit = "frame";
+  bool by_stream = false;
+  bool ranged = false;  // NVTX windows: which range and instance each row describes
+  bool with_overlap = false;
   for (const AnalyzedTrace& analyzed : report.traces) {
+    with_overlap = with_overlap || !analyzed.overlaps.empty();
     for (const DeviceLoad& device : analyzed.devices) {
       unit = device.unit_name;
+      by_stream = by_stream || device.stream;
+      ranged = ranged || !device.window.resolved.empty();
       for (const EngineLoad& load : device.engines) {
         if (load.ops > 0) include[static_cast<size_t>(EngineIndex(load.engine))] = true;
       }
     }
   }
-  std::vector<std::string> header;
-  if (several_traces) header.push_back("trace");
-  header.push_back("device");
-  bool by_stream = false;
-  for (const AnalyzedTrace& analyzed : report.traces) {
-    for (const DeviceLoad& device : analyzed.devices)
-      by_stream = by_stream || device.stream;
+  // Each column once: its stable name and how a (trace, device row) fills it (docs/cli.md,
+  // "gpuroof analyze", CSV columns).
+  using Cell = std::function<TableCell(const AnalyzedTrace&, const DeviceLoad&, size_t)>;
+  std::vector<std::pair<std::string, Cell>> columns;
+  auto add = [&columns](std::string name, Cell cell) {
+    columns.emplace_back(std::move(name), std::move(cell));
+  };
+  if (several_traces) {
+    add("trace", [](const AnalyzedTrace& t, const DeviceLoad&, size_t) {
+      return TableCell(t.trace->source);
+    });
   }
-  if (by_stream) header.push_back("stream");
-  // NVTX windows: which range and instance each row describes.
-  bool ranged = false;
-  for (const AnalyzedTrace& analyzed : report.traces) {
-    for (const DeviceLoad& device : analyzed.devices)
-      ranged = ranged || !device.window.resolved.empty();
+  add("device", [](const AnalyzedTrace&, const DeviceLoad& device, size_t) {
+    return TableCell(int64_t{device.device_id});
+  });
+  if (by_stream) {
+    add("stream", [](const AnalyzedTrace&, const DeviceLoad& device, size_t) {
+      return device.stream ? TableCell(int64_t{device.stream->stream_id}) : TableCell{};
+    });
   }
-  if (ranged) header.push_back("window_range");
-  header.push_back("n_" + PluralUnit(unit));
-  header.push_back("window_ms");
-  header.push_back("window_us_per_" + unit);
-  header.push_back("window_fps");
+  if (ranged) {
+    add("window_range", [](const AnalyzedTrace&, const DeviceLoad& device, size_t) {
+      return TableCell(device.window.resolved);
+    });
+  }
+  add("n_" + PluralUnit(unit), [](const AnalyzedTrace&, const DeviceLoad& device, size_t) {
+    return OptionalCell(device.units);
+  });
+  add("window_ms", [](const AnalyzedTrace&, const DeviceLoad& device, size_t) {
+    return TableCell(Ms(device.window.length_ns()));
+  });
+  add("window_us_per_" + unit, [](const AnalyzedTrace&, const DeviceLoad& device, size_t) {
+    return OptionalCell(PerUnitUs(device.window.length_ns(), device));
+  });
+  add("window_fps", [](const AnalyzedTrace&, const DeviceLoad& device, size_t) {
+    return OptionalCell(WindowUnitsPerS(device));
+  });
   for (Engine engine : kAllEngines) {
     if (!include[static_cast<size_t>(EngineIndex(engine))]) continue;
-    std::string prefix(EngineName(engine));
-    for (const char* suffix : {"_n", "_sum_ms", "_busy_ms", "_overlap", "_duty_pct"}) {
-      header.push_back(prefix + suffix);
-    }
-    header.push_back(prefix + "_us_per_" + unit);
+    const std::string prefix(EngineName(engine));
+    // A figure of this engine's load on the row's device.
+    auto of_engine = [engine](TableCell (*figure)(const EngineLoad&, const DeviceLoad&)) {
+      return [engine, figure](const AnalyzedTrace&, const DeviceLoad& device, size_t) {
+        return figure(device.engine(engine), device);
+      };
+    };
+    add(prefix + "_n",
+        of_engine([](const EngineLoad& load, const DeviceLoad&) { return TableCell(load.ops); }));
+    add(prefix + "_sum_ms", of_engine([](const EngineLoad& load, const DeviceLoad&) {
+          return TableCell(Ms(load.sum_ns));
+        }));
+    add(prefix + "_busy_ms", of_engine([](const EngineLoad& load, const DeviceLoad&) {
+          return TableCell(Ms(load.busy_ns));
+        }));
+    add(prefix + "_overlap", of_engine([](const EngineLoad& load, const DeviceLoad&) {
+          return OptionalCell(OverlapFactor(load));
+        }));
+    add(prefix + "_duty_pct", of_engine([](const EngineLoad& load, const DeviceLoad& device) {
+          return OptionalCell(DutyPercent(load.busy_ns, device.window));
+        }));
+    add(prefix + "_us_per_" + unit, of_engine([](const EngineLoad& load, const DeviceLoad& device) {
+          return OptionalCell(PerUnitUs(load.busy_ns, device));
+        }));
     if (EngineMovesBytes(engine)) {
-      header.push_back(prefix + "_bytes");
-      header.push_back(prefix + "_gbps");
+      add(prefix + "_bytes", of_engine([](const EngineLoad& load, const DeviceLoad&) {
+            return TableCell(static_cast<int64_t>(load.bytes));
+          }));
+      add(prefix + "_gbps", of_engine([](const EngineLoad& load, const DeviceLoad&) {
+            return OptionalCell(BandwidthGBps(load));
+          }));
     }
   }
-  header.push_back("bottleneck");
-  header.push_back("roofline_us_per_" + unit);
-  header.push_back("roofline_fps");
+  add("bottleneck", [](const AnalyzedTrace&, const DeviceLoad& device, size_t) {
+    return device.roofline.has_bottleneck
+               ? TableCell(std::string(EngineName(device.roofline.bottleneck)))
+               : TableCell(std::string());
+  });
+  add("roofline_us_per_" + unit, [](const AnalyzedTrace&, const DeviceLoad& device, size_t) {
+    return OptionalCell(device.roofline.per_unit_us);
+  });
+  add("roofline_fps", [](const AnalyzedTrace&, const DeviceLoad& device, size_t) {
+    return OptionalCell(device.roofline.units_per_s);
+  });
   // With --overlap: every pair of the included engines, then the idle time, after the columns
   // spreadsheets already know.
-  bool with_overlap = std::any_of(report.traces.begin(), report.traces.end(),
-                                  [](const AnalyzedTrace& t) { return !t.overlaps.empty(); });
-  std::vector<std::pair<Engine, Engine>> pairs;
   if (with_overlap) {
+    auto overlap_of = [](const AnalyzedTrace& t, size_t d) {
+      return d < t.overlaps.size() ? &t.overlaps[d] : nullptr;
+    };
     for (Engine a : kAllEngines) {
       for (Engine b : kAllEngines) {
-        if (EngineIndex(a) < EngineIndex(b) && include[static_cast<size_t>(EngineIndex(a))] &&
-            include[static_cast<size_t>(EngineIndex(b))]) {
-          pairs.emplace_back(a, b);
-          header.push_back(OverlapColumn(a, b));
+        if (EngineIndex(a) >= EngineIndex(b) || !include[static_cast<size_t>(EngineIndex(a))] ||
+            !include[static_cast<size_t>(EngineIndex(b))]) {
+          continue;
         }
+        add(OverlapColumn(a, b),
+            [a, b, overlap_of](const AnalyzedTrace& t, const DeviceLoad&, size_t d) {
+              const EngineOverlap* overlap = overlap_of(t, d);
+              if (overlap == nullptr) return TableCell{};
+              auto position = [overlap](Engine e) {
+                return static_cast<size_t>(
+                    std::find(overlap->engines.begin(), overlap->engines.end(), e) -
+                    overlap->engines.begin());
+              };
+              const size_t i = position(a);
+              const size_t j = position(b);
+              const bool both = i < overlap->engines.size() && j < overlap->engines.size();
+              return TableCell(Ms(both ? overlap->intersection_ns[i][j] : 0));
+            });
       }
     }
-    header.push_back("idle_ms");
+    add("idle_ms", [overlap_of](const AnalyzedTrace& t, const DeviceLoad&, size_t d) {
+      const EngineOverlap* overlap = overlap_of(t, d);
+      return overlap == nullptr ? TableCell{} : TableCell(Ms(overlap->idle_ns));
+    });
   }
 
-  std::string out;
-  auto emit = [&out](const std::vector<std::string>& fields) { out += CsvLine(fields); };
-  emit(header);
+  std::vector<TableColumn> table_columns;
+  for (const auto& [name, cell] : columns)
+    table_columns.push_back(MakeColumn(name, name));
+  Table table(std::move(table_columns));
   for (const AnalyzedTrace& analyzed : report.traces) {
     for (size_t d = 0; d < analyzed.devices.size(); ++d) {
-      const DeviceLoad& device = analyzed.devices[d];
-      const Roofline& roofline = device.roofline;
-      std::vector<std::string> row;
-      if (several_traces) row.push_back(analyzed.trace->source);
-      row.push_back(std::to_string(device.device_id));
-      if (by_stream) row.push_back(device.stream ? std::to_string(device.stream->stream_id) : "");
-      if (ranged) row.push_back(device.window.resolved);
-      row.push_back(device.units ? std::to_string(*device.units) : "");
-      row.push_back(ShortestDouble(Ms(device.window.length_ns())));
-      row.push_back(ShortestDouble(PerUnitUs(device.window.length_ns(), device)));
-      row.push_back(ShortestDouble(WindowUnitsPerS(device)));
-      for (const EngineLoad& load : device.engines) {
-        if (!include[static_cast<size_t>(EngineIndex(load.engine))]) continue;
-        row.push_back(std::to_string(load.ops));
-        row.push_back(ShortestDouble(Ms(load.sum_ns)));
-        row.push_back(ShortestDouble(Ms(load.busy_ns)));
-        row.push_back(ShortestDouble(OverlapFactor(load)));
-        row.push_back(ShortestDouble(DutyPercent(load.busy_ns, device.window)));
-        row.push_back(ShortestDouble(PerUnitUs(load.busy_ns, device)));
-        if (EngineMovesBytes(load.engine)) {
-          row.push_back(std::to_string(load.bytes));
-          row.push_back(ShortestDouble(BandwidthGBps(load)));
-        }
-      }
-      row.push_back(roofline.has_bottleneck ? std::string(EngineName(roofline.bottleneck)) : "");
-      row.push_back(ShortestDouble(roofline.per_unit_us));
-      row.push_back(ShortestDouble(roofline.units_per_s));
-      if (with_overlap && d < analyzed.overlaps.size()) {
-        const EngineOverlap& overlap = analyzed.overlaps[d];
-        auto position = [&overlap](Engine e) {
-          return static_cast<size_t>(std::find(overlap.engines.begin(), overlap.engines.end(), e) -
-                                     overlap.engines.begin());
-        };
-        for (const auto& [a, b] : pairs) {
-          size_t i = position(a);
-          size_t j = position(b);
-          bool both = i < overlap.engines.size() && j < overlap.engines.size();
-          row.push_back(ShortestDouble(Ms(both ? overlap.intersection_ns[i][j] : 0)));
-        }
-        row.push_back(ShortestDouble(Ms(overlap.idle_ns)));
-      }
-      emit(row);
+      std::vector<TableCell> row;
+      for (const auto& [name, cell] : columns)
+        row.push_back(cell(analyzed, analyzed.devices[d], d));
+      table.AddRow(std::move(row));
     }
   }
-  return out;
+  return RenderTableCsv(table);
 }
 
 std::string RenderAnalyzeCsvLong(const AnalyzeReport& report) {

@@ -56,7 +56,7 @@ ReportDocument ApiDocument(const ApiReport& report) {
   document.per_device = false;
   document.trace_count = report.traces.size();
   for (const ApiOfTrace& api : report.traces) {
-    const ApiSummary& summary = api.summary;
+    const ApiSummary& summary = api.result;
     ReportSection section;
     section.trace = api.trace->source;
     section.heading = fmt::format("{} · CUDA API calls", api.trace->source);
@@ -83,18 +83,9 @@ ReportDocument ApiDocument(const ApiReport& report) {
 }
 
 std::string RenderApiJson(const ApiReport& report) {
-  JsonWriter json;
-  json.BeginObject();
-  WriteJsonHeader(json, "gpuroof.api/1", report.tool_version);
-  json.Key("options").BeginObject();
-  json.Key("window").String(report.window_text);
-  json.EndObject();
-  WriteInputsJson(json, report.traces);
-  json.Key("results").BeginArray();
-  for (const ApiOfTrace& api : report.traces) {
-    const ApiSummary& summary = api.summary;
-    json.BeginObject();
-    json.Key("trace").String(api.trace->source);
+  auto options = [&report](JsonWriter& json) { json.Key("window").String(report.window_text); };
+  auto fields = [](JsonWriter& json, const ApiOfTrace& api) {
+    const ApiSummary& summary = api.result;
     json.Key("window").BeginObject();
     json.Key("policy").String(summary.window_policy);
     if (summary.whole_trace) {
@@ -111,11 +102,8 @@ std::string RenderApiJson(const ApiReport& report) {
     json.Key("scalar_reads").Int(summary.scalar_reads);
     json.Key("functions");
     WriteTableRowsJson(json, ApiTable(summary));
-    json.EndObject();
-  }
-  json.EndArray();
-  json.EndObject();
-  return json.str();
+  };
+  return RenderPerTraceJson(report, "gpuroof.api/1", options, fields);
 }
 
 }  // namespace gpuroof

@@ -6,19 +6,12 @@
 #include "gpuroof/analyses/api_summary.h"
 #include "gpuroof/format/report_document.h"
 #include "gpuroof/model/trace.h"
+#include "gpuroof/reports/devices_of_trace.h"
 
 namespace gpuroof {
 
-struct ApiOfTrace {
-  const Trace* trace = nullptr;
-  ApiSummary summary;
-};
-
-struct ApiReport {
-  std::vector<ApiOfTrace> traces;
-  std::string window_text;  // the --window value as given
-  std::string tool_version;
-};
+using ApiOfTrace = ResultOfTrace<ApiSummary>;
+using ApiReport = WindowedTracesReport<ApiOfTrace>;
 
 // Text, CSV and Markdown render this document (format/report_document.h); columns in
 // docs/cli.md, "gpuroof api".

@@ -1,6 +1,6 @@
 #include <fmt/format.h>
 
-#include "gpuroof/format/text_table.h"
+#include "gpuroof/format/table_text.h"
 #include "gpuroof/reports/compare_report.h"
 
 namespace gpuroof {
@@ -8,19 +8,28 @@ namespace gpuroof {
 std::string RenderCalibrationText(const Calibration& calibration, const GateSettings& settings) {
   std::string out = fmt::format("calibration: {} profiles of the same code  {}\n\n",
                                 calibration.profiles, calibration.device);
-  TextTable table({"metric", "runs", "noise sigma_s", "floor", "floor >= 3.3 sigma", "A/A MDE",
-                   fmt::format("profiles/side for {:g}%", 100 * settings.target),
-                   "samples/profile (have)"});
+  using U = ColumnUnit;
+  Table table({
+      MakeColumn("metric", "metric", U::kText, ColumnRole::kKey),
+      MakeColumn("runs", "runs", U::kCount),
+      MakeColumn("noise_sigma", "noise sigma_s", U::kFigure),
+      MakeColumn("floor", "floor", U::kFigure),
+      MakeColumn("floor_ok", "floor >= 3.3 sigma", U::kFigure),
+      MakeColumn("aa_mde", "A/A MDE", U::kFigure),
+      MakeColumn("profiles_per_side", fmt::format("profiles/side for {:g}%", 100 * settings.target),
+                 U::kCount),
+      MakeColumn("samples_per_profile", "samples/profile (have)", U::kFigure),
+  });
   std::string needs;
   for (const NoiseRow& row : calibration.rows) {
     std::string label = row.level == MetricLevel::kIteration ? "iteration time [" + row.name + "]"
                         : row.level == MetricLevel::kGpuBusy ? "GPU compute busy / iter"
                                                              : "kernel " + row.name;
     table.AddRow(
-        {label, std::to_string(row.runs), fmt::format("{:.2f}%", 100 * row.sigma),
-         fmt::format("{:g}%", 100 * row.floor), row.floor_ok ? "yes" : "NO",
+        {label, static_cast<int64_t>(row.runs), fmt::format("{:.2f}%", 100 * row.sigma),
+         fmt::format("{:g}%", 100 * row.floor), std::string(row.floor_ok ? "yes" : "NO"),
          row.mde ? fmt::format("{:.1f}%", 100 * *row.mde) : "-",
-         std::to_string(row.profiles_per_side),
+         static_cast<int64_t>(row.profiles_per_side),
          fmt::format("{} ({})", row.samples_per_side ? std::to_string(*row.samples_per_side) : "-",
                      row.samples_available)});
     // One profile a side is enough when each holds the samples the single-run interval needs.
@@ -33,7 +42,9 @@ std::string RenderCalibrationText(const Calibration& calibration, const GateSett
           row.profiles_per_side);
     }
   }
-  out += table.Render();
+  TextTableOptions layout;
+  layout.indent = "";
+  out += RenderTableText(table, layout);
   out += needs;
   out += fmt::format("A/A gate of the first two profiles: {} false alarm(s)\n",
                      calibration.aa_false_alarms);

@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include "gpuroof/format/table_markdown.h"
 #include "gpuroof/reports/compare_cells.h"
 #include "gpuroof/reports/compare_report.h"
 
@@ -33,14 +34,25 @@ std::string_view Icon(const MetricComparison& m) {
   return "";
 }
 
-std::string Row(const MetricComparison& m) {
-  return fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", Icon(m), Cell(MetricLabel(m)),
-                     Cell(SideValue(m, m.baseline)), Cell(SideValue(m, m.current)),
-                     Cell(DeltaCell(m)), PValueCell(m), Cell(VerdictCell(m)));
+// The metrics table of the comment: an icon, the metric and its figures as compare_cells writes
+// them; the Markdown writer escapes the cells.
+Table MetricsTable(const std::vector<const MetricComparison*>& metrics) {
+  using U = ColumnUnit;
+  Table table({
+      MakeColumn("icon", "", U::kText, ColumnRole::kLabel),
+      MakeColumn("metric", "metric", U::kText, ColumnRole::kKey),
+      MakeColumn("baseline", "baseline", U::kFigure),
+      MakeColumn("current", "current", U::kFigure),
+      MakeColumn("delta", "Δ (CI)", U::kFigure),
+      MakeColumn("p", "p", U::kFigure),
+      MakeColumn("verdict", "verdict", U::kText, ColumnRole::kLabel),
+  });
+  for (const MetricComparison* m : metrics) {
+    table.AddRow({std::string(Icon(*m)), MetricLabel(*m), SideValue(*m, m->baseline),
+                  SideValue(*m, m->current), DeltaCell(*m), PValueCell(*m), VerdictCell(*m)});
+  }
+  return table;
 }
-
-constexpr std::string_view kHeader =
-    "| | metric | baseline | current | Δ (CI) | p | verdict |\n|---|---|---|---|---|---|---|\n";
 
 }  // namespace
 
@@ -73,17 +85,14 @@ std::string RenderCompareMarkdown(const CompareReport& report) {
       r.settings.alpha, r.mode == CompareMode::kSingleRun ? 100 * r.settings.floor_time : 0.0,
       100 * r.settings.min_effect);
   // Offenders: gated metrics that are not clean, then any other flagged one, at most ten.
-  std::string offenders;
-  size_t shown = 0;
+  std::vector<const MetricComparison*> offenders;
   for (int pass = 0; pass < 2; ++pass) {
     for (const MetricComparison& m : r.metrics) {
-      if (shown >= 10 || Icon(m).empty() || m.verdict == Verdict::kImproved) continue;
-      if ((pass == 0) != m.gated) continue;
-      offenders += Row(m);
-      ++shown;
+      if (offenders.size() >= 10 || Icon(m).empty() || m.verdict == Verdict::kImproved) continue;
+      if ((pass == 0) == m.gated) offenders.push_back(&m);
     }
   }
-  if (!offenders.empty()) out += std::string(kHeader) + offenders + "\n";
+  if (!offenders.empty()) out += RenderTableMarkdown(MetricsTable(offenders)) + "\n";
   std::string tail = "\n</details>\n\n";
   tail += "`~` = no significant change";
   for (const MetricComparison& m : r.metrics) {
@@ -96,20 +105,26 @@ std::string RenderCompareMarkdown(const CompareReport& report) {
     tail += "\n\n⚠️ " + Cell(w);
   tail += "\n";
   out += fmt::format("<details><summary>All {} metrics</summary>\n\n", r.metrics.size());
-  out += kHeader;
-  // Leave room for the tail and the truncation note.
+  std::vector<const MetricComparison*> all;
+  for (const MetricComparison& m : r.metrics)
+    all.push_back(&m);
+  // One line per row: the rows that fit, leaving room for the tail and the truncation note.
+  const std::string table = RenderTableMarkdown(MetricsTable(all));
   const size_t budget = kMarkdownLimitBytes - tail.size() - 200;
-  size_t written = 0;
-  for (const MetricComparison& m : r.metrics) {
-    std::string row = Row(m);
-    if (out.size() + row.size() > budget) {
+  size_t lines = 0;  // header, rule, then the rows
+  size_t end = 0;
+  while (end < table.size()) {
+    const size_t next = table.find('\n', end) + 1;
+    if (lines >= 2 && out.size() + next > budget) {
+      out += table.substr(0, end);
       out += fmt::format("\n… {} more metric(s) left out to stay under 60 KB (see --json)\n",
-                         r.metrics.size() - written);
-      break;
+                         r.metrics.size() - (lines - 2));
+      return out + tail;
     }
-    out += row;
-    ++written;
+    end = next;
+    ++lines;
   }
+  out += table;
   return out + tail;
 }
 

@@ -1,14 +1,57 @@
 #include <fmt/format.h>
 
-#include "gpuroof/format/text_table.h"
+#include "gpuroof/format/table_text.h"
 #include "gpuroof/reports/compare_cells.h"
 #include "gpuroof/reports/compare_report.h"
 
 namespace gpuroof {
 
+namespace {
+
+// One row per metric, the figures as compare_cells writes them (docs/regression-gate.md).
+Table MetricsTable(const CompareResult& r) {
+  using U = ColumnUnit;
+  const bool ci99 = r.settings.alpha == 0.01;
+  std::vector<TableColumn> columns = {
+      MakeColumn("metric", "metric", U::kText, ColumnRole::kKey),
+      MakeColumn("baseline", "baseline", U::kFigure),
+      MakeColumn("current", "current", U::kFigure),
+      MakeColumn(
+          "delta",
+          ci99 ? "delta (99% CI)" : fmt::format("delta ({:g}% CI)", 100 * (1 - r.settings.alpha)),
+          U::kFigure),
+      MakeColumn("p", "p", U::kFigure),
+      MakeColumn("n", "n", U::kFigure),
+  };
+  // Kernel level without iterations: each kernel's own warm-up, dropped launches per side.
+  const bool trims = HasKernelTrims(r);
+  if (trims) columns.push_back(MakeColumn("warm_up", "warm-up", U::kFigure));
+  columns.push_back(MakeColumn("verdict", "verdict", U::kFigure, ColumnRole::kLabel));
+  Table table(std::move(columns));
+  for (const MetricComparison& m : r.metrics) {
+    std::vector<TableCell> row = {ShortenedLabel(MetricLabel(m)),
+                                  SideValueWithSpread(m, m.baseline),
+                                  SideValueWithSpread(m, m.current),
+                                  DeltaCell(m),
+                                  PValueCell(m),
+                                  CountCell(m)};
+    if (trims) row.emplace_back(TrimCell(m));
+    row.emplace_back(VerdictCell(m));
+    table.AddRow(std::move(row));
+  }
+  return table;
+}
+
+TextTableOptions NoIndent() {
+  TextTableOptions options;
+  options.indent = "";
+  return options;
+}
+
+}  // namespace
+
 std::string RenderCompareText(const CompareReport& report) {
   const CompareResult& r = report.result;
-  const GateSettings& s = r.settings;
   std::string out;
   out += report.history_source.empty() ? "baseline: " + SideLine(report.baseline) + "\n"
                                        : fmt::format("baseline: history {} ({} runs)\n",
@@ -17,28 +60,7 @@ std::string RenderCompareText(const CompareReport& report) {
   out += ModeLine(r) + "\n";
   if (const std::string devices = DevicesLine(r); !devices.empty()) out += devices + "\n";
   out += "\n";
-  const bool ci99 = s.alpha == 0.01;
-  std::vector<std::string> header = {
-      "metric",  "baseline",
-      "current", ci99 ? "delta (99% CI)" : fmt::format("delta ({:g}% CI)", 100 * (1 - s.alpha)),
-      "p",       "n"};
-  // Kernel level without iterations: each kernel's own warm-up, dropped launches per side.
-  const bool trims = HasKernelTrims(r);
-  if (trims) header.push_back("warm-up");
-  header.push_back("verdict");
-  TextTable table(header);
-  for (const MetricComparison& m : r.metrics) {
-    std::vector<std::string> row = {ShortenedLabel(MetricLabel(m)),
-                                    SideValueWithSpread(m, m.baseline),
-                                    SideValueWithSpread(m, m.current),
-                                    DeltaCell(m),
-                                    PValueCell(m),
-                                    CountCell(m)};
-    if (trims) row.push_back(TrimCell(m));
-    row.push_back(VerdictCell(m));
-    table.AddRow(row);
-  }
-  out += table.Render();
+  out += RenderTableText(MetricsTable(r), NoIndent());
   if (r.geomean_weighted) {
     out +=
         fmt::format("geomean (gated kernels, weighted): {}  plain: {}\n",

@@ -15,12 +15,24 @@ struct DevicesOfTrace {
   std::vector<DeviceResult> devices;
 };
 
-// A per-device report over one --window and nothing else to say (copies, contention).
-template <typename DeviceResult>
-struct WindowedReport {
-  std::vector<DevicesOfTrace<DeviceResult>> traces;
+// One analysed trace of a per-trace report: the trace and its analysis result.
+template <typename Result>
+struct ResultOfTrace {
+  const Trace* trace = nullptr;
+  Result result;
+};
+
+// A report over one --window and nothing else to say: its analysed traces (DevicesOfTrace or
+// ResultOfTrace entries), the --window value as given, and the tool's version.
+template <typename Entry>
+struct WindowedTracesReport {
+  std::vector<Entry> traces;
   std::string window_text;  // the --window value as given
   std::string tool_version;
 };
+
+// A per-device report over one --window (copies, contention).
+template <typename DeviceResult>
+using WindowedReport = WindowedTracesReport<DevicesOfTrace<DeviceResult>>;
 
 }  // namespace gpuroof

@@ -112,18 +112,11 @@ void WriteFindingJson(JsonWriter& json, const Finding& f) {
 }
 
 std::string RenderFindingsJson(const FindingsReport& report) {
-  JsonWriter json;
-  json.BeginObject();
-  WriteJsonHeader(json, "gpuroof.findings/1", report.tool_version);
-  json.Key("options").BeginObject();
-  json.Key("window").String(report.window_text);
-  WriteThresholdsJson(json, report.thresholds);
-  json.EndObject();
-  WriteInputsJson(json, report.traces);
-  json.Key("results").BeginArray();
-  for (const FindingsOfTrace& traced : report.traces) {
-    json.BeginObject();
-    json.Key("trace").String(traced.trace->source);
+  auto options = [&report](JsonWriter& json) {
+    json.Key("window").String(report.window_text);
+    WriteThresholdsJson(json, report.thresholds);
+  };
+  auto fields = [](JsonWriter& json, const FindingsOfTrace& traced) {
     json.Key("below_min_cost").Int(traced.result.below_min_cost);
     json.Key("notes").BeginArray();
     for (const std::string& note : traced.result.notes)
@@ -133,11 +126,8 @@ std::string RenderFindingsJson(const FindingsReport& report) {
     for (const Finding& f : traced.result.findings)
       WriteFindingJson(json, f);
     json.EndArray();
-    json.EndObject();
-  }
-  json.EndArray();
-  json.EndObject();
-  return json.str();
+  };
+  return RenderPerTraceJson(report, "gpuroof.findings/1", options, fields);
 }
 
 }  // namespace gpuroof

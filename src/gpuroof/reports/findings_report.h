@@ -6,13 +6,11 @@
 #include "gpuroof/analyses/findings/findings.h"
 #include "gpuroof/format/report_document.h"
 #include "gpuroof/model/trace.h"
+#include "gpuroof/reports/devices_of_trace.h"
 
 namespace gpuroof {
 
-struct FindingsOfTrace {
-  const Trace* trace = nullptr;
-  FindingsResult result;
-};
+using FindingsOfTrace = ResultOfTrace<FindingsResult>;
 
 struct FindingsReport {
   std::vector<FindingsOfTrace> traces;

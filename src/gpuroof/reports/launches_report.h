@@ -6,13 +6,11 @@
 #include "gpuroof/analyses/launch_latency.h"
 #include "gpuroof/format/report_document.h"
 #include "gpuroof/model/trace.h"
+#include "gpuroof/reports/devices_of_trace.h"
 
 namespace gpuroof {
 
-struct LaunchesOfTrace {
-  const Trace* trace = nullptr;
-  std::vector<DeviceLaunches> devices;
-};
+using LaunchesOfTrace = DevicesOfTrace<DeviceLaunches>;
 
 struct LaunchesReport {
   std::vector<LaunchesOfTrace> traces;

@@ -185,7 +185,7 @@ ReportDocument RangesDocument(const RangesReport& report) {
   document.trace_count = report.traces.size();
   document.text.hide_empty_columns = true;  // engines without work anywhere
   for (const RangesOfTrace& ranges : report.traces) {
-    const RangeSummary& summary = ranges.summary;
+    const RangeSummary& summary = ranges.result;
     ReportSection section;
     section.trace = ranges.trace->source;
     section.heading = fmt::format("{} · NVTX ranges · GPU work by {}", ranges.trace->source,
@@ -221,6 +221,20 @@ ReportDocument RangesDocument(const RangesReport& report) {
 
 namespace {
 
+// "duration": the CPU-side statistics of a range's instances.
+void WriteDurationJson(JsonWriter& json, const DurationStats& cpu) {
+  json.Key("duration").BeginObject();
+  json.Key("total_ns").Int(cpu.total_ns);
+  json.Key("mean_ns").Double(cpu.mean_ns);
+  json.Key("median_ns").Double(cpu.median_ns);
+  json.Key("min_ns").Int(cpu.min_ns);
+  json.Key("max_ns").Int(cpu.max_ns);
+  json.Key("stddev_ns").Double(cpu.stddev_ns);
+  json.Key("p95_ns").Double(cpu.p95_ns);
+  json.Key("p99_ns").Double(cpu.p99_ns);
+  json.EndObject();
+}
+
 void WriteEnginesJson(JsonWriter& json, const std::array<RangeEngineWork, kEngineCount>& engines) {
   json.Key("engines").BeginArray();
   for (Engine engine : kAllEngines) {
@@ -240,22 +254,16 @@ void WriteEnginesJson(JsonWriter& json, const std::array<RangeEngineWork, kEngin
 }  // namespace
 
 std::string RenderRangesJson(const RangesReport& report) {
-  JsonWriter json;
-  json.BeginObject();
-  WriteJsonHeader(json, "gpuroof.ranges/1", report.tool_version);
-  json.Key("options").BeginObject();
-  if (report.name.empty()) {
-    json.Key("name").Null();
-  } else {
-    json.Key("name").String(report.name);
-  }
-  json.EndObject();
-  WriteInputsJson(json, report.traces);
-  json.Key("results").BeginArray();
-  for (const RangesOfTrace& ranges : report.traces) {
-    const RangeSummary& summary = ranges.summary;
-    json.BeginObject();
-    json.Key("trace").String(ranges.trace->source);
+  auto options = [&report](JsonWriter& json) {
+    json.Key("name");
+    if (report.name.empty()) {
+      json.Null();
+    } else {
+      json.String(report.name);
+    }
+  };
+  auto fields = [&report](JsonWriter& json, const RangesOfTrace& ranges) {
+    const RangeSummary& summary = ranges.result;
     json.Key("method").String(MethodName(summary.method));
     json.Key("method_note").String(summary.method_note);
     json.Key("unmatched_ops").Int(summary.unmatched_ops);
@@ -270,26 +278,13 @@ std::string RenderRangesJson(const RangesReport& report) {
       json.Key("scope").String(RangeScopeName(group.scope));
       json.Key("other_thread_ops").Int(group.other_thread_ops);
       json.Key("instances").Int(cpu.count);
-      json.Key("duration").BeginObject();
-      json.Key("total_ns").Int(cpu.total_ns);
-      json.Key("mean_ns").Double(cpu.mean_ns);
-      json.Key("median_ns").Double(cpu.median_ns);
-      json.Key("min_ns").Int(cpu.min_ns);
-      json.Key("max_ns").Int(cpu.max_ns);
-      json.Key("stddev_ns").Double(cpu.stddev_ns);
-      json.Key("p95_ns").Double(cpu.p95_ns);
-      json.Key("p99_ns").Double(cpu.p99_ns);
-      json.EndObject();
+      WriteDurationJson(json, cpu);
       json.Key("gpu_ops").Int(group.gpu_ops);
       json.Key("instances_with_gpu_work").Int(group.instances_with_work);
       WriteEnginesJson(json, group.engines);
-      if (group.bottleneck) {
-        json.Key("bottleneck").String(EngineName(*group.bottleneck));
-        json.Key("roofline_ns_per_instance").Double(group.roofline_ns_per_instance);
-      } else {
-        json.Key("bottleneck").Null();
-        json.Key("roofline_ns_per_instance").Null();
-      }
+      WriteBottleneckJson(json, group.bottleneck);
+      json.Key("roofline_ns_per_instance")
+          .Double(group.bottleneck ? std::optional(group.roofline_ns_per_instance) : std::nullopt);
       if (!report.name.empty()) {
         json.Key("instances_detail").BeginArray();
         for (const RangeInstanceLoad& row : group.instance_rows) {
@@ -308,13 +303,9 @@ std::string RenderRangesJson(const RangesReport& report) {
           json.Key("gpu_end_ns").Int(row.gpu_end_ns);
           json.Key("any_busy_ns").Int(row.any_busy_ns);
           WriteEnginesJson(json, row.engines);
-          if (row.bottleneck) {
-            json.Key("bottleneck").String(EngineName(*row.bottleneck));
-            json.Key("roofline_ns").Int(row.roofline_ns);
-          } else {
-            json.Key("bottleneck").Null();
-            json.Key("roofline_ns").Null();
-          }
+          WriteBottleneckJson(json, row.bottleneck);
+          json.Key("roofline_ns")
+              .Int(row.bottleneck ? std::optional<int64_t>(row.roofline_ns) : std::nullopt);
           json.EndObject();
         }
         json.EndArray();
@@ -322,11 +313,8 @@ std::string RenderRangesJson(const RangesReport& report) {
       json.EndObject();
     }
     json.EndArray();
-    json.EndObject();
-  }
-  json.EndArray();
-  json.EndObject();
-  return json.str();
+  };
+  return RenderPerTraceJson(report, "gpuroof.ranges/1", options, fields);
 }
 
 }  // namespace gpuroof

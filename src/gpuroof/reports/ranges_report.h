@@ -6,13 +6,11 @@
 #include "gpuroof/analyses/range_summary.h"
 #include "gpuroof/format/report_document.h"
 #include "gpuroof/model/trace.h"
+#include "gpuroof/reports/devices_of_trace.h"
 
 namespace gpuroof {
 
-struct RangesOfTrace {
-  const Trace* trace = nullptr;
-  RangeSummary summary;
-};
+using RangesOfTrace = ResultOfTrace<RangeSummary>;
 
 struct RangesReport {
   std::vector<RangesOfTrace> traces;

@@ -61,6 +61,15 @@ std::string WindowLabel(const Window& window) {
   return window.resolved.empty() ? window.policy : window.policy + " " + window.resolved;
 }
 
+void WriteBottleneckJson(JsonWriter& json, const std::optional<Engine>& bottleneck) {
+  json.Key("bottleneck");
+  if (bottleneck) {
+    json.String(EngineName(*bottleneck));
+  } else {
+    json.Null();
+  }
+}
+
 void WriteDeviceKeysJson(JsonWriter& json, const Trace& trace, int32_t device_id,
                          std::string_view device_name) {
   json.Key("trace").String(trace.source);

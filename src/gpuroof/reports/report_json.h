@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,13 +35,12 @@ void WriteInputsJson(JsonWriter& json, const std::vector<Analysed>& analysed) {
 void WriteDeviceKeysJson(JsonWriter& json, const Trace& trace, int32_t device_id,
                          std::string_view device_name);
 
-// The document every per-device JSON report is: the header, "options" (its members written by
-// `options(json)`), "inputs", and "results": one object per (trace, device) that starts with
-// the device keys and goes on with `fields(json, trace, device)`. `Report` has `tool_version`
-// and `traces`, each with `trace` and `devices` (with `device_id`, `device_name`).
-template <typename Report, typename WriteOptions, typename WriteFields>
-std::string RenderPerDeviceJson(const Report& report, std::string_view schema, WriteOptions options,
-                                WriteFields fields) {
+// The document every JSON report is: the header, "options" (its members written by
+// `options(json)`), "inputs" (one per analysed trace) and "results" (its elements written by
+// `results(json)`). `Report` has `tool_version` and `traces`, each with a `trace` pointer.
+template <typename Report, typename WriteOptions, typename WriteResults>
+std::string RenderReportJson(const Report& report, std::string_view schema, WriteOptions options,
+                             WriteResults results) {
   JsonWriter json;
   json.BeginObject();
   WriteJsonHeader(json, schema, report.tool_version);
@@ -49,18 +49,46 @@ std::string RenderPerDeviceJson(const Report& report, std::string_view schema, W
   json.EndObject();
   WriteInputsJson(json, report.traces);
   json.Key("results").BeginArray();
-  for (const auto& traced : report.traces) {
-    for (const auto& device : traced.devices) {
-      json.BeginObject();
-      WriteDeviceKeysJson(json, *traced.trace, device.device_id, device.device_name);
-      fields(json, *traced.trace, device);
-      json.EndObject();
-    }
-  }
+  results(json);
   json.EndArray();
   json.EndObject();
   return json.str();
 }
+
+// RenderReportJson with one result object per trace: "trace" (its source), then
+// `fields(json, traced)`.
+template <typename Report, typename WriteOptions, typename WriteFields>
+std::string RenderPerTraceJson(const Report& report, std::string_view schema, WriteOptions options,
+                               WriteFields fields) {
+  return RenderReportJson(report, schema, options, [&](JsonWriter& json) {
+    for (const auto& traced : report.traces) {
+      json.BeginObject();
+      json.Key("trace").String(traced.trace->source);
+      fields(json, traced);
+      json.EndObject();
+    }
+  });
+}
+
+// RenderReportJson with one result object per (trace, device): the device keys, then
+// `fields(json, trace, device)`. Each trace has `devices` (with `device_id`, `device_name`).
+template <typename Report, typename WriteOptions, typename WriteFields>
+std::string RenderPerDeviceJson(const Report& report, std::string_view schema, WriteOptions options,
+                                WriteFields fields) {
+  return RenderReportJson(report, schema, options, [&](JsonWriter& json) {
+    for (const auto& traced : report.traces) {
+      for (const auto& device : traced.devices) {
+        json.BeginObject();
+        WriteDeviceKeysJson(json, *traced.trace, device.device_id, device.device_name);
+        fields(json, *traced.trace, device);
+        json.EndObject();
+      }
+    }
+  });
+}
+
+// "bottleneck": the engine's name, or null when no engine was busy.
+void WriteBottleneckJson(JsonWriter& json, const std::optional<Engine>& bottleneck);
 
 // The diagnostics object: records read/used/skipped, the skips by reason, the notes.
 void WriteDiagnosticsJson(JsonWriter& json, const Diagnostics& diagnostics);

@@ -63,9 +63,8 @@ std::vector<Finding> FindPageableAsyncCopies(const FindingContext& context) {
   }
   std::vector<Finding> out;
   for (auto& [device_id, finding] : by_device) {
-    finding.id = "pageable-copy";
+    ApplyRule(finding, "pageable-copy");
     finding.device_id = device_id;
-    finding.title = "Async copies from/to pageable host memory run synchronously";
     KeepCostliestExamples(finding.examples);
     finding.evidence =
         fmt::format("{} async copy(ies) with a pageable host side: {} bytes, {} ns of copy time",
@@ -75,10 +74,6 @@ std::vector<Finding> FindPageableAsyncCopies(const FindingContext& context) {
           fmt::format("; {} more pageable copies not counted: the trace lacks their launching call",
                       without_call[device_id]);
     }
-    finding.advice =
-        "Allocate the host buffers pinned (cudaHostAlloc/cudaMallocHost; PyTorch: "
-        "pin_memory=True, non_blocking=True) so the copy is asynchronous and can overlap "
-        "compute.";
     out.push_back(std::move(finding));
   }
   return out;
@@ -97,20 +92,13 @@ std::vector<Finding> FindSerialisedCopies(const FindingContext& context) {
     const int64_t bound = std::max(compute_busy, copy_busy);
     const int64_t cost = std::min(exposed, std::max<int64_t>(0, any_busy - bound));
     if (cost <= 0) continue;
-    Finding finding;
-    finding.id = "serialised-copies";
-    finding.device_id = device.device_id;
-    finding.count = static_cast<int64_t>(device.copies.size());
-    finding.cost_ns = cost;
-    finding.title = "Copies do not overlap compute";
+    Finding finding = NewFinding("serialised-copies", device.device_id,
+                                 static_cast<int64_t>(device.copies.size()), cost);
     finding.evidence = fmt::format(
         "copies busy {} ns, {} ns of it with no kernel running; kernels busy {} ns; the device "
         "busy {} ns. Overlapped, it would be busy at least {} ns: {} ns less ({:.2f}x)",
         copy_busy, exposed, compute_busy, any_busy, any_busy - cost, cost,
         static_cast<double>(any_busy) / static_cast<double>(any_busy - cost));
-    finding.advice =
-        "Split the work into chunks on two or more streams so that the copy of one chunk runs "
-        "while another is computed (pinned host memory and cudaMemcpyAsync are required).";
     out.push_back(std::move(finding));
   }
   return out;
@@ -123,18 +111,11 @@ std::vector<Finding> FindExposedComm(const FindingContext& context) {
     const int64_t comm_busy = SegmentsLengthNs(device.comm);
     const int64_t exposed = UncoveredLengthNs(device.comm, device.compute);
     if (exposed <= 0) continue;
-    Finding finding;
-    finding.id = "exposed-comm";
-    finding.device_id = device.device_id;
-    finding.count = static_cast<int64_t>(device.comm.size());
-    finding.cost_ns = exposed;
-    finding.title = "Communication not overlapped with compute";
+    Finding finding = NewFinding("exposed-comm", device.device_id,
+                                 static_cast<int64_t>(device.comm.size()), exposed);
     finding.evidence = fmt::format(
         "collectives busy {} ns, {} ns of it ({:.1f} %) with no compute kernel running", comm_busy,
         exposed, 100.0 * static_cast<double>(exposed) / static_cast<double>(comm_busy));
-    finding.advice =
-        "Overlap communication with compute: bucket gradients and start all-reduce during the "
-        "backward pass (DDP buckets, FSDP prefetch), or run collectives on their own stream.";
     out.push_back(std::move(finding));
   }
   return out;

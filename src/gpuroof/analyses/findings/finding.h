@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gpuroof {
@@ -26,6 +27,25 @@ struct Finding {
   std::string advice;    // what to do
   std::vector<FindingExample> examples;  // the costliest instances, at most kMaxExamples
 };
+
+// A rule as the user sees it (docs/findings.md): its stable id, a one-line title and what to do.
+// Kept in one table so that the ids --fail-on accepts, the titles and the advice agree.
+struct FindingRule {
+  const char* id;
+  const char* title;
+  const char* advice;
+};
+
+// Every rule, in the order docs/findings.md lists them.
+const std::vector<FindingRule>& FindingRules();
+
+// Makes `finding` one of rule `id`: its id, title and advice. Throws std::logic_error for an id
+// that is not in FindingRules() (a rule's bug, not the user's).
+void ApplyRule(Finding& finding, std::string_view id);
+
+// A finding of rule `id` (ApplyRule) on a device, with its count and cost; the evidence is the
+// rule's to write.
+Finding NewFinding(std::string_view id, int32_t device_id, int64_t count, int64_t cost_ns);
 
 inline constexpr size_t kMaxFindingExamples = 5;
 

@@ -9,9 +9,12 @@
 namespace gpuroof {
 
 const std::vector<std::string>& FindingRuleIds() {
-  static const std::vector<std::string> ids = {"sync-call",         "pageable-copy", "host-bound",
-                                               "launch-bound",      "gpu-gap",       "exposed-comm",
-                                               "serialised-copies", "low-occupancy"};
+  static const std::vector<std::string> ids = [] {
+    std::vector<std::string> out;
+    for (const FindingRule& rule : FindingRules())
+      out.emplace_back(rule.id);
+    return out;
+  }();
   return ids;
 }
 

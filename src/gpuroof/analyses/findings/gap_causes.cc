@@ -45,10 +45,10 @@ std::vector<Finding> FindGapCauses(const FindingContext& context) {
     if (device.gaps.empty()) continue;
     const std::vector<const ApiCall*> sync_calls = SyncCallsByEnd(trace, device.process_id);
     Finding host;
-    host.id = "host-bound";
+    ApplyRule(host, "host-bound");
     host.device_id = device.device_id;
     Finding gaps;
-    gaps.id = "gpu-gap";
+    ApplyRule(gaps, "gpu-gap");
     gaps.device_id = device.device_id;
     std::map<std::string, int64_t> causes;  // gpu-gap: count per cause
     for (const IdleGap& gap : device.gaps) {
@@ -82,27 +82,17 @@ std::vector<Finding> FindGapCauses(const FindingContext& context) {
     const std::string threshold = FormatDurationNs(context.thresholds.gap_min_ns);
     if (host.count > 0) {
       KeepCostliestExamples(host.examples);
-      host.title = "Host-bound: the GPU waits for the CPU to issue work";
       host.evidence = fmt::format(
           "{} idle gap(s) longer than {} end with an op whose launching call started after the "
           "GPU went idle: {} ns idle in all",
           host.count, threshold, host.cost_ns);
-      host.advice =
-          "The CPU issues work too slowly: capture the step in a CUDA graph, fuse small kernels, "
-          "move host-side work (data loading, Python overhead) off the launching thread, or "
-          "launch further ahead.";
       out.push_back(std::move(host));
     }
     if (gaps.count > 0) {
       KeepCostliestExamples(gaps.examples);
-      gaps.title = "GPU idle gaps";
       gaps.evidence =
           fmt::format("{} idle gap(s) longer than {}: {} ns idle in all; causes: {}", gaps.count,
                       threshold, gaps.cost_ns, CountedNames({causes.begin(), causes.end()}));
-      gaps.advice =
-          "Gaps behind a synchronising call: remove the synchronisation (see sync-call). "
-          "Unexplained gaps: look for waits on events of other streams or processes, or host "
-          "work outside the CUDA API, on the timeline at the listed times.";
       out.push_back(std::move(gaps));
     }
   }

@@ -57,11 +57,7 @@ std::vector<Finding> FindLaunchBound(const FindingContext& context) {
     const double share =
         100.0 * static_cast<double>(c.short_kernels) / static_cast<double>(c.launches);
     if (share < thresholds.launch_bound_share_pct) continue;
-    Finding finding;
-    finding.id = "launch-bound";
-    finding.device_id = device_id;
-    finding.count = c.short_kernels;
-    finding.cost_ns = c.cost_ns;
+    Finding finding = NewFinding("launch-bound", device_id, c.short_kernels, c.cost_ns);
     finding.examples = std::move(c.examples);
     KeepCostliestExamples(finding.examples);
     std::vector<std::pair<std::string, int64_t>> names;
@@ -72,15 +68,10 @@ std::vector<Finding> FindLaunchBound(const FindingContext& context) {
                        [](const auto& a, const auto& b) { return a.second > b.second; });
       names.resize(5);
     }
-    finding.title = "Launch-bound: kernels shorter than their launch";
     finding.evidence = fmt::format(
         "{} of {} kernel launches ({:.1f} %) ran for less time than their launching call took; "
         "launch time beyond kernel time {} ns in all; most: {}",
         c.short_kernels, c.launches, share, c.cost_ns, CountedNames(names));
-    finding.advice =
-        "Launch fewer, larger kernels: fuse elementwise kernels (torch.compile, custom fused "
-        "kernels), batch small operations, or capture the step in a CUDA graph so one launch "
-        "issues them all.";
     out.push_back(std::move(finding));
   }
   return out;

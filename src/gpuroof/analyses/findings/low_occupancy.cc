@@ -61,11 +61,7 @@ std::vector<Finding> FindLowOccupancy(const FindingContext& context) {
     if (t.kernel_ns <= 0) continue;
     const double weighted = t.weighted_pct_ns / static_cast<double>(t.kernel_ns);
     if (weighted >= threshold || t.low_ns <= 0) continue;
-    Finding finding;
-    finding.id = "low-occupancy";
-    finding.device_id = device_id;
-    finding.count = t.low_kernels;
-    finding.cost_ns = t.low_ns;
+    Finding finding = NewFinding("low-occupancy", device_id, t.low_kernels, t.low_ns);
     for (const auto& [signature, low] : t.low_by_signature) {
       const OpSignature& s = trace.signatures[signature];
       const int64_t ns = low[0];
@@ -76,7 +72,6 @@ std::vector<Finding> FindLowOccupancy(const FindingContext& context) {
                        trace.strings.Get(s.name), static_cast<int>(s.est_occupancy_pct), ns)});
     }
     KeepCostliestExamples(finding.examples);
-    finding.title = "Low achieved occupancy";
     finding.evidence = fmt::format(
         "kernel-time-weighted est. achieved occupancy {:.1f} % (threshold {:.0f} %); {} kernel "
         "launches below the threshold ran {} ns of {} ns kernel time",
@@ -85,10 +80,6 @@ std::vector<Finding> FindLowOccupancy(const FindingContext& context) {
       finding.evidence +=
           fmt::format("; {} kernels without an estimate not counted", t.without_estimate);
     }
-    finding.advice =
-        "Give the kernels more parallel work per launch (larger grids: batch or fuse), or reduce "
-        "registers and shared memory per block (launch bounds, smaller tiles) so more warps fit "
-        "on each SM.";
     out.push_back(std::move(finding));
   }
   return out;

@@ -68,7 +68,7 @@ std::vector<Finding> FindSyncCalls(const FindingContext& context) {
   std::vector<Finding> out;
   for (const DeviceActivity& device : context.devices) {
     Finding finding;
-    finding.id = "sync-call";
+    ApplyRule(finding, "sync-call");
     finding.device_id = device.device_id;
     std::map<std::string, int64_t> by_name;
     int64_t idle_after = 0;  // calls followed by idle time
@@ -92,15 +92,10 @@ std::vector<Finding> FindSyncCalls(const FindingContext& context) {
     }
     if (finding.count == 0) continue;
     KeepCostliestExamples(finding.examples);
-    finding.title = "Synchronising CUDA calls leave the GPU idle";
     finding.evidence = fmt::format(
         "{} synchronising call(s) in the window ({}); {} of them followed by GPU idle "
         "time, {} ns in all",
         finding.count, CountedNames({by_name.begin(), by_name.end()}), idle_after, finding.cost_ns);
-    finding.advice =
-        "Remove synchronisation from the steady-state loop: record events and wait on them only "
-        "when the result is needed, use cudaMemcpyAsync on a stream, and keep values on the GPU "
-        "(in PyTorch: avoid .item(), .cpu() and printing tensors inside the step).";
     out.push_back(std::move(finding));
   }
   return out;
