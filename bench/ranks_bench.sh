@@ -5,7 +5,9 @@
 # rank traces (bench/make_rank_traces.py; default 64 ranks of about 29 MB of JSON), then runs
 # `gpuroof ranks` with --jobs 1 and --jobs 2 and `gpuroof analyze` on the largest trace (wall
 # time and peak RSS from /usr/bin/time), and checks that the planted straggler and late rank
-# are found.
+# are found. When the build has GPUROOF_MPI and mpirun is on PATH, also `mpirun -n 2 gpuroof
+# ranks --jobs 1` (the same two cores as --jobs 2; its peak RSS is the largest process's) and
+# checks that its CSV equals the single process's.
 set -euo pipefail
 build=${1:-build/release}
 ranks=${2:-64}
@@ -30,6 +32,12 @@ run() {  # label, then the command
 run "analyze (largest trace)" "$gpuroof" analyze "$largest"
 run "ranks --jobs 1" "$gpuroof" ranks "$dir/job" --jobs 1 --format csv
 run "ranks --jobs 2" "$gpuroof" ranks "$dir/job" --jobs 2 --format csv
+if grep -q '^GPUROOF_MPI:BOOL=ON' "$build/CMakeCache.txt" 2>/dev/null && command -v mpirun > /dev/null; then
+  cp "$dir/out" "$dir/out.jobs2"
+  if [ "$(id -u)" -eq 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
+  run "mpirun -n 2 ranks --jobs 1" mpirun -n 2 --oversubscribe "$gpuroof" ranks "$dir/job" --jobs 1 --format csv
+  if cmp -s "$dir/out" "$dir/out.jobs2"; then echo "mpirun: same CSV as one process"; else echo "mpirun: CSV DIFFERS"; fi
+fi
 straggler=$(awk -F, 'NR > 1 && $0 ~ /compute-bound/ { print $1 }' "$dir/out")
 "$gpuroof" ranks "$dir/job" --jobs 2 --format json > "$dir/json"
 late=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["collectives"]["instances"][0]["last_rank"])' "$dir/json")

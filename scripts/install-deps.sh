@@ -10,6 +10,8 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libsimdjson-dev zlib1g-dev
   libboost-math-dev nettle-dev
+  # `mpirun -n P gpuroof ranks` (GPUROOF_MPI, on where MPI is found) and its ctest test.
+  libopenmpi-dev openmpi-bin
   # The Python module (GPUROOF_PYTHON) and its tests, for Debian's /usr/bin/python3.
   pybind11-dev python3-dev python3-numpy python3-pandas python3-pytest
 )

@@ -2,6 +2,7 @@
 // one place where errors become messages and exit codes.
 #include <algorithm>
 #include <exception>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -22,10 +23,14 @@
 #include "kernels_command.h"
 #include "launches_command.h"
 #include "ranges_command.h"
+#include "rank_set_loading.h"
 #include "ranks_command.h"
 #include "record_command.h"
 #include "report_command.h"
 #include "sweep_command.h"
+#ifdef GPUROOF_MPI
+#include "ranks_mpi.h"
+#endif
 
 namespace {
 
@@ -49,7 +54,7 @@ std::string SuggestOption(CLI::App& app, int argc, char** argv) {
   return "";
 }
 
-int Run(int argc, char** argv) {
+int Run(int argc, char** argv, gpuroof::RankSetSpread* spread) {
   CLI::App app{
       "gpuroof: which GPU engine binds your pipeline, by how much, and whether a change "
       "made it worse"};
@@ -68,7 +73,7 @@ int Run(int argc, char** argv) {
   gpuroof::AddKernelsCommand(app, exit_code);
   gpuroof::AddLaunchesCommand(app, exit_code);
   gpuroof::AddRangesCommand(app, exit_code);
-  gpuroof::AddRanksCommand(app, exit_code);
+  gpuroof::AddRanksCommand(app, exit_code, spread);
   gpuroof::AddRecordCommand(app, exit_code);
   gpuroof::AddReportCommand(app, exit_code);
   gpuroof::AddSweepCommand(app, exit_code);
@@ -100,8 +105,14 @@ int Run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Under mpirun, `ranks` spreads its traces over the processes (GPUROOF_MPI builds only). It
+  // outlives the error messages below: MPI is finalised after them.
+  std::unique_ptr<gpuroof::RankSetSpread> spread;
+#ifdef GPUROOF_MPI
+  spread = gpuroof::MpiRankSetSpreadFromEnvironment();
+#endif
   try {
-    return Run(argc, argv);
+    return Run(argc, argv, spread.get());
   } catch (const gpuroof::InputError& e) {
     fmt::print(stderr, "gpuroof: error: {}\n", e.what());
     return gpuroof::kExitBadInput;

@@ -1,6 +1,10 @@
 #include "rank_set_loading.h"
 
 #include <algorithm>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+#include <numeric>
 #include <optional>
 #include <thread>
 
@@ -17,14 +21,6 @@ namespace gpuroof {
 
 namespace {
 
-// What one trace became: its summary, or why it has none. The trace itself is gone by then.
-struct LoadedRank {
-  std::optional<RankSummary> summary;
-  std::string error;
-  std::string diagnostics_summary;  // when records were skipped
-  bool data_loss = false;
-};
-
 LoadedRank LoadRank(const std::string& path, const ReadOptions& read_options,
                     const RankSummaryOptions& summary_options) {
   LoadedRank loaded;
@@ -38,6 +34,12 @@ LoadedRank LoadRank(const std::string& path, const ReadOptions& read_options,
   } catch (const InputError& error) {
     loaded.error = error.what();
   }
+  // The trace is gone: hand its freed pages back. glibc keeps freed memory in each thread's
+  // arena, where the small summaries kept for the whole set pin it, so without this the peak
+  // RSS grows with the number of traces rather than with --jobs (docs/performance.md, §13).
+#ifdef __GLIBC__
+  malloc_trim(0);
+#endif
   return loaded;
 }
 
@@ -60,9 +62,8 @@ void SayWhatWasLeftOut(const OutputOptions& output, const RankInputs& inputs) {
 
 }  // namespace
 
-LoadedRankSet LoadRankSet(const RankSetLoad& load, const OutputOptions& output) {
-  RankInputs inputs = FindRankInputs(load.inputs);
-  SayWhatWasLeftOut(output, inputs);
+std::vector<LoadedRank> LoadRanks(const std::vector<std::string>& paths,
+                                  const std::vector<size_t>& indices, const RankSetLoad& load) {
   unsigned jobs = load.jobs > 0 ? static_cast<unsigned>(load.jobs)
                                 : std::max(1u, std::thread::hardware_concurrency());
   ReadOptions read_options;
@@ -74,11 +75,26 @@ LoadedRankSet LoadRankSet(const RankSetLoad& load, const OutputOptions& output) 
 
   // Streaming: each job reads one trace, reduces it to its summary and drops it, so at most
   // `jobs` traces are in memory at once.
-  std::vector<LoadedRank> loaded(inputs.paths.size());
+  std::vector<LoadedRank> loaded(indices.size());
   ParallelFor(
-      inputs.paths.size(),
-      [&](size_t i) { loaded[i] = LoadRank(inputs.paths[i], read_options, summary_options); },
+      indices.size(),
+      [&](size_t k) { loaded[k] = LoadRank(paths[indices[k]], read_options, summary_options); },
       jobs);
+  return loaded;
+}
+
+LoadedRankSet LoadRankSet(const RankSetLoad& load, const OutputOptions& output,
+                          RankSetSpread* spread) {
+  RankInputs inputs = FindRankInputs(load.inputs);
+  SayWhatWasLeftOut(output, inputs);
+  std::vector<LoadedRank> loaded;
+  if (spread != nullptr) {
+    loaded = spread->LoadAll(inputs.paths, load);
+  } else {
+    std::vector<size_t> all(inputs.paths.size());
+    std::iota(all.begin(), all.end(), size_t{0});
+    loaded = LoadRanks(inputs.paths, all, load);
+  }
 
   LoadedRankSet set;
   std::vector<RankSummary> summaries;

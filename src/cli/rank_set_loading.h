@@ -2,9 +2,11 @@
 // compare --baseline DIR --current DIR`.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "gpuroof/analyses/rank_summary.h"
 #include "gpuroof/reports/ranks_report.h"
 
 #include "output_options.h"
@@ -17,6 +19,34 @@ struct RankSetLoad {
   int jobs = 0;                     // traces read at once; 0: one per core
 };
 
+// What one trace became: its summary, or why it has none. The trace itself is gone by then.
+struct LoadedRank {
+  std::optional<RankSummary> summary;
+  std::string error;                // the InputError's message when there is no summary
+  std::string diagnostics_summary;  // when records were skipped
+  bool data_loss = false;
+  bool operator==(const LoadedRank&) const = default;
+};
+
+// Reads paths[indices[k]] into element k of the result, `load.jobs` at a time; each trace is
+// reduced to its summary and dropped as soon as it is read. Prints nothing: a trace that cannot
+// be read is a LoadedRank with an error.
+std::vector<LoadedRank> LoadRanks(const std::vector<std::string>& paths,
+                                  const std::vector<size_t>& indices, const RankSetLoad& load);
+
+// Spreads the reduction of a rank set over several processes (ranks_mpi.h, under mpirun). Without
+// one, this process reads every trace on its own thread pool.
+class RankSetSpread {
+ public:
+  virtual ~RankSetSpread() = default;
+  // Called before anything is read. False on a process that only helps: it has read its share
+  // of the traces and handed the summaries on by the time this returns, and writes nothing.
+  virtual bool Leads(const RankSetLoad& load) = 0;
+  // On the leading process: every path's LoadedRank, in path order (as LoadRanks over all).
+  virtual std::vector<LoadedRank> LoadAll(const std::vector<std::string>& paths,
+                                          const RankSetLoad& load) = 0;
+};
+
 struct LoadedRankSet {
   RankSetAnalysis analysis;
   std::vector<FailedTrace> failed;
@@ -25,8 +55,10 @@ struct LoadedRankSet {
 
 // Finds the traces, reads them `jobs` at a time (each reduced to its summary and dropped), and
 // compares the ranks. Prints notes, diagnostics summaries, traces not analysed and the set's
-// warnings on stderr (unless --quiet). Throws InputError when no trace is found or none can be
+// warnings on stderr (unless --quiet). With `spread`, the reading is spread over its processes
+// (only the leading one calls this). Throws InputError when no trace is found or none can be
 // analysed.
-LoadedRankSet LoadRankSet(const RankSetLoad& load, const OutputOptions& output);
+LoadedRankSet LoadRankSet(const RankSetLoad& load, const OutputOptions& output,
+                          RankSetSpread* spread = nullptr);
 
 }  // namespace gpuroof

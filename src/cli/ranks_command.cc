@@ -23,12 +23,14 @@ struct RanksOptions {
   OutputOptions output;
 };
 
-int RunRanks(const RanksOptions& options) {
+int RunRanks(const RanksOptions& options, RankSetSpread* spread) {
   RankSetLoad load;
   load.inputs = options.inputs;
   load.iteration_range = options.iteration_range;
   load.jobs = options.jobs;
-  LoadedRankSet set = LoadRankSet(load, options.output);
+  // A helping MPI process has sent its summaries on by now; the leading one writes.
+  if (spread != nullptr && !spread->Leads(load)) return kExitOk;
+  LoadedRankSet set = LoadRankSet(load, options.output, spread);
   RanksReport report;
   report.iteration_range = options.iteration_range;
   report.tool_version = GPUROOF_VERSION;
@@ -45,7 +47,7 @@ int RunRanks(const RanksOptions& options) {
 
 }  // namespace
 
-void AddRanksCommand(CLI::App& app, int& exit_code) {
+void AddRanksCommand(CLI::App& app, int& exit_code, RankSetSpread* spread) {
   auto options = std::make_shared<RanksOptions>();
   CLI::App* command = AddCommand(app, "ranks");
   command
@@ -60,7 +62,7 @@ void AddRanksCommand(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(0, 1024))
       ->capture_default_str();
   AddOutputOptions(*command, options->output, {"table", "csv", "json", "markdown"});
-  command->callback([options, &exit_code]() { exit_code = RunRanks(*options); });
+  command->callback([options, &exit_code, spread]() { exit_code = RunRanks(*options, spread); });
 }
 
 }  // namespace gpuroof

@@ -12,48 +12,13 @@
 #include <sqlite3.h>
 
 #include "cli_runner.h"
-#include "support/kineto_json_builder.h"
+#include "rank_sets.h"
 #include "support/trace_description.h"
 
 namespace gpuroof::testing {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Every rank runs 3 steps of 1000 µs (step s starts at 1000 + 1000 s). In each step, µs after its
-// start: a gemm launched at 5 (call 2 µs long) runs [10, 10 + compute) on stream 7; an all-reduce
-// launched at 6 runs [arrival, arrival + 200) on stream 8.
-//   normal: compute 600, arrival 500 -> compute 600, comm 200, hidden 110, exposed 90;
-//           idle: [0,10) host-bound 7 (the launch ends at 7), waiting 3; [700,1000) other 300.
-//   straggler: compute 800 -> compute 800, hidden 200, exposed 0; other idle 190.
-//   late: arrival 650 in step 2 only -> that collective's spread across ranks is 150 µs.
-// Outliers (docs/metrics.md): compute 600 600 800 600 -> median 600, MAD 0, +33.3 %.
-struct PlantedRank {
-  int compute_us = 600;
-  int late_arrival_us = 500;  // the arrival in step 2
-  int step_us = 1000;         // the length of the step ranges (the GPU work keeps its times)
-};
-
-std::string KinetoRank(int rank, int world_size, const PlantedRank& planted) {
-  KinetoJsonBuilder builder;
-  builder.TopLevel(
-      "distributedInfo",
-      fmt::format(R"({{"backend": "nccl", "rank": {}, "world_size": {}}})", rank, world_size));
-  for (int s = 0; s < 3; ++s) {
-    int base = 1000 + 1000 * s;
-    int arrival = s == 1 ? planted.late_arrival_us : 500;
-    builder
-        .Annotation(fmt::format("ProfilerStep#{}", s + 1), std::to_string(base),
-                    std::to_string(planted.step_us))
-        .Runtime("cudaLaunchKernel", std::to_string(base + 5), "2", 10 * s + 1)
-        .Runtime("cudaLaunchKernel", std::to_string(base + 6), "2", 10 * s + 2)
-        .Kernel("gemm", std::to_string(base + 10), std::to_string(planted.compute_us), 0, 7,
-                10 * s + 1)
-        .Kernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL", std::to_string(base + arrival), "200", 0,
-                8, 10 * s + 2);
-  }
-  return builder.ObjectJson();
-}
 
 // The same job as an nsys export (--iteration-range step: the ranges are named "step").
 std::string NsysRank(const PlantedRank& planted) {
@@ -73,18 +38,6 @@ std::string NsysRank(const PlantedRank& planted) {
         base + arrival, base + arrival + 200, 10 * s + 2);
   }
   return text;
-}
-
-// Ranks 0..3 of a Kineto job; rank 2 is the straggler and rank 3 arrives late. The file names
-// run against the rank order, so the rank must come from distributedInfo.
-void WriteKinetoJob(const fs::path& dir, int world_size = 4) {
-  fs::create_directories(dir);
-  std::vector<PlantedRank> ranks(4);
-  ranks[2].compute_us = 800;
-  ranks[3].late_arrival_us = 650;
-  for (int r = 0; r < 4; ++r)
-    WriteFile(dir / fmt::format("worker_{}.pt.trace.json", 3 - r),
-              KinetoRank(r, world_size, ranks[static_cast<size_t>(r)]));
 }
 
 std::map<std::string, std::string> RowOfRank(const std::string& csv, const std::string& rank) {

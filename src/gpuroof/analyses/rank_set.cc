@@ -159,13 +159,14 @@ SkewSummary ComputeCollectiveSkew(const std::vector<RankSummary>& ranks) {
   std::map<Key, CollectiveSkew> instances;
   for (size_t r = 0; r < ranks.size(); ++r) {
     for (const CollectiveArrival& arrival : ranks[r].collectives) {
+      std::string name(ranks[r].CollectiveName(arrival));
       auto [it, inserted] =
-          instances.try_emplace(Key{arrival.step, arrival.order, arrival.name}, CollectiveSkew{});
+          instances.try_emplace(Key{arrival.step, arrival.order, name}, CollectiveSkew{});
       CollectiveSkew& instance = it->second;
       if (inserted) {
         instance.step = arrival.step;
         instance.order = arrival.order;
-        instance.name = arrival.name;
+        instance.name = std::move(name);
         instance.earliest_arrival_ns = arrival.arrival_ns;
         instance.latest_arrival_ns = arrival.arrival_ns;
         instance.last_rank_index = r;

@@ -196,6 +196,15 @@ std::optional<int64_t> MetadataInteger(const Trace& trace, const std::string& ke
 
 }  // namespace
 
+void RankSummary::AddCollective(size_t step, size_t order, std::string_view name,
+                                int64_t arrival_ns) {
+  // A job launches few distinct collective kernels: a linear search finds the name.
+  auto known = std::find(collective_names.begin(), collective_names.end(), name);
+  if (known == collective_names.end()) known = collective_names.emplace(known, name);
+  collectives.push_back({static_cast<uint32_t>(step), static_cast<uint32_t>(order),
+                         static_cast<uint32_t>(known - collective_names.begin()), arrival_ns});
+}
+
 double RankSummary::MeanPerStep(int64_t StepFigures::*field) const {
   if (steps.empty()) return 0;
   double total = 0;
@@ -283,10 +292,13 @@ RankSummary SummarizeRank(const Trace& trace, const RankSummaryOptions& options)
     for (size_t i = first; i < ops.size() && ops[i].start_ns < end_ns; ++i) {
       if (ops[i].engine != Engine::kComm || ops[i].start_ns < start_ns) continue;
       const OpSignature& signature = trace.signatures[ops[i].signature];
-      summary.collectives.push_back(
-          {s, order++, std::string(trace.strings.Get(signature.name)), ops[i].start_ns - start_ns});
+      summary.AddCollective(s, order++, trace.strings.Get(signature.name),
+                            ops[i].start_ns - start_ns);
     }
   }
+  // Kept for the whole set while the trace is dropped: no spare capacity.
+  summary.steps.shrink_to_fit();
+  summary.collectives.shrink_to_fit();
   std::sort(lengths.begin(), lengths.end());
   summary.step_median_ns = Median(lengths).value_or(0);
   summary.step_p95_ns = Quantile(lengths, 0.95).value_or(0);

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gpuroof/model/trace.h"
@@ -20,14 +21,18 @@ struct IdleBreakdown {
   int64_t waiting_ns = 0;     // it was launched already, yet waited (a sync, another stream)
   int64_t other_ns = 0;       // no launch known for it, or no op after the idle interval
   int64_t total_ns() const { return host_bound_ns + waiting_ns + other_ns; }
+  bool operator==(const IdleBreakdown&) const = default;
 };
 
-// One collective-communication kernel of a step: the instance ranks are matched by.
+// One collective-communication kernel of a step: the instance ranks are matched by. A rank keeps
+// one per collective launch (thousands), so it is small: the name is an index into its rank's
+// RankSummary::collective_names.
 struct CollectiveArrival {
-  size_t step = 0;         // 0-based position of the step among the rank's steps
-  size_t order = 0;        // 0-based position among the step's collectives, in start order
-  std::string name;        // kernel name
+  uint32_t step = 0;       // 0-based position of the step among the rank's steps
+  uint32_t order = 0;      // 0-based position among the step's collectives, in start order
+  uint32_t name_id = 0;    // RankSummary::collective_names[name_id] is the kernel name
   int64_t arrival_ns = 0;  // kernel start minus the start of its step (rank clocks may differ)
+  bool operator==(const CollectiveArrival&) const = default;
 };
 
 // The figures of one step (or of the whole trace when there are no steps).
@@ -42,6 +47,7 @@ struct StepFigures {
   IdleBreakdown idle;           // step length minus busy, by cause
   int64_t length_ns() const { return end_ns - start_ns; }
   int64_t exposed_comm_ns() const { return comm_busy_ns - overlap_ns; }
+  bool operator==(const StepFigures&) const = default;
 };
 
 struct RankSummary {
@@ -61,11 +67,19 @@ struct RankSummary {
   double step_median_ns = 0;  // of the step lengths
   double step_p95_ns = 0;     // linear interpolation (statistics.h Quantile)
   std::vector<CollectiveArrival> collectives;
+  std::vector<std::string> collective_names;  // each distinct collective kernel name once
+
+  std::string_view CollectiveName(const CollectiveArrival& arrival) const {
+    return collective_names[arrival.name_id];
+  }
+  // Appends an arrival, its name stored once per summary.
+  void AddCollective(size_t step, size_t order, std::string_view name, int64_t arrival_ns);
 
   // Means over the steps, per step: the figures ranks are compared by.
   double MeanPerStep(int64_t StepFigures::*field) const;
   double MeanExposedCommNs() const;
   double MeanIdle(int64_t IdleBreakdown::*field) const;
+  bool operator==(const RankSummary&) const = default;
 };
 
 struct RankSummaryOptions {

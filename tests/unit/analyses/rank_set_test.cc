@@ -1,5 +1,9 @@
 #include "gpuroof/analyses/rank_set.h"
 
+#include <string>
+#include <tuple>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 namespace gpuroof {
@@ -70,9 +74,12 @@ TEST(RankOutliers, SmallExcessIsNotAnOutlierEvenWithMadZero) {
   EXPECT_TRUE(FindRankOutliers(ranks, {}).empty());
 }
 
-RankSummary WithCollectives(std::vector<CollectiveArrival> collectives) {
+// (step, order, name, arrival_ns) per collective.
+RankSummary WithCollectives(
+    const std::vector<std::tuple<size_t, size_t, std::string, int64_t>>& collectives) {
   RankSummary rank = Rank(100, 0, 0, 0);
-  rank.collectives = std::move(collectives);
+  for (const auto& [step, order, name, arrival_ns] : collectives)
+    rank.AddCollective(step, order, name, arrival_ns);
   return rank;
 }
 

@@ -97,7 +97,8 @@ TEST_P(RankSummaryBlocks, StepsAreTheProfilerStepRanges) {
   ASSERT_EQ(rank.collectives.size(), 1u);
   EXPECT_EQ(rank.collectives[0].step, 0u);
   EXPECT_EQ(rank.collectives[0].order, 0u);
-  EXPECT_EQ(rank.collectives[0].name, "ncclDevKernel_AllReduce");
+  EXPECT_EQ(rank.CollectiveName(rank.collectives[0]), "ncclDevKernel_AllReduce");
+  EXPECT_EQ(rank.collective_names.size(), 1u);
   EXPECT_EQ(rank.collectives[0].arrival_ns, 50);
 }
 

@@ -1,0 +1,41 @@
+// The messages the processes of `mpirun -n P gpuroof ranks` exchange (ranks_mpi.h), as plain
+// bytes: which process reads which trace, and the LoadedRank each trace became. Kept apart from
+// MPI so that it is built and tested in every build. Integers are written little-endian in fixed
+// widths, doubles as their IEEE-754 bits, strings as a length and their bytes: a summary comes
+// back bit for bit, so the leading process writes the output a single process would.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "rank_set_loading.h"
+
+namespace gpuroof {
+
+// Which process reads each trace: the largest file first, each to the least-loaded process so
+// far (bytes assigned; ties to the lower process number). Deterministic. Result[i] is the
+// process of file i, in [0, processes).
+std::vector<int> ShareByFileSize(const std::vector<uint64_t>& file_bytes, int processes);
+
+// The traces and who reads them (sent by the leading process to all).
+struct RankShares {
+  std::vector<std::string> paths;
+  std::vector<int> process_of;  // one per path
+  bool operator==(const RankShares&) const = default;
+};
+std::string EncodeRankShares(const RankShares& shares);
+RankShares DecodeRankShares(const std::string& bytes);
+
+// The LoadedRanks of one process's share, with the index of the path each belongs to.
+struct IndexedLoadedRank {
+  uint64_t index = 0;
+  LoadedRank loaded;
+  bool operator==(const IndexedLoadedRank&) const = default;
+};
+std::string EncodeLoadedRanks(const std::vector<IndexedLoadedRank>& ranks);
+// Throws std::runtime_error (an internal error) on bytes that end early or run on.
+std::vector<IndexedLoadedRank> DecodeLoadedRanks(const std::string& bytes);
+
+}  // namespace gpuroof

@@ -1,0 +1,139 @@
+#include "ranks_mpi.h"
+
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <string>
+#include <system_error>
+
+#include <fmt/format.h>
+#include <mpi.h>
+
+#include "exit_codes.h"
+#include "rank_set_bytes.h"
+
+namespace gpuroof {
+
+namespace {
+
+constexpr int kLeader = 0;
+constexpr int kSummariesTag = 16;
+
+// The world size the launcher announces: OpenMPI, then MPICH/Hydra and Intel MPI.
+int LauncherWorldSize() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}) {
+    const char* value = std::getenv(name);
+    if (value != nullptr) return std::atoi(value);
+  }
+  return 0;
+}
+
+// A broadcast of bytes from the leader: the length, then the bytes (none: the leader stops).
+std::string BroadcastBytes(std::string bytes) {
+  uint64_t size = bytes.size();
+  MPI_Bcast(&size, 1, MPI_UINT64_T, kLeader, MPI_COMM_WORLD);
+  bytes.resize(size);
+  if (size > 0) MPI_Bcast(bytes.data(), static_cast<int>(size), MPI_BYTE, kLeader, MPI_COMM_WORLD);
+  return bytes;
+}
+
+std::vector<size_t> ShareOf(const RankShares& shares, int process) {
+  std::vector<size_t> indices;
+  for (size_t i = 0; i < shares.process_of.size(); ++i) {
+    if (shares.process_of[i] == process) indices.push_back(i);
+  }
+  return indices;
+}
+
+std::vector<IndexedLoadedRank> LoadShare(const RankShares& shares, int process,
+                                         const RankSetLoad& load) {
+  std::vector<size_t> indices = ShareOf(shares, process);
+  std::vector<LoadedRank> loaded = LoadRanks(shares.paths, indices, load);
+  std::vector<IndexedLoadedRank> indexed(indices.size());
+  for (size_t k = 0; k < indices.size(); ++k)
+    indexed[k] = {indices[k], std::move(loaded[k])};
+  return indexed;
+}
+
+class MpiRankSetSpread final : public RankSetSpread {
+ public:
+  ~MpiRankSetSpread() override {
+    if (!initialised_) return;
+    // The leader failed before it handed out the work (no trace found, say): release the
+    // others, who wait for their share, before finalising.
+    if (process_ == kLeader && !shares_sent_) BroadcastBytes("");
+    MPI_Finalize();
+  }
+
+  bool Leads(const RankSetLoad& load) override {
+    // Only the main thread calls MPI; the thread pool reads traces.
+    int provided = 0;
+    MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+    initialised_ = true;
+    MPI_Comm_rank(MPI_COMM_WORLD, &process_);
+    MPI_Comm_size(MPI_COMM_WORLD, &processes_);
+    if (process_ == kLeader) return true;
+    try {
+      std::string bytes = BroadcastBytes("");
+      if (bytes.empty()) return false;  // the leader stopped: it says why
+      std::string summaries = EncodeLoadedRanks(LoadShare(DecodeRankShares(bytes), process_, load));
+      MPI_Send(summaries.data(), static_cast<int>(summaries.size()), MPI_BYTE, kLeader,
+               kSummariesTag, MPI_COMM_WORLD);
+    } catch (const std::exception& error) {
+      // Anything but a trace that cannot be read (that is a LoadedRank's error) is internal:
+      // say it and take the job down rather than leave the leader waiting.
+      fmt::print(stderr, "gpuroof: internal error: MPI process {}: {}\n", process_, error.what());
+      MPI_Abort(MPI_COMM_WORLD, kExitInternalError);
+    }
+    return false;
+  }
+
+  std::vector<LoadedRank> LoadAll(const std::vector<std::string>& paths,
+                                  const RankSetLoad& load) override {
+    RankShares shares;
+    shares.paths = paths;
+    std::vector<uint64_t> bytes(paths.size(), 0);
+    for (size_t i = 0; i < paths.size(); ++i) {
+      std::error_code error;
+      uintmax_t size = std::filesystem::file_size(paths[i], error);
+      bytes[i] = error ? 0 : static_cast<uint64_t>(size);  // unreadable: its reader says why
+    }
+    shares.process_of = ShareByFileSize(bytes, processes_);
+    BroadcastBytes(EncodeRankShares(shares));
+    shares_sent_ = true;
+
+    std::vector<LoadedRank> loaded(paths.size());
+    for (IndexedLoadedRank& rank : LoadShare(shares, kLeader, load))
+      loaded[rank.index] = std::move(rank.loaded);
+    for (int process = 1; process < processes_; ++process) {
+      MPI_Status status;
+      MPI_Probe(process, kSummariesTag, MPI_COMM_WORLD, &status);
+      int size = 0;
+      MPI_Get_count(&status, MPI_BYTE, &size);
+      std::string message(static_cast<size_t>(size), '\0');
+      MPI_Recv(message.data(), size, MPI_BYTE, process, kSummariesTag, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
+      for (IndexedLoadedRank& rank : DecodeLoadedRanks(message)) {
+        if (rank.index >= loaded.size() || shares.process_of[rank.index] != process)
+          throw std::runtime_error("ranks: MPI process sent a summary it was not given");
+        loaded[rank.index] = std::move(rank.loaded);
+      }
+    }
+    return loaded;
+  }
+
+ private:
+  bool initialised_ = false;
+  bool shares_sent_ = false;
+  int process_ = 0;
+  int processes_ = 1;
+};
+
+}  // namespace
+
+std::unique_ptr<RankSetSpread> MpiRankSetSpreadFromEnvironment() {
+  if (LauncherWorldSize() <= 1) return nullptr;
+  return std::make_unique<MpiRankSetSpread>();
+}
+
+}  // namespace gpuroof

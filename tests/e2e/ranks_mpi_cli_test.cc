@@ -1,0 +1,97 @@
+// End-to-end under MPI (GPUROOF_MPI builds, ctest label `mpi`): `mpirun -n 2 gpuroof ranks`
+// writes what a single process writes, byte for byte: stdout in every format, the -o file, the
+// warnings on stderr and the exit code, also when a trace that MPI process 1 reads is broken.
+// mpirun adds its own lines to stderr when a process exits non-zero; those runs compare the
+// exit code and that stderr starts with the single process's.
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "cli_runner.h"
+#include "rank_sets.h"
+
+namespace gpuroof::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+CliResult RunUnderMpi(int processes, const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {GPUROOF_MPIEXEC, "-n", std::to_string(processes),
+                                   "--oversubscribe", GPUROOF_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return RunProgram(argv);
+}
+
+void ExpectSameRun(const std::vector<std::string>& args) {
+  CliResult one = RunGpuroof(args);
+  CliResult two = RunUnderMpi(2, args);
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_EQ(two.exit_code, one.exit_code) << two.err;
+  EXPECT_EQ(two.out, one.out);
+  EXPECT_EQ(two.err, one.err);
+}
+
+TEST(RanksMpiCliTest, TwoProcessesWriteWhatOneWrites) {
+  TempDir dir;
+  WriteKinetoJob(dir / "job");
+  const std::string job = (dir / "job").string();
+  ExpectSameRun({"ranks", job});
+  ExpectSameRun({"ranks", job, "--format", "csv"});
+  ExpectSameRun({"ranks", job, "--format", "json"});
+  ExpectSameRun({"ranks", job, "--format", "markdown", "--jobs", "2"});
+}
+
+TEST(RanksMpiCliTest, OnlyProcessZeroWritesTheOutputFile) {
+  TempDir dir;
+  WriteKinetoJob(dir / "job");
+  CliResult one = RunGpuroof(
+      {"ranks", (dir / "job").string(), "--format", "json", "-o", (dir / "one.json").string()});
+  CliResult two = RunUnderMpi(
+      3, {"ranks", (dir / "job").string(), "--format", "json", "-o", (dir / "two.json").string()});
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  ASSERT_EQ(two.exit_code, 0) << two.err;
+  EXPECT_EQ(two.out, "");
+  EXPECT_EQ(two.err, one.err);
+  EXPECT_EQ(ReadFile(dir / "two.json"), ReadFile(dir / "one.json"));
+}
+
+// File sizes decide who reads what (largest first, to the least-loaded process): the 4 job files
+// are of one size; broken_a, padded larger than them all, goes to process 0, broken_b, padded to
+// sit between, goes to process 1 (still empty then), so each process meets a broken trace.
+TEST(RanksMpiCliTest, ABrokenTraceOnEitherProcessIsReportedByProcessZero) {
+  TempDir dir;
+  WriteKinetoJob(dir / "job");
+  const std::string job = (dir / "job").string();
+  uintmax_t job_file = fs::file_size(dir / "job" / "worker_0.pt.trace.json");
+  auto truncated = [](uintmax_t padding) {
+    return R"({"padding": ")" + std::string(padding, 'x') +
+           R"(", "traceEvents": [{"name": "x", "ph": "X", "ts": )";
+  };
+  WriteFile(dir / "job" / "broken_a.pt.trace.json", truncated(job_file * 3));
+  WriteFile(dir / "job" / "broken_b.pt.trace.json", truncated(job_file + 10));
+  ExpectSameRun({"ranks", job, "--format", "csv"});
+  CliResult one = RunGpuroof({"ranks", job, "--strict"});
+  CliResult two = RunUnderMpi(2, {"ranks", job, "--strict"});
+  EXPECT_EQ(one.exit_code, 1) << one.err;
+  EXPECT_EQ(two.exit_code, one.exit_code) << two.err;
+  EXPECT_EQ(two.out, one.out);
+  EXPECT_EQ(two.err.substr(0, one.err.size()), one.err);
+  EXPECT_NE(one.err.find("not analysed: " + (dir / "job" / "broken_b.pt.trace.json").string()),
+            std::string::npos)
+      << one.err;
+}
+
+TEST(RanksMpiCliTest, AnEmptyDirectoryStopsEveryProcess) {
+  TempDir dir;
+  fs::create_directories(dir / "empty");
+  CliResult one = RunGpuroof({"ranks", (dir / "empty").string()});
+  CliResult two = RunUnderMpi(2, {"ranks", (dir / "empty").string()});
+  EXPECT_EQ(one.exit_code, 2);
+  EXPECT_EQ(two.exit_code, one.exit_code);
+  EXPECT_EQ(two.out, "");
+  EXPECT_EQ(two.err.substr(0, one.err.size()), one.err);
+}
+
+}  // namespace
+}  // namespace gpuroof::testing

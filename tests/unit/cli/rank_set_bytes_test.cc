@@ -1,0 +1,104 @@
+// The bytes MPI processes exchange under `mpirun gpuroof ranks`: every field of a summary comes
+// back bit for bit, malformed bytes are refused, and the share by file size is the greedy one
+// worked by hand.
+#include "rank_set_bytes.h"
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include <gtest/gtest.h>
+
+namespace gpuroof {
+namespace {
+
+LoadedRank AnalysedRank() {
+  RankSummary summary;
+  summary.source = "/jobs/a/worker_3.pt.trace.json";
+  summary.format = "kineto-json";
+  summary.rank = 3;
+  summary.world_size = 8;
+  summary.rank_origin = "distributedInfo.rank";
+  summary.device_id = -1;
+  summary.other_devices = 2;
+  summary.other_device_ops = 123456789012;
+  summary.steps_label = "'ProfilerStep#*' (2 instances)";
+  summary.steps.push_back({1000, 2000, 600, 200, 110, 50, 800, {7, 3, 190}});
+  summary.steps.push_back({std::numeric_limits<int64_t>::min(),
+                           std::numeric_limits<int64_t>::max(),
+                           -5,
+                           0,
+                           1,
+                           2,
+                           3,
+                           {4, 5, 6}});
+  summary.step_median_ns = 0.1 + 0.2;  // not a short decimal: bits must survive, not digits
+  summary.step_p95_ns = std::nextafter(1e9, 2e9);
+  summary.AddCollective(0, 0, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 500);
+  summary.AddCollective(1, 3, std::string("odd\0name\n\xff", 11), -650);
+  summary.AddCollective(1, 4, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 7);
+  LoadedRank loaded;
+  loaded.summary = summary;
+  loaded.diagnostics_summary = "read 10 = used 9 + skipped 1";
+  loaded.data_loss = true;
+  return loaded;
+}
+
+TEST(RankSetBytesTest, LoadedRanksComeBackFieldForField) {
+  LoadedRank failed;
+  failed.error = "/jobs/a/broken.json: JSON ends early";
+  LoadedRank bare;  // a summary with no rank, no steps, no collectives
+  bare.summary = RankSummary{};
+  std::vector<IndexedLoadedRank> ranks = {{7, AnalysedRank()}, {0, failed}, {42, bare}};
+  std::vector<IndexedLoadedRank> back = DecodeLoadedRanks(EncodeLoadedRanks(ranks));
+  ASSERT_EQ(back.size(), 3u);
+  EXPECT_EQ(back, ranks);
+  EXPECT_EQ(back[0].loaded.summary->step_median_ns, 0.1 + 0.2);
+  EXPECT_EQ(back[0].loaded.summary->collective_names.size(), 2u);
+  EXPECT_FALSE(back[1].loaded.summary.has_value());
+  EXPECT_FALSE(back[2].loaded.summary->rank.has_value());
+  EXPECT_TRUE(DecodeLoadedRanks(EncodeLoadedRanks({})).empty());
+}
+
+TEST(RankSetBytesTest, IntegersAreLittleEndianInEightBytes) {
+  std::string bytes = EncodeRankShares({{"ab"}, {258}});
+  // count 1, length 2, "ab", process 258 = 0x0102
+  std::string expected = std::string("\x01\0\0\0\0\0\0\0", 8) +
+                         std::string("\x02\0\0\0\0\0\0\0", 8) + "ab" +
+                         std::string("\x02\x01\0\0\0\0\0\0", 8);
+  EXPECT_EQ(bytes, expected);
+}
+
+TEST(RankSetBytesTest, SharesComeBack) {
+  RankShares shares{{"a.json", "", "dir/c.sqlite"}, {1, 0, 1}};
+  EXPECT_EQ(DecodeRankShares(EncodeRankShares(shares)), shares);
+}
+
+TEST(RankSetBytesTest, MalformedBytesAreRefused) {
+  std::string bytes = EncodeLoadedRanks({{7, AnalysedRank()}});
+  for (size_t cut : {size_t{0}, size_t{5}, size_t{8}, bytes.size() / 2, bytes.size() - 1})
+    EXPECT_THROW(DecodeLoadedRanks(bytes.substr(0, cut)), std::runtime_error) << cut;
+  EXPECT_THROW(DecodeLoadedRanks(bytes + "x"), std::runtime_error);
+  // A count far beyond what the bytes hold is refused before anything is reserved.
+  std::string huge(8, '\xff');
+  EXPECT_THROW(DecodeLoadedRanks(huge), std::runtime_error);
+  EXPECT_THROW(DecodeRankShares(huge), std::runtime_error);
+  // An arrival naming a name the summary does not hold.
+  LoadedRank bad = AnalysedRank();
+  bad.summary->collectives.back().name_id = 2;
+  EXPECT_THROW(DecodeLoadedRanks(EncodeLoadedRanks({{0, bad}})), std::runtime_error);
+}
+
+// Sizes 10 50 30 30 20 on 2 processes, largest first: 50 -> p0 (0,0: the lower), 30 (file 2) ->
+// p1 (50,0), 30 (file 3) -> p1 (50,30), 20 -> p0 (50,60), 10 -> p1 (70,60). Loads 70 and 70.
+TEST(RankSetBytesTest, ShareByFileSizeIsGreedyLargestFirst) {
+  EXPECT_EQ(ShareByFileSize({10, 50, 30, 30, 20}, 2), (std::vector<int>{1, 0, 1, 1, 0}));
+  // Equal sizes alternate in file order; more processes than files leave some idle.
+  EXPECT_EQ(ShareByFileSize({5, 5, 5, 5}, 2), (std::vector<int>{0, 1, 0, 1}));
+  EXPECT_EQ(ShareByFileSize({1, 2}, 4), (std::vector<int>{1, 0}));
+  EXPECT_EQ(ShareByFileSize({3, 1}, 1), (std::vector<int>{0, 0}));
+  EXPECT_TRUE(ShareByFileSize({}, 3).empty());
+}
+
+}  // namespace
+}  // namespace gpuroof
