@@ -29,6 +29,7 @@ struct FindingsCommandOptions {
   int64_t launch_bound_min_kernels = FindingThresholds{}.launch_bound_min_kernels;
   double low_occupancy_pct = FindingThresholds{}.low_occupancy_pct;
   std::vector<std::string> fail_on;
+  std::string iteration_range;
   int threads = 0;
   OutputOptions output;
 };
@@ -60,6 +61,7 @@ int RunFindings(const FindingsCommandOptions& options) {
   t.launch_bound_min_kernels = options.launch_bound_min_kernels;
   t.low_occupancy_pct = options.low_occupancy_pct;
   const std::set<std::string> fail_on = ParseFailOn(options.fail_on);
+  findings_options.iteration_range = options.iteration_range;
 
   FindingsReport report;
   report.window_text = options.window;
@@ -131,6 +133,9 @@ void AddFindingsCommand(CLI::App& app, int& exit_code) {
       ->add_option("--fail-on", options->fail_on,
                    "Exit 1 when any of these rule ids fires (comma-separated)")
       ->delimiter(',');
+  command->add_option("--iteration-range", options->iteration_range,
+                      "The range whose instances are the steps costs are divided by (default: "
+                      "ProfilerStep#* when the trace has it)");
   AddThreadsOption(*command, options->threads);
   AddOutputOptions(*command, options->output, kBreakdownFormats);
   command->callback([options, &exit_code]() { exit_code = RunFindings(*options); });

@@ -54,6 +54,7 @@ std::vector<Finding> FindPageableAsyncCopies(const FindingContext& context) {
       ++finding.count;
       finding.cost_ns += duration;
       bytes[device_id] += block.bytes[i];
+      ChargeStep(context.steps, finding.step_costs, block.start_ns[i], duration);
       AddExample(finding.examples,
                  {block.start_ns[i], block.end_ns[i], duration,
                   fmt::format("{} {} bytes {}", name, block.bytes[i],
@@ -102,6 +103,10 @@ std::vector<Finding> FindSerialisedCopies(const FindingContext& context) {
     finding.device_id = device.device_id;
     finding.count = static_cast<int64_t>(device.copies.size());
     finding.cost_ns = cost;
+    // Per step: the copy time with no kernel running in each step, scaled to the cost.
+    ChargeSegments(context.steps, finding.step_costs,
+                   UncoveredSegments(device.copies, device.compute));
+    ScaleStepCosts(finding.step_costs, cost, exposed);
     finding.title = "Copies do not overlap compute";
     finding.evidence = fmt::format(
         "copies busy {} ns, {} ns of it with no kernel running; kernels busy {} ns; the device "
@@ -128,6 +133,8 @@ std::vector<Finding> FindExposedComm(const FindingContext& context) {
     finding.device_id = device.device_id;
     finding.count = static_cast<int64_t>(device.comm.size());
     finding.cost_ns = exposed;
+    ChargeSegments(context.steps, finding.step_costs,
+                   UncoveredSegments(device.comm, device.compute));
     finding.title = "Communication not overlapped with compute";
     finding.evidence = fmt::format(
         "collectives busy {} ns, {} ns of it ({:.1f} %) with no compute kernel running", comm_busy,
