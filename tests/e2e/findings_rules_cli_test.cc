@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "cli_runner.h"
+#include "support/kineto_json_builder.h"
 #include "support/trace_description.h"
 
 namespace gpuroof::testing {
@@ -163,6 +164,50 @@ TEST(FindingsRulesCli, EachPlantedPatternIsFoundWithItsHandWorkedCost) {
         FindingsByRule(WriteTrace(dir, std::string(c.name) + "_without.sqlite", c.without), c.args);
     EXPECT_EQ(without.count(c.rule), 0U) << without[c.rule]["evidence"];
   }
+}
+
+// The same rules on Kineto traces (builder-made JSON, read by the binary).
+std::filesystem::path WriteKineto(const TempDir& dir, const std::string& name,
+                                  const KinetoJsonBuilder& builder) {
+  std::filesystem::path file = dir / (name + ".pt.trace.json");
+  WriteFile(file, builder.ObjectJson());
+  return file;
+}
+
+TEST(FindingsRulesCli, KinetoPatternsAsOnNsys) {
+  TempDir dir;
+  // low-occupancy: 3000 ns at 20 % and 1000 ns at 80 %: weighted 35 % < 50 %, cost the 3000 ns
+  // below the threshold. Swapped (65 %): nothing.
+  KinetoJsonBuilder low;
+  low.KernelWithOccupancy("narrow", "0", "3", 20).KernelWithOccupancy("wide", "3", "1", 80);
+  auto rows = FindingsByRule(WriteKineto(dir, "low", low), {"--window", "all"});
+  ASSERT_EQ(rows.count("low-occupancy"), 1U);
+  EXPECT_EQ(rows["low-occupancy"].at("cost_ns"), "3000");
+  KinetoJsonBuilder high;
+  high.KernelWithOccupancy("narrow", "0", "1", 20).KernelWithOccupancy("wide", "1", "3", 80);
+  EXPECT_EQ(
+      FindingsByRule(WriteKineto(dir, "high", high), {"--window", "all"}).count("low-occupancy"),
+      0U);
+
+  // sync-call: the nsys case in microseconds (Kineto's unit): 400 ns of idle time after the
+  // first cudaDeviceSynchronize. Without the syncs: nothing.
+  KinetoJsonBuilder sync;
+  sync.Runtime("cudaLaunchKernel", "0.1", "0.1", 1)
+      .Kernel("k", "0.3", "1", 0, 7, 1)
+      .Runtime("cudaDeviceSynchronize", "0.25", "1.15", 2)
+      .Runtime("cudaLaunchKernel", "1.5", "0.1", 3)
+      .Kernel("k", "1.7", "1", 0, 7, 3);
+  rows = FindingsByRule(WriteKineto(dir, "sync", sync), {"--min-cost-pct", "0"});
+  ASSERT_EQ(rows.count("sync-call"), 1U);
+  EXPECT_EQ(rows["sync-call"].at("cost_ns"), "400");
+  KinetoJsonBuilder nosync;
+  nosync.Runtime("cudaLaunchKernel", "0.1", "0.1", 1)
+      .Kernel("k", "0.3", "1", 0, 7, 1)
+      .Runtime("cudaLaunchKernel", "1.5", "0.1", 3)
+      .Kernel("k", "1.7", "1", 0, 7, 3);
+  EXPECT_EQ(FindingsByRule(WriteKineto(dir, "nosync", nosync), {"--min-cost-pct", "0"})
+                .count("sync-call"),
+            0U);
 }
 
 // Three ProfilerStep ranges; a sync in step 1 costs 400 ns of idle time, one in step 2 600 ns

@@ -9,45 +9,28 @@ import pytest
 
 import gpuroof
 from conftest import EXAMPLE, FIXTURES, run_cli, shared_fixtures
+from test_cli_parity import check_parity
 
-# (CLI arguments, the same call)
+# (CLI arguments, the same call on a loaded gpuroof.Trace)
 CASES = [
-    (["api"], lambda p: gpuroof.api(p)),
-    (["api", "--window", "processing"], lambda p: gpuroof.api(p, window="processing")),
-    (["launches"], lambda p: gpuroof.launches(p)),
+    (["api"], lambda t: gpuroof.api(t)),
+    (["api", "--window", "processing"], lambda t: t.api(window="processing")),
+    (["launches"], lambda t: gpuroof.launches(t)),
     (["launches", "--key", "demangled", "--per-launch"],
-     lambda p: gpuroof.launches(p, key="demangled", per_launch=True)),
-    (["findings"], lambda p: gpuroof.findings(p)),
+     lambda t: t.launches(key="demangled", per_launch=True)),
+    (["findings"], lambda t: gpuroof.findings(t)),
     (["findings", "--window", "all", "--min-cost-pct", "0", "--gap-min", "10us"],
-     lambda p: gpuroof.findings(p, window="all", min_cost_pct=0, gap_min="10us")),
+     lambda t: t.findings(window="all", min_cost_pct=0, gap_min="10us")),
 ]
 CASE_IDS = [" ".join(args) for args, _ in CASES]
 
 SAXPY = FIXTURES / "nsys" / "nsys2021_5_saxpy_rank0.sqlite"
 
 
-def check_parity(path, args, call):
-    cli = run_cli(*args, path, "--format", "json", "--quiet")
-    if cli.returncode != 0:
-        assert cli.returncode == 2, cli.stderr
-        with pytest.raises(gpuroof.InputError) as raised:
-            call(str(path))
-        assert str(raised.value) == cli.error_line()
-        return
-    result = call(str(path))
-    assert result.exit_code == 0
-    assert result.to_dict() == cli.json()
-
-
-@pytest.mark.parametrize("path", shared_fixtures())
+@pytest.mark.parametrize("path", shared_fixtures() + [EXAMPLE])
 @pytest.mark.parametrize("args,call", CASES, ids=CASE_IDS)
-def test_to_dict_is_the_cli_json_on_shared_fixtures(path, args, call):
-    check_parity(path, args, call)
-
-
-@pytest.mark.parametrize("args,call", CASES, ids=CASE_IDS)
-def test_to_dict_is_the_cli_json_on_the_bundled_example(args, call):
-    check_parity(EXAMPLE, args, call)
+def test_to_dict_is_the_cli_json(path, args, call):
+    check_parity(path, args, call)  # test_cli_parity.py's, on a loaded Trace
 
 
 def saxpy():
@@ -78,10 +61,11 @@ def test_api_functions_table_matches_the_cli_counts():
 
 
 def test_trace_methods_are_the_module_functions():
-    trace = gpuroof.load(EXAMPLE)
-    assert trace.api().to_dict() == gpuroof.api(EXAMPLE).to_dict()
-    assert trace.launches().to_dict() == gpuroof.launches(EXAMPLE).to_dict()
-    assert trace.findings(window="all").to_dict() == gpuroof.findings(EXAMPLE,
+    path = saxpy()
+    trace = gpuroof.load(path)
+    assert trace.api().to_dict() == gpuroof.api(path).to_dict()
+    assert trace.launches().to_dict() == gpuroof.launches(path).to_dict()
+    assert trace.findings(window="all").to_dict() == gpuroof.findings(path,
                                                                      window="all").to_dict()
 
 

@@ -255,7 +255,7 @@ def api(traces, window=None, threads=None, strict=False, quiet=False):
 def launches(traces, key=None, per_launch=False, window=None, threads=None, strict=False,
              quiet=False):
     """`gpuroof launches`: per kernel key, launch overhead, queue time and launch-to-start
-    latency. Tables: the per-key rows (and the launches with ``per_launch=True``)."""
+    latency. Table: kernels (per key), or records (per launch) with ``per_launch=True``."""
     return _json_command("launches", traces, {
         "key": key, "per_launch": per_launch, "window": window, "threads": threads,
         "strict": strict, "quiet": quiet})

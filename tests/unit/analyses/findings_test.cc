@@ -357,13 +357,8 @@ kernel start=1550 end=2550 corr=2 name=k
 // the gap threshold of 100 ns, each charged to the step its gap starts in: 1 and 2). Processing
 // window [300, 4300): all three steps overlap it. By hand: cost 1000 ns, 1000 / 3 ns per step,
 // in steps 1 to 2, worst step 2 (600 ns), nothing outside.
-constexpr const char* kStepsNsys = R"(
-api start=100 end=200 corr=1 name=cudaLaunchKernel_v7000
-kernel start=300 end=1300 corr=1 name=k
-api start=250 end=1400 corr=2 name=cudaDeviceSynchronize_v3020
-api start=1500 end=1600 corr=3 name=cudaLaunchKernel_v7000
-kernel start=1700 end=2700 corr=3 name=k
-api start=1650 end=2800 corr=4 name=cudaDeviceSynchronize_v3020
+// kSyncNsys, then:
+constexpr const char* kStepsTail = R"(
 api start=3000 end=3100 corr=5 name=cudaLaunchKernel_v7000
 kernel start=3300 end=4300 corr=5 name=k
 nvtx start=0 end=1500 text="ProfilerStep#1"
@@ -387,7 +382,7 @@ void ExpectStepsOfSyncTrace(const Finding* finding) {
 }
 
 TEST_F(FindingsTest, CostPerStepAndTheStepsTheInstancesFellIn) {
-  FindingsResult result = ComputeFindings(Nsys(kStepsNsys), Options());
+  FindingsResult result = ComputeFindings(Nsys(std::string(kSyncNsys) + kStepsTail), Options());
   EXPECT_EQ(result.steps_label, "'ProfilerStep#*' (3 instances)");
   ExpectStepsOfSyncTrace(Find(result, "sync-call"));
   ExpectStepsOfSyncTrace(Find(result, "gpu-gap"));
@@ -413,7 +408,7 @@ TEST_F(FindingsTest, StepsOnKinetoAsOnNsys) {
 TEST_F(FindingsTest, IterationRangeNamesTheStepsAndNoStepsMeansNoPerStep) {
   // The same calls with two "iter" ranges, one of them covering steps 1 and 2 together: the
   // sync cost 1000 ns falls in step 1 of 2 (both overlap the window): 500 ns per step.
-  std::string description = kStepsNsys;
+  std::string description = std::string(kSyncNsys) + kStepsTail;
   description += "nvtx start=0 end=3000 text=iter\nnvtx start=3000 end=4500 text=iter\n";
   FindingsOptions options = Options();
   options.iteration_range = "iter";
