@@ -28,6 +28,7 @@ struct FindingsCommandOptions : BreakdownOptions {
   int64_t launch_bound_min_kernels = FindingThresholds{}.launch_bound_min_kernels;
   double low_occupancy_pct = FindingThresholds{}.low_occupancy_pct;
   std::vector<std::string> fail_on;
+  std::string iteration_range;
 };
 
 // The rule ids of --fail-on, each checked against the rules that exist.
@@ -54,6 +55,7 @@ int RunFindings(const FindingsCommandOptions& options) {
   t.launch_bound_min_kernels = options.launch_bound_min_kernels;
   t.low_occupancy_pct = options.low_occupancy_pct;
   const std::set<std::string> fail_on = ParseFailOn(options.fail_on);
+  findings_options.iteration_range = options.iteration_range;
 
   FindingsReport report;
   report.window_text = options.window;
@@ -119,6 +121,10 @@ void AddFindingsCommand(CLI::App& app, int& exit_code) {
                             .add_option("--fail-on", options.fail_on,
                                         "Exit 1 when any of these rule ids fires (comma-separated)")
                             ->delimiter(',');
+                        command.add_option(
+                            "--iteration-range", options.iteration_range,
+                            "The range whose instances are the steps costs are divided by "
+                            "(default: ProfilerStep#* when the trace has it)");
                       });
 }
 

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <future>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include <CLI/CLI.hpp>
@@ -14,6 +15,7 @@
 #include "gpuroof/analyses/copy_summary.h"
 #include "gpuroof/analyses/engine_load.h"
 #include "gpuroof/analyses/engine_overlap.h"
+#include "gpuroof/analyses/findings/findings.h"
 #include "gpuroof/analyses/gpu_gaps.h"
 #include "gpuroof/analyses/kernel_summary.h"
 #include "gpuroof/analyses/range_summary.h"
@@ -45,7 +47,8 @@ struct ReportOptions : BreakdownOptions {
   std::string env;  // --env FILE; empty: env.json beside each trace, when there is one
   int top = 10;
   std::string attribute;
-  bool ranks = false;  // --ranks: the traces are the ranks of one job
+  bool ranks = false;        // --ranks: the traces are the ranks of one job
+  bool no_findings = false;  // --no-findings: leave the findings section out (a lighter read)
 };
 
 // The settings every analysis of the page shares, checked before any trace is read.
@@ -55,6 +58,7 @@ struct ReportPlan {
   CopySummaryOptions copies;
   GapOptions gaps;
   RangeSummaryOptions ranges;
+  std::optional<FindingsOptions> findings;  // unset: --no-findings
   std::string units_text;
 };
 
@@ -70,6 +74,11 @@ ReportPlan PlanReport(const ReportOptions& options) {
   plan.kernels.window = plan.load.window;
   plan.kernels.top = options.top;
   plan.copies.window = plan.load.window;
+  if (!options.no_findings) {
+    // gpuroof findings with its default thresholds, in the page's window.
+    plan.findings.emplace();
+    plan.findings->window = plan.load.window;
+  }
   plan.gaps.min_ns = ParsePositiveDurationNs(options.gap_min, "--gap-min");
   return plan;
 }
@@ -153,6 +162,7 @@ ReportedTrace AnalyzeForReport(const Trace& trace, const ReportPlan& plan) {
     reported.timelines = ComputeTimelineBins(trace, ranges, TimelinePlotBins());
   }
   reported.steady = MarkSteadyStates(trace, reported, plan);
+  if (plan.findings) reported.findings = ComputeFindings(trace, *plan.findings);
   ReportedTrace part = summaries.get();  // rethrows what the summaries threw
   reported.kernels = std::move(part.kernels);
   reported.copies = std::move(part.copies);
@@ -240,6 +250,14 @@ int RunReport(const ReportOptions& options) {
   ReadOptions read_options;
   read_options.threads = options.threads;
   read_options.detail = ReadDetail::kBreakdown;
+  if (plan.findings) {
+    // The findings rules need what `gpuroof findings` reads: correlation ids, memory kinds and
+    // every CUDA API call (synchronising calls launch nothing). --no-findings keeps the lighter
+    // read.
+    read_options.detail = ReadDetail::kFull;
+    read_options.api_calls = true;
+    read_options.all_api_calls = true;
+  }
   for (const std::string& path : options.traces) {
     traces.push_back(std::make_unique<Trace>(LoadTrace(path, read_options, options.output)));
     report.traces.push_back(AnalyzeForReport(*traces.back(), plan));
@@ -282,6 +300,8 @@ void AddReportCommand(CLI::App& app, int& exit_code) {
   command->add_flag("--ranks", options->ranks,
                     "Add a rank section: the traces are the ranks of one job (automatic when "
                     "every trace names its rank)");
+  command->add_flag("--no-findings", options->no_findings,
+                    "Leave the findings section out (reads less of each trace: no API calls)");
   AddOutputOptions(*command, options->output, {"html"});
   command->callback([options, &exit_code]() { exit_code = RunReport(*options); });
 }

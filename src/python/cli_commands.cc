@@ -10,7 +10,10 @@
 #include "gpuroof/format/json_writer.h"
 #include "gpuroof/model/errors.h"
 
+#include "api_command.h"
 #include "compare_command.h"
+#include "findings_command.h"
+#include "launches_command.h"
 #include "report_command.h"
 
 namespace gpuroof::python {
@@ -65,6 +68,9 @@ CommandRun RunCliCommand(const std::vector<std::string>& args) {
   int exit_code = 0;
   AddCompareCommand(app, exit_code);
   AddReportCommand(app, exit_code);
+  AddApiCommand(app, exit_code);
+  AddLaunchesCommand(app, exit_code);
+  AddFindingsCommand(app, exit_code);
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 parses from the back
   CommandRun run;
   JsonDoublesMarked marked;  // the --json file's doubles stay floats in Python

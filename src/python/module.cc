@@ -179,5 +179,6 @@ PYBIND11_MODULE(_gpuroof, m) {
         }
         return py::make_tuple(run.exit_code, run.stdout_text);
       },
-      py::arg("args"), "Runs `gpuroof compare|report ARGS` in-process: (exit code, stdout)");
+      py::arg("args"),
+      "Runs `gpuroof compare|report|api|launches|findings ARGS` in-process: (exit code, stdout)");
 }

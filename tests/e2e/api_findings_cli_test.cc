@@ -153,6 +153,114 @@ TEST(FindingsCli, SaxpySyncCallsCountedBySql) {
   EXPECT_EQ(count, expected);
 }
 
+// gpu-gap and host-bound split the device's idle gaps between them: on every shared nsys
+// fixture, their counts and costs (window all, gaps longer than 100 us, every finding kept) add
+// up to the idle gaps a plain SQL query finds: per device, the ops of the kernel, memcpy and
+// memset tables that take time, in start order; an op starting more than 100 us after every
+// earlier op ended closes a gap of that length.
+TEST(FindingsCli, GapFindingsAddUpToTheIdleGapsCountedBySql) {
+  SKIP_WITHOUT_FIXTURES();
+  int checked = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(SharedFixtures() / "nsys")) {
+    if (entry.path().extension() != ".sqlite") continue;
+    const std::filesystem::path db = entry.path();
+    SCOPED_TRACE(db.filename().string());
+    std::string ops;
+    for (const char* table : {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
+                              "CUPTI_ACTIVITY_KIND_MEMSET"}) {
+      if (SqlInt(db, std::string("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
+                                 "name = '") +
+                         table + "'") == 0) {
+        continue;
+      }
+      ops += std::string(ops.empty() ? "" : " UNION ALL ") +
+             "SELECT start, \"end\", deviceId FROM " + table;
+    }
+    if (ops.empty()) continue;  // no GPU activity: findings says so (checked above)
+    const std::string gaps =
+        "WITH ops AS (" + ops +
+        "), o AS (SELECT start, MAX(\"end\") OVER (PARTITION BY deviceId ORDER BY start, \"end\" "
+        "ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end FROM ops "
+        "WHERE \"end\" > start) ";
+    const int64_t count =
+        SqlInt(db, gaps + "SELECT count(*) FROM o WHERE start - prev_end > 100000");
+    const int64_t idle_ns =
+        SqlInt(db, gaps +
+                       "SELECT coalesce(sum(start - prev_end), 0) FROM o WHERE start - prev_end > "
+                       "100000");
+    CliResult run = RunGpuroof({"findings", db.string(), "--window", "all", "--min-cost-pct", "0",
+                                "--gap-min", "100us", "--format", "csv"});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    int64_t found = 0;
+    int64_t cost_ns = 0;
+    for (const auto& row : ParseCsv(run.out)) {
+      if (row.at("id") != "gpu-gap" && row.at("id") != "host-bound") continue;
+      found += std::stoll(row.at("count"));
+      cost_ns += std::stoll(row.at("cost_ns"));
+    }
+    EXPECT_EQ(found, count);
+    EXPECT_EQ(cost_ns, idle_ns);
+    ++checked;
+  }
+  EXPECT_GE(checked, 12);
+}
+
+// pageable-copy on every shared nsys fixture with memory kinds (the ENUM_CUDA_MEM_KIND table):
+// its count, cost and bytes (window all, every finding kept) are those of a plain SQL query:
+// H2D/D2H copies with a pageable side launched by a call whose name has "Async" (joined on
+// correlation id and process); no such copy, no finding.
+TEST(FindingsCli, PageableCopiesCountedBySql) {
+  SKIP_WITHOUT_FIXTURES();
+  int checked = 0;
+  int fired = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(SharedFixtures() / "nsys")) {
+    if (entry.path().extension() != ".sqlite") continue;
+    const std::filesystem::path db = entry.path();
+    auto has = [&db](const char* table) {
+      return SqlInt(db, std::string("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
+                                    "name = '") +
+                            table + "'") > 0;
+    };
+    if (!has("ENUM_CUDA_MEM_KIND") || !has("ENUM_CUDA_MEMCPY_OPER") ||
+        !has("CUPTI_ACTIVITY_KIND_MEMCPY") || !has("CUPTI_ACTIVITY_KIND_RUNTIME")) {
+      continue;
+    }
+    SCOPED_TRACE(db.filename().string());
+    const std::string from =
+        "FROM CUPTI_ACTIVITY_KIND_MEMCPY m JOIN CUPTI_ACTIVITY_KIND_RUNTIME r "
+        "ON r.correlationId = m.correlationId AND (r.globalTid >> 24) = (m.globalPid >> 24) "
+        "JOIN StringIds s ON s.id = r.nameId WHERE s.value LIKE '%Async%' AND m.copyKind IN "
+        "(SELECT id FROM ENUM_CUDA_MEMCPY_OPER WHERE name LIKE '%\\_HTOD' ESCAPE '\\' OR name "
+        "LIKE '%\\_DTOH' ESCAPE '\\') AND (m.srcKind IN (SELECT id FROM ENUM_CUDA_MEM_KIND WHERE "
+        "name LIKE '%PAGEABLE') OR m.dstKind IN (SELECT id FROM ENUM_CUDA_MEM_KIND WHERE name "
+        "LIKE '%PAGEABLE'))";
+    const int64_t count = SqlInt(db, "SELECT count(*) " + from);
+    const int64_t copy_ns = SqlInt(db, "SELECT coalesce(sum(m.\"end\" - m.start), 0) " + from);
+    const int64_t bytes = SqlInt(db, "SELECT coalesce(sum(m.bytes), 0) " + from);
+    CliResult run = RunGpuroof(
+        {"findings", db.string(), "--window", "all", "--min-cost-pct", "0", "--format", "csv"});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    int64_t found = 0;
+    int64_t cost_ns = 0;
+    std::string evidence;
+    for (const auto& row : ParseCsv(run.out)) {
+      if (row.at("id") != "pageable-copy") continue;
+      found += std::stoll(row.at("count"));
+      cost_ns += std::stoll(row.at("cost_ns"));
+      evidence += row.at("evidence");
+    }
+    EXPECT_EQ(found, count);
+    EXPECT_EQ(cost_ns, copy_ns);
+    if (count > 0) {
+      ++fired;
+      EXPECT_NE(evidence.find(std::to_string(bytes) + " bytes"), std::string::npos) << evidence;
+    }
+    ++checked;
+  }
+  EXPECT_GE(checked, 8);
+  EXPECT_GE(fired, 2);  // omp_offload (cuMemcpy*Async_v2 from pageable memory) and fuser_nvtx
+}
+
 TEST(FindingsCli, FailOnExitsOneWhenTheRuleFires) {
   SKIP_WITHOUT_FIXTURES();
   const std::string db = (SharedFixtures() / "nsys" / "nsys2021_5_saxpy_rank0.sqlite").string();

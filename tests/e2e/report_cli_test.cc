@@ -219,6 +219,72 @@ TEST(ReportCli, HeaderShowsTheCampaignEnvStamp) {
   EXPECT_TRUE(IsOneErrorLine(missing.err)) << missing.err;
 }
 
+// The section of the page between the heading `h2` and the next <h2> (or the end).
+std::string SectionOf(const std::string& html, const std::string& h2) {
+  size_t start = html.find("<h2>" + h2 + "</h2>");
+  if (start == std::string::npos) return "";
+  size_t end = html.find("<h2>", start + 4);
+  return html.substr(start, end == std::string::npos ? std::string::npos : end - start);
+}
+
+// A cudaDeviceSynchronize (250-1400 us) returns after the first kernel (300-1300 us); the next
+// kernel starts at 1700 us. By hand: the GPU is idle from 1300 to 1700 us after the call began,
+// 400 us = 400000 ns for sync-call; the same gap (longer than findings' default 100 us) is a
+// gpu-gap of 400 us caused by the sync. The processing window is 300-2700 us (2400 us): both are
+// above the 1 % minimum cost (24 us). The second sync has no op after it: no cost.
+constexpr const char* kSyncTrace =
+    "api start=100us end=200us corr=1 name=cudaLaunchKernel_v7000\n"
+    "kernel start=300us end=1300us stream=7 corr=1 name=k\n"
+    "api start=250us end=1400us corr=2 name=cudaDeviceSynchronize_v3020\n"
+    "api start=1500us end=1600us corr=3 name=cudaLaunchKernel_v7000\n"
+    "kernel start=1700us end=2700us stream=7 corr=3 name=k\n"
+    "api start=1650us end=2800us corr=4 name=cudaDeviceSynchronize_v3020\n";
+
+TEST(ReportCli, FindingsSectionListsEachFindingWithCostEvidenceAndAdvice) {
+  TempDir dir;
+  std::filesystem::path trace = WriteTrace(dir, "sync.sqlite", kSyncTrace);
+  CliResult r = RunGpuroof({"report", trace.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string section = SectionOf(r.out, "Findings");
+  ASSERT_FALSE(section.empty()) << r.out;
+  // Costliest first; equal costs (400 us each) by id: gpu-gap, then sync-call.
+  size_t gap = section.find(">gpu-gap<");
+  size_t sync = section.find(">sync-call<");
+  ASSERT_NE(gap, std::string::npos) << section;
+  ASSERT_NE(sync, std::string::npos) << section;
+  EXPECT_LT(gap, sync);
+  EXPECT_NE(section.find("Synchronising CUDA calls leave the GPU idle"), std::string::npos);
+  EXPECT_NE(section.find("400000 ns in all"), std::string::npos) << section;  // the evidence
+  EXPECT_NE(section.find("synchronising call cudaDeviceSynchronize"), std::string::npos);
+  EXPECT_NE(section.find("Remove synchronisation from the steady-state loop"), std::string::npos);
+  EXPECT_EQ(section.find("no findings"), std::string::npos);
+  // The same findings as `gpuroof findings` prints, with the same costs.
+  CliResult json = RunGpuroof({"findings", trace.string(), "--format", "json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_NE(json.out.find("\"id\": \"sync-call\""), std::string::npos) << json.out;
+  EXPECT_NE(json.out.find("\"cost_ns\": 400000"), std::string::npos) << json.out;
+}
+
+TEST(ReportCli, FindingsSectionSaysNoFindingsAndCanBeLeftOut) {
+  TempDir dir;
+  // Back-to-back kernels on one stream, no API calls: nothing to fix.
+  std::filesystem::path trace = WriteTrace(dir, "busy.sqlite",
+                                           "kernel start=0 end=1ms stream=7 name=a\n"
+                                           "kernel start=1ms end=2ms stream=7 name=b\n");
+  CliResult r = RunGpuroof({"report", trace.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string section = SectionOf(r.out, "Findings");
+  ASSERT_FALSE(section.empty()) << r.out;
+  EXPECT_NE(section.find(">no findings<"), std::string::npos) << section;
+  EXPECT_NE(section.find("the trace has no CUDA API calls"), std::string::npos) << section;
+  EXPECT_EQ(section.find("<table"), std::string::npos);
+
+  CliResult without = RunGpuroof({"report", trace.string(), "--no-findings"});
+  ASSERT_EQ(without.exit_code, 0) << without.err;
+  EXPECT_EQ(without.out.find("<h2>Findings</h2>"), std::string::npos);
+  EXPECT_NE(without.out.find("<h2>Top kernels and copies</h2>"), std::string::npos);
+}
+
 TEST(ReportCli, BadInputIsOneLineExitTwoAndNoOutputFile) {
   TempDir dir;
   std::filesystem::path page = dir / "report.html";

@@ -95,6 +95,15 @@ KinetoJsonBuilder& KinetoJsonBuilder::CpuOp(const std::string& name, const std::
   return *this;
 }
 
+KinetoJsonBuilder& KinetoJsonBuilder::KernelWithOccupancy(const std::string& name,
+                                                          const std::string& ts_us,
+                                                          const std::string& dur_us,
+                                                          int occupancy_pct, int device,
+                                                          int stream) {
+  return GpuOp("kernel", name, ts_us, dur_us, device, stream, 0,
+               fmt::format(R"(, "est. achieved occupancy %": {})", occupancy_pct));
+}
+
 KinetoJsonBuilder& KinetoJsonBuilder::Raw(const std::string& event_json) {
   events_.push_back(event_json);
   return *this;

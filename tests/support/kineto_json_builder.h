@@ -37,6 +37,10 @@ class KinetoJsonBuilder {
   // A CPU operator (cpu_op), which gpuroof does not keep.
   KinetoJsonBuilder& CpuOp(const std::string& name, const std::string& ts_us,
                            const std::string& dur_us, int64_t pid = 100, int64_t tid = 100);
+  // A kernel (no launch correlation) with its "est. achieved occupancy %" argument.
+  KinetoJsonBuilder& KernelWithOccupancy(const std::string& name, const std::string& ts_us,
+                                         const std::string& dur_us, int occupancy_pct,
+                                         int device = 0, int stream = 7);
   // Any event, as JSON object text.
   KinetoJsonBuilder& Raw(const std::string& event_json);
   // A top-level key with its JSON value, written before (or after) traceEvents.

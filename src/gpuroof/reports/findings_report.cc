@@ -13,36 +13,72 @@ namespace gpuroof {
 
 namespace {
 
-// docs/cli.md, "gpuroof findings".
-std::vector<TableColumn> FindingColumns() {
+// docs/cli.md, "gpuroof findings". The per-step columns show in text only for a trace with steps
+// (CSV always has them).
+std::vector<TableColumn> FindingColumns(bool with_steps = true) {
   using U = ColumnUnit;
+  TableColumn per_step = MakeColumn("cost_per_step_ns", "cost/step", U::kNs);
+  TableColumn steps = MakeColumn("steps", "steps", U::kText, ColumnRole::kLabel);
+  if (!with_steps) {
+    per_step = per_step.NotInText();
+    steps = steps.NotInText();
+  }
   return {
       MakeColumn("id", "rule", U::kText, ColumnRole::kKey),
       MakeColumn("device", "device", U::kCount, ColumnRole::kLabel),
       MakeColumn("cost_ns", "cost", U::kNs),
       MakeColumn("count", "count", U::kCount),
+      per_step,
+      steps,
       MakeColumn("title", "finding", U::kName, ColumnRole::kLabel),
       MakeColumn("evidence", "evidence", U::kText, ColumnRole::kLabel).NotInText(),
       MakeColumn("advice", "advice", U::kText, ColumnRole::kLabel).NotInText(),
   };
 }
 
-Table FindingTable(const FindingsResult& result) {
-  Table table(FindingColumns());
-  for (const Finding& f : result.findings) {
-    table.AddRow({f.id, static_cast<int64_t>(f.device_id), f.cost_ns, f.count, f.title, f.evidence,
-                  f.advice});
-  }
-  return table;
+// "3-7 (worst 5)": the steps a finding's instances fell in; "" without steps.
+std::string StepsCell(const Finding& f) {
+  if (!f.per_step || f.per_step->worst_step == 0) return "";
+  const FindingPerStep& s = *f.per_step;
+  if (s.first_step == s.last_step) return fmt::format("{}", s.first_step);
+  return fmt::format("{}-{} (worst {})", s.first_step, s.last_step, s.worst_step);
 }
 
-std::string DroppedLine(const FindingsResult& result, const FindingThresholds& thresholds) {
+// The text footer's per-step line.
+std::string PerStepLine(const FindingPerStep& s) {
+  std::string line =
+      fmt::format("  per step: {} over {} step{} ({})", HumanDurationNs(s.cost_per_step_ns),
+                  s.steps, s.steps == 1 ? "" : "s", s.steps_label);
+  if (s.worst_step > 0) {
+    line += fmt::format("; in {} step{}, {} to {}, worst step {} ({})", s.steps_with_cost,
+                        s.steps_with_cost == 1 ? "" : "s", s.first_step, s.last_step, s.worst_step,
+                        HumanDurationNs(static_cast<double>(s.worst_step_cost_ns)));
+  }
+  if (s.outside_steps_ns > 0) {
+    line += fmt::format("; {} outside every step",
+                        HumanDurationNs(static_cast<double>(s.outside_steps_ns)));
+  }
+  return line;
+}
+
+}  // namespace
+
+std::string FindingsDroppedLine(const FindingsResult& result, const FindingThresholds& thresholds) {
   return fmt::format("{} below --min-cost-pct {} (% of the device window) left out",
                      CountOf(result.below_min_cost, "finding", "findings"),
                      thresholds.min_cost_pct);
 }
 
-}  // namespace
+Table FindingTable(const FindingsResult& result) {
+  Table table(FindingColumns(!result.steps_label.empty()));
+  for (const Finding& f : result.findings) {
+    TableCell per_step;
+    if (f.per_step) per_step = f.per_step->cost_per_step_ns;
+    table.AddRow({f.id, static_cast<int64_t>(f.device_id), f.cost_ns, f.count, per_step,
+                  StepsCell(f), f.title, f.evidence, f.advice});
+  }
+  return table;
+}
 
 ReportDocument FindingsDocument(const FindingsReport& report) {
   ReportDocument document;
@@ -59,7 +95,7 @@ ReportDocument FindingsDocument(const FindingsReport& report) {
     for (const std::string& note : result.notes)
       section.preamble.push_back("note: " + note);
     if (result.below_min_cost > 0)
-      section.preamble.push_back(DroppedLine(result, report.thresholds));
+      section.preamble.push_back(FindingsDroppedLine(result, report.thresholds));
     section.table = FindingTable(result);
     section.when_empty = "no finding";
     for (const Finding& f : result.findings) {
@@ -72,6 +108,7 @@ ReportDocument FindingsDocument(const FindingsReport& report) {
                         HumanDurationNs(static_cast<double>(e.end_ns - e.start_ns)), e.label,
                         HumanDurationNs(static_cast<double>(e.cost_ns))));
       }
+      if (f.per_step) section.footer.push_back(PerStepLine(*f.per_step));
       section.footer.push_back("  what to do: " + f.advice);
     }
     document.sections.push_back(std::move(section));
@@ -96,6 +133,24 @@ void WriteFindingJson(JsonWriter& json, const Finding& f) {
   json.Key("device").Int(f.device_id);
   json.Key("cost_ns").Int(f.cost_ns);
   json.Key("count").Int(f.count);
+  // Per step (docs/findings.md, "Per step"): null where the trace has no steps in the window.
+  if (f.per_step) {
+    const FindingPerStep& s = *f.per_step;
+    json.Key("cost_per_step_ns").Double(s.cost_per_step_ns);
+    json.Key("steps").BeginObject();
+    json.Key("label").String(s.steps_label);
+    json.Key("count").Int(s.steps);
+    json.Key("with_cost").Int(s.steps_with_cost);
+    json.Key("first").Int(s.first_step);
+    json.Key("last").Int(s.last_step);
+    json.Key("worst").Int(s.worst_step);
+    json.Key("worst_cost_ns").Int(s.worst_step_cost_ns);
+    json.Key("outside_ns").Int(s.outside_steps_ns);
+    json.EndObject();
+  } else {
+    json.Key("cost_per_step_ns").Null();
+    json.Key("steps").Null();
+  }
   json.Key("evidence").String(f.evidence);
   json.Key("advice").String(f.advice);
   json.Key("examples").BeginArray();
@@ -118,6 +173,11 @@ std::string RenderFindingsJson(const FindingsReport& report) {
   };
   auto fields = [](JsonWriter& json, const FindingsOfTrace& traced) {
     json.Key("below_min_cost").Int(traced.result.below_min_cost);
+    if (traced.result.steps_label.empty()) {
+      json.Key("steps").Null();
+    } else {
+      json.Key("steps").String(traced.result.steps_label);
+    }
     json.Key("notes").BeginArray();
     for (const std::string& note : traced.result.notes)
       json.String(note);

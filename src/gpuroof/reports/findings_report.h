@@ -5,6 +5,7 @@
 
 #include "gpuroof/analyses/findings/findings.h"
 #include "gpuroof/format/report_document.h"
+#include "gpuroof/format/table.h"
 #include "gpuroof/model/trace.h"
 #include "gpuroof/reports/devices_of_trace.h"
 
@@ -18,6 +19,13 @@ struct FindingsReport {
   FindingThresholds thresholds;
   std::string tool_version;
 };
+
+// One row per finding (cost desc), the columns of FindingsDocument: id, device, cost_ns, count,
+// cost_per_step_ns (empty without steps), steps ("3-7 (worst 5)"), title, evidence, advice. Also
+// the report page's findings table.
+Table FindingTable(const FindingsResult& result);
+// "2 findings below --min-cost-pct 1 (% of the device window) left out".
+std::string FindingsDroppedLine(const FindingsResult& result, const FindingThresholds& thresholds);
 
 // Text, CSV and Markdown render this document (format/report_document.h); columns in
 // docs/cli.md, "gpuroof findings".

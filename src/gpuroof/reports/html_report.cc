@@ -11,6 +11,7 @@
 #include "gpuroof/format/table_html.h"
 #include "gpuroof/reports/analyze_report.h"
 #include "gpuroof/reports/copy_report.h"
+#include "gpuroof/reports/findings_report.h"
 #include "gpuroof/reports/gaps_report.h"
 #include "gpuroof/reports/html_engine_bars.h"
 #include "gpuroof/reports/html_style.h"
@@ -360,6 +361,45 @@ void WriteRanks(HtmlWriter& html, const HtmlReport& report) {
   }
 }
 
+// The findings of each trace (gpuroof findings with its default thresholds, in the page's
+// window): costliest first, with the evidence and what to do; "no findings" when none fired.
+void WriteFindings(HtmlWriter& html, const HtmlReport& report) {
+  bool any = std::any_of(report.traces.begin(), report.traces.end(),
+                         [](const ReportedTrace& t) { return t.findings.has_value(); });
+  if (!any) return;
+  html.Element("h2", "Findings");
+  html.Element("p",
+               "What to fix, costliest first (gpuroof findings, default thresholds, the page's "
+               "window): cost is the GPU time idle or serialised because of it "
+               "(docs/findings.md).",
+               {{"class", "explain"}});
+  const FindingThresholds defaults;
+  for (size_t t = 0; t < report.traces.size(); ++t) {
+    const ReportedTrace& reported = report.traces[t];
+    if (!reported.findings) continue;
+    const FindingsResult& result = *reported.findings;
+    if (report.traces.size() > 1) {
+      html.Element("h3", fmt::format("#{} — {}", t + 1, reported.trace->source));
+    }
+    for (const std::string& note : result.notes)
+      html.Element("p", "note: " + note, {{"class", "note"}});
+    if (result.findings.empty()) {
+      html.Element("p", "no findings", {{"class", "meta"}});
+    } else {
+      TableHtmlOptions view;
+      view.columns = {"id", "device", "title", "cost_ns", "count"};
+      if (!result.steps_label.empty()) {
+        view.columns.insert(view.columns.end(), {"cost_per_step_ns", "steps"});
+      }
+      view.columns.insert(view.columns.end(), {"evidence", "advice"});
+      WriteTableHtml(html, FindingTable(result), "findings", view);
+    }
+    if (result.below_min_cost > 0) {
+      html.Element("p", FindingsDroppedLine(result, defaults), {{"class", "meta"}});
+    }
+  }
+}
+
 }  // namespace
 
 std::string RenderHtmlReport(const HtmlReport& report) {
@@ -373,6 +413,7 @@ std::string RenderHtmlReport(const HtmlReport& report) {
   WriteTimelines(html, report);
   WriteKernelsAndCopies(html, report);
   WriteRanges(html, report);
+  WriteFindings(html, report);
   WriteRanks(html, report);
   html.Element("p", "Every figure is defined in gpuroof's docs/metrics.md.", {{"class", "meta"}});
   return EndHtmlPage(html);

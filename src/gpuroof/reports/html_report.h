@@ -8,6 +8,7 @@
 #include "gpuroof/analyses/copy_summary.h"
 #include "gpuroof/analyses/engine_load.h"
 #include "gpuroof/analyses/engine_overlap.h"
+#include "gpuroof/analyses/findings/findings.h"
 #include "gpuroof/analyses/gpu_gaps.h"
 #include "gpuroof/analyses/kernel_summary.h"
 #include "gpuroof/analyses/range_summary.h"
@@ -39,6 +40,9 @@ struct ReportedTrace {
   std::vector<DeviceCopies> copies;
   std::optional<RangeSummary> ranges;  // set when the trace has NVTX ranges
   std::vector<SteadyMark> steady;      // one per device with a timeline
+  // What `gpuroof findings` reports on the trace (default thresholds, the page's window); unset
+  // when the page leaves findings out (`report --no-findings`).
+  std::optional<FindingsResult> findings;
 };
 
 // Where and with what traces were recorded: a campaign's env stamp (env.json beside them), as
@@ -68,7 +72,8 @@ struct HtmlReport {
 // One self-contained HTML page (docs/formats.md, "report"): inline CSS and SVG, no script, no
 // network. Sections: header (inputs, devices, windows, units, diagnostics), engine bars with the
 // roofline (all traces on one scale), duty cycles and the overlap heat table, the timeline of
-// each device, top kernels and copies, the NVTX range table when a trace has ranges. Every text
+// each device, top kernels and copies, the NVTX range table when a trace has ranges, the findings
+// of each trace (costliest first; "no findings" when none fired), the ranks. Every text
 // taken from a trace is escaped.
 std::string RenderHtmlReport(const HtmlReport& report);
 

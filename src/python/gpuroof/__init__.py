@@ -22,8 +22,9 @@ __version__ = _gpuroof.__version__
 InputError = _gpuroof.InputError
 CheckFailed = _gpuroof.CheckFailed
 
-__all__ = ["load", "compare", "report", "Trace", "Result", "CompareResult", "Report",
-           "InputError", "CheckFailed", "GpuroofWarning"]
+__all__ = ["load", "compare", "report", "api", "launches", "findings", "Trace", "Result",
+           "CompareResult", "CommandResult", "Report", "InputError", "CheckFailed",
+           "GpuroofWarning"]
 
 
 class GpuroofWarning(UserWarning):
@@ -129,6 +130,18 @@ class Trace:
         columns["name"] = pd.Categorical.from_codes(columns["name"], names)
         return pd.DataFrame(columns, copy=False)
 
+    def api(self, **options):
+        """`gpuroof api` on this trace's file: gpuroof.api(trace, ...)."""
+        return api(self, **options)
+
+    def launches(self, **options):
+        """`gpuroof launches` on this trace's file: gpuroof.launches(trace, ...)."""
+        return launches(self, **options)
+
+    def findings(self, **options):
+        """`gpuroof findings` on this trace's file: gpuroof.findings(trace, ...)."""
+        return findings(self, **options)
+
 
 def _option_args(options):
     """{'kernel_key': 'name', 'gate_copies': True} -> ['--kernel-key', 'name', '--gate-copies']"""
@@ -214,3 +227,50 @@ def report(traces, **options):
     """`gpuroof report TRACES [options]` (units=, units_from=, window=, gap_min=, top=, ...)."""
     _, html = _gpuroof.run_cli(["report", *_paths(traces), *_option_args(options)])
     return Report(html)
+
+
+class CommandResult(Result):
+    """A CLI command's JSON result (``to_dict()``) run in-process, with its ``exit_code`` (0; 1
+    for ``findings`` when a ``fail_on`` rule fired)."""
+
+    def __init__(self, report, exit_code):
+        super().__init__(report)
+        self.exit_code = exit_code
+
+
+def _json_command(command, traces, options):
+    """`gpuroof COMMAND TRACES --format json [options]` in-process, as a CommandResult."""
+    args = [command, *_paths(traces), "--format", "json", *_option_args(options)]
+    exit_code, text = _gpuroof.run_cli(args)
+    return CommandResult(_json.loads(text), exit_code)
+
+
+def api(traces, window=None, threads=None, strict=False, quiet=False):
+    """`gpuroof api`: per CUDA runtime/driver function, count and time (nsys cuda_api_sum).
+    Table: functions. ``window`` as the CLI's (default ``all``: every call)."""
+    return _json_command("api", traces, {"window": window, "threads": threads,
+                                         "strict": strict, "quiet": quiet})
+
+
+def launches(traces, key=None, per_launch=False, window=None, threads=None, strict=False,
+             quiet=False):
+    """`gpuroof launches`: per kernel key, launch overhead, queue time and launch-to-start
+    latency. Table: kernels (per key), or records (per launch) with ``per_launch=True``."""
+    return _json_command("launches", traces, {
+        "key": key, "per_launch": per_launch, "window": window, "threads": threads,
+        "strict": strict, "quiet": quiet})
+
+
+def findings(traces, window=None, min_cost_pct=None, gap_min=None, launch_bound_share=None,
+             launch_bound_min=None, low_occupancy=None, fail_on=None, iteration_range=None,
+             threads=None, strict=False, quiet=False):
+    """`gpuroof findings`: what to fix, costliest first (docs/findings.md). Table: findings
+    (id, title, device, cost_ns, count, evidence, advice, examples, ...). ``fail_on`` (a rule id
+    or a list of them) sets ``exit_code`` to 1 when one fires, as the CLI's --fail-on."""
+    if isinstance(fail_on, str):
+        fail_on = [fail_on]
+    return _json_command("findings", traces, {
+        "window": window, "min_cost_pct": min_cost_pct, "gap_min": gap_min,
+        "launch_bound_share": launch_bound_share, "launch_bound_min": launch_bound_min,
+        "low_occupancy": low_occupancy, "fail_on": fail_on, "iteration_range": iteration_range,
+        "threads": threads, "strict": strict, "quiet": quiet})

@@ -5,6 +5,7 @@
 #include "gpuroof/analyses/findings/findings.h"
 
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -348,6 +349,108 @@ kernel start=1550 end=2550 corr=2 name=k
   ASSERT_EQ(devices[0].rows.size(), 1u);
   EXPECT_EQ(devices[0].rows[0].queued, 1);
   EXPECT_EQ(devices[0].rows[0].overhead.total_ns, 200);
+}
+
+// Three steps ProfilerStep#1-3: [0, 1500), [1500, 3000), [3000, 4500). A sync (250-1400) in
+// step 1 leaves the GPU idle 1300-1700 (400 ns); a sync (1650-2800) in step 2 leaves it idle
+// 2700-3300 (600 ns: the idle time after the call began). Both gaps are the syncs' (gpu-gap with
+// the gap threshold of 100 ns, each charged to the step its gap starts in: 1 and 2). Processing
+// window [300, 4300): all three steps overlap it. By hand: cost 1000 ns, 1000 / 3 ns per step,
+// in steps 1 to 2, worst step 2 (600 ns), nothing outside.
+// kSyncNsys, then:
+constexpr const char* kStepsTail = R"(
+api start=3000 end=3100 corr=5 name=cudaLaunchKernel_v7000
+kernel start=3300 end=4300 corr=5 name=k
+nvtx start=0 end=1500 text="ProfilerStep#1"
+nvtx start=1500 end=3000 text="ProfilerStep#2"
+nvtx start=3000 end=4500 text="ProfilerStep#3"
+)";
+
+void ExpectStepsOfSyncTrace(const Finding* finding) {
+  ASSERT_NE(finding, nullptr);
+  EXPECT_EQ(finding->cost_ns, 1000);
+  ASSERT_TRUE(finding->per_step.has_value());
+  const FindingPerStep& s = *finding->per_step;
+  EXPECT_EQ(s.steps, 3);
+  EXPECT_DOUBLE_EQ(s.cost_per_step_ns, 1000.0 / 3.0);
+  EXPECT_EQ(s.steps_with_cost, 2);
+  EXPECT_EQ(s.first_step, 1);
+  EXPECT_EQ(s.last_step, 2);
+  EXPECT_EQ(s.worst_step, 2);
+  EXPECT_EQ(s.worst_step_cost_ns, 600);
+  EXPECT_EQ(s.outside_steps_ns, 0);
+}
+
+TEST_F(FindingsTest, CostPerStepAndTheStepsTheInstancesFellIn) {
+  FindingsResult result = ComputeFindings(Nsys(std::string(kSyncNsys) + kStepsTail), Options());
+  EXPECT_EQ(result.steps_label, "'ProfilerStep#*' (3 instances)");
+  ExpectStepsOfSyncTrace(Find(result, "sync-call"));
+  ExpectStepsOfSyncTrace(Find(result, "gpu-gap"));
+}
+
+TEST_F(FindingsTest, StepsOnKinetoAsOnNsys) {
+  testing::KinetoJsonBuilder builder;
+  builder.Annotation("ProfilerStep#1", "0", "1.5")
+      .Annotation("ProfilerStep#2", "1.5", "1.5")
+      .Annotation("ProfilerStep#3", "3", "1.5")
+      .Runtime("cudaLaunchKernel", "0.1", "0.1", 1)
+      .Kernel("k", "0.3", "1", 0, 7, 1)
+      .Runtime("cudaDeviceSynchronize", "0.25", "1.15", 2)
+      .Runtime("cudaLaunchKernel", "1.5", "0.1", 3)
+      .Kernel("k", "1.7", "1", 0, 7, 3)
+      .Runtime("cudaDeviceSynchronize", "1.65", "1.15", 4)
+      .Runtime("cudaLaunchKernel", "3", "0.1", 5)
+      .Kernel("k", "3.3", "1", 0, 7, 5);
+  FindingsResult result = ComputeFindings(Kineto(builder), Options());
+  ExpectStepsOfSyncTrace(Find(result, "sync-call"));
+}
+
+TEST_F(FindingsTest, IterationRangeNamesTheStepsAndNoStepsMeansNoPerStep) {
+  // The same calls with two "iter" ranges, one of them covering steps 1 and 2 together: the
+  // sync cost 1000 ns falls in step 1 of 2 (both overlap the window): 500 ns per step.
+  std::string description = std::string(kSyncNsys) + kStepsTail;
+  description += "nvtx start=0 end=3000 text=iter\nnvtx start=3000 end=4500 text=iter\n";
+  FindingsOptions options = Options();
+  options.iteration_range = "iter";
+  FindingsResult result = ComputeFindings(Nsys(description), options);
+  const Finding* sync = Find(result, "sync-call");
+  ASSERT_NE(sync, nullptr);
+  ASSERT_TRUE(sync->per_step.has_value());
+  EXPECT_EQ(sync->per_step->steps, 2);
+  EXPECT_DOUBLE_EQ(sync->per_step->cost_per_step_ns, 500.0);
+  EXPECT_EQ(sync->per_step->worst_step, 1);
+  EXPECT_EQ(sync->per_step->worst_step_cost_ns, 1000);
+
+  FindingsResult plain = ComputeFindings(Nsys(kSyncNsys), Options());
+  EXPECT_EQ(plain.steps_label, "");
+  ASSERT_NE(Find(plain, "sync-call"), nullptr);
+  EXPECT_FALSE(Find(plain, "sync-call")->per_step.has_value());
+}
+
+// Segments are charged by overlap: steps [0, 100) and [100, 200); [50, 150) gives 50 to each,
+// [250, 300) is outside. Scaled by 1/2 for a cost that is half of what was charged.
+TEST(FindingSteps, SegmentsAreChargedByOverlapAndScaled) {
+  FindingSteps steps;
+  steps.intervals = {{0, 100}, {100, 200}};
+  EXPECT_EQ(steps.StepAt(-1), -1);
+  EXPECT_EQ(steps.StepAt(0), 0);
+  EXPECT_EQ(steps.StepAt(100), 1);
+  EXPECT_EQ(steps.StepAt(200), -1);
+  StepCosts costs;
+  ChargeSegments(steps, costs, {{50, 150}, {250, 300}});
+  ASSERT_EQ(costs.cost_ns.size(), 2U);
+  EXPECT_EQ(costs.cost_ns[0], 50);
+  EXPECT_EQ(costs.cost_ns[1], 50);
+  EXPECT_EQ(costs.outside_ns, 50);
+  ScaleStepCosts(costs, 1, 2);
+  EXPECT_EQ(costs.cost_ns[0], 25);
+  EXPECT_EQ(costs.outside_ns, 25);
+  std::optional<FindingPerStep> summary = SummarizeStepCosts(steps, costs, 75, 0, 150);
+  ASSERT_TRUE(summary.has_value());
+  EXPECT_EQ(summary->steps, 2);
+  EXPECT_DOUBLE_EQ(summary->cost_per_step_ns, 37.5);
+  EXPECT_EQ(summary->worst_step, 1);  // equal costs: the earlier step
+  EXPECT_FALSE(SummarizeStepCosts(steps, costs, 75, 300, 400).has_value());  // no step in window
 }
 
 }  // namespace

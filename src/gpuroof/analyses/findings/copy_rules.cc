@@ -54,6 +54,7 @@ std::vector<Finding> FindPageableAsyncCopies(const FindingContext& context) {
       ++finding.count;
       finding.cost_ns += duration;
       bytes[device_id] += block.bytes[i];
+      ChargeStep(context.steps, finding.step_costs, block.start_ns[i], duration);
       AddExample(finding.examples,
                  {block.start_ns[i], block.end_ns[i], duration,
                   fmt::format("{} {} bytes {}", name, block.bytes[i],
@@ -94,6 +95,10 @@ std::vector<Finding> FindSerialisedCopies(const FindingContext& context) {
     if (cost <= 0) continue;
     Finding finding = NewFinding("serialised-copies", device.device_id,
                                  static_cast<int64_t>(device.copies.size()), cost);
+    // Per step: the copy time with no kernel running in each step, scaled to the cost.
+    ChargeSegments(context.steps, finding.step_costs,
+                   UncoveredSegments(device.copies, device.compute));
+    ScaleStepCosts(finding.step_costs, cost, exposed);
     finding.evidence = fmt::format(
         "copies busy {} ns, {} ns of it with no kernel running; kernels busy {} ns; the device "
         "busy {} ns. Overlapped, it would be busy at least {} ns: {} ns less ({:.2f}x)",
@@ -113,6 +118,8 @@ std::vector<Finding> FindExposedComm(const FindingContext& context) {
     if (exposed <= 0) continue;
     Finding finding = NewFinding("exposed-comm", device.device_id,
                                  static_cast<int64_t>(device.comm.size()), exposed);
+    ChargeSegments(context.steps, finding.step_costs,
+                   UncoveredSegments(device.comm, device.compute));
     finding.evidence = fmt::format(
         "collectives busy {} ns, {} ns of it ({:.1f} %) with no compute kernel running", comm_busy,
         exposed, 100.0 * static_cast<double>(exposed) / static_cast<double>(comm_busy));

@@ -15,8 +15,12 @@ int64_t SegmentsLengthNs(const Segments& segments) {
   return total;
 }
 
-int64_t UncoveredLengthNs(const Segments& a, const Segments& b) {
-  int64_t uncovered = 0;
+namespace {
+
+// Calls `part(start, end)` for every part of `a` not covered by `b` (both sorted and disjoint),
+// in time order.
+template <typename Part>
+void ForEachUncovered(const Segments& a, const Segments& b, Part part) {
   size_t j = 0;
   for (const auto& [start, end] : a) {
     int64_t cursor = start;
@@ -24,14 +28,27 @@ int64_t UncoveredLengthNs(const Segments& a, const Segments& b) {
       ++j;
     size_t k = j;
     while (k < b.size() && b[k].first < end) {
-      if (b[k].first > cursor) uncovered += b[k].first - cursor;
+      if (b[k].first > cursor) part(cursor, b[k].first);
       cursor = std::max(cursor, b[k].second);
       if (cursor >= end) break;
       ++k;
     }
-    if (cursor < end) uncovered += end - cursor;
+    if (cursor < end) part(cursor, end);
   }
+}
+
+}  // namespace
+
+int64_t UncoveredLengthNs(const Segments& a, const Segments& b) {
+  int64_t uncovered = 0;
+  ForEachUncovered(a, b, [&uncovered](int64_t start, int64_t end) { uncovered += end - start; });
   return uncovered;
+}
+
+Segments UncoveredSegments(const Segments& a, const Segments& b) {
+  Segments out;
+  ForEachUncovered(a, b, [&out](int64_t start, int64_t end) { out.emplace_back(start, end); });
+  return out;
 }
 
 bool DeviceActivity::IdleAt(int64_t t_ns, int64_t* start_ns, int64_t* end_ns) const {

@@ -1,6 +1,7 @@
 #include "gpuroof/analyses/findings/finding.h"
 
 #include <algorithm>
+#include <iterator>
 #include <stdexcept>
 
 namespace gpuroof {
@@ -73,6 +74,82 @@ void KeepCostliestExamples(std::vector<FindingExample>& examples) {
 void AddExample(std::vector<FindingExample>& examples, FindingExample example) {
   examples.push_back(std::move(example));
   if (examples.size() >= 16 * kMaxFindingExamples) KeepCostliestExamples(examples);
+}
+
+int64_t FindingSteps::StepAt(int64_t t_ns) const {
+  auto after = std::upper_bound(
+      intervals.begin(), intervals.end(), t_ns,
+      [](int64_t t, const std::pair<int64_t, int64_t>& step) { return t < step.first; });
+  if (after == intervals.begin()) return -1;
+  const auto step = std::prev(after);
+  if (t_ns >= step->second) return -1;
+  return static_cast<int64_t>(step - intervals.begin());
+}
+
+void ChargeStep(const FindingSteps& steps, StepCosts& costs, int64_t t_ns, int64_t cost_ns) {
+  if (steps.intervals.empty()) return;
+  costs.cost_ns.resize(steps.intervals.size(), 0);
+  const int64_t step = steps.StepAt(t_ns);
+  if (step < 0) {
+    costs.outside_ns += cost_ns;
+  } else {
+    costs.cost_ns[static_cast<size_t>(step)] += cost_ns;
+  }
+}
+
+void ChargeSegments(const FindingSteps& steps, StepCosts& costs,
+                    const std::vector<std::pair<int64_t, int64_t>>& segments) {
+  if (steps.intervals.empty()) return;
+  costs.cost_ns.resize(steps.intervals.size(), 0);
+  for (const auto& [start, end] : segments) {
+    int64_t inside = 0;
+    for (size_t s = 0; s < steps.intervals.size(); ++s) {
+      const auto& [step_start, step_end] = steps.intervals[s];
+      if (step_start >= end) break;  // steps in start order
+      const int64_t overlap = std::min(end, step_end) - std::max(start, step_start);
+      if (overlap <= 0) continue;
+      costs.cost_ns[s] += overlap;
+      inside += overlap;
+    }
+    // Overlapping steps would count a part twice; what no step holds is outside.
+    costs.outside_ns += std::max<int64_t>(0, (end - start) - inside);
+  }
+}
+
+void ScaleStepCosts(StepCosts& costs, int64_t numerator, int64_t denominator) {
+  if (denominator <= 0) return;
+  auto scale = [&](int64_t value) {
+    return static_cast<int64_t>(static_cast<long double>(value) * numerator / denominator);
+  };
+  for (int64_t& cost : costs.cost_ns)
+    cost = scale(cost);
+  costs.outside_ns = scale(costs.outside_ns);
+}
+
+std::optional<FindingPerStep> SummarizeStepCosts(const FindingSteps& steps, const StepCosts& costs,
+                                                 int64_t cost_ns, int64_t window_start_ns,
+                                                 int64_t window_end_ns) {
+  FindingPerStep per_step;
+  per_step.steps_label = steps.label;
+  for (const auto& [start, end] : steps.intervals) {
+    if (start < window_end_ns && end > window_start_ns) ++per_step.steps;
+  }
+  if (per_step.steps == 0) return std::nullopt;
+  per_step.cost_per_step_ns = static_cast<double>(cost_ns) / static_cast<double>(per_step.steps);
+  per_step.outside_steps_ns = costs.outside_ns;
+  for (size_t s = 0; s < costs.cost_ns.size(); ++s) {
+    const int64_t cost = costs.cost_ns[s];
+    if (cost <= 0) continue;
+    const auto position = static_cast<int64_t>(s) + 1;
+    ++per_step.steps_with_cost;
+    if (per_step.first_step == 0) per_step.first_step = position;
+    per_step.last_step = position;
+    if (cost > per_step.worst_step_cost_ns) {
+      per_step.worst_step = position;
+      per_step.worst_step_cost_ns = cost;
+    }
+  }
+  return per_step;
 }
 
 }  // namespace gpuroof

@@ -3,8 +3,10 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace gpuroof {
@@ -17,6 +19,53 @@ struct FindingExample {
   std::string label;    // "cudaStreamSynchronize, then 1.2 ms idle"
 };
 
+// The steps of a trace (Kineto's ProfilerStep#N, or the range --iteration-range names), in start
+// order: what a finding's cost is divided by and its instances are placed in (docs/findings.md,
+// "Per step").
+struct FindingSteps {
+  std::string label;                                   // "'ProfilerStep#*' (6 instances)"
+  std::vector<std::pair<int64_t, int64_t>> intervals;  // [start, end) on the trace clock
+  // The 0-based step whose interval holds `t_ns` (the latest starting at or before it), or -1.
+  int64_t StepAt(int64_t t_ns) const;
+};
+
+// A finding's cost per step, accumulated instance by instance: each instance's cost goes to the
+// step its start falls in.
+struct StepCosts {
+  std::vector<int64_t> cost_ns;  // per step, parallel to FindingSteps::intervals (or empty)
+  int64_t outside_ns = 0;        // instances that start in no step
+};
+
+// Adds `cost_ns` of an instance starting at `t_ns` to `costs` (nothing when there are no steps).
+void ChargeStep(const FindingSteps& steps, StepCosts& costs, int64_t t_ns, int64_t cost_ns);
+// Adds every part of `segments` (sorted, disjoint) to the steps it overlaps, by length; the
+// parts in no step to `outside_ns`.
+void ChargeSegments(const FindingSteps& steps, StepCosts& costs,
+                    const std::vector<std::pair<int64_t, int64_t>>& segments);
+
+// Scales every step's cost (and outside_ns) by numerator / denominator, for a cost that is a
+// share of what was charged (serialised-copies). Nothing when denominator <= 0.
+void ScaleStepCosts(StepCosts& costs, int64_t numerator, int64_t denominator);
+
+// What a finding costs per step (only when the trace has steps in the device's window).
+struct FindingPerStep {
+  std::string steps_label;      // FindingSteps::label
+  int64_t steps = 0;            // steps overlapping the device's window
+  double cost_per_step_ns = 0;  // cost_ns / steps
+  int64_t steps_with_cost = 0;  // steps an instance with a cost started in
+  int64_t first_step = 0;       // 1-based position of the first such step (0: none)
+  int64_t last_step = 0;        // ... and of the last
+  int64_t worst_step = 0;       // the step with the largest cost (earliest on ties; 0: none)
+  int64_t worst_step_cost_ns = 0;
+  int64_t outside_steps_ns = 0;  // cost of instances that started in no step
+};
+
+// The per-step view of `costs` for a finding of cost `cost_ns` on a device whose window is
+// [window_start_ns, window_end_ns); unset when no step overlaps the window.
+std::optional<FindingPerStep> SummarizeStepCosts(const FindingSteps& steps, const StepCosts& costs,
+                                                 int64_t cost_ns, int64_t window_start_ns,
+                                                 int64_t window_end_ns);
+
 struct Finding {
   std::string id;     // the rule's stable id, e.g. "sync-call"
   std::string title;  // one line: what is wrong
@@ -25,7 +74,9 @@ struct Finding {
   int64_t count = 0;     // instances (calls, copies, gaps, kernels)
   std::string evidence;  // which ops, where, how much
   std::string advice;    // what to do
-  std::vector<FindingExample> examples;  // the costliest instances, at most kMaxExamples
+  std::vector<FindingExample> examples;    // the costliest instances, at most kMaxExamples
+  StepCosts step_costs;                    // per step, while the rules run
+  std::optional<FindingPerStep> per_step;  // set by ComputeFindings where there are steps
 };
 
 // A rule as the user sees it (docs/findings.md): its stable id, a one-line title and what to do.

@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <tuple>
 
+#include <fmt/format.h>
+
 #include "gpuroof/analyses/findings/device_activity.h"
 #include "gpuroof/analyses/findings/rules.h"
+#include "gpuroof/analyses/range_selection.h"
 
 namespace gpuroof {
 
@@ -18,6 +21,38 @@ const std::vector<std::string>& FindingRuleIds() {
   return ids;
 }
 
+namespace {
+
+// The steps: the instances of --iteration-range, else ProfilerStep#N; CPU-side instances when a
+// range has both a CPU and a GPU-projected form (as `gpuroof ranks`).
+FindingSteps ResolveSteps(const Trace& trace, const std::string& iteration_range) {
+  std::vector<const NvtxRange*> ranges;
+  FindingSteps steps;
+  if (!iteration_range.empty()) {
+    RangeSelection selection = SelectRanges(trace, iteration_range, "--iteration-range");
+    ranges = std::move(selection.ranges);
+    steps.label = selection.Describe();
+  } else {
+    ranges = FindNvtxRanges(trace, "ProfilerStep#*");
+  }
+  const bool any_cpu =
+      std::any_of(ranges.begin(), ranges.end(), [](const NvtxRange* r) { return !r->on_gpu; });
+  for (const NvtxRange* range : ranges) {
+    if (any_cpu && range->on_gpu) continue;
+    if (range->end_ns > range->start_ns)
+      steps.intervals.emplace_back(range->start_ns, range->end_ns);
+  }
+  std::sort(steps.intervals.begin(), steps.intervals.end());
+  if (iteration_range.empty()) {
+    const size_t n = steps.intervals.size();
+    steps.label = fmt::format("'ProfilerStep#*' ({} instance{})", n, n == 1 ? "" : "s");
+  }
+  if (steps.intervals.empty()) steps.label.clear();
+  return steps;
+}
+
+}  // namespace
+
 FindingsResult ComputeFindings(const Trace& trace, const FindingsOptions& options) {
   if (trace.activity_count() == 0) {
     // Nothing ran on a GPU: nothing to fix there, which is an answer, not an error.
@@ -27,8 +62,10 @@ FindingsResult ComputeFindings(const Trace& trace, const FindingsOptions& option
   }
   const std::vector<DeviceActivity> devices =
       BuildDeviceActivity(trace, options.window, options.thresholds.gap_min_ns);
-  FindingContext context{trace, devices, options.thresholds};
+  const FindingSteps steps = ResolveSteps(trace, options.iteration_range);
+  FindingContext context{trace, devices, options.thresholds, steps};
   FindingsResult result;
+  result.steps_label = steps.label;
   if (trace.api_calls.empty()) {
     result.notes.push_back(
         "the trace has no CUDA API calls: sync-call, pageable-copy, host-bound and launch-bound "
@@ -43,8 +80,12 @@ FindingsResult ComputeFindings(const Trace& trace, const FindingsOptions& option
   for (Finding& finding : all) {
     int64_t window_ns = 0;
     for (const DeviceActivity& device : devices) {
-      if (device.device_id == finding.device_id) window_ns = device.window.length_ns();
+      if (device.device_id != finding.device_id) continue;
+      window_ns = device.window.length_ns();
+      finding.per_step = SummarizeStepCosts(steps, finding.step_costs, finding.cost_ns,
+                                            device.window.start_ns, device.window.end_ns);
     }
+    finding.step_costs = {};  // summarised
     const double min_cost =
         options.thresholds.min_cost_pct / 100.0 * static_cast<double>(window_ns);
     if (finding.cost_ns <= 0 || static_cast<double>(finding.cost_ns) < min_cost) {

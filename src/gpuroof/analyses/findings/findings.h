@@ -13,6 +13,9 @@ namespace gpuroof {
 struct FindingsOptions {
   WindowSpec window;  // kProcessing by default; kAll covers the whole trace
   FindingThresholds thresholds;
+  // The range whose instances are the steps (range_selection.h naming, `--iteration-range`);
+  // empty: "ProfilerStep#*" when the trace has it, else no steps (no per-step costs).
+  std::string iteration_range;
 };
 
 struct FindingsResult {
@@ -21,14 +24,17 @@ struct FindingsResult {
   int64_t below_min_cost = 0;
   // Rules that could not run on this trace and why ("sync-call: the trace has no API calls").
   std::vector<std::string> notes;
+  // The steps costs are divided by ("'ProfilerStep#*' (6 instances)"); empty: none.
+  std::string steps_label;
 };
 
 // Every rule's id, in documentation order.
 const std::vector<std::string>& FindingRuleIds();
 
 // Runs every rule on `trace` (read with correlation ids and every API call). A trace without GPU
-// activity has no finding (and a note saying so). Throws InputError naming the trace when the
-// window cannot be resolved.
+// activity has no finding (and a note saying so). Where the trace has steps, each finding gets
+// its cost per step and the steps its instances fell in (Finding::per_step). Throws InputError
+// naming the trace when the window or the iteration range cannot be resolved.
 FindingsResult ComputeFindings(const Trace& trace, const FindingsOptions& options);
 
 }  // namespace gpuroof

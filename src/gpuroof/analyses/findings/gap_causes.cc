@@ -59,6 +59,7 @@ std::vector<Finding> FindGapCauses(const FindingContext& context) {
         ++causes[cause];
         ++gaps.count;
         gaps.cost_ns += length;
+        ChargeStep(context.steps, gaps.step_costs, gap.start_ns, length);
         AddExample(gaps.examples, {gap.start_ns, gap.end_ns, length, cause});
         continue;
       }
@@ -66,6 +67,7 @@ std::vector<Finding> FindGapCauses(const FindingContext& context) {
       if (launch != nullptr && launch->start_ns > gap.start_ns) {
         ++host.count;
         host.cost_ns += length;
+        ChargeStep(context.steps, host.step_costs, gap.start_ns, length);
         AddExample(host.examples,
                    {gap.start_ns, gap.end_ns, length,
                     fmt::format("next op launched by {} {} ns after the GPU went idle",
@@ -77,6 +79,7 @@ std::vector<Finding> FindGapCauses(const FindingContext& context) {
       ++causes[cause];
       ++gaps.count;
       gaps.cost_ns += length;
+      ChargeStep(context.steps, gaps.step_costs, gap.start_ns, length);
       AddExample(gaps.examples, {gap.start_ns, gap.end_ns, length, cause});
     }
     const std::string threshold = FormatDurationNs(context.thresholds.gap_min_ns);

@@ -18,6 +18,7 @@ struct DeviceCounts {
   int64_t cost_ns = 0;
   std::map<uint32_t, int64_t> short_by_name;  // kernel name id -> short launches
   std::vector<FindingExample> examples;
+  StepCosts step_costs;
 };
 
 }  // namespace
@@ -44,6 +45,7 @@ std::vector<Finding> FindLaunchBound(const FindingContext& context) {
       if (duration >= overhead) continue;
       ++c.short_kernels;
       c.cost_ns += overhead - duration;
+      ChargeStep(context.steps, c.step_costs, block.start_ns[i], overhead - duration);
       const uint32_t name = trace.signatures[block.signature[i]].name;
       ++c.short_by_name[name];
       AddExample(c.examples, {block.start_ns[i], block.end_ns[i], overhead - duration,
@@ -59,6 +61,7 @@ std::vector<Finding> FindLaunchBound(const FindingContext& context) {
     if (share < thresholds.launch_bound_share_pct) continue;
     Finding finding = NewFinding("launch-bound", device_id, c.short_kernels, c.cost_ns);
     finding.examples = std::move(c.examples);
+    finding.step_costs = std::move(c.step_costs);
     KeepCostliestExamples(finding.examples);
     std::vector<std::pair<std::string, int64_t>> names;
     for (const auto& [name, n] : c.short_by_name)

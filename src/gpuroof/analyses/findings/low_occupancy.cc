@@ -20,6 +20,7 @@ struct OccupancyTotals {
   int64_t without_estimate = 0;
   // Per signature below the threshold: its kernel time and its first launch (start, end).
   std::map<uint32_t, std::array<int64_t, 3>> low_by_signature;
+  StepCosts step_costs;
 };
 
 }  // namespace
@@ -49,6 +50,7 @@ std::vector<Finding> FindLowOccupancy(const FindingContext& context) {
           static_cast<double>(signature.est_occupancy_pct) * static_cast<double>(duration);
       if (signature.est_occupancy_pct < threshold) {
         t.low_ns += duration;
+        ChargeStep(context.steps, t.step_costs, block.start_ns[i], duration);
         ++t.low_kernels;
         auto [it, inserted] = t.low_by_signature.try_emplace(
             block.signature[i], std::array<int64_t, 3>{0, block.start_ns[i], block.end_ns[i]});
@@ -62,6 +64,7 @@ std::vector<Finding> FindLowOccupancy(const FindingContext& context) {
     const double weighted = t.weighted_pct_ns / static_cast<double>(t.kernel_ns);
     if (weighted >= threshold || t.low_ns <= 0) continue;
     Finding finding = NewFinding("low-occupancy", device_id, t.low_kernels, t.low_ns);
+    finding.step_costs = std::move(t.step_costs);
     for (const auto& [signature, low] : t.low_by_signature) {
       const OpSignature& s = trace.signatures[signature];
       const int64_t ns = low[0];

@@ -15,6 +15,7 @@ struct FindingContext {
   const Trace& trace;
   const std::vector<DeviceActivity>& devices;
   const FindingThresholds& thresholds;
+  const FindingSteps& steps;  // empty when the trace has none
 };
 
 // Whether a CUDA runtime/driver function blocks the calling thread until GPU work completes:

@@ -87,6 +87,7 @@ std::vector<Finding> FindSyncCalls(const FindingContext& context) {
       if (cost <= 0) continue;
       ++idle_after;
       finding.cost_ns += cost;
+      ChargeStep(context.steps, finding.step_costs, call.start_ns, cost);
       AddExample(finding.examples, {call.start_ns, call.end_ns, cost,
                                     fmt::format("{}, then the GPU idle until the next op", name)});
     }
