@@ -251,10 +251,9 @@ int RunReport(const ReportOptions& options) {
   read_options.threads = options.threads;
   read_options.detail = ReadDetail::kBreakdown;
   if (plan.findings) {
-    // The findings rules need what `gpuroof findings` reads: correlation ids, memory kinds and
-    // every CUDA API call (synchronising calls launch nothing). --no-findings keeps the lighter
-    // read.
-    read_options.detail = ReadDetail::kFull;
+    // The findings rules need memory kinds, correlation ids and every CUDA API call
+    // (synchronising calls launch nothing); kBreakdown reads the ids with every call, and never
+    // the kernel shapes and demangled names the rules do not use. --no-findings reads no call.
     read_options.api_calls = true;
     read_options.all_api_calls = true;
   }

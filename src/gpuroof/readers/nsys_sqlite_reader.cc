@@ -103,7 +103,9 @@ ColumnSet ColumnsFor(const NsysReadOptions& options, bool has_nvtx) {
     case ReadDetail::kEngineLoad:
       return {false, false, false, false};
     case ReadDetail::kBreakdown:
-      return {true, has_nvtx, false, false};
+      // Every API call asked for (the report's findings): they are joined to the ops by
+      // correlation id, so the ids come too, NVTX ranges or not.
+      return {true, has_nvtx || (options.api_calls && options.all_api_calls), false, false};
   }
   return {options.memory_kinds, true, true, options.demangled_names};
 }

@@ -10,8 +10,8 @@ enum class ReadDetail {
                 // column, and signatures hold only the engine and the kernel name
   kBreakdown,   // what `report`'s tables need: kEngineLoad plus memory kinds and peer devices
                 // (copy classes), and, only when the file has NVTX ranges to attribute work to,
-                // process, context, correlation and the API calls; no kernel shapes or demangled
-                // names (Kineto traces are read as with kFull)
+                // process, context, correlation and the API calls (always with all_api_calls); no
+                // kernel shapes or demangled names (Kineto traces are read as with kFull)
 };
 
 // What every reader is asked to keep, whatever the format: the registry's ReadOptions hand it on
