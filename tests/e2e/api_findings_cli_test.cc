@@ -153,6 +153,73 @@ TEST(FindingsCli, SaxpySyncCallsCountedBySql) {
   EXPECT_EQ(count, expected);
 }
 
+// sync-call on every shared nsys fixture with one device and CUDA runtime calls: its count is
+// that of a plain SQL query over CUPTI_ACTIVITY_KIND_RUNTIME (window all: calls overlapping the
+// first GPU op's start to the last one's end), with the names of docs/findings.md (the
+// synchronise calls, and cudaMemcpy/cudaMemset/cuMemcpy/cuMemset without "Async"; nsys's "_vNNNN"
+// suffix dropped). A finding is only kept with a cost (GPU idle after a call): where there is
+// none, the JSON counts it as left out.
+TEST(FindingsCli, SyncCallsCountedBySqlOnEveryFixture) {
+  SKIP_WITHOUT_FIXTURES();
+  int checked = 0;
+  int fired = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(SharedFixtures() / "nsys")) {
+    if (entry.path().extension() != ".sqlite") continue;
+    const std::filesystem::path db = entry.path();
+    auto has = [&db](const std::string& table) {
+      return SqlInt(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '" +
+                            table + "'") > 0;
+    };
+    if (!has("CUPTI_ACTIVITY_KIND_RUNTIME")) continue;
+    std::string ops;
+    for (const char* table : {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
+                              "CUPTI_ACTIVITY_KIND_MEMSET"}) {
+      if (!has(table)) continue;
+      ops += std::string(ops.empty() ? "" : " UNION ALL ") +
+             "SELECT start, \"end\", deviceId FROM " + table;
+    }
+    if (ops.empty() || SqlInt(db, "SELECT count(DISTINCT deviceId) FROM (" + ops + ")") != 1) {
+      continue;
+    }
+    SCOPED_TRACE(db.filename().string());
+    const std::string name =
+        "(CASE WHEN instr(s.value, '_v') > 0 THEN substr(s.value, 1, instr(s.value, '_v') - 1) "
+        "ELSE s.value END)";
+    const int64_t expected =
+        SqlInt(db,
+               "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN StringIds s ON s.id = "
+               "r.nameId WHERE (" +
+                   name +
+                   " IN ('cudaDeviceSynchronize', 'cudaStreamSynchronize', 'cudaEventSynchronize', "
+                   "'cudaThreadSynchronize', 'cuCtxSynchronize', 'cuStreamSynchronize', "
+                   "'cuEventSynchronize') OR ((" +
+                   name + " LIKE 'cudaMemcpy%' OR " + name + " LIKE 'cudaMemset%' OR " + name +
+                   " LIKE 'cuMemcpy%' OR " + name + " LIKE 'cuMemset%') AND " + name +
+                   " NOT LIKE '%Async%')) AND r.\"end\" > (SELECT min(start) FROM (" + ops +
+                   ")) AND r.start < (SELECT max(\"end\") FROM (" + ops + "))");
+    CliResult run = RunGpuroof(
+        {"findings", db.string(), "--window", "all", "--min-cost-pct", "0", "--format", "csv"});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    int64_t count = -1;
+    for (const auto& row : ParseCsv(run.out)) {
+      if (row.at("id") == "sync-call") count = std::stoll(row.at("count"));
+    }
+    if (count >= 0) {
+      EXPECT_EQ(count, expected);
+      ++fired;
+    } else if (expected > 0) {
+      // No GPU idle time after any of them: a finding of cost 0, counted as left out.
+      CliResult json = RunGpuroof(
+          {"findings", db.string(), "--window", "all", "--min-cost-pct", "0", "--format", "json"});
+      EXPECT_EQ(json.out.find("\"below_min_cost\": 0"), std::string::npos)
+          << expected << " synchronising calls by SQL, no finding and none left out";
+    }
+    ++checked;
+  }
+  EXPECT_GE(checked, 8);
+  EXPECT_GE(fired, 5);  // saxpy ranks, concurrent, gaussian grids, sigma
+}
+
 // gpu-gap and host-bound split the device's idle gaps between them: on every shared nsys
 // fixture, their counts and costs (window all, gaps longer than 100 us, every finding kept) add
 // up to the idle gaps a plain SQL query finds: per device, the ops of the kernel, memcpy and
@@ -259,6 +326,91 @@ TEST(FindingsCli, PageableCopiesCountedBySql) {
   }
   EXPECT_GE(checked, 8);
   EXPECT_GE(fired, 2);  // omp_offload (cuMemcpy*Async_v2 from pageable memory) and fuser_nvtx
+}
+
+// serialised-copies on every shared nsys fixture with kernels and copies: per device, the busy
+// unions a plain SQL query finds (gaps-and-islands over the memcpy, kernel and memset tables;
+// window all) give the rule's cost by its definition (docs/findings.md): copies exposed = copy
+// time with no kernel running = |copies U kernels| - |kernels|; cost = min(exposed, max(0,
+// |any| - max(|kernels|, |copies|))); the count is the number of merged copy stretches. A device
+// whose cost is 0 has no such finding.
+TEST(FindingsCli, SerialisedCopiesAreTheBusyUnionsCountedBySql) {
+  SKIP_WITHOUT_FIXTURES();
+  int checked = 0;
+  int fired = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(SharedFixtures() / "nsys")) {
+    if (entry.path().extension() != ".sqlite") continue;
+    const std::filesystem::path db = entry.path();
+    auto has = [&db](const std::string& table) {
+      return SqlInt(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '" +
+                            table + "'") > 0;
+    };
+    if (!has("CUPTI_ACTIVITY_KIND_KERNEL") || !has("CUPTI_ACTIVITY_KIND_MEMCPY")) continue;
+    SCOPED_TRACE(db.filename().string());
+    const std::string kernels = "SELECT start, \"end\", deviceId FROM CUPTI_ACTIVITY_KIND_KERNEL";
+    const std::string copies = "SELECT start, \"end\", deviceId FROM CUPTI_ACTIVITY_KIND_MEMCPY";
+    std::string any = kernels + " UNION ALL " + copies;
+    if (has("CUPTI_ACTIVITY_KIND_MEMSET")) {
+      any += " UNION ALL SELECT start, \"end\", deviceId FROM CUPTI_ACTIVITY_KIND_MEMSET";
+    }
+    // The merged stretches of `ops` on one device: touching or overlapping intervals are one.
+    auto islands = [](const std::string& ops, int64_t device) {
+      return "WITH ops AS (SELECT start, \"end\" FROM (" + ops +
+             ") WHERE deviceId = " + std::to_string(device) +
+             " AND \"end\" > start), o AS (SELECT start, \"end\", MAX(\"end\") OVER (ORDER BY "
+             "start, \"end\" ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end FROM "
+             "ops), i AS (SELECT start, \"end\", SUM(CASE WHEN prev_end IS NULL OR start > "
+             "prev_end THEN 1 ELSE 0 END) OVER (ORDER BY start, \"end\" ROWS UNBOUNDED "
+             "PRECEDING) AS island FROM o), s AS (SELECT min(start) AS b, max(\"end\") AS e FROM "
+             "i GROUP BY island) ";
+    };
+    auto length = [&](const std::string& ops, int64_t device) {
+      return SqlInt(db, islands(ops, device) + "SELECT coalesce(sum(e - b), 0) FROM s");
+    };
+    CliResult run = RunGpuroof(
+        {"findings", db.string(), "--window", "all", "--min-cost-pct", "0", "--format", "csv"});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    std::map<int64_t, std::map<std::string, std::string>> found;  // by device
+    for (const auto& row : ParseCsv(run.out)) {
+      if (row.at("id") == "serialised-copies") found[std::stoll(row.at("device"))] = row;
+    }
+    const int64_t devices = SqlInt(db, "SELECT count(DISTINCT deviceId) FROM (" + any + ")");
+    for (int64_t d = 0, seen = 0; seen < devices && d < 64; ++d) {
+      if (SqlInt(db, "SELECT count(*) FROM (" + any + ") WHERE deviceId = " + std::to_string(d)) ==
+          0) {
+        continue;
+      }
+      ++seen;
+      SCOPED_TRACE("device " + std::to_string(d));
+      const int64_t copy_busy = length(copies, d);
+      const int64_t compute_busy = length(kernels, d);
+      const int64_t any_busy = length(any, d);
+      const int64_t exposed = length(kernels + " UNION ALL " + copies, d) - compute_busy;
+      const int64_t cost =
+          copy_busy == 0 || compute_busy == 0
+              ? 0
+              : std::min(exposed,
+                         std::max<int64_t>(0, any_busy - std::max(compute_busy, copy_busy)));
+      auto it = found.find(d);
+      if (cost <= 0) {
+        EXPECT_TRUE(it == found.end()) << "cost by SQL is 0";
+        continue;
+      }
+      ASSERT_TRUE(it != found.end()) << "SQL cost " << cost << " ns, no finding";
+      EXPECT_EQ(std::stoll(it->second.at("cost_ns")), cost);
+      EXPECT_EQ(std::stoll(it->second.at("count")),
+                SqlInt(db, islands(copies, d) + "SELECT count(*) FROM s"));
+      EXPECT_NE(it->second.at("evidence")
+                    .find("copies busy " + std::to_string(copy_busy) + " ns, " +
+                          std::to_string(exposed) + " ns"),
+                std::string::npos)
+          << it->second.at("evidence");
+      ++fired;
+    }
+    ++checked;
+  }
+  EXPECT_GE(checked, 10);
+  EXPECT_GE(fired, 6);  // saxpy ranks, concurrent, gaussian 256 a/b, omp_offload, vecadd
 }
 
 TEST(FindingsCli, FailOnExitsOneWhenTheRuleFires) {
