@@ -14,39 +14,13 @@
 #include <zlib.h>
 
 #include "cli_runner.h"
+#include "kineto_raw_events.h"
 
 namespace gpuroof::testing {
 namespace {
 
 std::filesystem::path KinetoFixtures() {
   return std::filesystem::path(GPUROOF_SHARED_FIXTURES_DIR) / "kineto";
-}
-
-std::string Gunzip(const std::filesystem::path& path) {
-  gzFile gz = gzopen(path.c_str(), "rb");
-  std::string text;
-  if (gz == nullptr) return text;
-  char buffer[1 << 16];
-  int n = 0;
-  while ((n = gzread(gz, buffer, sizeof buffer)) > 0)
-    text.append(buffer, static_cast<size_t>(n));
-  gzclose(gz);
-  return text;
-}
-
-// µs as written (integers or decimals) to ns.
-int64_t Ns(simdjson::dom::element value) {
-  double us = 0;
-  if (value.is_int64()) return int64_t{value.get_int64()} * 1000;
-  us = value.get_double();
-  return std::llround(us * 1000.0);
-}
-
-std::string Lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
 }
 
 struct RawStep {
@@ -56,26 +30,6 @@ struct RawStep {
   int64_t ops = 0;
   std::vector<std::pair<int64_t, int64_t>> intervals;  // the step's GPU ops
 };
-
-int64_t UnionNs(std::vector<std::pair<int64_t, int64_t>> intervals) {
-  std::sort(intervals.begin(), intervals.end());
-  int64_t total = 0;
-  int64_t open_start = 0;
-  int64_t open_end = 0;
-  bool open = false;
-  for (const auto& [start, end] : intervals) {
-    if (end <= start) continue;
-    if (!open || start > open_end) {
-      if (open) total += open_end - open_start;
-      open_start = start;
-      open_end = end;
-      open = true;
-    } else {
-      open_end = std::max(open_end, end);
-    }
-  }
-  return open ? total + open_end - open_start : total;
-}
 
 // The steps of a fixture and their GPU work, straight from the JSON.
 std::vector<RawStep> StepsFromRawEvents(const std::filesystem::path& path) {

@@ -1,0 +1,65 @@
+#include "kineto_raw_events.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+#include <zlib.h>
+
+namespace gpuroof::testing {
+
+std::string Gunzip(const std::filesystem::path& path) {
+  gzFile gz = gzopen(path.c_str(), "rb");
+  std::string text;
+  if (gz == nullptr) return text;
+  char buffer[1 << 16];
+  int n = 0;
+  while ((n = gzread(gz, buffer, sizeof buffer)) > 0)
+    text.append(buffer, static_cast<size_t>(n));
+  gzclose(gz);
+  return text;
+}
+
+int64_t Ns(simdjson::dom::element value) {
+  if (value.is_int64()) return int64_t{value.get_int64()} * 1000;
+  return std::llround(double{value.get_double()} * 1000.0);
+}
+
+std::string Lower(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+namespace {
+
+// The merged stretches of `intervals`, in order.
+std::vector<std::pair<int64_t, int64_t>> Merge(std::vector<std::pair<int64_t, int64_t>> intervals) {
+  std::sort(intervals.begin(), intervals.end());
+  std::vector<std::pair<int64_t, int64_t>> merged;
+  for (const auto& [start, end] : intervals) {
+    if (end <= start) continue;
+    if (!merged.empty() && start <= merged.back().second) {
+      merged.back().second = std::max(merged.back().second, end);
+    } else {
+      merged.emplace_back(start, end);
+    }
+  }
+  return merged;
+}
+
+}  // namespace
+
+int64_t UnionNs(std::vector<std::pair<int64_t, int64_t>> intervals) {
+  int64_t total = 0;
+  for (const auto& [start, end] : Merge(std::move(intervals)))
+    total += end - start;
+  return total;
+}
+
+int64_t UnionStretches(std::vector<std::pair<int64_t, int64_t>> intervals) {
+  return static_cast<int64_t>(Merge(std::move(intervals)).size());
+}
+
+}  // namespace gpuroof::testing
