@@ -44,6 +44,12 @@ int64_t SqlInt(const std::filesystem::path& db, const std::string& sql) {
   return value;
 }
 
+// Whether the export has the table `table`.
+bool HasTable(const std::filesystem::path& db, const std::string& table) {
+  return SqlInt(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '" + table +
+                        "'") > 0;
+}
+
 TEST(LaunchesCli, SaxpyMatchesKernexectraceRowByRow) {
   SKIP_WITHOUT_FIXTURES();
   for (const std::string rank : kRanks) {
@@ -166,15 +172,11 @@ TEST(FindingsCli, SyncCallsCountedBySqlOnEveryFixture) {
   for (const auto& entry : std::filesystem::directory_iterator(SharedFixtures() / "nsys")) {
     if (entry.path().extension() != ".sqlite") continue;
     const std::filesystem::path db = entry.path();
-    auto has = [&db](const std::string& table) {
-      return SqlInt(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '" +
-                            table + "'") > 0;
-    };
-    if (!has("CUPTI_ACTIVITY_KIND_RUNTIME")) continue;
+    if (!HasTable(db, "CUPTI_ACTIVITY_KIND_RUNTIME")) continue;
     std::string ops;
     for (const char* table : {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
                               "CUPTI_ACTIVITY_KIND_MEMSET"}) {
-      if (!has(table)) continue;
+      if (!HasTable(db, table)) continue;
       ops += std::string(ops.empty() ? "" : " UNION ALL ") +
              "SELECT start, \"end\", deviceId FROM " + table;
     }
@@ -235,11 +237,7 @@ TEST(FindingsCli, GapFindingsAddUpToTheIdleGapsCountedBySql) {
     std::string ops;
     for (const char* table : {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
                               "CUPTI_ACTIVITY_KIND_MEMSET"}) {
-      if (SqlInt(db, std::string("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
-                                 "name = '") +
-                         table + "'") == 0) {
-        continue;
-      }
+      if (!HasTable(db, table)) continue;
       ops += std::string(ops.empty() ? "" : " UNION ALL ") +
              "SELECT start, \"end\", deviceId FROM " + table;
     }
@@ -283,13 +281,9 @@ TEST(FindingsCli, PageableCopiesCountedBySql) {
   for (const auto& entry : std::filesystem::directory_iterator(SharedFixtures() / "nsys")) {
     if (entry.path().extension() != ".sqlite") continue;
     const std::filesystem::path db = entry.path();
-    auto has = [&db](const char* table) {
-      return SqlInt(db, std::string("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
-                                    "name = '") +
-                            table + "'") > 0;
-    };
-    if (!has("ENUM_CUDA_MEM_KIND") || !has("ENUM_CUDA_MEMCPY_OPER") ||
-        !has("CUPTI_ACTIVITY_KIND_MEMCPY") || !has("CUPTI_ACTIVITY_KIND_RUNTIME")) {
+    if (!HasTable(db, "ENUM_CUDA_MEM_KIND") || !HasTable(db, "ENUM_CUDA_MEMCPY_OPER") ||
+        !HasTable(db, "CUPTI_ACTIVITY_KIND_MEMCPY") ||
+        !HasTable(db, "CUPTI_ACTIVITY_KIND_RUNTIME")) {
       continue;
     }
     SCOPED_TRACE(db.filename().string());
@@ -341,16 +335,13 @@ TEST(FindingsCli, SerialisedCopiesAreTheBusyUnionsCountedBySql) {
   for (const auto& entry : std::filesystem::directory_iterator(SharedFixtures() / "nsys")) {
     if (entry.path().extension() != ".sqlite") continue;
     const std::filesystem::path db = entry.path();
-    auto has = [&db](const std::string& table) {
-      return SqlInt(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '" +
-                            table + "'") > 0;
-    };
-    if (!has("CUPTI_ACTIVITY_KIND_KERNEL") || !has("CUPTI_ACTIVITY_KIND_MEMCPY")) continue;
+    if (!HasTable(db, "CUPTI_ACTIVITY_KIND_KERNEL") || !HasTable(db, "CUPTI_ACTIVITY_KIND_MEMCPY"))
+      continue;
     SCOPED_TRACE(db.filename().string());
     const std::string kernels = "SELECT start, \"end\", deviceId FROM CUPTI_ACTIVITY_KIND_KERNEL";
     const std::string copies = "SELECT start, \"end\", deviceId FROM CUPTI_ACTIVITY_KIND_MEMCPY";
     std::string any = kernels + " UNION ALL " + copies;
-    if (has("CUPTI_ACTIVITY_KIND_MEMSET")) {
+    if (HasTable(db, "CUPTI_ACTIVITY_KIND_MEMSET")) {
       any += " UNION ALL SELECT start, \"end\", deviceId FROM CUPTI_ACTIVITY_KIND_MEMSET";
     }
     // The merged stretches of `ops` on one device: touching or overlapping intervals are one.
