@@ -96,7 +96,7 @@ struct ColumnSet {
   bool demangled = true;    // with shapes: the demangled name too
 };
 
-ColumnSet ColumnsFor(const NsysReadOptions& options, bool has_nvtx) {
+ColumnSet ColumnsFor(const NsysReadOptions& options, bool has_nvtx, bool has_api_calls) {
   switch (options.detail) {
     case ReadDetail::kFull:
       break;
@@ -104,8 +104,9 @@ ColumnSet ColumnsFor(const NsysReadOptions& options, bool has_nvtx) {
       return {false, false, false, false};
     case ReadDetail::kBreakdown:
       // Every API call asked for (the report's findings): they are joined to the ops by
-      // correlation id, so the ids come too, NVTX ranges or not.
-      return {true, has_nvtx || (options.api_calls && options.all_api_calls), false, false};
+      // correlation id, so the ids come too, NVTX ranges or not -- when the file has calls.
+      return {true, has_nvtx || (options.api_calls && options.all_api_calls && has_api_calls),
+              false, false};
   }
   return {options.memory_kinds, true, true, options.demangled_names};
 }
@@ -831,7 +832,8 @@ Trace ReadNsysSqlite(const std::filesystem::path& path, const NsysReadOptions& o
 
   int threads = ThreadCount(options);
   const bool has_nvtx = Contains(tables, kNvtxTable);
-  const ColumnSet columns = ColumnsFor(options, has_nvtx);
+  const bool has_api_calls = Contains(tables, "CUPTI_ACTIVITY_KIND_RUNTIME");
+  const ColumnSet columns = ColumnsFor(options, has_nvtx, has_api_calls);
   std::vector<ChunkTask> tasks =
       PlanChunks(db, tables, options, columns, threads, trace.diagnostics);
   std::vector<ChunkResult> chunks(tasks.size());
@@ -843,8 +845,7 @@ Trace ReadNsysSqlite(const std::filesystem::path& path, const NsysReadOptions& o
   if (has_nvtx) jobs.emplace_back([&]() { ReadNvtx(path, strings, nvtx); });
   // API calls only matter for attributing work to NVTX ranges; engine-load reads skip them.
   NsysApiCalls api_calls;
-  const bool read_api_calls =
-      columns.correlation && options.api_calls && Contains(tables, "CUPTI_ACTIVITY_KIND_RUNTIME");
+  const bool read_api_calls = columns.correlation && options.api_calls && has_api_calls;
   if (read_api_calls)
     jobs.emplace_back([&]() { api_calls = ReadNsysApiCalls(path, options.all_api_calls); });
   RunInParallel(jobs, threads);

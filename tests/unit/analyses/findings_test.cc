@@ -453,5 +453,21 @@ TEST(FindingSteps, SegmentsAreChargedByOverlapAndScaled) {
   EXPECT_FALSE(SummarizeStepCosts(steps, costs, 75, 300, 400).has_value());  // no step in window
 }
 
+// A step that starts early and ends late (it holds the later ones) is still charged for a
+// segment that starts after the later steps did: a search on the steps' starts alone would
+// begin at [30, 40) and miss [0, 1000). [500, 600) is inside step 0 only; [15, 35) overlaps
+// step 0 (20), step 1 (5) and step 2 (5).
+TEST(FindingSteps, SegmentsReachAStepThatStartedBeforeLaterOnes) {
+  FindingSteps steps;
+  steps.intervals = {{0, 1000}, {10, 20}, {30, 40}};
+  StepCosts costs;
+  ChargeSegments(steps, costs, {{500, 600}, {15, 35}, {1500, 1600}});
+  ASSERT_EQ(costs.cost_ns.size(), 3U);
+  EXPECT_EQ(costs.cost_ns[0], 100 + 20);
+  EXPECT_EQ(costs.cost_ns[1], 5);
+  EXPECT_EQ(costs.cost_ns[2], 5);
+  EXPECT_EQ(costs.outside_ns, 100);
+}
+
 }  // namespace
 }  // namespace gpuroof

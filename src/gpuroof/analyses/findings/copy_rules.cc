@@ -96,8 +96,10 @@ std::vector<Finding> FindSerialisedCopies(const FindingContext& context) {
     Finding finding = NewFinding("serialised-copies", device.device_id,
                                  static_cast<int64_t>(device.copies.size()), cost);
     // Per step: the copy time with no kernel running in each step, scaled to the cost.
-    ChargeSegments(context.steps, finding.step_costs,
-                   UncoveredSegments(device.copies, device.compute));
+    if (!context.steps.intervals.empty()) {  // the segments only matter per step
+      ChargeSegments(context.steps, finding.step_costs,
+                     UncoveredSegments(device.copies, device.compute));
+    }
     ScaleStepCosts(finding.step_costs, cost, exposed);
     finding.evidence = fmt::format(
         "copies busy {} ns, {} ns of it with no kernel running; kernels busy {} ns; the device "
@@ -118,8 +120,10 @@ std::vector<Finding> FindExposedComm(const FindingContext& context) {
     if (exposed <= 0) continue;
     Finding finding = NewFinding("exposed-comm", device.device_id,
                                  static_cast<int64_t>(device.comm.size()), exposed);
-    ChargeSegments(context.steps, finding.step_costs,
-                   UncoveredSegments(device.comm, device.compute));
+    if (!context.steps.intervals.empty()) {  // the segments only matter per step
+      ChargeSegments(context.steps, finding.step_costs,
+                     UncoveredSegments(device.comm, device.compute));
+    }
     finding.evidence = fmt::format(
         "collectives busy {} ns, {} ns of it ({:.1f} %) with no compute kernel running", comm_busy,
         exposed, 100.0 * static_cast<double>(exposed) / static_cast<double>(comm_busy));

@@ -92,11 +92,11 @@ void Extend(Segments& segments, int64_t start, int64_t end) {
 }  // namespace
 
 std::vector<DeviceActivity> BuildDeviceActivity(const Trace& trace, const WindowSpec& spec,
+                                                const std::vector<DeviceLoad>* engine_load,
                                                 int64_t gap_min_ns) {
-  EngineLoadOptions load_options;
-  load_options.window = spec;
+  std::vector<DeviceLoad> computed;
   std::map<int32_t, DeviceActivity> devices;
-  for (const DeviceLoad& load : ComputeEngineLoad(trace, load_options)) {
+  for (const DeviceLoad& load : GivenOrComputedEngineLoad(trace, spec, engine_load, computed)) {
     DeviceActivity& device = devices[load.device_id];
     device.device_id = load.device_id;
     device.window = load.window;

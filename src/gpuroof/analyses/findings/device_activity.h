@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "gpuroof/analyses/engine_load.h"
 #include "gpuroof/analyses/window.h"
 #include "gpuroof/model/trace.h"
 
@@ -47,8 +48,11 @@ struct DeviceActivity {
 
 // The timelines of every device with ops in its window under `spec` (ComputeEngineLoad's
 // windows), ascending id. Gaps are those strictly longer than `gap_min_ns` between the first and
-// last op of the window. One ordered pass. Throws what ComputeEngineLoad() throws.
+// last op of the window. One ordered pass. Throws what ComputeEngineLoad() throws. `engine_load`,
+// when given, is ComputeEngineLoad's result under `spec` (the report has it): its windows are
+// used instead of computing them again.
 std::vector<DeviceActivity> BuildDeviceActivity(const Trace& trace, const WindowSpec& spec,
+                                                const std::vector<DeviceLoad>* engine_load,
                                                 int64_t gap_min_ns);
 
 }  // namespace gpuroof

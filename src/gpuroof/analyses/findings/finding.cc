@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <limits>
 #include <stdexcept>
 
 namespace gpuroof {
@@ -101,9 +102,19 @@ void ChargeSegments(const FindingSteps& steps, StepCosts& costs,
                     const std::vector<std::pair<int64_t, int64_t>>& segments) {
   if (steps.intervals.empty()) return;
   costs.cost_ns.resize(steps.intervals.size(), 0);
+  // The latest end among the steps up to each one (steps are in start order, and may nest): the
+  // first step that can reach into a segment is found by binary search, so a long trace costs
+  // O(log steps) per segment, not a walk from the first step.
+  std::vector<int64_t> reach(steps.intervals.size());
+  int64_t latest_end = std::numeric_limits<int64_t>::min();
+  for (size_t s = 0; s < steps.intervals.size(); ++s) {
+    latest_end = std::max(latest_end, steps.intervals[s].second);
+    reach[s] = latest_end;
+  }
   for (const auto& [start, end] : segments) {
     int64_t inside = 0;
-    for (size_t s = 0; s < steps.intervals.size(); ++s) {
+    const auto first = std::upper_bound(reach.begin(), reach.end(), start);
+    for (auto s = static_cast<size_t>(first - reach.begin()); s < steps.intervals.size(); ++s) {
       const auto& [step_start, step_end] = steps.intervals[s];
       if (step_start >= end) break;  // steps in start order
       const int64_t overlap = std::min(end, step_end) - std::max(start, step_start);

@@ -60,8 +60,8 @@ FindingsResult ComputeFindings(const Trace& trace, const FindingsOptions& option
     empty.notes.push_back("the trace has no GPU activity: no rule can fire");
     return empty;
   }
-  const std::vector<DeviceActivity> devices =
-      BuildDeviceActivity(trace, options.window, options.thresholds.gap_min_ns);
+  const std::vector<DeviceActivity> devices = BuildDeviceActivity(
+      trace, options.window, options.engine_load, options.thresholds.gap_min_ns);
   const FindingSteps steps = ResolveSteps(trace, options.iteration_range);
   FindingContext context{trace, devices, options.thresholds, steps};
   FindingsResult result;

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "gpuroof/analyses/engine_load.h"
 #include "gpuroof/analyses/findings/finding.h"
 #include "gpuroof/analyses/window.h"
 #include "gpuroof/model/trace.h"
@@ -16,6 +17,9 @@ struct FindingsOptions {
   // The range whose instances are the steps (range_selection.h naming, `--iteration-range`);
   // empty: "ProfilerStep#*" when the trace has it, else no steps (no per-step costs).
   std::string iteration_range;
+  // ComputeEngineLoad's result under `window`, when the caller has it (the report): its windows
+  // are reused, not computed again. Null: computed here.
+  const std::vector<DeviceLoad>* engine_load = nullptr;
 };
 
 struct FindingsResult {
