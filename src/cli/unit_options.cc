@@ -83,7 +83,10 @@ void AddKernelKeyOption(CLI::App& command, std::string& key) {
 }
 
 ReadOptions ApiCallReadOptions(const WindowSpec& window, int threads, bool every_call) {
-  ReadOptions read = BreakdownReadOptions(window, ReadDetail::kFull, threads);
+  // Every call (api, findings): the calls, the ops' names, memory kinds and correlation ids, never
+  // the kernel shapes or demangled names that only the launch keys need.
+  ReadOptions read = BreakdownReadOptions(
+      window, every_call ? ReadDetail::kBreakdown : ReadDetail::kFull, threads);
   read.api_calls = true;
   read.all_api_calls = every_call;
   return read;

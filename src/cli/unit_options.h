@@ -46,8 +46,9 @@ WindowSpec ParseWindowOptions(const std::string& window, const std::string& attr
 // the window is an NVTX range's (ReadForRanges).
 ReadOptions BreakdownReadOptions(const WindowSpec& window, ReadDetail detail, int threads);
 
-// BreakdownReadOptions with full detail and the CUDA API calls joined to their kernels
-// (correlation ids); with `every_call` also the calls that launch nothing (synchronisations).
+// BreakdownReadOptions with the CUDA API calls joined to their kernels (correlation ids): full
+// detail for the launch keys; with `every_call` also the calls that launch nothing
+// (synchronisations), at breakdown detail (no kernel shapes or demangled names).
 ReadOptions ApiCallReadOptions(const WindowSpec& window, int threads, bool every_call);
 
 // A duration (ns, or with us/ms/s) > 0; throws InputError naming `option` otherwise.
