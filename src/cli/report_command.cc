@@ -49,6 +49,9 @@ struct ReportOptions : BreakdownOptions {
   std::string attribute;
   bool ranks = false;        // --ranks: the traces are the ranks of one job
   bool no_findings = false;  // --no-findings: leave the findings section out (a lighter read)
+  // --iteration-range: the steps of the findings' costs and of the rank section; empty: the
+  // ProfilerStep#* family where the trace has it.
+  std::string iteration_range;
 };
 
 // The settings every analysis of the page shares, checked before any trace is read.
@@ -78,6 +81,7 @@ ReportPlan PlanReport(const ReportOptions& options) {
     // gpuroof findings with its default thresholds, in the page's window.
     plan.findings.emplace();
     plan.findings->window = plan.load.window;
+    plan.findings->iteration_range = options.iteration_range;
   }
   plan.gaps.min_ns = ParsePositiveDurationNs(options.gap_min, "--gap-min");
   return plan;
@@ -233,7 +237,7 @@ void AddRankSection(const ReportOptions& options, const std::vector<std::unique_
   std::vector<RankSummary> summaries;
   for (const auto& trace : traces) {
     try {
-      summaries.push_back(SummarizeRank(*trace, {}));
+      summaries.push_back(SummarizeRank(*trace, {options.iteration_range}));
     } catch (const InputError& error) {
       report.rank_notes.push_back(fmt::format("not a rank: {}", error.what()));
     }
@@ -311,6 +315,9 @@ void AddReportCommand(CLI::App& app, int& exit_code) {
   command->add_flag("--ranks", options->ranks,
                     "Add a rank section: the traces are the ranks of one job (automatic when "
                     "every trace names its rank)");
+  command->add_option("--iteration-range", options->iteration_range,
+                      "The range whose instances are the steps: findings' cost per step and the "
+                      "rank section's figures (default: ProfilerStep#* when the trace has it)");
   command->add_flag("--no-findings", options->no_findings,
                     "Leave the findings section out (reads less of each trace: no API calls)");
   AddOutputOptions(*command, options->output, {"html"});

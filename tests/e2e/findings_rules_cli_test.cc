@@ -258,5 +258,29 @@ TEST(FindingsRulesCli, CostPerStepInCsvJsonAndText) {
   EXPECT_NE(unknown.err.find("--iteration-range"), std::string::npos) << unknown.err;
 }
 
+// The report's findings section takes its steps from --iteration-range as `findings` does: two
+// of the three steps named "step" (0-3000 ns) hold the whole 1000 ns sync-call cost, 500 ns each.
+TEST(FindingsRulesCli, ReportTakesTheStepsFromIterationRange) {
+  TempDir dir;
+  const std::string spec = std::string(kStepsTrace) +
+                           "nvtx start=0 end=1500 text=\"step\"\n"
+                           "nvtx start=1500 end=3000 text=\"step\"\n";
+  std::filesystem::path trace = WriteTrace(dir, "steps.sqlite", spec);
+  auto rows = FindingsByRule(trace, {"--min-cost-pct", "0", "--iteration-range", "step"});
+  ASSERT_EQ(rows.count("sync-call"), 1U);
+  EXPECT_EQ(std::stod(rows["sync-call"].at("cost_per_step_ns")), 500.0);
+  CliResult json =
+      RunGpuroof({"findings", trace.string(), "--iteration-range", "step", "--format", "json"});
+  EXPECT_NE(json.out.find("\"steps\": \"'step' (2 instances)\""), std::string::npos) << json.out;
+
+  CliResult page = RunGpuroof({"report", trace.string(), "--iteration-range", "step"});
+  ASSERT_EQ(page.exit_code, 0) << page.err;
+  EXPECT_NE(page.out.find("steps: &#39;step&#39; (2 instances)"), std::string::npos)
+      << page.out.substr(page.out.find("Findings"), 3000);
+  CliResult unknown = RunGpuroof({"report", trace.string(), "--iteration-range", "nope"});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("--iteration-range"), std::string::npos) << unknown.err;
+}
+
 }  // namespace
 }  // namespace gpuroof::testing

@@ -383,6 +383,9 @@ void WriteFindings(HtmlWriter& html, const HtmlReport& report) {
     }
     for (const std::string& note : result.notes)
       html.Element("p", "note: " + note, {{"class", "note"}});
+    if (!result.steps_label.empty() && !result.findings.empty()) {
+      html.Element("p", "steps: " + result.steps_label, {{"class", "meta"}});
+    }
     if (result.findings.empty()) {
       html.Element("p", "no findings", {{"class", "meta"}});
     } else {

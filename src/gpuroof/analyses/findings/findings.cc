@@ -30,8 +30,8 @@ FindingSteps ResolveSteps(const Trace& trace, const std::string& iteration_range
   FindingSteps steps;
   if (!iteration_range.empty()) {
     RangeSelection selection = SelectRanges(trace, iteration_range, "--iteration-range");
+    steps.label = selection.Describe();  // before the ranges are moved out of it
     ranges = std::move(selection.ranges);
-    steps.label = selection.Describe();
   } else {
     ranges = FindNvtxRanges(trace, "ProfilerStep#*");
   }
