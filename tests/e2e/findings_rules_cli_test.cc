@@ -1,13 +1,14 @@
 // End-to-end tests of `gpuroof findings` through the binary, one rule at a time: a builder-made
 // nsys export with the pattern planted (cost worked out by hand in the comment) reports the
 // finding with that cost_ns, and the same trace without the pattern reports nothing for that
-// rule; the per-step costs of a trace with ProfilerStep ranges; the report page's section is
-// tested in report_cli_test.cc.
+// rule; every rule the same way on a builder-made Kineto trace; the per-step costs of a trace
+// with ProfilerStep ranges; the report page's section is tested in report_cli_test.cc.
 #include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "cli_runner.h"
@@ -208,6 +209,108 @@ TEST(FindingsRulesCli, KinetoPatternsAsOnNsys) {
   EXPECT_EQ(FindingsByRule(WriteKineto(dir, "nosync", nosync), {"--min-cost-pct", "0"})
                 .count("sync-call"),
             0U);
+}
+
+// The other rules' nsys cases above as Kineto traces (microseconds, Kineto's unit; the calls on
+// the host thread 100/100, the GPU ops on device 0), with the same hand-worked costs.
+struct KinetoRuleCase {
+  const char* rule;
+  KinetoJsonBuilder planted;
+  KinetoJsonBuilder without;
+  std::vector<std::string> args;
+  const char* cost_ns;
+};
+
+std::vector<KinetoRuleCase> KinetoCases() {
+  std::vector<KinetoRuleCase> cases;
+  {
+    // pageable: cudaMemcpyAsync of 1000 bytes from pageable memory, copy 0.3-0.8 us: 500 ns.
+    KinetoRuleCase c{"pageable-copy", {}, {}, {"--window", "all", "--min-cost-pct", "0"}, "500"};
+    for (auto [builder, host] : {std::pair{&c.planted, "Pageable"}, {&c.without, "Pinned"}}) {
+      builder->Runtime("cudaMemcpyAsync", "0.1", "0.15", 1)
+          .Memcpy(fmt::format("Memcpy HtoD ({} -> Device)", host), "0.3", "0.5", 1000, 0, 7, 1)
+          .Runtime("cudaLaunchKernel", "0.26", "0.03", 2)
+          .Kernel("k", "0.8", "1", 0, 7, 2);
+    }
+    cases.push_back(std::move(c));
+  }
+  {
+    // host: idle 1.0-1.5 us, the next kernel launched by a call starting at 1.2 (after the GPU
+    // went idle): 500 ns. Without: the call at 0.5 (then it is a gpu-gap).
+    KinetoRuleCase c{"host-bound", {}, {}, {"--gap-min", "100ns", "--min-cost-pct", "0"}, "500"};
+    for (auto [builder, call] : {std::pair{&c.planted, "1.2"}, {&c.without, "0.5"}}) {
+      builder->Runtime("cudaLaunchKernel", "0", "0.1", 1)
+          .Kernel("a", "0", "1", 0, 7, 1)
+          .Runtime("cudaLaunchKernel", call, "0.1", 2)
+          .Kernel("b", "1.5", "1", 0, 7, 2);
+    }
+    cases.push_back(std::move(c));
+  }
+  {
+    // gap: the same idle 1.0-1.5 us with the launch at 0.5 and no sync: unexplained, 500 ns.
+    // Without: the kernels back to back.
+    KinetoRuleCase c{"gpu-gap", {}, {}, {"--gap-min", "100ns", "--min-cost-pct", "0"}, "500"};
+    for (auto [builder, next] : {std::pair{&c.planted, "1.5"}, {&c.without, "1"}}) {
+      builder->Runtime("cudaLaunchKernel", "0", "0.1", 1)
+          .Kernel("a", "0", "1", 0, 7, 1)
+          .Runtime("cudaLaunchKernel", "0.5", "0.1", 2)
+          .Kernel("b", next, "1", 0, 7, 2);
+    }
+    cases.push_back(std::move(c));
+  }
+  {
+    // launch: 20 kernels of 10 ns, each launched by a 100 ns call: 20 x 90 = 1800 ns. Without:
+    // kernels of 1 us.
+    KinetoRuleCase c{"launch-bound", {}, {}, {"--min-cost-pct", "0"}, "1800"};
+    for (int i = 0; i < 20; ++i) {
+      const std::string call = std::to_string(2 * i);
+      const std::string kernel = fmt::format("{}.15", 2 * i);
+      c.planted.Runtime("cudaLaunchKernel", call, "0.1", 1 + i)
+          .Kernel("tiny", kernel, "0.01", 0, 7, 1 + i);
+      c.without.Runtime("cudaLaunchKernel", call, "0.1", 1 + i)
+          .Kernel("tiny", kernel, "1", 0, 7, 1 + i);
+    }
+    cases.push_back(std::move(c));
+  }
+  {
+    // comm: an all-reduce 1.0-1.5 us after the compute kernel 0-1: 500 ns exposed. Without: the
+    // all-reduce at 0.2-0.7, under the kernel.
+    KinetoRuleCase c{"exposed-comm", {}, {}, {"--window", "all", "--min-cost-pct", "0"}, "500"};
+    for (auto [builder, at] : {std::pair{&c.planted, "1"}, {&c.without, "0.2"}}) {
+      builder->Kernel("compute", "0", "1", 0, 7)
+          .Kernel("ncclKernel_AllReduce_RING_LL_Sum_float", at, "0.5", 0, 8);
+    }
+    cases.push_back(std::move(c));
+  }
+  {
+    // serial: one stream, H2D 0-0.5 us, kernel 0.5-1.5, D2H 1.5-2.0: 1000 ns (the nsys case).
+    // Without: both copies on their own streams under the kernel.
+    KinetoRuleCase c{
+        "serialised-copies", {}, {}, {"--window", "all", "--min-cost-pct", "0"}, "1000"};
+    c.planted.Memcpy("Memcpy HtoD (Pinned -> Device)", "0", "0.5", 4096, 0, 7)
+        .Kernel("k", "0.5", "1", 0, 7)
+        .Memcpy("Memcpy DtoH (Device -> Pinned)", "1.5", "0.5", 4096, 0, 7);
+    c.without.Memcpy("Memcpy HtoD (Pinned -> Device)", "0.5", "0.5", 4096, 0, 8)
+        .Kernel("k", "0.5", "1", 0, 7)
+        .Memcpy("Memcpy DtoH (Device -> Pinned)", "1", "0.5", 4096, 0, 9);
+    cases.push_back(std::move(c));
+  }
+  return cases;
+}
+
+TEST(FindingsRulesCli, EveryOtherRuleOnKinetoAsOnNsys) {
+  TempDir dir;
+  for (const KinetoRuleCase& c : KinetoCases()) {
+    SCOPED_TRACE(c.rule);
+    auto planted = FindingsByRule(WriteKineto(dir, c.rule, c.planted), c.args);
+    ASSERT_EQ(planted.count(c.rule), 1U);
+    EXPECT_EQ(planted[c.rule].at("cost_ns"), c.cost_ns);
+    EXPECT_EQ(planted[c.rule].at("device"), "0");
+    EXPECT_FALSE(planted[c.rule].at("evidence").empty());
+    auto without =
+        FindingsByRule(WriteKineto(dir, std::string(c.rule) + "_without", c.without), c.args);
+    EXPECT_EQ(without.count(c.rule), 0U) << without[c.rule]["evidence"];
+  }
 }
 
 // Three ProfilerStep ranges; a sync in step 1 costs 400 ns of idle time, one in step 2 600 ns
