@@ -54,6 +54,16 @@ std::string SuggestOption(CLI::App& app, int argc, char** argv) {
   return "";
 }
 
+// Whether this process says usage and input errors: all but the later processes of an mpirun,
+// whose errors the first process says too.
+bool SaysErrors() {
+#ifdef GPUROOF_MPI
+  return !gpuroof::IsLaterLaunchedProcess();
+#else
+  return true;
+#endif
+}
+
 int Run(int argc, char** argv, gpuroof::RankSetSpread* spread) {
   CLI::App app{
       "gpuroof: which GPU engine binds your pipeline, by how much, and whether a change "
@@ -88,15 +98,19 @@ int Run(int argc, char** argv, gpuroof::RankSetSpread* spread) {
       if (!names.empty()) names += ", ";
       names += command->get_name();
     }
-    fmt::print(stderr, "gpuroof: error: unknown command '{}' (commands: {})\n", argv[1], names);
+    if (SaysErrors()) {
+      fmt::print(stderr, "gpuroof: error: unknown command '{}' (commands: {})\n", argv[1], names);
+    }
     return gpuroof::kExitBadInput;
   }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
-    fmt::print(stderr, "gpuroof: error: {}{}\n", e.what(), SuggestOption(app, argc, argv));
-    fmt::print(stderr, "Run 'gpuroof --help' or 'gpuroof <command> --help' for usage.\n");
+    if (SaysErrors()) {
+      fmt::print(stderr, "gpuroof: error: {}{}\n", e.what(), SuggestOption(app, argc, argv));
+      fmt::print(stderr, "Run 'gpuroof --help' or 'gpuroof <command> --help' for usage.\n");
+    }
     return gpuroof::kExitBadInput;
   }
   return exit_code;
@@ -114,7 +128,7 @@ int main(int argc, char** argv) {
   try {
     return Run(argc, argv, spread.get());
   } catch (const gpuroof::InputError& e) {
-    fmt::print(stderr, "gpuroof: error: {}\n", e.what());
+    if (SaysErrors()) fmt::print(stderr, "gpuroof: error: {}\n", e.what());
     return gpuroof::kExitBadInput;
   } catch (const gpuroof::CheckFailed& e) {
     fmt::print(stderr, "gpuroof: error: {}\n", e.what());

@@ -28,6 +28,15 @@ int LauncherWorldSize() {
   return 0;
 }
 
+// This process's position among the launched ones, or -1 when the launcher does not say.
+int LauncherProcess() {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMI_RANK"}) {
+    const char* value = std::getenv(name);
+    if (value != nullptr) return std::atoi(value);
+  }
+  return -1;
+}
+
 // A broadcast of bytes from the leader: the length, then the bytes (none: the leader stops).
 std::string BroadcastBytes(std::string bytes) {
   uint64_t size = bytes.size();
@@ -130,6 +139,10 @@ class MpiRankSetSpread final : public RankSetSpread {
 };
 
 }  // namespace
+
+bool IsLaterLaunchedProcess() {
+  return LauncherWorldSize() > 1 && LauncherProcess() > 0;
+}
 
 std::unique_ptr<RankSetSpread> MpiRankSetSpreadFromEnvironment() {
   if (LauncherWorldSize() <= 1) return nullptr;

@@ -16,4 +16,9 @@ namespace gpuroof {
 // never touches MPI. MPI is initialised when `ranks` runs, and finalised by the destructor.
 std::unique_ptr<RankSetSpread> MpiRankSetSpreadFromEnvironment();
 
+// True in a process the launcher started as any but the first (its environment says so). Every
+// process parses the same command line and reads the same files first, so a usage or input error
+// is said by the first process only, not once per process.
+bool IsLaterLaunchedProcess();
+
 }  // namespace gpuroof

@@ -93,5 +93,22 @@ TEST(RanksMpiCliTest, AnEmptyDirectoryStopsEveryProcess) {
   EXPECT_EQ(two.err.substr(0, one.err.size()), one.err);
 }
 
+// A usage error is the same on every process: said once, by the first, with exit 2.
+TEST(RanksMpiCliTest, AUsageErrorIsSaidOnce) {
+  TempDir dir;
+  fs::create_directories(dir / "empty");
+  CliResult one = RunGpuroof({"ranks", (dir / "empty").string(), "--jbos", "2"});
+  CliResult two = RunUnderMpi(2, {"ranks", (dir / "empty").string(), "--jbos", "2"});
+  ASSERT_EQ(one.exit_code, 2);
+  EXPECT_EQ(two.exit_code, 2);
+  EXPECT_EQ(two.err.substr(0, one.err.size()), one.err);
+  size_t said = 0;
+  for (size_t at = two.err.find("gpuroof: error:"); at != std::string::npos;
+       at = two.err.find("gpuroof: error:", at + 1)) {
+    ++said;
+  }
+  EXPECT_EQ(said, 1U) << two.err;
+}
+
 }  // namespace
 }  // namespace gpuroof::testing

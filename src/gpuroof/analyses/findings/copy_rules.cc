@@ -24,6 +24,14 @@ const DeviceActivity* TimelineOf(const std::vector<DeviceActivity>& devices, int
   return nullptr;
 }
 
+// Charges the parts of `segments` that `covered` does not cover to the steps they overlap
+// (nothing to charge, and nothing built, without steps).
+void ChargeExposedSegments(const FindingSteps& steps, StepCosts& costs, const Segments& segments,
+                           const Segments& covered) {
+  if (steps.intervals.empty()) return;
+  ChargeSegments(steps, costs, UncoveredSegments(segments, covered));
+}
+
 }  // namespace
 
 std::vector<Finding> FindPageableAsyncCopies(const FindingContext& context) {
@@ -96,10 +104,7 @@ std::vector<Finding> FindSerialisedCopies(const FindingContext& context) {
     Finding finding = NewFinding("serialised-copies", device.device_id,
                                  static_cast<int64_t>(device.copies.size()), cost);
     // Per step: the copy time with no kernel running in each step, scaled to the cost.
-    if (!context.steps.intervals.empty()) {  // the segments only matter per step
-      ChargeSegments(context.steps, finding.step_costs,
-                     UncoveredSegments(device.copies, device.compute));
-    }
+    ChargeExposedSegments(context.steps, finding.step_costs, device.copies, device.compute);
     ScaleStepCosts(finding.step_costs, cost, exposed);
     finding.evidence = fmt::format(
         "copies busy {} ns, {} ns of it with no kernel running; kernels busy {} ns; the device "
@@ -120,10 +125,7 @@ std::vector<Finding> FindExposedComm(const FindingContext& context) {
     if (exposed <= 0) continue;
     Finding finding = NewFinding("exposed-comm", device.device_id,
                                  static_cast<int64_t>(device.comm.size()), exposed);
-    if (!context.steps.intervals.empty()) {  // the segments only matter per step
-      ChargeSegments(context.steps, finding.step_costs,
-                     UncoveredSegments(device.comm, device.compute));
-    }
+    ChargeExposedSegments(context.steps, finding.step_costs, device.comm, device.compute);
     finding.evidence = fmt::format(
         "collectives busy {} ns, {} ns of it ({:.1f} %) with no compute kernel running", comm_busy,
         exposed, 100.0 * static_cast<double>(exposed) / static_cast<double>(comm_busy));
