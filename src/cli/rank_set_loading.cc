@@ -75,6 +75,14 @@ std::vector<LoadedRank> LoadRanks(const std::vector<std::string>& paths,
 
   // Streaming: each job reads one trace, reduces it to its summary and drops it, so at most
   // `jobs` traces are in memory at once.
+#ifdef __GLIBC__
+  // A fixed threshold: blocks of 1 MiB and more (the JSON parser's buffers, the trace's columns)
+  // are mapped for each trace and unmapped when it is dropped. glibc's default raises the
+  // threshold after the first such free and then serves them from the arenas, which keep the
+  // pages: 64 traces then peaked at 41 MiB with --jobs 1 instead of 31 (docs/performance.md,
+  // §13).
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
+#endif
   std::vector<LoadedRank> loaded(indices.size());
   ParallelFor(
       indices.size(),

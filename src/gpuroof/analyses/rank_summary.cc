@@ -302,6 +302,9 @@ RankSummary SummarizeRank(const Trace& trace, const RankSummaryOptions& options)
   std::sort(lengths.begin(), lengths.end());
   summary.step_median_ns = Median(lengths).value_or(0);
   summary.step_p95_ns = Quantile(lengths, 0.95).value_or(0);
+  // Kept for the whole rank set (thousands of arrivals per rank): no spare capacity.
+  summary.collectives.shrink_to_fit();
+  summary.steps.shrink_to_fit();
   return summary;
 }
 
