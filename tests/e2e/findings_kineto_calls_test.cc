@@ -56,38 +56,26 @@ bool StartsWith(std::string_view text, std::string_view prefix) {
 // The ops as the Kineto reader's categories name them (kernel, gpu_memcpy/memcpy,
 // gpu_memset/memset, any case), and the cuda_runtime/cuda_driver/runtime calls.
 RawTrace ReadRaw(const std::filesystem::path& path) {
-  const std::string text = Gunzip(path);
-  simdjson::dom::parser parser;
-  simdjson::dom::element root = parser.parse(text);
   RawTrace raw;
-  for (simdjson::dom::element event : root["traceEvents"].get_array()) {
-    std::string_view phase;
-    std::string_view category_text;
-    std::string_view name;
-    simdjson::dom::element args;
-    if (event["ph"].get(phase) != simdjson::SUCCESS || phase != "X") continue;
-    if (event["cat"].get(category_text) != simdjson::SUCCESS) continue;
-    if (event["name"].get(name) != simdjson::SUCCESS) continue;
-    if (event["args"].get(args) != simdjson::SUCCESS) continue;
-    const std::string category = Lower(category_text);
-    const int64_t start = Ns(event["ts"]);
-    const int64_t end = start + Ns(event["dur"]);
+  ForEachCompleteEvent(path, [&raw](const RawEvent& event) {
+    const std::string& category = event.category;
+    const std::string_view name = event.name;
     int64_t correlation = 0;
-    if (args["correlation"].get(correlation) != simdjson::SUCCESS) correlation = 0;
+    if (event.args["correlation"].get(correlation) != simdjson::SUCCESS) correlation = 0;
     if (category == "cuda_runtime" || category == "cuda_driver" || category == "runtime") {
-      RawCall call{std::string(name), start, end};
+      RawCall call{std::string(name), event.start_ns, event.end_ns};
       if (correlation > 0) {
         raw.calls[correlation] = call;
       } else {
         raw.uncorrelated_calls.push_back(call);
       }
-      continue;
+      return;
     }
     int64_t device = 0;
-    if (args["device"].get(device) != simdjson::SUCCESS) continue;
+    if (event.args["device"].get(device) != simdjson::SUCCESS) return;
     RawOp op;
-    op.start = start;
-    op.end = end;
+    op.start = event.start_ns;
+    op.end = event.end_ns;
     op.correlation = correlation;
     if (category == "kernel") {
       const std::string lower = Lower(name);
@@ -108,10 +96,10 @@ RawTrace ReadRaw(const std::filesystem::path& path) {
     } else if (category == "gpu_memset" || category == "memset") {
       op.kind = OpKind::kMemset;
     } else {
-      continue;
+      return;
     }
     raw.ops[device].push_back(op);
-  }
+  });
   return raw;
 }
 

@@ -31,32 +31,22 @@ struct RawDevice {
 };
 
 std::map<int64_t, RawDevice> DevicesFromRawEvents(const std::filesystem::path& path) {
-  const std::string text = Gunzip(path);
-  simdjson::dom::parser parser;
-  simdjson::dom::element root = parser.parse(text);
   std::map<int64_t, RawDevice> devices;
-  for (simdjson::dom::element event : root["traceEvents"].get_array()) {
-    std::string_view phase;
-    std::string_view category;
-    std::string_view name;
-    simdjson::dom::element args;
-    if (event["ph"].get(phase) != simdjson::SUCCESS || phase != "X") continue;
-    if (event["cat"].get(category) != simdjson::SUCCESS || Lower(category) != "kernel") continue;
-    if (event["name"].get(name) != simdjson::SUCCESS) continue;
-    if (event["args"].get(args) != simdjson::SUCCESS) continue;
+  ForEachCompleteEvent(path, [&devices](const RawEvent& event) {
+    if (event.category != "kernel") return;
     int64_t device = 0;
-    if (args["device"].get(device) != simdjson::SUCCESS) continue;
-    const int64_t start = Ns(event["ts"]);
-    const int64_t end = start + Ns(event["dur"]);
+    if (event.args["device"].get(device) != simdjson::SUCCESS) return;
+    const int64_t start = event.start_ns;
+    const int64_t end = event.end_ns;
     RawDevice& d = devices[device];
-    const std::string lower = Lower(name);
+    const std::string lower = Lower(event.name);
     if (lower.find("nccl") != std::string::npos || lower.find("rccl") != std::string::npos) {
       d.comm.emplace_back(start, end);
-      continue;
+      return;
     }
     d.compute.emplace_back(start, end);
     simdjson::dom::element occupancy;
-    if (args["est. achieved occupancy %"].get(occupancy) != simdjson::SUCCESS) continue;
+    if (event.args["est. achieved occupancy %"].get(occupancy) != simdjson::SUCCESS) return;
     const double pct = occupancy.is_int64() ? static_cast<double>(int64_t{occupancy.get_int64()})
                                             : double{occupancy.get_double()};
     d.estimated_ns += end - start;
@@ -65,7 +55,7 @@ std::map<int64_t, RawDevice> DevicesFromRawEvents(const std::filesystem::path& p
       d.low_ns += end - start;
       ++d.low_kernels;
     }
-  }
+  });
   return devices;
 }
 
