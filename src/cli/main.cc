@@ -64,6 +64,13 @@ bool SaysErrors() {
 #endif
 }
 
+// A usage or input error's exit code. A later process of an mpirun ends with 0: the first one
+// says the error and sets the job's code, and a later one ending non-zero first would have
+// mpirun abort the job, possibly before the first one had said why.
+int BadInputExit() {
+  return SaysErrors() ? gpuroof::kExitBadInput : gpuroof::kExitOk;
+}
+
 int Run(int argc, char** argv, gpuroof::RankSetSpread* spread) {
   CLI::App app{
       "gpuroof: which GPU engine binds your pipeline, by how much, and whether a change "
@@ -101,7 +108,7 @@ int Run(int argc, char** argv, gpuroof::RankSetSpread* spread) {
     if (SaysErrors()) {
       fmt::print(stderr, "gpuroof: error: unknown command '{}' (commands: {})\n", argv[1], names);
     }
-    return gpuroof::kExitBadInput;
+    return BadInputExit();
   }
   try {
     app.parse(argc, argv);
@@ -111,7 +118,7 @@ int Run(int argc, char** argv, gpuroof::RankSetSpread* spread) {
       fmt::print(stderr, "gpuroof: error: {}{}\n", e.what(), SuggestOption(app, argc, argv));
       fmt::print(stderr, "Run 'gpuroof --help' or 'gpuroof <command> --help' for usage.\n");
     }
-    return gpuroof::kExitBadInput;
+    return BadInputExit();
   }
   return exit_code;
 }
@@ -129,7 +136,7 @@ int main(int argc, char** argv) {
     return Run(argc, argv, spread.get());
   } catch (const gpuroof::InputError& e) {
     if (SaysErrors()) fmt::print(stderr, "gpuroof: error: {}\n", e.what());
-    return gpuroof::kExitBadInput;
+    return BadInputExit();
   } catch (const gpuroof::CheckFailed& e) {
     fmt::print(stderr, "gpuroof: error: {}\n", e.what());
     return gpuroof::kExitCheckFailed;

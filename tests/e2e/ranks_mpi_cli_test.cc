@@ -110,5 +110,26 @@ TEST(RanksMpiCliTest, AUsageErrorIsSaidOnce) {
   EXPECT_EQ(said, 1U) << two.err;
 }
 
+// A later process ends silently with 0 on a usage or input error, so that mpirun cannot abort
+// the job before process 0 has said the error. Run as process 1 of 2 without mpirun: the
+// launcher's variables are all the process looks at before MPI starts.
+TEST(RanksMpiCliTest, ALaterProcessLeavesTheErrorAndTheExitCodeToProcessZero) {
+  TempDir dir;
+  const std::string missing = (dir / "missing.sqlite").string();
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"ranks", dir.path().string(), "--jbos", "2"},
+                                             {"anlyze", missing},
+                                             {"analyze", missing}}) {
+    std::vector<std::string> argv = {"/usr/bin/env", "OMPI_COMM_WORLD_SIZE=2",
+                                     "OMPI_COMM_WORLD_RANK=1", GPUROOF_BINARY};
+    argv.insert(argv.end(), args.begin(), args.end());
+    CliResult later = RunProgram(argv);
+    EXPECT_EQ(later.exit_code, 0) << args[0] << ": " << later.err;
+    EXPECT_EQ(later.err, "") << args[0];
+    CliResult first = RunGpuroof(args);
+    EXPECT_EQ(first.exit_code, 2) << args[0] << ": " << first.err;
+  }
+}
+
 }  // namespace
 }  // namespace gpuroof::testing
