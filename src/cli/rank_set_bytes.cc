@@ -148,6 +148,45 @@ RankSummary ReadSummary(ByteReader& in) {
   return summary;
 }
 
+void WriteTally(ByteWriter& out, const CollectiveTally& tally) {
+  out.U64(tally.names().size());
+  for (const std::string& name : tally.names())
+    out.String(name);
+  std::vector<CollectiveTally::Instance> instances = tally.Instances();
+  out.U64(instances.size());
+  for (const CollectiveTally::Instance& instance : instances) {
+    for (uint32_t value : {instance.step, instance.order, instance.name_id, instance.ranks_present})
+      out.U64(value);
+    for (int64_t value : {instance.earliest_arrival_ns, instance.latest_arrival_ns})
+      out.I64(value);
+    out.U64(instance.latest_inputs.size());
+    for (uint32_t input : instance.latest_inputs)
+      out.U64(input);
+  }
+}
+
+CollectiveTally ReadTally(ByteReader& in) {
+  std::vector<std::string> names(in.Count(8));
+  for (std::string& name : names)
+    name = in.String();
+  std::vector<CollectiveTally::Instance> instances(in.Count(7 * 8));
+  for (CollectiveTally::Instance& instance : instances) {
+    for (uint32_t* value :
+         {&instance.step, &instance.order, &instance.name_id, &instance.ranks_present})
+      *value = in.U32();
+    for (int64_t* value : {&instance.earliest_arrival_ns, &instance.latest_arrival_ns})
+      *value = in.I64();
+    instance.latest_inputs.resize(in.Count(8));
+    for (uint32_t& input : instance.latest_inputs)
+      input = in.U32();
+  }
+  try {
+    return CollectiveTally::FromParts(std::move(names), std::move(instances));
+  } catch (const std::invalid_argument&) {
+    ByteReader::Fail();
+  }
+}
+
 }  // namespace
 
 std::vector<int> ShareByFileSize(const std::vector<uint64_t>& file_bytes, int processes) {
@@ -188,10 +227,10 @@ RankShares DecodeRankShares(const std::string& bytes) {
   return shares;
 }
 
-std::string EncodeLoadedRanks(const std::vector<IndexedLoadedRank>& ranks) {
+std::string EncodeLoadedShare(const LoadedShare& share) {
   ByteWriter out;
-  out.U64(ranks.size());
-  for (const IndexedLoadedRank& rank : ranks) {
+  out.U64(share.ranks.size());
+  for (const IndexedLoadedRank& rank : share.ranks) {
     out.U64(rank.index);
     out.Bool(rank.loaded.summary.has_value());
     if (rank.loaded.summary) WriteSummary(out, *rank.loaded.summary);
@@ -199,21 +238,24 @@ std::string EncodeLoadedRanks(const std::vector<IndexedLoadedRank>& ranks) {
     out.String(rank.loaded.diagnostics_summary);
     out.Bool(rank.loaded.data_loss);
   }
+  WriteTally(out, share.collectives);
   return out.Take();
 }
 
-std::vector<IndexedLoadedRank> DecodeLoadedRanks(const std::string& bytes) {
+LoadedShare DecodeLoadedShare(const std::string& bytes) {
   ByteReader in(bytes);
-  std::vector<IndexedLoadedRank> ranks(in.Count(5 * 8));
-  for (IndexedLoadedRank& rank : ranks) {
+  LoadedShare share;
+  share.ranks.resize(in.Count(5 * 8));
+  for (IndexedLoadedRank& rank : share.ranks) {
     rank.index = in.U64();
     if (in.Bool()) rank.loaded.summary = ReadSummary(in);
     rank.loaded.error = in.String();
     rank.loaded.diagnostics_summary = in.String();
     rank.loaded.data_loss = in.Bool();
   }
+  share.collectives = ReadTally(in);
   in.ExpectEnd();
-  return ranks;
+  return share;
 }
 
 }  // namespace gpuroof

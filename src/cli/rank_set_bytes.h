@@ -34,8 +34,17 @@ struct IndexedLoadedRank {
   LoadedRank loaded;
   bool operator==(const IndexedLoadedRank&) const = default;
 };
-std::string EncodeLoadedRanks(const std::vector<IndexedLoadedRank>& ranks);
-// Throws std::runtime_error (an internal error) on bytes that end early or run on.
-std::vector<IndexedLoadedRank> DecodeLoadedRanks(const std::string& bytes);
+
+// What one process sends the leading one: its share's LoadedRanks and their collectives, folded
+// (rank_set_loading.h LoadedRanks, with each rank's path index).
+struct LoadedShare {
+  std::vector<IndexedLoadedRank> ranks;
+  CollectiveTally collectives;
+  bool operator==(const LoadedShare&) const = default;
+};
+std::string EncodeLoadedShare(const LoadedShare& share);
+// Throws std::runtime_error (an internal error) on bytes that end early or run on, or that no
+// share encodes.
+LoadedShare DecodeLoadedShare(const std::string& bytes);
 
 }  // namespace gpuroof

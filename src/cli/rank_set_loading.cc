@@ -4,6 +4,7 @@
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
+#include <mutex>
 #include <numeric>
 #include <optional>
 #include <thread>
@@ -21,8 +22,14 @@ namespace gpuroof {
 
 namespace {
 
-LoadedRank LoadRank(const std::string& path, const ReadOptions& read_options,
-                    const RankSummaryOptions& summary_options) {
+// The collectives of the traces read so far, shared by the reading threads.
+struct SharedTally {
+  std::mutex mutex;
+  CollectiveTally tally;
+};
+
+LoadedRank LoadRank(const std::string& path, uint32_t input, const ReadOptions& read_options,
+                    const RankSummaryOptions& summary_options, SharedTally& collectives) {
   LoadedRank loaded;
   try {
     Trace trace = ReadTrace(path, read_options);
@@ -33,6 +40,14 @@ LoadedRank LoadRank(const std::string& path, const ReadOptions& read_options,
     loaded.summary = SummarizeRank(trace, summary_options);
   } catch (const InputError& error) {
     loaded.error = error.what();
+  }
+  if (loaded.summary) {
+    // Thousands of arrivals per rank: folded now, not kept for the whole set.
+    std::lock_guard lock(collectives.mutex);
+    collectives.tally.Add(input, *loaded.summary);
+    // Swapped out, not assigned `{}`: that would clear them and keep their capacity.
+    std::vector<CollectiveArrival>().swap(loaded.summary->collectives);
+    std::vector<std::string>().swap(loaded.summary->collective_names);
   }
   // The trace is gone: hand its freed pages back. glibc keeps freed memory in each thread's
   // arena, where the small summaries kept for the whole set pin it, so without this the peak
@@ -62,8 +77,8 @@ void SayWhatWasLeftOut(const OutputOptions& output, const RankInputs& inputs) {
 
 }  // namespace
 
-std::vector<LoadedRank> LoadRanks(const std::vector<std::string>& paths,
-                                  const std::vector<size_t>& indices, const RankSetLoad& load) {
+LoadedRanks LoadRanks(const std::vector<std::string>& paths, const std::vector<size_t>& indices,
+                      const RankSetLoad& load) {
   unsigned jobs = load.jobs > 0 ? static_cast<unsigned>(load.jobs)
                                 : std::max(1u, std::thread::hardware_concurrency());
   ReadOptions read_options;
@@ -83,11 +98,17 @@ std::vector<LoadedRank> LoadRanks(const std::vector<std::string>& paths,
   // §13).
   mallopt(M_MMAP_THRESHOLD, 1 << 20);
 #endif
-  std::vector<LoadedRank> loaded(indices.size());
+  LoadedRanks loaded;
+  loaded.ranks.resize(indices.size());
+  SharedTally collectives;
   ParallelFor(
       indices.size(),
-      [&](size_t k) { loaded[k] = LoadRank(paths[indices[k]], read_options, summary_options); },
+      [&](size_t k) {
+        loaded.ranks[k] = LoadRank(paths[indices[k]], static_cast<uint32_t>(indices[k]),
+                                   read_options, summary_options, collectives);
+      },
       jobs);
+  loaded.collectives = std::move(collectives.tally);
   return loaded;
 }
 
@@ -95,7 +116,7 @@ LoadedRankSet LoadRankSet(const RankSetLoad& load, const OutputOptions& output,
                           RankSetSpread* spread) {
   RankInputs inputs = FindRankInputs(load.inputs);
   SayWhatWasLeftOut(output, inputs);
-  std::vector<LoadedRank> loaded;
+  LoadedRanks loaded;
   if (spread != nullptr) {
     loaded = spread->LoadAll(inputs.paths, load);
   } else {
@@ -106,8 +127,9 @@ LoadedRankSet LoadRankSet(const RankSetLoad& load, const OutputOptions& output,
 
   LoadedRankSet set;
   std::vector<RankSummary> summaries;
-  for (size_t i = 0; i < loaded.size(); ++i) {
-    LoadedRank& rank = loaded[i];
+  std::vector<uint32_t> input_of_summary;
+  for (size_t i = 0; i < loaded.ranks.size(); ++i) {
+    LoadedRank& rank = loaded.ranks[i];
     if (!rank.diagnostics_summary.empty()) {
       Say(output, "warning", fmt::format("{}: {}", inputs.paths[i], rank.diagnostics_summary));
     }
@@ -118,13 +140,15 @@ LoadedRankSet LoadRankSet(const RankSetLoad& load, const OutputOptions& output,
       continue;
     }
     summaries.push_back(std::move(*rank.summary));
+    input_of_summary.push_back(static_cast<uint32_t>(i));
   }
   if (summaries.empty()) {
     throw InputError(inputs.paths.size() == 1 ? inputs.paths.front() : std::string("ranks"),
                      fmt::format("none of the {} traces could be analysed (first: {})",
                                  inputs.paths.size(), set.failed.front().message));
   }
-  set.analysis = AnalyseRankSet(std::move(summaries), OutlierRule{});
+  set.analysis =
+      AnalyseRankSet(std::move(summaries), OutlierRule{}, loaded.collectives, input_of_summary);
   for (const std::string& warning : set.analysis.warnings)
     Say(output, "warning", warning);
   return set;

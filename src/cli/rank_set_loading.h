@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "gpuroof/analyses/collective_tally.h"
 #include "gpuroof/analyses/rank_summary.h"
 #include "gpuroof/reports/ranks_report.h"
 
@@ -28,11 +29,18 @@ struct LoadedRank {
   bool operator==(const LoadedRank&) const = default;
 };
 
-// Reads paths[indices[k]] into element k of the result, `load.jobs` at a time; each trace is
+// What some of the traces became: one LoadedRank each, whose summary no longer holds its
+// collectives: they are folded into `collectives`, whose inputs are the traces' path indices.
+struct LoadedRanks {
+  std::vector<LoadedRank> ranks;
+  CollectiveTally collectives;
+};
+
+// Reads paths[indices[k]] into ranks[k] of the result, `load.jobs` at a time; each trace is
 // reduced to its summary and dropped as soon as it is read. Prints nothing: a trace that cannot
 // be read is a LoadedRank with an error.
-std::vector<LoadedRank> LoadRanks(const std::vector<std::string>& paths,
-                                  const std::vector<size_t>& indices, const RankSetLoad& load);
+LoadedRanks LoadRanks(const std::vector<std::string>& paths, const std::vector<size_t>& indices,
+                      const RankSetLoad& load);
 
 // Spreads the reduction of a rank set over several processes (ranks_mpi.h, under mpirun). Without
 // one, this process reads every trace on its own thread pool.
@@ -42,9 +50,9 @@ class RankSetSpread {
   // Called before anything is read. False on a process that only helps: it has read its share
   // of the traces and handed the summaries on by the time this returns, and writes nothing.
   virtual bool Leads(const RankSetLoad& load) = 0;
-  // On the leading process: every path's LoadedRank, in path order (as LoadRanks over all).
-  virtual std::vector<LoadedRank> LoadAll(const std::vector<std::string>& paths,
-                                          const RankSetLoad& load) = 0;
+  // On the leading process: every path's LoadedRank, in path order, and all their collectives
+  // (as LoadRanks over all).
+  virtual LoadedRanks LoadAll(const std::vector<std::string>& paths, const RankSetLoad& load) = 0;
 };
 
 struct LoadedRankSet {

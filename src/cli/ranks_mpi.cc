@@ -1,5 +1,6 @@
 #include "ranks_mpi.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
@@ -54,14 +55,15 @@ std::vector<size_t> ShareOf(const RankShares& shares, int process) {
   return indices;
 }
 
-std::vector<IndexedLoadedRank> LoadShare(const RankShares& shares, int process,
-                                         const RankSetLoad& load) {
+LoadedShare LoadShare(const RankShares& shares, int process, const RankSetLoad& load) {
   std::vector<size_t> indices = ShareOf(shares, process);
-  std::vector<LoadedRank> loaded = LoadRanks(shares.paths, indices, load);
-  std::vector<IndexedLoadedRank> indexed(indices.size());
+  LoadedRanks loaded = LoadRanks(shares.paths, indices, load);
+  LoadedShare share;
+  share.ranks.resize(indices.size());
   for (size_t k = 0; k < indices.size(); ++k)
-    indexed[k] = {indices[k], std::move(loaded[k])};
-  return indexed;
+    share.ranks[k] = {indices[k], std::move(loaded.ranks[k])};
+  share.collectives = std::move(loaded.collectives);
+  return share;
 }
 
 class MpiRankSetSpread final : public RankSetSpread {
@@ -85,7 +87,7 @@ class MpiRankSetSpread final : public RankSetSpread {
     try {
       std::string bytes = BroadcastBytes("");
       if (bytes.empty()) return false;  // the leader stopped: it says why
-      std::string summaries = EncodeLoadedRanks(LoadShare(DecodeRankShares(bytes), process_, load));
+      std::string summaries = EncodeLoadedShare(LoadShare(DecodeRankShares(bytes), process_, load));
       MPI_Send(summaries.data(), static_cast<int>(summaries.size()), MPI_BYTE, kLeader,
                kSummariesTag, MPI_COMM_WORLD);
     } catch (const std::exception& error) {
@@ -97,8 +99,7 @@ class MpiRankSetSpread final : public RankSetSpread {
     return false;
   }
 
-  std::vector<LoadedRank> LoadAll(const std::vector<std::string>& paths,
-                                  const RankSetLoad& load) override {
+  LoadedRanks LoadAll(const std::vector<std::string>& paths, const RankSetLoad& load) override {
     RankShares shares;
     shares.paths = paths;
     std::vector<uint64_t> bytes(paths.size(), 0);
@@ -111,9 +112,12 @@ class MpiRankSetSpread final : public RankSetSpread {
     BroadcastBytes(EncodeRankShares(shares));
     shares_sent_ = true;
 
-    std::vector<LoadedRank> loaded(paths.size());
-    for (IndexedLoadedRank& rank : LoadShare(shares, kLeader, load))
-      loaded[rank.index] = std::move(rank.loaded);
+    LoadedRanks loaded;
+    loaded.ranks.resize(paths.size());
+    LoadedShare own = LoadShare(shares, kLeader, load);
+    for (IndexedLoadedRank& rank : own.ranks)
+      loaded.ranks[rank.index] = std::move(rank.loaded);
+    loaded.collectives = std::move(own.collectives);
     for (int process = 1; process < processes_; ++process) {
       MPI_Status status;
       MPI_Probe(process, kSummariesTag, MPI_COMM_WORLD, &status);
@@ -122,11 +126,21 @@ class MpiRankSetSpread final : public RankSetSpread {
       std::string message(static_cast<size_t>(size), '\0');
       MPI_Recv(message.data(), size, MPI_BYTE, process, kSummariesTag, MPI_COMM_WORLD,
                MPI_STATUS_IGNORE);
-      for (IndexedLoadedRank& rank : DecodeLoadedRanks(message)) {
-        if (rank.index >= loaded.size() || shares.process_of[rank.index] != process)
+      LoadedShare share = DecodeLoadedShare(message);
+      auto given = [&](uint64_t index) {
+        return index < paths.size() && shares.process_of[index] == process;
+      };
+      for (IndexedLoadedRank& rank : share.ranks) {
+        if (!given(rank.index))
           throw std::runtime_error("ranks: MPI process sent a summary it was not given");
-        loaded[rank.index] = std::move(rank.loaded);
+        loaded.ranks[rank.index] = std::move(rank.loaded);
       }
+      for (const CollectiveTally::Instance& instance : share.collectives.Instances()) {
+        if (!std::all_of(instance.latest_inputs.begin(), instance.latest_inputs.end(), given))
+          throw std::runtime_error(
+              "ranks: MPI process sent collectives of a trace it was not given");
+      }
+      loaded.collectives.Merge(share.collectives);
     }
     return loaded;
   }

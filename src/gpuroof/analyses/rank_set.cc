@@ -153,44 +153,13 @@ std::vector<Straggler> FindStragglers(const std::vector<RankSummary>& ranks,
 }
 
 SkewSummary ComputeCollectiveSkew(const std::vector<RankSummary>& ranks) {
-  SkewSummary skew;
-  skew.times_last.assign(ranks.size(), 0);
-  using Key = std::tuple<size_t, size_t, std::string>;
-  std::map<Key, CollectiveSkew> instances;
+  CollectiveTally tally;
+  std::vector<size_t> position(ranks.size());
   for (size_t r = 0; r < ranks.size(); ++r) {
-    for (const CollectiveArrival& arrival : ranks[r].collectives) {
-      std::string name(ranks[r].CollectiveName(arrival));
-      auto [it, inserted] =
-          instances.try_emplace(Key{arrival.step, arrival.order, name}, CollectiveSkew{});
-      CollectiveSkew& instance = it->second;
-      if (inserted) {
-        instance.step = arrival.step;
-        instance.order = arrival.order;
-        instance.name = std::move(name);
-        instance.earliest_arrival_ns = arrival.arrival_ns;
-        instance.latest_arrival_ns = arrival.arrival_ns;
-        instance.last_rank_index = r;
-      } else {
-        instance.earliest_arrival_ns = std::min(instance.earliest_arrival_ns, arrival.arrival_ns);
-        if (arrival.arrival_ns > instance.latest_arrival_ns) {
-          instance.latest_arrival_ns = arrival.arrival_ns;
-          instance.last_rank_index = r;
-        }
-      }
-      ++instance.ranks_present;
-    }
+    tally.Add(static_cast<uint32_t>(r), ranks[r]);
+    position[r] = r;
   }
-  for (auto& [key, instance] : instances) {
-    if (instance.ranks_present != ranks.size()) {
-      ++skew.partial_instances;
-      continue;
-    }
-    if (instance.spread_ns() > 0) ++skew.times_last[instance.last_rank_index];
-    skew.instances.push_back(std::move(instance));
-  }
-  std::stable_sort(skew.instances.begin(), skew.instances.end(),
-                   [](const auto& a, const auto& b) { return a.spread_ns() > b.spread_ns(); });
-  return skew;
+  return tally.Match(position, ranks.size());
 }
 
 RankAssignment AssignRanks(const std::vector<RankSummary>& ranks) {
@@ -271,6 +240,21 @@ RankAssignment AssignRanks(const std::vector<RankSummary>& ranks) {
 namespace gpuroof {
 
 RankSetAnalysis AnalyseRankSet(std::vector<RankSummary> ranks, const OutlierRule& rule) {
+  CollectiveTally collectives;
+  std::vector<uint32_t> input_of_rank(ranks.size());
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    input_of_rank[r] = static_cast<uint32_t>(r);
+    collectives.Add(input_of_rank[r], ranks[r]);
+  }
+  return AnalyseRankSet(std::move(ranks), rule, collectives, input_of_rank);
+}
+
+RankSetAnalysis AnalyseRankSet(std::vector<RankSummary> ranks, const OutlierRule& rule,
+                               const CollectiveTally& collectives,
+                               const std::vector<uint32_t>& input_of_rank) {
+  if (input_of_rank.size() != ranks.size()) {
+    throw std::invalid_argument("AnalyseRankSet: one tally input per rank");
+  }
   RankAssignment assignment = AssignRanks(ranks);
   std::vector<size_t> order(ranks.size());
   for (size_t i = 0; i < order.size(); ++i)
@@ -291,7 +275,14 @@ RankSetAnalysis AnalyseRankSet(std::vector<RankSummary> ranks, const OutlierRule
   analysis.rule = rule;
   analysis.outliers = FindRankOutliers(analysis.ranks, rule);
   analysis.stragglers = FindStragglers(analysis.ranks, analysis.outliers);
-  analysis.skew = ComputeCollectiveSkew(analysis.ranks);
+  // Where each tally input ended up among the sorted ranks.
+  uint32_t inputs = 0;
+  for (uint32_t input : input_of_rank)
+    inputs = std::max(inputs, input + 1);
+  std::vector<size_t> position_of_input(inputs, 0);
+  for (size_t position = 0; position < order.size(); ++position)
+    position_of_input[input_of_rank[order[position]]] = position;
+  analysis.skew = collectives.Match(position_of_input, analysis.ranks.size());
   return analysis;
 }
 

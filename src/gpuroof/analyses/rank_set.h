@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gpuroof/analyses/collective_tally.h"
 #include "gpuroof/analyses/rank_summary.h"
 
 namespace gpuroof {
@@ -71,24 +72,8 @@ std::vector<Straggler> FindStragglers(const std::vector<RankSummary>& ranks,
                                       const std::vector<RankOutlier>& outliers);
 
 // One collective instance matched across ranks by (step, order within the step, kernel name).
-struct CollectiveSkew {
-  size_t step = 0;
-  size_t order = 0;
-  std::string name;
-  size_t ranks_present = 0;
-  int64_t earliest_arrival_ns = 0;  // arrivals are kernel starts after the step's start
-  int64_t latest_arrival_ns = 0;
-  size_t last_rank_index = 0;  // the rank that arrives last: the one the others wait for
-  int64_t spread_ns() const { return latest_arrival_ns - earliest_arrival_ns; }
-};
-
-struct SkewSummary {
-  std::vector<CollectiveSkew> instances;  // on every rank; largest spread first, then by key
-  size_t partial_instances = 0;           // present on some ranks only: not compared
-  std::vector<size_t> times_last;         // per rank index: instances it arrived last at
-};
-
-// Matches the collectives of `ranks`; instances on fewer than all ranks are counted only.
+// Matches the collectives of `ranks` (CollectiveTally, rank index = position in `ranks`);
+// instances on fewer than all ranks are counted only.
 SkewSummary ComputeCollectiveSkew(const std::vector<RankSummary>& ranks);
 
 // Who is who: the rank ids and what is wrong with them.
@@ -125,8 +110,14 @@ struct RankSetAnalysis {
 };
 
 // Assigns the ranks (in input order: file order matters where traces name no rank), sorts them
-// by id, and compares them.
+// by id, and compares them. The collectives are those of `ranks`.
 RankSetAnalysis AnalyseRankSet(std::vector<RankSummary> ranks, const OutlierRule& rule);
+
+// The same for ranks whose collectives were folded into `collectives` as they were read (and
+// dropped from the summaries): ranks[i] is the tally's input input_of_rank[i].
+RankSetAnalysis AnalyseRankSet(std::vector<RankSummary> ranks, const OutlierRule& rule,
+                               const CollectiveTally& collectives,
+                               const std::vector<uint32_t>& input_of_rank);
 
 }  // namespace gpuroof
 

@@ -296,13 +296,10 @@ RankSummary SummarizeRank(const Trace& trace, const RankSummaryOptions& options)
                             ops[i].start_ns - start_ns);
     }
   }
-  // Kept for the whole set while the trace is dropped: no spare capacity.
-  summary.steps.shrink_to_fit();
-  summary.collectives.shrink_to_fit();
   std::sort(lengths.begin(), lengths.end());
   summary.step_median_ns = Median(lengths).value_or(0);
   summary.step_p95_ns = Quantile(lengths, 0.95).value_or(0);
-  // Kept for the whole rank set (thousands of arrivals per rank): no spare capacity.
+  // Kept for the whole rank set (the steps) or until folded (the arrivals): no spare capacity.
   summary.collectives.shrink_to_fit();
   summary.steps.shrink_to_fit();
   return summary;

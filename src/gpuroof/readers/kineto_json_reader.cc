@@ -707,6 +707,12 @@ Trace KinetoJsonParser::Parse() {
   }
   if (SkipSpace() != -1) Fail(pos_, "unexpected data after the end of the JSON trace");
   if (input_.compressed()) builder_.SetMetadata("kineto_compression", "gzip");
+  // Every byte is read: the parser's buffers and the window go back before Finish() joins the
+  // launch calls (with them alive, that join was the read's memory peak).
+  parser_ = od::parser{};
+  data_.reset();
+  std::vector<uint64_t>().swap(ends_);
+  std::vector<size_t>().swap(scan_ends_);
   return builder_.Finish();
 }
 

@@ -49,15 +49,19 @@ TEST(RankSetBytesTest, LoadedRanksComeBackFieldForField) {
   failed.error = "/jobs/a/broken.json: JSON ends early";
   LoadedRank bare;  // a summary with no rank, no steps, no collectives
   bare.summary = RankSummary{};
-  std::vector<IndexedLoadedRank> ranks = {{7, AnalysedRank()}, {0, failed}, {42, bare}};
-  std::vector<IndexedLoadedRank> back = DecodeLoadedRanks(EncodeLoadedRanks(ranks));
-  ASSERT_EQ(back.size(), 3u);
-  EXPECT_EQ(back, ranks);
-  EXPECT_EQ(back[0].loaded.summary->step_median_ns, 0.1 + 0.2);
-  EXPECT_EQ(back[0].loaded.summary->collective_names.size(), 2u);
-  EXPECT_FALSE(back[1].loaded.summary.has_value());
-  EXPECT_FALSE(back[2].loaded.summary->rank.has_value());
-  EXPECT_TRUE(DecodeLoadedRanks(EncodeLoadedRanks({})).empty());
+  LoadedShare share;
+  share.ranks = {{7, AnalysedRank()}, {0, failed}, {42, bare}};
+  share.collectives.Add(7, *AnalysedRank().summary);
+  LoadedShare back = DecodeLoadedShare(EncodeLoadedShare(share));
+  ASSERT_EQ(back.ranks.size(), 3u);
+  EXPECT_EQ(back, share);
+  EXPECT_EQ(back.ranks[0].loaded.summary->step_median_ns, 0.1 + 0.2);
+  EXPECT_EQ(back.ranks[0].loaded.summary->collective_names.size(), 2u);
+  EXPECT_FALSE(back.ranks[1].loaded.summary.has_value());
+  EXPECT_FALSE(back.ranks[2].loaded.summary->rank.has_value());
+  EXPECT_EQ(back.collectives.names(), share.collectives.names());
+  EXPECT_EQ(back.collectives.Instances().size(), 3u);
+  EXPECT_EQ(DecodeLoadedShare(EncodeLoadedShare({})), LoadedShare{});
 }
 
 TEST(RankSetBytesTest, IntegersAreLittleEndianInEightBytes) {
@@ -75,18 +79,27 @@ TEST(RankSetBytesTest, SharesComeBack) {
 }
 
 TEST(RankSetBytesTest, MalformedBytesAreRefused) {
-  std::string bytes = EncodeLoadedRanks({{7, AnalysedRank()}});
+  LoadedShare share;
+  share.ranks = {{7, AnalysedRank()}};
+  share.collectives.Add(7, *AnalysedRank().summary);
+  std::string bytes = EncodeLoadedShare(share);
   for (size_t cut : {size_t{0}, size_t{5}, size_t{8}, bytes.size() / 2, bytes.size() - 1})
-    EXPECT_THROW(DecodeLoadedRanks(bytes.substr(0, cut)), std::runtime_error) << cut;
-  EXPECT_THROW(DecodeLoadedRanks(bytes + "x"), std::runtime_error);
+    EXPECT_THROW(DecodeLoadedShare(bytes.substr(0, cut)), std::runtime_error) << cut;
+  EXPECT_THROW(DecodeLoadedShare(bytes + "x"), std::runtime_error);
   // A count far beyond what the bytes hold is refused before anything is reserved.
   std::string huge(8, '\xff');
-  EXPECT_THROW(DecodeLoadedRanks(huge), std::runtime_error);
+  EXPECT_THROW(DecodeLoadedShare(huge), std::runtime_error);
   EXPECT_THROW(DecodeRankShares(huge), std::runtime_error);
   // An arrival naming a name the summary does not hold.
-  LoadedRank bad = AnalysedRank();
-  bad.summary->collectives.back().name_id = 2;
-  EXPECT_THROW(DecodeLoadedRanks(EncodeLoadedRanks({{0, bad}})), std::runtime_error);
+  LoadedShare bad;
+  bad.ranks = {{0, AnalysedRank()}};
+  bad.ranks[0].loaded.summary->collectives.back().name_id = 2;
+  EXPECT_THROW(DecodeLoadedShare(EncodeLoadedShare(bad)), std::runtime_error);
+  // A folded instance naming a name the tally does not hold: the last instance's name id is 6 x 8
+  // bytes from the end (then come ranks present, earliest, latest, input count and the input).
+  std::string unnamed = bytes;
+  unnamed[unnamed.size() - 6 * 8] = '\x09';
+  EXPECT_THROW(DecodeLoadedShare(unnamed), std::runtime_error);
 }
 
 // Sizes 10 50 30 30 20 on 2 processes, largest first: 50 -> p0 (0,0: the lower), 30 (file 2) ->
