@@ -20,22 +20,24 @@ namespace {
 constexpr int kLeader = 0;
 constexpr int kSummariesTag = 16;
 
-// The world size the launcher announces: OpenMPI, then MPICH/Hydra and Intel MPI.
-int LauncherWorldSize() {
-  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}) {
+// The number in the first of the launcher's variables that is set (OpenMPI's, then MPICH/Hydra's
+// and Intel MPI's), or `absent`.
+int LauncherNumber(const char* openmpi, const char* pmi, int absent) {
+  for (const char* name : {openmpi, pmi}) {
     const char* value = std::getenv(name);
     if (value != nullptr) return std::atoi(value);
   }
-  return 0;
+  return absent;
+}
+
+// The world size the launcher announces.
+int LauncherWorldSize() {
+  return LauncherNumber("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", 0);
 }
 
 // This process's position among the launched ones, or -1 when the launcher does not say.
 int LauncherProcess() {
-  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMI_RANK"}) {
-    const char* value = std::getenv(name);
-    if (value != nullptr) return std::atoi(value);
-  }
-  return -1;
+  return LauncherNumber("OMPI_COMM_WORLD_RANK", "PMI_RANK", -1);
 }
 
 // A broadcast of bytes from the leader: the length, then the bytes (none: the leader stops).
