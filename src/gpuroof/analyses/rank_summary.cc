@@ -35,7 +35,17 @@ struct DeviceOp {
 };
 
 std::vector<DeviceOp> DeviceOps(const Trace& trace, int32_t device_id) {
+  // Counted first: grown by doubling, the copy would be half as large again at its peak, while
+  // the whole trace is held (ranks reads `--jobs` traces at once).
+  size_t count = 0;
+  for (const ActivityBlock& block : trace.blocks) {
+    for (size_t i = 0; i < block.size(); ++i) {
+      count += trace.streams[block.stream[i]].device_id == device_id &&
+               block.end_ns[i] > block.start_ns[i];
+    }
+  }
   std::vector<DeviceOp> ops;
+  ops.reserve(count);
   ForEachInStartOrder(trace, [&](const ActivityBlock& block, size_t i) {
     if (trace.streams[block.stream[i]].device_id != device_id) return;
     if (block.end_ns[i] <= block.start_ns[i]) return;  // occupies no engine
