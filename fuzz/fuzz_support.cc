@@ -7,9 +7,12 @@
 
 #include "gpuroof/analyses/copy_summary.h"
 #include "gpuroof/analyses/engine_load.h"
+#include "gpuroof/analyses/findings/findings.h"
 #include "gpuroof/analyses/gpu_gaps.h"
 #include "gpuroof/analyses/kernel_summary.h"
 #include "gpuroof/analyses/range_summary.h"
+#include "gpuroof/analyses/rank_set.h"
+#include "gpuroof/analyses/rank_summary.h"
 #include "gpuroof/analyses/regression/profile_samples.h"
 #include "gpuroof/analyses/window.h"
 #include "gpuroof/model/errors.h"
@@ -47,6 +50,23 @@ void RunAnalyses(const Trace& trace) {
       ComputeCopySummary(trace, options);
     });
   }
+  for (const char* window : {"processing", "all"}) {
+    Guarded([&] {
+      FindingsOptions options;
+      options.window = ParseWindowSpec(window);
+      ComputeFindings(trace, options);
+    });
+  }
+  // `ranks`: the trace summarised as a rank, then as each of two ranks of a set (their collective
+  // arrivals tie everywhere), the collectives folded as `ranks` folds them.
+  Guarded([&] {
+    RankSummary rank = SummarizeRank(trace, {});
+    AnalyseRankSet({rank, rank}, OutlierRule{});
+    CollectiveTally tally;
+    tally.Add(0, rank);
+    tally.Add(1, rank);
+    AnalyseRankSet({rank, rank}, OutlierRule{}, tally, {0, 1});
+  });
   Guarded([&] { ComputeGaps(trace, GapOptions{1}); });
   Guarded([&] { SummarizeRanges(trace, RangeSummaryOptions{}); });
   Guarded([&] {
@@ -61,6 +81,12 @@ void RunAnalyses(const Trace& trace) {
       ProfileOptions options;
       options.iteration_range = name;
       SummarizeProfile(trace, options);
+    });
+    Guarded([&] { SummarizeRank(trace, RankSummaryOptions{name}); });
+    Guarded([&] {
+      FindingsOptions options;
+      options.iteration_range = name;
+      ComputeFindings(trace, options);
     });
   }
 }
