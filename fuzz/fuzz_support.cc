@@ -49,8 +49,6 @@ void RunAnalyses(const Trace& trace) {
       options.window = ParseWindowSpec(window);
       ComputeCopySummary(trace, options);
     });
-  }
-  for (const char* window : {"processing", "all"}) {
     Guarded([&] {
       FindingsOptions options;
       options.window = ParseWindowSpec(window);

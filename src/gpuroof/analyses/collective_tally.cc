@@ -7,16 +7,10 @@
 
 namespace gpuroof {
 
-uint32_t CollectiveTally::NameId(const std::string& name) {
-  // A job launches few distinct collective kernels: a linear search finds the name.
-  auto known = std::find(names_.begin(), names_.end(), name);
-  if (known == names_.end()) known = names_.insert(known, name);
-  return static_cast<uint32_t>(known - names_.begin());
-}
-
 void CollectiveTally::Fold(Instance instance) {
   auto key = std::make_tuple(instance.step, instance.order, instance.name_id);
-  auto [it, inserted] = instances_.try_emplace(key, instance);
+  // try_emplace moves from `instance` only when it inserts.
+  auto [it, inserted] = instances_.try_emplace(key, std::move(instance));
   if (inserted) return;
   Instance& held = it->second;
   held.ranks_present += instance.ranks_present;
@@ -33,7 +27,7 @@ void CollectiveTally::Fold(Instance instance) {
 void CollectiveTally::Add(uint32_t input, const RankSummary& rank) {
   std::vector<uint32_t> name_ids;
   for (const std::string& name : rank.collective_names)
-    name_ids.push_back(NameId(name));
+    name_ids.push_back(CollectiveNameId(names_, name));
   for (const CollectiveArrival& arrival : rank.collectives) {
     Fold({arrival.step,
           arrival.order,
@@ -48,7 +42,7 @@ void CollectiveTally::Add(uint32_t input, const RankSummary& rank) {
 void CollectiveTally::Merge(const CollectiveTally& other) {
   std::vector<uint32_t> name_ids;
   for (const std::string& name : other.names_)
-    name_ids.push_back(NameId(name));
+    name_ids.push_back(CollectiveNameId(names_, name));
   for (const auto& [key, instance] : other.instances_) {
     Instance renamed = instance;
     renamed.name_id = name_ids[instance.name_id];

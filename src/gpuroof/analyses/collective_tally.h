@@ -69,7 +69,6 @@ class CollectiveTally {
   bool operator==(const CollectiveTally&) const = default;
 
  private:
-  uint32_t NameId(const std::string& name);
   void Fold(Instance instance);
 
   std::vector<std::string> names_;  // each distinct collective kernel name once

@@ -34,18 +34,12 @@ struct DeviceOp {
   Engine engine = Engine::kKernel;
 };
 
-std::vector<DeviceOp> DeviceOps(const Trace& trace, int32_t device_id) {
-  // Counted first: grown by doubling, the copy would be half as large again at its peak, while
-  // the whole trace is held (ranks reads `--jobs` traces at once).
-  size_t count = 0;
-  for (const ActivityBlock& block : trace.blocks) {
-    for (size_t i = 0; i < block.size(); ++i) {
-      count += trace.streams[block.stream[i]].device_id == device_id &&
-               block.end_ns[i] > block.start_ns[i];
-    }
-  }
+// `capacity`: the device's op count when known (SummarizeRank has it), reserved up front so that
+// the copy is not grown by doubling while the whole trace is held (ranks reads `--jobs` traces
+// at once).
+std::vector<DeviceOp> DeviceOps(const Trace& trace, int32_t device_id, size_t capacity) {
   std::vector<DeviceOp> ops;
-  ops.reserve(count);
+  ops.reserve(capacity);
   ForEachInStartOrder(trace, [&](const ActivityBlock& block, size_t i) {
     if (trace.streams[block.stream[i]].device_id != device_id) return;
     if (block.end_ns[i] <= block.start_ns[i]) return;  // occupies no engine
@@ -208,11 +202,15 @@ std::optional<int64_t> MetadataInteger(const Trace& trace, const std::string& ke
 
 void RankSummary::AddCollective(size_t step, size_t order, std::string_view name,
                                 int64_t arrival_ns) {
-  // A job launches few distinct collective kernels: a linear search finds the name.
-  auto known = std::find(collective_names.begin(), collective_names.end(), name);
-  if (known == collective_names.end()) known = collective_names.emplace(known, name);
   collectives.push_back({static_cast<uint32_t>(step), static_cast<uint32_t>(order),
-                         static_cast<uint32_t>(known - collective_names.begin()), arrival_ns});
+                         CollectiveNameId(collective_names, name), arrival_ns});
+}
+
+uint32_t CollectiveNameId(std::vector<std::string>& names, std::string_view name) {
+  // A job launches few distinct collective kernels: a linear search finds the name.
+  auto known = std::find(names.begin(), names.end(), name);
+  if (known == names.end()) known = names.emplace(known, name);
+  return static_cast<uint32_t>(known - names.begin());
 }
 
 double RankSummary::MeanPerStep(int64_t StepFigures::*field) const {
@@ -246,7 +244,7 @@ RankIdentity RankIdentityOf(const Trace& trace) {
 
 StepFigures ComputeStepFigures(const Trace& trace, int32_t device_id, int64_t start_ns,
                                int64_t end_ns) {
-  std::vector<DeviceOp> ops = DeviceOps(trace, device_id);
+  std::vector<DeviceOp> ops = DeviceOps(trace, device_id, 0);
   return FiguresOf(trace, ops, FirstReaching(RunningEnds(ops), start_ns), start_ns, end_ns);
 }
 
@@ -268,7 +266,8 @@ RankSummary SummarizeRank(const Trace& trace, const RankSummaryOptions& options)
     if (device != summary.device_id) summary.other_device_ops += count;
   }
 
-  std::vector<DeviceOp> ops = DeviceOps(trace, summary.device_id);
+  std::vector<DeviceOp> ops =
+      DeviceOps(trace, summary.device_id, static_cast<size_t>(busiest->second));
   if (ops.empty()) throw InputError(trace.source, "no GPU op that takes time");
   std::vector<int64_t> running_end = RunningEnds(ops);
 

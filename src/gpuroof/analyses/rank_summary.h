@@ -82,6 +82,10 @@ struct RankSummary {
   bool operator==(const RankSummary&) const = default;
 };
 
+// The index of `name` in `names`, appended when it is not there yet (collective kernel names,
+// stored once per summary or tally).
+uint32_t CollectiveNameId(std::vector<std::string>& names, std::string_view name);
+
 struct RankSummaryOptions {
   // The range that marks one iteration (ranges.h naming); empty: "ProfilerStep#*" when the trace
   // has it, else the whole trace is one step.
