@@ -89,6 +89,10 @@ void RunAnalyses(const Trace& trace) {
   }
 }
 
+void SummariseAsRank(const Trace& trace) {
+  Guarded([&] { SummarizeRank(trace, {}); });
+}
+
 std::filesystem::path WriteScratchFile(std::string_view bytes, std::string_view suffix) {
   const std::filesystem::path path =
       std::filesystem::temp_directory_path() /

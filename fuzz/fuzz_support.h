@@ -21,16 +21,25 @@ void RunAnalyses(const Trace& trace);
 // `bytes` written to a file of this process (reused between inputs), named with `suffix`.
 std::filesystem::path WriteScratchFile(std::string_view bytes, std::string_view suffix);
 
-// Runs `read` and then RunAnalyses on its trace; InputError ends the input cleanly.
-template <typename Read>
-void ReadAndAnalyse(Read&& read) {
+// `ranks`' use of a trace read as it reads them (ReadScope::launch_ends_only): summarised as a
+// rank.
+void SummariseAsRank(const Trace& trace);
+
+// Runs `read` and then `use` on its trace; InputError from `read` ends the input cleanly.
+template <typename Read, typename Use>
+void ReadAnd(Read&& read, Use&& use) {
   Trace trace;
   try {
     trace = read();
   } catch (const InputError&) {
     return;
   }
-  RunAnalyses(trace);
+  use(trace);
+}
+
+template <typename Read>
+void ReadAndAnalyse(Read&& read) {
+  ReadAnd(read, RunAnalyses);
 }
 
 }  // namespace gpuroof::fuzz

@@ -84,6 +84,7 @@ LoadedRanks LoadRanks(const std::vector<std::string>& paths, const std::vector<s
   ReadOptions read_options;
   read_options.detail = ReadDetail::kFull;
   read_options.api_calls = true;            // the idle breakdown looks up each op's launch
+  read_options.launch_ends_only = true;     // ... and needs no more of it than when it ended
   read_options.threads = jobs > 1 ? 1 : 0;  // parallel across traces, not within one
   RankSummaryOptions summary_options;
   summary_options.iteration_range = load.iteration_range;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <map>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -34,21 +35,45 @@ struct DeviceOp {
   Engine engine = Engine::kKernel;
 };
 
-// `capacity`: the device's op count when known (SummarizeRank has it), reserved up front so that
-// the copy is not grown by doubling while the whole trace is held (ranks reads `--jobs` traces
-// at once).
-std::vector<DeviceOp> DeviceOps(const Trace& trace, int32_t device_id, size_t capacity) {
-  std::vector<DeviceOp> ops;
-  ops.reserve(capacity);
-  ForEachInStartOrder(trace, [&](const ActivityBlock& block, size_t i) {
-    if (trace.streams[block.stream[i]].device_id != device_id) return;
-    if (block.end_ns[i] <= block.start_ns[i]) return;  // occupies no engine
-    uint32_t correlation = block.correlation.empty() ? 0 : block.correlation[i];
-    ops.push_back({block.start_ns[i], block.end_ns[i], block.signature[i], block.stream[i],
-                   correlation, block.engine[i]});
-  });
-  return ops;
-}
+// The ops of one device in start order, as places in the trace's blocks rather than copies of
+// their fields: 8 bytes an op instead of 32, while the whole trace is held (`ranks` holds
+// `--jobs` traces at once; docs/performance.md, §13).
+class DeviceOpList {
+ public:
+  // `capacity`: the device's op count when known (SummarizeRank has it), reserved up front so
+  // that the list is not grown by doubling.
+  DeviceOpList(const Trace& trace, int32_t device_id, size_t capacity) : trace_(&trace) {
+    places_.reserve(capacity);
+    ForEachInStartOrder(trace, [&](const ActivityBlock& block, size_t i) {
+      if (trace.streams[block.stream[i]].device_id != device_id) return;
+      if (block.end_ns[i] <= block.start_ns[i]) return;  // occupies no engine
+      places_.push_back(
+          {static_cast<uint32_t>(&block - trace.blocks.data()), static_cast<uint32_t>(i)});
+    });
+  }
+
+  size_t size() const { return places_.size(); }
+  bool empty() const { return places_.empty(); }
+  DeviceOp operator[](size_t i) const {
+    const ActivityBlock& block = trace_->blocks[places_[i].block];
+    const size_t row = places_[i].row;
+    return {block.start_ns[row],
+            block.end_ns[row],
+            block.signature[row],
+            block.stream[row],
+            block.correlation.empty() ? 0u : block.correlation[row],
+            block.engine[row]};
+  }
+  DeviceOp front() const { return (*this)[0]; }
+
+ private:
+  struct Place {
+    uint32_t block;
+    uint32_t row;  // a block holds at most 2^32 ops
+  };
+  const Trace* trace_;
+  std::vector<Place> places_;
+};
 
 // Appends [start, end) to a union kept as disjoint intervals; starts do not decrease.
 void AppendToUnion(std::vector<std::pair<int64_t, int64_t>>& intervals, int64_t start,
@@ -85,40 +110,49 @@ int64_t IntersectionLength(const std::vector<std::pair<int64_t, int64_t>>& a,
   return total;
 }
 
-// The API call that launched `op`, or nullptr: api_calls are sorted by (process, correlation).
-const ApiCall* LaunchOf(const Trace& trace, const DeviceOp& op) {
-  if (op.correlation == 0 || trace.api_calls.empty()) return nullptr;
-  uint64_t process = trace.streams[op.stream].process_id;
-  auto it = std::lower_bound(trace.api_calls.begin(), trace.api_calls.end(),
-                             std::pair(process, op.correlation),
-                             [](const ApiCall& call, const std::pair<uint64_t, uint32_t>& key) {
+// The end of the call that launched `op` among `calls` (ApiCall or LaunchEnd, sorted by
+// (process, correlation)), or nullopt.
+template <typename Call>
+std::optional<int64_t> LaunchEndIn(const std::vector<Call>& calls, uint64_t process,
+                                   uint32_t correlation) {
+  auto it = std::lower_bound(calls.begin(), calls.end(), std::pair(process, correlation),
+                             [](const Call& call, const std::pair<uint64_t, uint32_t>& key) {
                                return std::pair(call.process_id, call.correlation) < key;
                              });
-  if (it == trace.api_calls.end() || it->process_id != process ||
-      it->correlation != op.correlation) {
-    return nullptr;
+  if (it == calls.end() || it->process_id != process || it->correlation != correlation) {
+    return std::nullopt;
   }
-  return &*it;
+  return it->end_ns;
+}
+
+// When the host was done launching `op`: the end of its launch call, from Trace::launch_ends
+// when the trace was read with those only, else from Trace::api_calls.
+std::optional<int64_t> LaunchEndOf(const Trace& trace, const DeviceOp& op) {
+  if (op.correlation == 0) return std::nullopt;
+  uint64_t process = trace.streams[op.stream].process_id;
+  if (!trace.launch_ends.empty()) return LaunchEndIn(trace.launch_ends, process, op.correlation);
+  if (trace.api_calls.empty()) return std::nullopt;
+  return LaunchEndIn(trace.api_calls, process, op.correlation);
 }
 
 // Splits the idle interval [start, end) that `next` (the op that ended it) closes.
 void ClassifyIdle(const Trace& trace, int64_t start, int64_t end, const DeviceOp* next,
                   IdleBreakdown& idle) {
   if (end <= start) return;
-  const ApiCall* launch = next ? LaunchOf(trace, *next) : nullptr;
-  if (launch == nullptr) {
+  std::optional<int64_t> launch_end = next ? LaunchEndOf(trace, *next) : std::nullopt;
+  if (!launch_end) {
     idle.other_ns += end - start;
     return;
   }
-  int64_t host_bound = std::clamp(launch->end_ns, start, end) - start;
+  int64_t host_bound = std::clamp(*launch_end, start, end) - start;
   idle.host_bound_ns += host_bound;
   idle.waiting_ns += end - start - host_bound;
 }
 
 // Figures of the window over `ops` (the device's ops in start order), starting at `first`.
 // `running_end[i]` is the largest end of ops[0..i], so ops before `first` cannot reach the window.
-StepFigures FiguresOf(const Trace& trace, const std::vector<DeviceOp>& ops, size_t first,
-                      int64_t start_ns, int64_t end_ns) {
+StepFigures FiguresOf(const Trace& trace, const DeviceOpList& ops, size_t first, int64_t start_ns,
+                      int64_t end_ns) {
   StepFigures figures;
   figures.start_ns = start_ns;
   figures.end_ns = end_ns;
@@ -127,7 +161,7 @@ StepFigures FiguresOf(const Trace& trace, const std::vector<DeviceOp>& ops, size
   std::vector<std::pair<int64_t, int64_t>> copy;
   int64_t busy_end = start_ns;  // end of the union of every op so far (idle before it is done)
   for (size_t i = first; i < ops.size() && ops[i].start_ns < end_ns; ++i) {
-    const DeviceOp& op = ops[i];
+    const DeviceOp op = ops[i];
     if (op.end_ns <= start_ns) continue;
     int64_t start = std::max(op.start_ns, start_ns);
     int64_t end = std::min(op.end_ns, end_ns);
@@ -160,7 +194,7 @@ size_t FirstReaching(const std::vector<int64_t>& running_end, int64_t start_ns) 
                              running_end.begin());
 }
 
-std::vector<int64_t> RunningEnds(const std::vector<DeviceOp>& ops) {
+std::vector<int64_t> RunningEnds(const DeviceOpList& ops) {
   std::vector<int64_t> running(ops.size());
   int64_t end = std::numeric_limits<int64_t>::min();
   for (size_t i = 0; i < ops.size(); ++i) {
@@ -244,7 +278,7 @@ RankIdentity RankIdentityOf(const Trace& trace) {
 
 StepFigures ComputeStepFigures(const Trace& trace, int32_t device_id, int64_t start_ns,
                                int64_t end_ns) {
-  std::vector<DeviceOp> ops = DeviceOps(trace, device_id, 0);
+  DeviceOpList ops(trace, device_id, 0);
   return FiguresOf(trace, ops, FirstReaching(RunningEnds(ops), start_ns), start_ns, end_ns);
 }
 
@@ -266,8 +300,7 @@ RankSummary SummarizeRank(const Trace& trace, const RankSummaryOptions& options)
     if (device != summary.device_id) summary.other_device_ops += count;
   }
 
-  std::vector<DeviceOp> ops =
-      DeviceOps(trace, summary.device_id, static_cast<size_t>(busiest->second));
+  DeviceOpList ops(trace, summary.device_id, static_cast<size_t>(busiest->second));
   if (ops.empty()) throw InputError(trace.source, "no GPU op that takes time");
   std::vector<int64_t> running_end = RunningEnds(ops);
 

@@ -196,4 +196,14 @@ int64_t Trace::FirstGpuOpNs() const {
   return first.value_or(0);
 }
 
+std::vector<LaunchEnd> LaunchEndsOf(const std::vector<ApiCall>& calls) {
+  std::vector<LaunchEnd> ends;
+  ends.reserve(static_cast<size_t>(std::count_if(
+      calls.begin(), calls.end(), [](const ApiCall& call) { return call.correlation != 0; })));
+  for (const ApiCall& call : calls) {
+    if (call.correlation != 0) ends.push_back({call.end_ns, call.process_id, call.correlation});
+  }
+  return ends;
+}
+
 }  // namespace gpuroof

@@ -119,6 +119,15 @@ struct ApiCall {
   uint32_t name = 0;  // e.g. "cudaLaunchKernel"; 0 when the trace does not say
 };
 
+// Of a launch call, only what tells when the host was done launching an op: the idle breakdown
+// of `gpuroof ranks` needs no more, and a rank set is read two traces at a time (24 bytes a call
+// instead of ApiCall's 40; docs/performance.md, §13).
+struct LaunchEnd {
+  int64_t end_ns = 0;
+  uint64_t process_id = 0;  // as ApiCall::process_id
+  uint32_t correlation = 0;
+};
+
 // Everything gpuroof knows about one trace file. No I/O here: readers fill it.
 struct Trace {
   std::string source;                           // path the trace came from, for messages
@@ -135,6 +144,9 @@ struct Trace {
   // empty when the trace has no API calls. Read with ReadOptions::all_api_calls: every runtime
   // and driver call, those that launched nothing with correlation 0 (nsys) or their own id.
   std::vector<ApiCall> api_calls;
+  // Read instead of api_calls with ReadScope::launch_ends_only: the same calls (the launches), cut
+  // down to LaunchEnd, in the same order.
+  std::vector<LaunchEnd> launch_ends;
   Diagnostics diagnostics;
 
   size_t activity_count() const;
@@ -151,5 +163,8 @@ struct Trace {
 // from the kernel engine to the comm engine: signatures and the per-op engine column. Readers
 // call it once, last, so every analysis sees communication apart from compute.
 void ClassifyCollectiveKernels(Trace& trace);
+
+// The launch ends of `calls` (those with a correlation id), in their order.
+std::vector<LaunchEnd> LaunchEndsOf(const std::vector<ApiCall>& calls);
 
 }  // namespace gpuroof

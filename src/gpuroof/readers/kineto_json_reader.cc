@@ -261,7 +261,7 @@ class KinetoJsonParser {
         options_(options),
         capacity_(std::max<size_t>(options.chunk_bytes, 4096)),
         data_(new char[capacity_ + kPadding]),
-        builder_(std::move(source), options.detail, options.api_calls, options.all_api_calls) {
+        builder_(std::move(source), options) {
     std::memset(data_.get(), ' ', capacity_ + kPadding);
   }
 

@@ -77,25 +77,31 @@ std::optional<int64_t> NumericId(const KinetoId& id) {
 
 }  // namespace
 
-CallChunk::CallChunk() {
-  void* memory = mmap(nullptr, kCapacity * sizeof(ApiCall), PROT_READ | PROT_WRITE,
+template <typename Record>
+MappedChunk<Record>::MappedChunk() {
+  void* memory = mmap(nullptr, kCapacity * sizeof(Record), PROT_READ | PROT_WRITE,
                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (memory == MAP_FAILED) throw std::bad_alloc();
-  calls_ = static_cast<ApiCall*>(memory);
+  records_ = static_cast<Record*>(memory);
 }
 
-CallChunk::~CallChunk() {
-  if (calls_ != nullptr) munmap(calls_, kCapacity * sizeof(ApiCall));
+template <typename Record>
+MappedChunk<Record>::~MappedChunk() {
+  if (records_ != nullptr) munmap(records_, kCapacity * sizeof(Record));
 }
 
-CallChunk::CallChunk(CallChunk&& other) noexcept
-    : calls_(std::exchange(other.calls_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+template <typename Record>
+MappedChunk<Record>::MappedChunk(MappedChunk&& other) noexcept
+    : records_(std::exchange(other.records_, nullptr)), size_(std::exchange(other.size_, 0)) {}
 
-KinetoTraceBuilder::KinetoTraceBuilder(std::string source, ReadDetail detail, bool api_calls,
-                                       bool all_api_calls)
-    : detail_(detail),
-      keep_calls_(detail != ReadDetail::kEngineLoad && api_calls),
-      keep_all_calls_(keep_calls_ && all_api_calls) {
+template class MappedChunk<ApiCall>;
+template class MappedChunk<ParsedLaunchEnd>;
+
+KinetoTraceBuilder::KinetoTraceBuilder(std::string source, const ReadScope& calls)
+    : detail_(calls.detail),
+      keep_calls_(calls.detail != ReadDetail::kEngineLoad && calls.api_calls),
+      keep_all_calls_(keep_calls_ && calls.all_api_calls),
+      keep_launch_ends_(keep_calls_ && !keep_all_calls_ && calls.launch_ends_only) {
   trace_.source = std::move(source);
   trace_.format = "kineto-json";
 }
@@ -427,86 +433,106 @@ void KinetoTraceBuilder::AddApiCall(const KinetoEvent& event) {
   const bool has_correlation = event.args.correlation && *event.args.correlation > 0 &&
                                *event.args.correlation <= 0xFFFFFFFFLL;
   if (!has_correlation && !keep_all_calls_) return;
-  ApiCall call;
   trace_.diagnostics.CountRead(1);
+  ApiCall call;
   if (!ReadInterval(event, kCallTable, &call.start_ns, &call.end_ns)) return;
   call.process_id = ProcessKey(event.pid);
-  call.thread_id = ThreadKey(event.pid, event.tid);
   call.correlation = has_correlation ? static_cast<uint32_t>(*event.args.correlation) : 0;
+  if (keep_launch_ends_) {
+    if (launch_chunks_.empty() || launch_chunks_.back().full()) launch_chunks_.emplace_back();
+    // ProcessKey is an InternedKeyPart: 32 bits.
+    launch_chunks_.back().push_back(
+        {call.end_ns, static_cast<uint32_t>(call.process_id), call.correlation});
+    return;
+  }
+  call.thread_id = ThreadKey(event.pid, event.tid);
   call.name = trace_.strings.Intern(event.name);
   if (call_chunks_.empty() || call_chunks_.back().full()) call_chunks_.emplace_back();
   call_chunks_.back().push_back(call);
 }
 
-Trace KinetoTraceBuilder::Finish() {
-  // Launch calls: keep those whose correlation id names a traced op, and give each stream the
-  // host process that launched onto it (a GPU row's pid is the device, not the process). Sorted
-  // vectors rather than hash tables (4 bytes per op at the memory peak instead of ~40), and each
-  // chunk of calls is freed as soon as its kept calls are copied.
-  std::vector<uint32_t> op_correlations;
-  op_correlations.reserve(trace_.activity_count());
-  for (const ActivityBlock& block : trace_.blocks) {
-    for (uint32_t c : block.correlation) {
-      if (c != 0) op_correlations.push_back(c);
-    }
+namespace {
+
+template <typename Shift>
+void ShiftCall(ApiCall& call, const Shift& shift) {
+  shift(call.start_ns);
+  shift(call.end_ns);
+}
+
+template <typename Shift>
+void ShiftCall(ParsedLaunchEnd& launch, const Shift& shift) {
+  shift(launch.end_ns);
+}
+
+}  // namespace
+
+void KinetoTraceBuilder::ShiftByBaseTime(int64_t& t) const {
+  int64_t base = *base_time_ns_;
+  if (__builtin_add_overflow(t, base, &t) || !TimestampInRange(t)) {
+    throw InputError(trace_.source,
+                     fmt::format("baseTimeNanoseconds {} makes timestamps overflow", base));
   }
-  std::sort(op_correlations.begin(), op_correlations.end());
-  op_correlations.erase(std::unique(op_correlations.begin(), op_correlations.end()),
-                        op_correlations.end());
-  auto launched_an_op = [&](const ApiCall& call) {
-    if (keep_all_calls_) return true;  // asked for every call, launch or not
-    return std::binary_search(op_correlations.begin(), op_correlations.end(), call.correlation);
-  };
+}
+
+template <typename Call>
+std::vector<Call> KinetoTraceBuilder::JoinLaunchCalls(std::vector<MappedChunk<Call>>& chunks) {
+  // Keep the calls whose correlation id names a traced op, and give each stream the host process
+  // that launched onto it (a GPU row's pid is the device, not the process). Sorted vectors rather
+  // than hash tables (4 bytes per op at the memory peak instead of ~40), and each chunk of calls
+  // is freed as soon as it is copied. Calls come mostly in correlation order: the sorts check
+  // first, and the ops are matched in one merge rather than a search per call.
   size_t calls_read = 0;
-  size_t calls_kept = 0;
-  for (const CallChunk& chunk : call_chunks_) {
+  for (const MappedChunk<Call>& chunk : chunks)
     calls_read += chunk.size();
-    calls_kept += static_cast<size_t>(std::count_if(chunk.begin(), chunk.end(), launched_an_op));
+  std::vector<Call> calls;
+  calls.reserve(calls_read);
+  for (MappedChunk<Call>& chunk : chunks) {
+    calls.insert(calls.end(), chunk.begin(), chunk.end());
+    MappedChunk<Call> freed = std::move(chunk);
   }
-  trace_.api_calls.reserve(calls_kept);
-  for (CallChunk& chunk : call_chunks_) {
-    std::copy_if(chunk.begin(), chunk.end(), std::back_inserter(trace_.api_calls), launched_an_op);
-    CallChunk freed = std::move(chunk);
+  chunks.clear();
+  auto by_correlation = [](const Call& a, const Call& b) {
+    return a.correlation != b.correlation ? a.correlation < b.correlation
+                                          : a.process_id < b.process_id;
+  };
+  if (!std::is_sorted(calls.begin(), calls.end(), by_correlation))
+    std::sort(calls.begin(), calls.end(), by_correlation);
+
+  if (!keep_all_calls_) {  // asked for every call, launch or not: all are kept
+    std::vector<uint32_t> op_correlations;
+    op_correlations.reserve(trace_.activity_count());
+    for (const ActivityBlock& block : trace_.blocks) {
+      for (uint32_t c : block.correlation) {
+        if (c != 0) op_correlations.push_back(c);
+      }
+    }
+    if (!std::is_sorted(op_correlations.begin(), op_correlations.end()))
+      std::sort(op_correlations.begin(), op_correlations.end());
+    // Both sorted by correlation: one merge keeps the calls whose id an op has.
+    size_t kept = 0;
+    auto op = op_correlations.begin();
+    for (const Call& call : calls) {
+      while (op != op_correlations.end() && *op < call.correlation)
+        ++op;
+      if (op != op_correlations.end() && *op == call.correlation) calls[kept++] = call;
+    }
+    calls.resize(kept);
+    // Most launch calls launched a traced op; when most did not, the spare room goes back.
+    if (calls.size() < calls.capacity() / 2) calls.shrink_to_fit();
   }
-  call_chunks_.clear();
-  std::vector<uint32_t>().swap(op_correlations);
   // Launch-like calls that launched no traced op are not records (like cpu_op events): the
   // launch may have failed, or its op fell outside the capture window (pytorch #192021).
-  trace_.diagnostics.CountRead(-static_cast<int64_t>(calls_read - calls_kept));
-  trace_.diagnostics.CountUsed(static_cast<int64_t>(calls_kept));
+  trace_.diagnostics.CountRead(-static_cast<int64_t>(calls_read - calls.size()));
+  trace_.diagnostics.CountUsed(static_cast<int64_t>(calls.size()));
 
   if (base_time_ns_ && *base_time_ns_ != 0) {
-    int64_t base = *base_time_ns_;
-    auto shift = [&](int64_t& t) {
-      if (__builtin_add_overflow(t, base, &t) || !TimestampInRange(t)) {
-        throw InputError(trace_.source,
-                         fmt::format("baseTimeNanoseconds {} makes timestamps overflow", base));
-      }
-    };
-    for (ActivityBlock& block : trace_.blocks) {
-      for (int64_t& t : block.start_ns)
-        shift(t);
-      for (int64_t& t : block.end_ns)
-        shift(t);
-    }
-    for (NvtxRange& range : trace_.nvtx_ranges) {
-      shift(range.start_ns);
-      shift(range.end_ns);
-    }
-    for (ApiCall& call : trace_.api_calls) {
-      shift(call.start_ns);
-      shift(call.end_ns);
-    }
+    for (Call& call : calls)
+      ShiftCall(call, [&](int64_t& t) { ShiftByBaseTime(t); });
   }
 
-  std::sort(trace_.api_calls.begin(), trace_.api_calls.end(),
-            [](const ApiCall& a, const ApiCall& b) {
-              return a.correlation != b.correlation ? a.correlation < b.correlation
-                                                    : a.process_id < b.process_id;
-            });
-  bool one_process = std::all_of(
-      trace_.api_calls.begin(), trace_.api_calls.end(),
-      [&](const ApiCall& call) { return call.process_id == trace_.api_calls[0].process_id; });
+  bool one_process = std::all_of(calls.begin(), calls.end(), [&](const Call& call) {
+    return call.process_id == calls[0].process_id;
+  });
   std::vector<std::optional<uint64_t>> stream_process(trace_.streams.size());
   if (!one_process) {
     // Several host processes in one file (rare): the first launch found for each stream.
@@ -515,24 +541,46 @@ Trace KinetoTraceBuilder::Finish() {
         std::optional<uint64_t>& process = stream_process[block.stream[i]];
         if (process || block.correlation[i] == 0) continue;
         auto it =
-            std::lower_bound(trace_.api_calls.begin(), trace_.api_calls.end(), block.correlation[i],
-                             [](const ApiCall& call, uint32_t c) { return call.correlation < c; });
-        if (it != trace_.api_calls.end() && it->correlation == block.correlation[i]) {
-          process = it->process_id;
-        }
+            std::lower_bound(calls.begin(), calls.end(), block.correlation[i],
+                             [](const Call& call, uint32_t c) { return call.correlation < c; });
+        if (it != calls.end() && it->correlation == block.correlation[i]) process = it->process_id;
       }
     }
   }
-  uint64_t only_process =
-      one_process && !trace_.api_calls.empty() ? trace_.api_calls[0].process_id : 0;
+  uint64_t only_process = one_process && !calls.empty() ? calls[0].process_id : 0;
   for (size_t s = 0; s < trace_.streams.size(); ++s)
     trace_.streams[s].process_id = stream_process[s].value_or(only_process);
 
-  std::sort(trace_.api_calls.begin(), trace_.api_calls.end(),
-            [](const ApiCall& a, const ApiCall& b) {
-              return a.process_id != b.process_id ? a.process_id < b.process_id
-                                                  : a.correlation < b.correlation;
-            });
+  // One process: sorted by correlation is sorted by (process, correlation) already.
+  auto by_process = [](const Call& a, const Call& b) {
+    return a.process_id != b.process_id ? a.process_id < b.process_id
+                                        : a.correlation < b.correlation;
+  };
+  if (!one_process) std::sort(calls.begin(), calls.end(), by_process);
+  return calls;
+}
+
+Trace KinetoTraceBuilder::Finish() {
+  if (base_time_ns_ && *base_time_ns_ != 0) {
+    for (ActivityBlock& block : trace_.blocks) {
+      for (int64_t& t : block.start_ns)
+        ShiftByBaseTime(t);
+      for (int64_t& t : block.end_ns)
+        ShiftByBaseTime(t);
+    }
+    for (NvtxRange& range : trace_.nvtx_ranges) {
+      ShiftByBaseTime(range.start_ns);
+      ShiftByBaseTime(range.end_ns);
+    }
+  }
+  if (keep_launch_ends_) {
+    std::vector<ParsedLaunchEnd> launches = JoinLaunchCalls(launch_chunks_);
+    trace_.launch_ends.reserve(launches.size());
+    for (const ParsedLaunchEnd& launch : launches)
+      trace_.launch_ends.push_back({launch.end_ns, launch.process_id, launch.correlation});
+  } else {
+    trace_.api_calls = JoinLaunchCalls(call_chunks_);
+  }
   PairAnnotationCopies();
   std::stable_sort(trace_.nvtx_ranges.begin(), trace_.nvtx_ranges.end(),
                    [](const NvtxRange& a, const NvtxRange& b) { return a.start_ns < b.start_ns; });

@@ -55,33 +55,43 @@ struct KinetoEvent {
 // A fixed-capacity array of launch calls in its own memory mapping, so that freeing it hands the
 // memory straight back to the system (malloc may keep large freed blocks): joining the chunks
 // into Trace::api_calls at the end then costs one chunk of extra memory, not all of them.
-class CallChunk {
+// Instantiated for ApiCall and ParsedLaunchEnd.
+template <typename Record>
+class MappedChunk {
  public:
   static constexpr size_t kCapacity = size_t{1} << 16;
-  CallChunk();  // throws std::bad_alloc
-  ~CallChunk();
-  CallChunk(CallChunk&& other) noexcept;
-  CallChunk& operator=(CallChunk&&) = delete;
-  CallChunk(const CallChunk&) = delete;
-  CallChunk& operator=(const CallChunk&) = delete;
+  MappedChunk();  // throws std::bad_alloc
+  ~MappedChunk();
+  MappedChunk(MappedChunk&& other) noexcept;
+  MappedChunk& operator=(MappedChunk&&) = delete;
+  MappedChunk(const MappedChunk&) = delete;
+  MappedChunk& operator=(const MappedChunk&) = delete;
 
   bool full() const { return size_ == kCapacity; }
-  void push_back(const ApiCall& call) { calls_[size_++] = call; }
-  const ApiCall* begin() const { return calls_; }
-  const ApiCall* end() const { return calls_ + size_; }
+  void push_back(const Record& record) { records_[size_++] = record; }
+  const Record* begin() const { return records_; }
+  const Record* end() const { return records_ + size_; }
   size_t size() const { return size_; }
 
  private:
-  ApiCall* calls_ = nullptr;
+  Record* records_ = nullptr;
   size_t size_ = 0;
+};
+
+// A launch call as kept while parsing with ReadScope::launch_ends_only: 16 bytes (a Kineto
+// process key fits 32 bits), widened to a LaunchEnd by Finish().
+struct ParsedLaunchEnd {
+  int64_t end_ns = 0;
+  uint32_t process_id = 0;
+  uint32_t correlation = 0;
 };
 
 class KinetoTraceBuilder {
  public:
-  // `api_calls`: with ReadDetail::kFull (or kBreakdown), keep the launch calls (Trace::api_calls);
-  // `all_api_calls` as well: every runtime/driver call, launches or not.
-  KinetoTraceBuilder(std::string source, ReadDetail detail, bool api_calls,
-                     bool all_api_calls = false);
+  // `calls.api_calls`: with ReadDetail::kFull (or kBreakdown), keep the launch calls
+  // (Trace::api_calls); `all_api_calls` as well: every runtime/driver call, launches or not;
+  // `launch_ends_only` instead: their ends only (Trace::launch_ends).
+  KinetoTraceBuilder(std::string source, const ReadScope& calls);
 
   // Whether gpuroof uses events of this kind (their args, times, ids).
   static bool NeedsArgs(KinetoEventKind kind);
@@ -117,6 +127,13 @@ class KinetoTraceBuilder {
   void AddGpuOp(const KinetoEvent& event, KinetoEventKind kind);
   void AddAnnotation(const KinetoEvent& event, bool on_gpu);
   void AddApiCall(const KinetoEvent& event);
+  // Keeps the chunks' calls that launched a traced op (all with keep_all_calls_), frees the
+  // chunks, shifts the calls by baseTimeNanoseconds, gives each stream the process that launched
+  // onto it, and returns the calls sorted by (process, correlation).
+  template <typename Call>
+  std::vector<Call> JoinLaunchCalls(std::vector<MappedChunk<Call>>& chunks);
+  // Adds baseTimeNanoseconds to `t`; throws InputError when it overflows.
+  void ShiftByBaseTime(int64_t& t) const;
   // Joins each GPU-timeline annotation (gpu_user_annotation) to the CPU annotation it projects,
   // so that one record_function is one range (docs/formats.md, "Kineto JSON traces").
   void PairAnnotationCopies();
@@ -133,13 +150,16 @@ class KinetoTraceBuilder {
   Trace trace_;
   ReadDetail detail_;
   bool keep_calls_;
-  bool keep_all_calls_;  // with keep_calls_: calls that launched nothing too
+  bool keep_all_calls_;    // with keep_calls_: calls that launched nothing too
+  bool keep_launch_ends_;  // with keep_calls_ (not keep_all_calls_): their ends only
   std::optional<int64_t> base_time_ns_;
   std::unordered_map<std::string, uint32_t> id_keys_;  // pid/tid text -> key part
   // Streams and signatures interned by their bytes (both are small, padding-free PODs).
   std::unordered_map<std::string, uint32_t> stream_ids_;
   std::unordered_map<std::string, uint32_t> signature_ids_;
-  std::vector<CallChunk> call_chunks_;  // launch calls, joined into api_calls by Finish()
+  // Launch calls, joined into api_calls (or launch_ends) by Finish().
+  std::vector<MappedChunk<ApiCall>> call_chunks_;
+  std::vector<MappedChunk<ParsedLaunchEnd>> launch_chunks_;
   // External id of each annotation, parallel to trace_.nvtx_ranges until Finish() (-1: none).
   std::vector<int64_t> annotation_external_ids_;
   int64_t zero_duration_ops_ = 0;

@@ -862,8 +862,12 @@ Trace ReadNsysSqlite(const std::filesystem::path& path, const NsysReadOptions& o
     trace.diagnostics.Merge(nvtx.diagnostics);
   }
   if (read_api_calls) {
-    InternApiCallNames(strings, api_calls.calls, trace.strings);
-    trace.api_calls = std::move(api_calls.calls);
+    if (options.launch_ends_only && !options.all_api_calls) {
+      trace.launch_ends = LaunchEndsOf(api_calls.calls);
+    } else {
+      InternApiCallNames(strings, api_calls.calls, trace.strings);
+      trace.api_calls = std::move(api_calls.calls);
+    }
     trace.diagnostics.Merge(api_calls.diagnostics);
   }
   ClassifyCollectiveKernels(trace);

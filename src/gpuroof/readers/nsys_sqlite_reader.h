@@ -8,7 +8,8 @@
 namespace gpuroof {
 
 // api_calls (ReadScope): CUPTI_ACTIVITY_KIND_RUNTIME into Trace::api_calls; all_api_calls: also
-// the calls without a correlation id (they launched nothing).
+// the calls without a correlation id (they launched nothing); launch_ends_only: Trace::launch_ends
+// instead, made from the same calls.
 struct NsysReadOptions : ReadScope {
   // Reader threads; 0 = one per hardware thread (at most 8). Each opens its own connection.
   int threads = 0;

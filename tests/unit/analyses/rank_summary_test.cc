@@ -58,6 +58,18 @@ TEST_P(RankSummaryBlocks, StepFiguresAndIdleBreakdownAsWorkedByHand) {
   EXPECT_EQ(figures.idle.other_ns, 400);
 }
 
+// Read for `ranks`, a trace has launch ends instead of launch calls: the same breakdown.
+TEST_P(RankSummaryBlocks, LaunchEndsGiveTheSameIdleBreakdownAsTheCalls) {
+  Trace trace = LaunchedTrace(GetParam());
+  trace.launch_ends = LaunchEndsOf(trace.api_calls);
+  std::vector<ApiCall>().swap(trace.api_calls);
+  ASSERT_EQ(trace.launch_ends.size(), 2u);
+  StepFigures figures = ComputeStepFigures(trace, 0, 0, 1000);
+  EXPECT_EQ(figures.idle.host_bound_ns, 55);
+  EXPECT_EQ(figures.idle.waiting_ns, 145);
+  EXPECT_EQ(figures.idle.other_ns, 400);
+}
+
 TEST_P(RankSummaryBlocks, OpsAreClippedToTheWindow) {
   Trace trace = LaunchedTrace(GetParam());
   // [75,425): kernel a 25, collective 75 (overlap 25), H2D 50, kernel b 25.

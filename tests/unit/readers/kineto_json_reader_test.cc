@@ -425,6 +425,46 @@ TEST(KinetoJsonReader, LaunchCallsCanBeLeftOut) {
   ExpectBalanced(trace);
 }
 
+// `ranks` keeps of each launch only its end (Trace::launch_ends): the same launches as
+// api_calls, in the same order, with baseTimeNanoseconds applied, and the streams still given
+// the process that launched onto them (two host processes here).
+TEST(KinetoJsonReader, LaunchEndsOnlyKeepTheSameLaunchesCutDown) {
+  KinetoJsonBuilder b;
+  b.TopLevel("baseTimeNanoseconds", "1000000000")
+      .Runtime("cudaLaunchKernel", "10", "3", 42, 4600, 1)
+      .Runtime("cudaLaunchKernel", "11", "4", 42, 4515, 2)  // same id, other process
+      .Runtime("cudaMemcpyAsync", "20", "2", 43, 4515, 2)
+      .Runtime("cudaEventQuery", "30", "1", 44, 4515, 2)    // launches nothing
+      .Runtime("cudaLaunchKernel", "40", "1", 45, 4515, 2)  // its op was not traced
+      .Kernel("k", "15", "30", 1, 7, 42)
+      .Kernel("k", "16", "30", 0, 9, 42)
+      .Memcpy("Memcpy DtoH (Device -> Pinned)", "25", "5", 100, 0, 9, 43);
+  std::string json = b.ObjectJson();
+  Trace calls = Read(json);
+  KinetoReadOptions slim;
+  slim.launch_ends_only = true;
+  Trace ends = Read(json, slim);
+  EXPECT_TRUE(calls.launch_ends.empty());
+  EXPECT_TRUE(ends.api_calls.empty());
+  ASSERT_EQ(calls.api_calls.size(), 3u);
+  std::vector<LaunchEnd> expected = LaunchEndsOf(calls.api_calls);
+  ASSERT_EQ(ends.launch_ends.size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(ends.launch_ends[i].end_ns, expected[i].end_ns) << i;
+    EXPECT_EQ(ends.launch_ends[i].process_id, expected[i].process_id) << i;
+    EXPECT_EQ(ends.launch_ends[i].correlation, expected[i].correlation) << i;
+  }
+  // Sorted by (process, correlation); 4515's call 42 ended at 1 s + 15 µs.
+  EXPECT_EQ(ends.launch_ends[0].process_id, 4515u);
+  EXPECT_EQ(ends.launch_ends[0].correlation, 42u);
+  EXPECT_EQ(ends.launch_ends[0].end_ns, 1'000'015'000);
+  ASSERT_EQ(ends.streams.size(), calls.streams.size());
+  for (size_t s = 0; s < calls.streams.size(); ++s)
+    EXPECT_EQ(ends.streams[s].process_id, calls.streams[s].process_id) << s;
+  EXPECT_EQ(ends.diagnostics.records_read(), calls.diagnostics.records_read());
+  ExpectBalanced(ends);
+}
+
 // Chunking: events straddling chunk boundaries give the same trace as one big chunk.
 TEST(KinetoJsonReader, SmallChunksGiveTheSameTrace) {
   KinetoJsonBuilder b;

@@ -517,6 +517,22 @@ TEST_F(ReaderTest, ApiCallAtAHugeRowidDoesNotReserveForTheGap) {
   EXPECT_LE(trace.api_calls.capacity(), std::filesystem::file_size(file) / 4);
 }
 
+// `ranks` asks for the launches' ends only: the same call, cut down, and no ApiCall kept.
+TEST_F(ReaderTest, LaunchEndsOnlyKeepTheLaunchCutDown) {
+  std::filesystem::path file = Path("launch_ends.sqlite");
+  WriteLaunchedKernel(file);
+  Trace calls = ReadNsysSqlite(file);
+  NsysReadOptions slim;
+  slim.launch_ends_only = true;
+  Trace ends = ReadNsysSqlite(file, slim);
+  EXPECT_TRUE(ends.api_calls.empty());
+  ASSERT_EQ(calls.api_calls.size(), 1u);
+  ASSERT_EQ(ends.launch_ends.size(), 1u);
+  EXPECT_EQ(ends.launch_ends[0].end_ns, 200);
+  EXPECT_EQ(ends.launch_ends[0].correlation, 5u);
+  EXPECT_EQ(ends.launch_ends[0].process_id, calls.api_calls[0].process_id);
+}
+
 // Found by the nsys_schema fuzz target: with small chunks, a row at rowid 2^62 planned 2^60
 // chunks (a hang, then out of memory). A table is cut into at most 64 chunks.
 TEST_F(ReaderTest, SparseRowidsNeverPlanMoreChunksThanATableNeeds) {
