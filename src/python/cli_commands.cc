@@ -14,6 +14,7 @@
 #include "compare_command.h"
 #include "findings_command.h"
 #include "launches_command.h"
+#include "ranks_command.h"
 #include "report_command.h"
 
 namespace gpuroof::python {
@@ -71,6 +72,7 @@ CommandRun RunCliCommand(const std::vector<std::string>& args) {
   AddApiCommand(app, exit_code);
   AddLaunchesCommand(app, exit_code);
   AddFindingsCommand(app, exit_code);
+  AddRanksCommand(app, exit_code);
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 parses from the back
   CommandRun run;
   JsonDoublesMarked marked;  // the --json file's doubles stay floats in Python

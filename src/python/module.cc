@@ -180,5 +180,6 @@ PYBIND11_MODULE(_gpuroof, m) {
         return py::make_tuple(run.exit_code, run.stdout_text);
       },
       py::arg("args"),
-      "Runs `gpuroof compare|report|api|launches|findings ARGS` in-process: (exit code, stdout)");
+      "Runs `gpuroof compare|report|api|launches|findings|ranks ARGS` in-process: (exit code, "
+      "stdout)");
 }

@@ -22,7 +22,7 @@ __version__ = _gpuroof.__version__
 InputError = _gpuroof.InputError
 CheckFailed = _gpuroof.CheckFailed
 
-__all__ = ["load", "compare", "report", "api", "launches", "findings", "Trace", "Result",
+__all__ = ["load", "compare", "report", "api", "launches", "findings", "ranks", "Trace", "Result",
            "CompareResult", "CommandResult", "Report", "InputError", "CheckFailed",
            "GpuroofWarning"]
 
@@ -238,11 +238,11 @@ class CommandResult(Result):
         self.exit_code = exit_code
 
 
-def _json_command(command, traces, options):
+def _json_command(command, traces, options, result=CommandResult):
     """`gpuroof COMMAND TRACES --format json [options]` in-process, as a CommandResult."""
     args = [command, *_paths(traces), "--format", "json", *_option_args(options)]
     exit_code, text = _gpuroof.run_cli(args)
-    return CommandResult(_json.loads(text), exit_code)
+    return result(_json.loads(text), exit_code)
 
 
 def api(traces, window=None, threads=None, strict=False, quiet=False):
@@ -274,3 +274,37 @@ def findings(traces, window=None, min_cost_pct=None, gap_min=None, launch_bound_
         "launch_bound_share": launch_bound_share, "launch_bound_min": launch_bound_min,
         "low_occupancy": low_occupancy, "fail_on": fail_on, "iteration_range": iteration_range,
         "threads": threads, "strict": strict, "quiet": quiet})
+
+
+class RanksResult(CommandResult):
+    """`gpuroof ranks`: the job's ranks side by side (gpuroof.ranks/1). Tables: ``ranks`` (one
+    row per rank), ``outliers``, ``stragglers`` and ``collectives`` (one row per collective
+    instance matched across ranks); ``world_size`` and ``failed`` (the traces not analysed)."""
+
+    _TABLES = ("ranks", "outliers", "stragglers", "collectives")
+
+    @property
+    def tables(self):
+        return list(self._TABLES)
+
+    def table(self, name):
+        if name == "collectives":
+            rows = (self._report.get("collectives") or {}).get("instances") or []
+        elif name in self._TABLES:
+            rows = self._report.get(name) or []
+        else:
+            raise AttributeError(f"RanksResult has no table '{name}' (tables: {self.tables})")
+        return _frame([_flatten(row) for row in rows])
+
+    world_size = property(lambda self: self._report.get("world_size"))
+    failed = property(lambda self: list(self._report.get("failed") or []))
+
+
+def ranks(traces, iteration_range=None, jobs=None, strict=False, quiet=False):
+    """`gpuroof ranks`: the traces of one distributed job (files, or directories searched
+    recursively) compared rank by rank: step time, compute, communication hidden and exposed,
+    idle breakdown, stragglers and collective skew (docs/metrics.md, "Ranks"). ``strict``: a
+    trace not analysed, or with records lost, sets ``exit_code`` to 1, as the CLI's --strict."""
+    return _json_command("ranks", traces, {
+        "iteration_range": iteration_range, "jobs": jobs, "strict": strict, "quiet": quiet},
+        RanksResult)
