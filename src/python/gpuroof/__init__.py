@@ -23,7 +23,7 @@ InputError = _gpuroof.InputError
 CheckFailed = _gpuroof.CheckFailed
 
 __all__ = ["load", "compare", "report", "api", "launches", "findings", "ranks", "Trace", "Result",
-           "CompareResult", "CommandResult", "Report", "InputError", "CheckFailed",
+           "CompareResult", "CommandResult", "RanksResult", "Report", "InputError", "CheckFailed",
            "GpuroofWarning"]
 
 
