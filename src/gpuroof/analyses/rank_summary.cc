@@ -331,11 +331,12 @@ RankSummary SummarizeRank(const Trace& trace, const RankSummaryOptions& options)
     summary.steps.push_back(FiguresOf(trace, ops, first, start_ns, end_ns));
     lengths.push_back(end_ns - start_ns);
     size_t order = 0;
-    for (size_t i = first; i < ops.size() && ops[i].start_ns < end_ns; ++i) {
-      if (ops[i].engine != Engine::kComm || ops[i].start_ns < start_ns) continue;
-      const OpSignature& signature = trace.signatures[ops[i].signature];
-      summary.AddCollective(s, order++, trace.strings.Get(signature.name),
-                            ops[i].start_ns - start_ns);
+    for (size_t i = first; i < ops.size(); ++i) {
+      const DeviceOp op = ops[i];
+      if (op.start_ns >= end_ns) break;
+      if (op.engine != Engine::kComm || op.start_ns < start_ns) continue;
+      const OpSignature& signature = trace.signatures[op.signature];
+      summary.AddCollective(s, order++, trace.strings.Get(signature.name), op.start_ns - start_ns);
     }
   }
   std::sort(lengths.begin(), lengths.end());

@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 #include <new>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 
@@ -451,21 +452,6 @@ void KinetoTraceBuilder::AddApiCall(const KinetoEvent& event) {
   call_chunks_.back().push_back(call);
 }
 
-namespace {
-
-template <typename Shift>
-void ShiftCall(ApiCall& call, const Shift& shift) {
-  shift(call.start_ns);
-  shift(call.end_ns);
-}
-
-template <typename Shift>
-void ShiftCall(ParsedLaunchEnd& launch, const Shift& shift) {
-  shift(launch.end_ns);
-}
-
-}  // namespace
-
 void KinetoTraceBuilder::ShiftByBaseTime(int64_t& t) const {
   int64_t base = *base_time_ns_;
   if (__builtin_add_overflow(t, base, &t) || !TimestampInRange(t)) {
@@ -526,8 +512,10 @@ std::vector<Call> KinetoTraceBuilder::JoinLaunchCalls(std::vector<MappedChunk<Ca
   trace_.diagnostics.CountUsed(static_cast<int64_t>(calls.size()));
 
   if (base_time_ns_ && *base_time_ns_ != 0) {
-    for (Call& call : calls)
-      ShiftCall(call, [&](int64_t& t) { ShiftByBaseTime(t); });
+    for (Call& call : calls) {
+      if constexpr (std::is_same_v<Call, ApiCall>) ShiftByBaseTime(call.start_ns);
+      ShiftByBaseTime(call.end_ns);  // a ParsedLaunchEnd has no start
+    }
   }
 
   bool one_process = std::all_of(calls.begin(), calls.end(), [&](const Call& call) {
