@@ -286,6 +286,10 @@ TEST(CompareCli, HistoryModeAgainstEarlierRuns) {
   EXPECT_EQ(r.exit_code, 1) << r.err << r.out;
   EXPECT_NE(r.out.find("mode: history"), std::string::npos) << r.out;
   EXPECT_NE(RowOf(r.out, kGemm).find("REGRESSED"), std::string::npos) << r.out;
+  // The delta column's interval is not one around the estimate here: the table says so.
+  EXPECT_NE(r.out.find("history rows: the interval is the band of ratios the history predicts"),
+            std::string::npos)
+      << r.out;
   const auto same = WriteProfile(dir, "pr2", {.noise_ns = 50, .seed = 41});
   const CliResult ok = RunGpuroof(
       {"compare", "--history", history, "--current", same.string(), "--iteration-range", "step"});

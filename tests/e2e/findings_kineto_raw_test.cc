@@ -23,7 +23,7 @@ std::filesystem::path KinetoFixtures() {
 // One device's kernels as the raw events have them.
 struct RawDevice {
   std::vector<std::pair<int64_t, int64_t>> compute;  // kernels that are not collectives
-  std::vector<std::pair<int64_t, int64_t>> comm;     // NCCL/RCCL kernels
+  std::vector<std::pair<int64_t, int64_t>> comm;     // collectives (RawCollectiveKernel)
   int64_t estimated_ns = 0;                          // compute kernels with an occupancy estimate
   double weighted_pct_ns = 0;
   int64_t low_ns = 0;  // ... below 50 %
@@ -39,8 +39,7 @@ std::map<int64_t, RawDevice> DevicesFromRawEvents(const std::filesystem::path& p
     const int64_t start = event.start_ns;
     const int64_t end = event.end_ns;
     RawDevice& d = devices[device];
-    const std::string lower = Lower(event.name);
-    if (lower.find("nccl") != std::string::npos || lower.find("rccl") != std::string::npos) {
+    if (RawCollectiveKernel(event.name)) {
       d.comm.emplace_back(start, end);
       return;
     }

@@ -62,4 +62,23 @@ int64_t UnionStretches(std::vector<std::pair<int64_t, int64_t>> intervals) {
   return static_cast<int64_t>(Merge(std::move(intervals)).size());
 }
 
+bool RawCollectiveKernel(std::string_view name) {
+  std::string lower = Lower(name);
+  if (lower.starts_with("void ")) lower.erase(0, 5);
+  for (std::string_view family : {"nccl", "rccl", "msccl"}) {
+    if (lower.starts_with(family)) return true;
+  }
+  const std::string anonymous = "(anonymous namespace)::";
+  for (size_t at = lower.find(anonymous); at != std::string::npos; at = lower.find(anonymous))
+    lower.erase(at, anonymous.size());
+  lower.resize(std::min(lower.size(), lower.find_first_of("(<")));
+  // No fixture names a warp- or block-wide reduction, the rule's one exception.
+  for (std::string_view operation :
+       {"all_reduce", "allreduce", "all_gather", "allgather", "reduce_scatter", "reducescatter",
+        "all_to_all", "alltoall", "cross_device_reduce"}) {
+    if (lower.find(operation) != std::string::npos) return true;
+  }
+  return false;
+}
+
 }  // namespace gpuroof::testing

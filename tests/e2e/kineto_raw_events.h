@@ -21,6 +21,10 @@ int64_t Ns(simdjson::dom::element value);
 
 std::string Lower(std::string_view text);
 
+// Whether a kernel is a collective by docs/metrics.md's rule ("Communication"): an NCCL-family
+// name, or a collective operation in the function's name.
+bool RawCollectiveKernel(std::string_view name);
+
 // The length of the union of [start, end) intervals (empty ones ignored).
 int64_t UnionNs(std::vector<std::pair<int64_t, int64_t>> intervals);
 

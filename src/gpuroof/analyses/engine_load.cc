@@ -42,7 +42,8 @@ std::map<int32_t, DeviceSpan> ComputeSpans(const Trace& trace) {
       int64_t end = block.end_ns[i];
       Widen(span.has_ops, span.first_start_ns, span.last_end_ns, start, end);
       Engine engine = block.engine[i];
-      if (IsKernelEngine(engine)) {
+      // Whole-graph launches run kernels: they anchor the processing window too.
+      if (IsKernelEngine(engine) || engine == Engine::kGraph) {
         Widen(span.has_kernels, span.first_kernel_start_ns, span.last_kernel_end_ns, start, end);
       } else if (engine == Engine::kD2H) {
         span.last_d2h_end_ns = span.has_d2h ? std::max(span.last_d2h_end_ns, end) : end;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "gpuroof/analyses/engine_load.h"
@@ -22,6 +23,17 @@ const ApiCall* FindLaunchCall(const Trace& trace, const ActivityBlock& block, si
     return nullptr;
   }
   return &*it;
+}
+
+std::vector<uint32_t> OpsPerLaunchCall(const Trace& trace) {
+  std::vector<uint32_t> ops(trace.api_calls.size(), 0);
+  for (const ActivityBlock& block : trace.blocks) {
+    for (size_t i = 0; i < block.size(); ++i) {
+      if (const ApiCall* call = FindLaunchCall(trace, block, i))
+        ++ops[static_cast<size_t>(call - trace.api_calls.data())];
+    }
+  }
+  return ops;
 }
 
 namespace {
@@ -69,6 +81,8 @@ std::vector<DeviceLaunches> ComputeLaunchLatency(const Trace& trace,
   }
   std::map<std::pair<int32_t, std::string>, KeyLaunches> keys;
   std::vector<std::string> key_of_signature(trace.signatures.size());
+  const std::vector<uint32_t> ops_per_call = OpsPerLaunchCall(trace);
+  std::map<int32_t, std::set<const ApiCall*>> shared_calls;
   bool any_kernel = false;
   for (const ActivityBlock& block : trace.blocks) {
     for (size_t i = 0; i < block.size(); ++i) {
@@ -81,6 +95,11 @@ std::vector<DeviceLaunches> ComputeLaunchLatency(const Trace& trace,
       const ApiCall* call = FindLaunchCall(trace, block, i);
       if (call == nullptr) {
         ++device.unmatched;
+        continue;
+      }
+      if (ops_per_call[static_cast<size_t>(call - trace.api_calls.data())] > 1) {
+        ++device.shared_call_kernels;
+        shared_calls[device.device_id].insert(call);
         continue;
       }
       KernelLaunch launch;
@@ -109,12 +128,14 @@ std::vector<DeviceLaunches> ComputeLaunchLatency(const Trace& trace,
     }
   }
   if (!any_kernel) throw InputError(trace.source, "has no kernels");
+  for (const auto& [id, calls] : shared_calls)
+    devices[id].shared_calls = static_cast<int64_t>(calls.size());
   for (auto& [id, launches] : keys) {
     devices[id.first].rows.push_back(Summarize(id.second, launches));
   }
   std::vector<DeviceLaunches> out;
   for (auto& [id, device] : devices) {
-    if (device.launches == 0 && device.unmatched == 0) continue;
+    if (device.launches == 0 && device.unmatched == 0 && device.shared_call_kernels == 0) continue;
     std::sort(device.rows.begin(), device.rows.end(),
               [](const LaunchKeyRow& a, const LaunchKeyRow& b) {
                 if (a.overhead.total_ns != b.overhead.total_ns) {

@@ -52,8 +52,12 @@ struct DeviceLaunches {
   int32_t device_id = 0;
   std::string device_name;
   Window window;
-  int64_t launches = 0;               // kernels in the window joined to their launching call
-  int64_t unmatched = 0;              // kernels in the window whose launching call the trace lacks
+  int64_t launches = 0;   // kernels in the window joined to their launching call
+  int64_t unmatched = 0;  // kernels in the window whose launching call the trace lacks
+  // Kernels in the window whose call launched several ops (a CUDA graph launch: every node
+  // carries its correlation id), left out: the call's overhead is not any one kernel's.
+  int64_t shared_call_kernels = 0;
+  int64_t shared_calls = 0;           // the distinct calls that launched them
   std::vector<LaunchKeyRow> rows;     // total overhead desc, then launches desc, then key
   std::vector<KernelLaunch> records;  // every launch, by kernel start (with keep_records)
 };
@@ -74,5 +78,9 @@ std::vector<DeviceLaunches> ComputeLaunchLatency(const Trace& trace,
 // The launching call of op `row` of `block`: found by (stream's process, correlation) in
 // trace.api_calls; nullptr when the op has no correlation or the trace lacks the call.
 const ApiCall* FindLaunchCall(const Trace& trace, const ActivityBlock& block, size_t row);
+
+// How many ops of the whole trace (any engine, any device) each call of trace.api_calls launched,
+// by index. More than one: a CUDA graph launch, whose nodes all carry the call's correlation id.
+std::vector<uint32_t> OpsPerLaunchCall(const Trace& trace);
 
 }  // namespace gpuroof

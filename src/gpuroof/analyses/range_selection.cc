@@ -53,6 +53,17 @@ std::vector<const NvtxRange*> FindNvtxRanges(const Trace& trace, std::string_vie
     }
   }
   if (!exact.empty()) return exact;
+  // A name without its domain must not merge two domains' ranges into one selection.
+  for (const NvtxRange* range : undomained) {
+    std::string_view other = trace.strings.Get(range->name);
+    std::string_view first = trace.strings.Get(undomained.front()->name);
+    if (other != first) {
+      throw InputError(trace.source,
+                       fmt::format("range name '{}' is in more than one domain ('{}', '{}'): give "
+                                   "the full name",
+                                   name, first, other));
+    }
+  }
   return undomained.empty() ? numbered : undomained;
 }
 

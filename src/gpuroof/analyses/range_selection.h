@@ -14,7 +14,8 @@ namespace gpuroof {
 // NVTX ranges named `name`, in start order: those whose full name ("Domain:name") matches, or,
 // when none does, those whose name after the domain prefix matches, or, when none does, the
 // numbered family `name#1`, `name#2`, ... (Kineto's ProfilerStep#N). "NAME#*" asks for the
-// numbered family only.
+// numbered family only. Throws InputError naming the trace when `name` matches ranges of more
+// than one domain only without their domain ("A:name" and "B:name").
 std::vector<const NvtxRange*> FindNvtxRanges(const Trace& trace, std::string_view name);
 
 // "ProfilerStep" for "ProfilerStep#12" (a name ending in '#' and digits); empty otherwise.

@@ -20,7 +20,7 @@ namespace {
 enum class OpClass { kCompute, kComm, kCopy };
 
 OpClass ClassOf(Engine engine) {
-  if (engine == Engine::kKernel || engine == Engine::kGraph) return OpClass::kCompute;
+  if (IsComputeEngine(engine)) return OpClass::kCompute;
   if (engine == Engine::kComm) return OpClass::kComm;
   return OpClass::kCopy;
 }

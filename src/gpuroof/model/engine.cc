@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <string>
 
 namespace gpuroof {
 
@@ -37,10 +38,44 @@ std::optional<Engine> EngineFromName(std::string_view name) {
   return std::nullopt;
 }
 
+namespace {
+// Collective operations named inside a kernel's name by libraries that do not go through NCCL:
+// PyTorch's symmetric memory (multimem_all_reduce_kernel, one_shot_all_reduce_kernel), vLLM's
+// custom all-reduce (cross_device_reduce_1stage), TensorRT-LLM's fused all-reduce kernels.
+constexpr std::string_view kCollectiveOperations[] = {
+    "all_reduce",    "allreduce",  "all_gather", "allgather",          "reduce_scatter",
+    "reducescatter", "all_to_all", "alltoall",   "cross_device_reduce"};
+
+// A warp- or block-wide "all-reduce" is a reduction inside one kernel, not communication.
+bool NamesALocalReduction(std::string_view lower, size_t at) {
+  std::string_view before = lower.substr(0, at);
+  if (before.ends_with('_')) before.remove_suffix(1);
+  return before.ends_with("warp") || before.ends_with("block");
+}
+
+bool NamesACollectiveOperation(std::string_view name) {
+  std::string lower(name);
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  // The function's own name: template and call arguments (types, parameter lists) say nothing.
+  constexpr std::string_view kAnonymous = "(anonymous namespace)::";
+  for (size_t at = lower.find(kAnonymous); at != std::string::npos; at = lower.find(kAnonymous))
+    lower.erase(at, kAnonymous.size());
+  lower.resize(std::min(lower.size(), lower.find_first_of("(<")));
+  for (std::string_view operation : kCollectiveOperations) {
+    for (size_t at = lower.find(operation); at != std::string::npos;
+         at = lower.find(operation, at + 1)) {
+      if (!NamesALocalReduction(lower, at)) return true;
+    }
+  }
+  return false;
+}
+}  // namespace
+
 bool IsCollectiveKernelName(std::string_view name) {
   if (name.starts_with("void ")) name.remove_prefix(5);
   return StartsWithIgnoringCase(name, "nccl") || StartsWithIgnoringCase(name, "rccl") ||
-         StartsWithIgnoringCase(name, "msccl");
+         StartsWithIgnoringCase(name, "msccl") || NamesACollectiveOperation(name);
 }
 
 bool EngineMovesBytes(Engine engine) {

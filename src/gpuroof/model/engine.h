@@ -43,6 +43,12 @@ inline bool IsKernelEngine(Engine engine) {
   return engine == Engine::kKernel || engine == Engine::kComm;
 }
 
+// True for the engines whose ops are compute: kernels and whole-graph launches (a CUDA graph traced
+// at graph level runs mostly kernels). Collectives are communication, not compute.
+inline bool IsComputeEngine(Engine engine) {
+  return engine == Engine::kKernel || engine == Engine::kGraph;
+}
+
 // Whether a kernel name is a collective-communication kernel (docs/metrics.md, "Engines"): its
 // name, less a leading "void ", starts with "nccl", "rccl" or "msccl" in any case (ncclKernel_*,
 // ncclDevKernel_*, rcclKernel..., mscclKernel_...). The one place that rule lives.

@@ -70,7 +70,7 @@ constexpr std::array<Named<KinetoEventKind>, 13> kCategories = {{
     {"cuda_event", KinetoEventKind::kGpuNotEngineWork},
 }};
 
-constexpr std::array<Named<MemoryKind>, 8> kMemoryKinds = {{
+constexpr std::array<Named<MemoryKind>, 7> kMemoryKinds = {{
     {"Pageable", MemoryKind::kPageable},
     {"Pinned", MemoryKind::kPinned},
     {"Device", MemoryKind::kDevice},
@@ -78,7 +78,6 @@ constexpr std::array<Named<MemoryKind>, 8> kMemoryKinds = {{
     {"Managed", MemoryKind::kManaged},
     {"Device Static", MemoryKind::kDeviceStatic},
     {"Managed Static", MemoryKind::kManagedStatic},
-    {"Host", MemoryKind::kPageable},
 }};
 
 }  // namespace

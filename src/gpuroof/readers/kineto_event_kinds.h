@@ -39,7 +39,8 @@ std::optional<CopyShape> ParseMemcpyName(std::string_view name);
 MemoryKind ParseMemsetName(std::string_view name);
 
 // Memory kind from Kineto's names ("Pageable", "Pinned", "Device", "Array", "Managed",
-// "Device Static", "Managed Static"; ROCm's "Host" is pageable host memory). Else kUnknown.
+// "Device Static", "Managed Static"). Else kUnknown, ROCm's "Host" included: its writer names the
+// sides from the copy kind alone, so "Host" may be pinned or pageable memory.
 MemoryKind ParseMemoryKind(std::string_view text);
 
 // Parses a JSON number text in microseconds ("12", "1365627866520.196", "-3", "1.5e3") into

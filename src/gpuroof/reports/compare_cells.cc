@@ -29,6 +29,9 @@ std::string MetricLabel(const MetricComparison& m) {
     case MetricLevel::kCopyBusy:
       label = fmt::format("copy {} busy / iter", m.name);
       break;
+    case MetricLevel::kCommBusy:
+      label = fmt::format("{} busy / iter", m.name);
+      break;
     case MetricLevel::kRange:
       label = fmt::format("range [{}]", m.name);
       break;

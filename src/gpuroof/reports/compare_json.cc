@@ -17,6 +17,8 @@ std::string_view LevelId(MetricLevel level) {
       return "gpu-busy";
     case MetricLevel::kCopyBusy:
       return "copy-busy";
+    case MetricLevel::kCommBusy:
+      return "comm-busy";
     case MetricLevel::kRange:
       return "range";
     case MetricLevel::kIdle:

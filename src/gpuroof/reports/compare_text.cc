@@ -1,3 +1,6 @@
+#include <cmath>
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "gpuroof/format/table_text.h"
@@ -42,6 +45,30 @@ Table MetricsTable(const CompareResult& r) {
   return table;
 }
 
+// The delta column's heading names one level; say where rows differ from it (docs/metrics.md).
+std::string IntervalNotes(const CompareResult& r) {
+  std::string out;
+  size_t family = 0;
+  std::optional<double> family_level;
+  for (const MetricComparison& m : r.metrics) {
+    if (m.level != MetricLevel::kKernel || !m.gated) continue;
+    ++family;
+    if (m.ci_level > 0 && std::fabs(m.ci_level - (1 - r.settings.alpha)) > 1e-12)
+      family_level = m.ci_level;
+  }
+  if (family_level) {
+    out += fmt::format(
+        "gated kernels: intervals at {:g}% (Bonferroni over {} gated kernels), p Holm-adjusted\n",
+        100 * *family_level, family);
+  }
+  if (r.mode == CompareMode::kHistory) {
+    out +=
+        "history rows: the interval is the band of ratios the history predicts for an "
+        "unchanged run, not an interval around the estimate\n";
+  }
+  return out;
+}
+
 TextTableOptions NoIndent() {
   TextTableOptions options;
   options.indent = "";
@@ -61,6 +88,7 @@ std::string RenderCompareText(const CompareReport& report) {
   if (const std::string devices = DevicesLine(r); !devices.empty()) out += devices + "\n";
   out += "\n";
   out += RenderTableText(MetricsTable(r), NoIndent());
+  out += IntervalNotes(r);
   if (r.geomean_weighted) {
     out +=
         fmt::format("geomean (gated kernels, weighted): {}  plain: {}\n",

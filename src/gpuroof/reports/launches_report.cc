@@ -99,6 +99,13 @@ ReportDocument LaunchesDocument(const LaunchesReport& report) {
               fmt::format("note: {} in the window left out: the trace lacks their launching call",
                           CountOf(device.unmatched, "kernel", "kernels")));
         }
+        if (device.shared_call_kernels > 0) {
+          section.preamble.push_back(fmt::format(
+              "note: {} in the window left out: {} launched several ops each (CUDA graph "
+              "launches), and a call's overhead is not one kernel's",
+              CountOf(device.shared_call_kernels, "kernel", "kernels"),
+              CountOf(device.shared_calls, "call", "calls")));
+        }
         section.table = DeviceTable(report, trace, device);
         section.when_empty = "no launch in the window";
         return section;
@@ -115,6 +122,8 @@ std::string RenderLaunchesJson(const LaunchesReport& report) {
     WriteWindowJson(json, device.window);
     json.Key("launches").Int(device.launches);
     json.Key("unmatched").Int(device.unmatched);
+    json.Key("shared_call_kernels").Int(device.shared_call_kernels);
+    json.Key("shared_calls").Int(device.shared_calls);
     json.Key(report.per_launch ? "records" : "kernels");
     WriteTableRowsJson(json, DeviceTable(report, trace, device));
   };

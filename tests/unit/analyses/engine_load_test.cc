@@ -127,6 +127,29 @@ TEST(EngineLoad, ProcessingWindowLeavesOutSetupUploads) {
   EXPECT_EQ(all.engine(Engine::kH2D).busy_ns, 1'000'200);
 }
 
+// A CUDA graph traced at graph level (nsys's default) is one op of the graph engine that runs
+// kernels: graph replays anchor the processing window like kernels, so the replays after the last
+// eager kernel stay in it, and a device of graph launches alone has a processing window.
+TEST(EngineLoad, WholeGraphLaunchesAnchorTheProcessingWindow) {
+  Trace trace = MakeTrace({{Engine::kH2D, -1'000, 0},
+                           {Engine::kKernel, 0, 100},
+                           {Engine::kGraph, 200, 900},
+                           {Engine::kGraph, 1'000, 1'500},
+                           {Engine::kH2D, 1'600, 1'700},
+                           {Engine::kGraph, 0, 400, 1},
+                           {Engine::kD2H, 400, 450, 1}});
+  const std::vector<DeviceLoad> loads = ComputeEngineLoad(trace, Options());
+  ASSERT_EQ(loads.size(), 2u);
+  EXPECT_EQ(loads[0].window.start_ns, 0);
+  EXPECT_EQ(loads[0].window.end_ns, 1'500);
+  EXPECT_EQ(loads[0].engine(Engine::kGraph).ops, 2);
+  EXPECT_EQ(loads[0].engine(Engine::kGraph).busy_ns, 1'200);
+  EXPECT_EQ(loads[0].engine(Engine::kH2D).ops, 0);
+  EXPECT_EQ(loads[1].window.policy, "processing");
+  EXPECT_EQ(loads[1].window.start_ns, 0);
+  EXPECT_EQ(loads[1].window.end_ns, 450);
+}
+
 TEST(EngineLoad, ZeroLengthOpsAreCountedButAddNoTime) {
   Trace trace = MakeTrace(
       {{Engine::kKernel, 0, 100}, {Engine::kKernel, 100, 100}, {Engine::kMemset, 50, 50}});

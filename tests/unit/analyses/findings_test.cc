@@ -250,6 +250,34 @@ repeat 20 step=200 {
   EXPECT_NE(bound->evidence.find("20 of 20"), std::string::npos);
 }
 
+// The same 20 tiny kernels as 4 CUDA graph launches of 5 nodes: each node carries its graph's
+// one call, whose overhead is no node's own, so none is launch-bound; a lone tiny kernel launched
+// with them still is, but is too few to fire.
+TEST_F(FindingsTest, GraphNodesAreNotLaunchBound) {
+  Trace trace = Nsys(R"(
+repeat 4 step=1000 {
+  api start=0 end=100 corr=1+i name=cudaGraphLaunch_v10000
+  kernel start=150 end=160 corr=1+i name=tiny
+  kernel start=170 end=180 corr=1+i name=tiny
+  kernel start=190 end=200 corr=1+i name=tiny
+  kernel start=210 end=220 corr=1+i name=tiny
+  kernel start=230 end=240 corr=1+i name=tiny
+}
+api start=5000 end=5100 corr=99 name=cudaLaunchKernel_v7000
+kernel start=5150 end=5160 corr=99 name=tiny
+)");
+  EXPECT_EQ(Find(ComputeFindings(trace, Options()), "launch-bound"), nullptr);
+  LaunchLatencyOptions options;
+  options.window = ParseWindowSpec("all");
+  const std::vector<DeviceLaunches> launches = ComputeLaunchLatency(trace, options);
+  ASSERT_EQ(launches.size(), 1u);
+  EXPECT_EQ(launches[0].launches, 1);
+  EXPECT_EQ(launches[0].shared_call_kernels, 20);
+  EXPECT_EQ(launches[0].shared_calls, 4);
+  ASSERT_EQ(launches[0].rows.size(), 1u);
+  EXPECT_EQ(launches[0].rows[0].overhead.total_ns, 100);  // the one lone launch
+}
+
 TEST_F(FindingsTest, LongKernelsAreNotLaunchBound) {
   Trace trace = Nsys(R"(
 repeat 20 step=2000 {

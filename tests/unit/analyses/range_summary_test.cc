@@ -220,5 +220,23 @@ TEST(RangeSummaryTest, MissingRangesAreClearErrors) {
   EXPECT_THROW(SummarizeRanges(trace, {}), InputError);
 }
 
+// A name given without its domain finds the domain's ranges, but never merges two domains'.
+TEST(RangeSelectionTest, ANameInTwoDomainsNeedsItsDomain) {
+  Trace trace = Example();
+  AddRange(trace, "Train:epoch", 0, 1000, 1);
+  AddRange(trace, "Train:epoch", 1000, 2000, 1);
+  EXPECT_EQ(FindNvtxRanges(trace, "epoch").size(), 2u);
+  AddRange(trace, "Eval:epoch", 2000, 3000, 1);
+  try {
+    FindNvtxRanges(trace, "epoch");
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("'epoch' is in more than one domain"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(FindNvtxRanges(trace, "Eval:epoch").size(), 1u);
+  EXPECT_EQ(FindNvtxRanges(trace, "Train:epoch").size(), 2u);
+}
+
 }  // namespace
 }  // namespace gpuroof

@@ -169,6 +169,14 @@ TEST(SharedKinetoFixtures, StepsAndLaunchesAreRead) {
   EXPECT_EQ(eager.metadata.at("kineto_base_time_ns"), "1767189312000000000");
   // cuLaunchKernelEx (220 driver launches) are correlated too: 161 + 367 + 220 + 1 + 180.
   EXPECT_EQ(eager.api_calls.size(), 929u);
+
+  // Its all-reduces go through PyTorch's symmetric memory, not NCCL: 73
+  // multimem_all_reduce_kernel launches are communication like the one ncclDevKernel_AllGather,
+  // 2,141.501 us in all; the other 694 kernels are compute (raw events counted in Python).
+  const DeviceLoad eager_load = ComputeEngineLoad(eager, all).at(0);
+  EXPECT_EQ(eager_load.engine(Engine::kComm).ops, 74);
+  EXPECT_EQ(eager_load.engine(Engine::kComm).sum_ns, 2'141'501);
+  EXPECT_EQ(eager_load.engine(Engine::kKernel).ops, 694);
 }
 
 }  // namespace

@@ -93,5 +93,28 @@ TEST(CompareHtmlTest, RatioChartPlacesEstimatesAndIntervals) {
       << page;
 }
 
+// The text table's delta heading names 1 - alpha; gated kernels of a family of two are at
+// 1 - alpha/2, and a line under the table says so (as history mode says its band is not an
+// interval around the estimate).
+TEST(CompareTextTest, SaysWhereIntervalsDifferFromTheHeading) {
+  CompareReport report = TwoKernels();
+  report.result.settings.alpha = 0.01;
+  for (MetricComparison& m : report.result.metrics)
+    m.ci_level = 0.99;
+  EXPECT_EQ(RenderCompareText(report).find("gated kernels: intervals at"), std::string::npos);
+  EXPECT_EQ(RenderCompareText(report).find("history rows:"), std::string::npos);
+  report.result.metrics[1].gated = true;
+  for (MetricComparison& m : report.result.metrics)
+    m.ci_level = 0.995;
+  const std::string text = RenderCompareText(report);
+  EXPECT_NE(text.find("gated kernels: intervals at 99.5% (Bonferroni over 2 gated kernels), p "
+                      "Holm-adjusted"),
+            std::string::npos)
+      << text;
+  report.result.mode = CompareMode::kHistory;
+  EXPECT_NE(RenderCompareText(report).find("history rows: the interval is the band"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace gpuroof

@@ -120,7 +120,7 @@ std::vector<DeviceActivity> BuildDeviceActivity(const Trace& trace, const Window
     }
     Extend(device.any, start, end);
     const Engine engine = block.engine[i];
-    if (engine == Engine::kKernel) Extend(device.compute, start, end);
+    if (IsComputeEngine(engine)) Extend(device.compute, start, end);
     if (engine == Engine::kComm) Extend(device.comm, start, end);
     if (IsCopyEngine(engine)) Extend(device.copies, start, end);
   });

@@ -37,7 +37,7 @@ struct DeviceActivity {
   Window window;
   uint64_t process_id = 0;    // the process of the device's first stream (its launching host)
   Segments any;               // every engine, ops clipped to the window
-  Segments compute;           // Engine::kKernel
+  Segments compute;           // IsComputeEngine: kernels, whole-graph launches
   Segments comm;              // Engine::kComm
   Segments copies;            // H2D, D2H, D2D, P2P, H2H copies
   std::vector<IdleGap> gaps;  // idle gaps longer than the threshold, in time order

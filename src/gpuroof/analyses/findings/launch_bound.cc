@@ -27,6 +27,7 @@ std::vector<Finding> FindLaunchBound(const FindingContext& context) {
   const Trace& trace = context.trace;
   const FindingThresholds& thresholds = context.thresholds;
   std::map<int32_t, DeviceCounts> counts;
+  const std::vector<uint32_t> ops_per_call = OpsPerLaunchCall(trace);
   for (const ActivityBlock& block : trace.blocks) {
     for (size_t i = 0; i < block.size(); ++i) {
       if (!IsKernelEngine(block.engine[i])) continue;
@@ -37,7 +38,9 @@ std::vector<Finding> FindLaunchBound(const FindingContext& context) {
       }
       if (device == nullptr || !OpCountsInWindow(trace, block, i, device->window)) continue;
       const ApiCall* call = FindLaunchCall(trace, block, i);
-      if (call == nullptr) continue;
+      // A call that launched several ops is a CUDA graph launch: its overhead is no one node's.
+      if (call == nullptr || ops_per_call[static_cast<size_t>(call - trace.api_calls.data())] > 1)
+        continue;
       DeviceCounts& c = counts[device_id];
       ++c.launches;
       const int64_t duration = block.end_ns[i] - block.start_ns[i];

@@ -77,7 +77,7 @@ Verdict DecideHistory(double current, double history_mean, double half_width,
 // range_min_share, or it is named by --gate-range.
 bool RangeGated(double share_of_iteration, const std::string& name, const GateSettings& settings);
 
-// NCCL and other collective kernels (a key starting with "nccl", any case) wait for the other
+// NCCL and other collective kernels (IsCollectiveKernelName, docs/metrics.md) wait for the other
 // ranks: their time says more about the slowest GPU than about this change, so they are
 // report-only (§3.3).
 bool CollectiveKernel(std::string_view key);

@@ -290,16 +290,18 @@ int LevelOrder(MetricLevel level) {
       return 3;
     case MetricLevel::kCopyBusy:
       return 4;
-    case MetricLevel::kIdle:
+    case MetricLevel::kCommBusy:
       return 5;
-    case MetricLevel::kLaunches:
+    case MetricLevel::kIdle:
       return 6;
-    case MetricLevel::kBytes:
+    case MetricLevel::kLaunches:
       return 7;
-    case MetricLevel::kEngineTotal:
+    case MetricLevel::kBytes:
       return 8;
+    case MetricLevel::kEngineTotal:
+      return 9;
   }
-  return 9;
+  return 10;
 }
 
 // A gated metric that fails the gate as a regression: REGRESSED, or LOW-N over its threshold
@@ -319,6 +321,8 @@ std::string ReasonLabel(const MetricComparison& m) {
       return "GPU busy" + (m.name.size() > 6 ? m.name.substr(6) : std::string());
     case MetricLevel::kCopyBusy:
       return fmt::format("copy {} busy", m.name);
+    case MetricLevel::kCommBusy:
+      return fmt::format("{} busy", m.name);
     case MetricLevel::kRange:
       return fmt::format("range [{}]", m.name);
     case MetricLevel::kKernel:
@@ -528,8 +532,10 @@ void ExactCount(MetricComparison& m, const SideSamples& b, const SideSamples& c,
   if (m.baseline->median > 0) m.ratio = m.current->median / m.baseline->median;
   m.verdict = *m.delta == 0 ? Verdict::kNoChange : Verdict::kChanged;
   m.gated = settings.gate_counts;
-  // --gate-counts fails on an increase of more than 5 % (§3.3).
-  if (m.gated && m.ratio && *m.ratio > 1.05) m.verdict = Verdict::kRegressed;
+  // --gate-counts fails on an increase of more than 5 % (§3.3); from a baseline of 0 any
+  // increase is more than 5 % (no ratio to show, but the regression is real).
+  const bool grew = m.ratio ? *m.ratio > 1.05 : m.current->median > 0;
+  if (m.gated && grew) m.verdict = Verdict::kRegressed;
 }
 
 // The per-kernel warm-up of one side, summed over the profiles that trimmed the metric.
@@ -609,13 +615,17 @@ void EstimateRow(MetricComparison& m, const SideSamples& b, const SideSamples& c
     case MetricLevel::kIteration:
     case MetricLevel::kGpuBusy:
     case MetricLevel::kCopyBusy:
+    case MetricLevel::kCommBusy:
     case MetricLevel::kRange:
     case MetricLevel::kKernel:
       break;
   }
-  const bool copy = m.level == MetricLevel::kCopyBusy;
+  // Collectives wait for the other ranks (§3.3): their busy time is reported, never gated, and
+  // as noisy as a copy engine's.
+  const bool comm = m.level == MetricLevel::kCommBusy;
+  const bool copy = m.level == MetricLevel::kCopyBusy || comm;
   const bool kernel = m.level == MetricLevel::kKernel;
-  m.gated = copy ? settings.gate_copies : !kernel;
+  m.gated = comm ? false : copy ? settings.gate_copies : !kernel;
   if (m.level == MetricLevel::kRange) {
     // Share of the iteration: the range's summed time per steady iteration (§3.3).
     m.share = context.base_iteration_median > 0 && context.base_steady > 0

@@ -8,6 +8,7 @@
 
 #include "gpuroof/analyses/regression/bootstrap.h"
 #include "gpuroof/analyses/regression/distributions.h"
+#include "gpuroof/analyses/regression/holm.h"
 #include "gpuroof/analyses/regression/run_level.h"
 #include "gpuroof/model/errors.h"
 
@@ -172,7 +173,7 @@ class LineParser {
 bool HistoryLevel(MetricLevel level) {
   return level == MetricLevel::kIteration || level == MetricLevel::kGpuBusy ||
          level == MetricLevel::kKernel || level == MetricLevel::kCopyBusy ||
-         level == MetricLevel::kRange;
+         level == MetricLevel::kCommBusy || level == MetricLevel::kRange;
 }
 
 }  // namespace
@@ -280,7 +281,9 @@ CompareResult CompareWithHistory(std::span<const HistoryEntry> history,
       m.share = iterations > 0 && median_wall > 0 ? totals[id] / iterations / median_wall : 0.0;
       m.gated = RangeGated(*m.share, m.name, settings);
     } else {
-      m.gated = set.level != MetricLevel::kCopyBusy || settings.gate_copies;
+      m.gated = set.level == MetricLevel::kCommBusy   ? false
+                : set.level == MetricLevel::kCopyBusy ? settings.gate_copies
+                                                      : true;
     }
     const auto limit = HistoryPredictionLimit(past, one_sided_alpha);
     if (past.size() < kHistoryMinEntries || !limit) {
@@ -301,8 +304,31 @@ CompareResult CompareWithHistory(std::span<const HistoryEntry> history,
                                     static_cast<double>(past.size() - 1));
     }
     m.verdict = DecideHistory(current_log, history_mean, half_width, settings);
-    m.mde = std::expm1(half_width);
+    // 80 % power: a true shift d is flagged when the run's deviation exceeds max(q, e), and the
+    // deviation is d plus the prediction error (scale x Student t with h - 1 degrees of freedom).
+    const double flagged_above = std::max(half_width, std::log1p(settings.min_effect));
+    m.mde = std::expm1(flagged_above +
+                       StudentTQuantile(0.8, static_cast<double>(past.size() - 1)) * scale);
     result.metrics.push_back(std::move(m));
+  }
+  // The gated kernel family (§3.4): Holm on the one-sided p-values, so that testing many kernels
+  // against the history does not multiply the false alarms. A regression Holm does not confirm
+  // is INCONCLUSIVE when its ratio reaches the target, else ~.
+  std::vector<MetricComparison*> family;
+  for (MetricComparison& m : result.metrics) {
+    if (m.level == MetricLevel::kKernel && m.gated && m.verdict != Verdict::kLowN)
+      family.push_back(&m);
+  }
+  std::vector<double> p_values;
+  for (const MetricComparison* m : family)
+    p_values.push_back(m->p_value.value_or(1.0));
+  const std::vector<double> adjusted = HolmAdjust(p_values);
+  for (size_t i = 0; i < family.size(); ++i) {
+    MetricComparison& m = *family[i];
+    m.p_adjusted = adjusted[i];
+    if (m.verdict == Verdict::kRegressed && adjusted[i] > one_sided_alpha) {
+      m.verdict = *m.ratio >= 1.0 + settings.target ? Verdict::kInconclusive : Verdict::kNoChange;
+    }
   }
   if (result.metrics.empty()) {
     throw InputError(history_source,

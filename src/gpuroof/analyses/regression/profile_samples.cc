@@ -184,8 +184,10 @@ void SummarizeIterations(const Trace& trace, const ProfileOptions& options,
       const OpInterval interval = CountedInterval(trace, work, op);
       const Engine engine = block.engine[op.index];
       const int32_t device = trace.streams[block.stream[op.index]].device_id;
-      unions[{device, engine}].Add(interval.start_ns, interval.end_ns);
-      seen.insert({device, engine});
+      // Compute busy is one union of kernels and whole-graph launches (docs/metrics.md).
+      const Engine busy_engine = IsComputeEngine(engine) ? Engine::kKernel : engine;
+      unions[{device, busy_engine}].Add(interval.start_ns, interval.end_ns);
+      seen.insert({device, busy_engine});
       auto [span, fresh] = spans.try_emplace(device, interval.start_ns, interval.end_ns);
       if (!fresh) {
         span->second.first = std::min(span->second.first, interval.start_ns);
@@ -245,10 +247,13 @@ void SummarizeIterations(const Trace& trace, const ProfileOptions& options,
     values.resize(summary.steady_iterations, 0.0);
     const auto [device, engine] = key;
     const bool compute = engine == Engine::kKernel;
+    const bool comm = engine == Engine::kComm;
     SampleSet& set =
-        summary.metrics[fmt::format("{}:{}:{}", compute ? "busy" : "copy", EngineName(engine),
-                                    DeviceKey(device, devices.size()))];
-    set.level = compute ? MetricLevel::kGpuBusy : MetricLevel::kCopyBusy;
+        summary.metrics[fmt::format("{}:{}:{}", compute || comm ? "busy" : "copy",
+                                    EngineName(engine), DeviceKey(device, devices.size()))];
+    set.level = compute ? MetricLevel::kGpuBusy
+                : comm  ? MetricLevel::kCommBusy
+                        : MetricLevel::kCopyBusy;
     set.name = std::string(EngineName(engine)) + DeviceSuffix(device, devices.size());
     set.values = std::move(values);
   }

@@ -19,6 +19,7 @@ enum class MetricLevel {
   kIteration,  // wall time of an iteration (the range instance's duration)
   kGpuBusy,    // busy time of the compute engine per iteration (union of its kernels)
   kCopyBusy,   // busy time of one copy/memset engine per iteration
+  kCommBusy,   // busy time of the collective (comm) engine per iteration; report-only
   kIdle,       // GPU idle ("bubble") per iteration: the device's GPU span minus compute busy
   kRange,      // duration of each instance of another annotation range within the iterations
   kKernel,     // per-launch duration of one kernel key

@@ -1,6 +1,7 @@
 #include "gpuroof/analyses/regression/gate.h"
 
 #include <cmath>
+#include <tuple>
 
 #include <gtest/gtest.h>
 
@@ -34,6 +35,14 @@ void AddKernel(ProfileSummary& p, const std::string& key, std::vector<double> la
   for (double v : set.values)
     set.total += v;
   p.kernel_time_ns += set.total;
+}
+
+SampleSet& AddMetric(ProfileSummary& p, const std::string& id, MetricLevel level,
+                     const std::string& name) {
+  SampleSet& set = p.metrics[id];
+  set.level = level;
+  set.name = name;
+  return set;
 }
 
 const MetricComparison& Find(const CompareResult& r, const std::string& id) {
@@ -203,9 +212,7 @@ TEST(GateTest, GpuIdleIsARawShiftReportedOnly) {
   ProfileSummary base = Profile("b", std::vector<double>(20, 1000.0));
   ProfileSummary cur = Profile("c", std::vector<double>(20, 1000.0));
   for (ProfileSummary* p : {&base, &cur}) {
-    SampleSet& idle = p->metrics["idle:0"];
-    idle.level = MetricLevel::kIdle;
-    idle.name = "GPU idle";
+    SampleSet& idle = AddMetric(*p, "idle:0", MetricLevel::kIdle, "GPU idle");
     for (int i = 0; i < 20; ++i)  // baseline 0..19 ns, current 50..69 ns: shift exactly 50
       idle.values.push_back((p == &cur ? 50.0 : 0.0) + i);
   }
@@ -221,6 +228,59 @@ TEST(GateTest, GpuIdleIsARawShiftReportedOnly) {
   EXPECT_GT(*m.delta_ci_high, 50.0);
   EXPECT_EQ(m.verdict, Verdict::kChanged);
   EXPECT_EQ(r.exit_code, 0);
+}
+
+// --gate-counts (§3.3): launches and bytes per iteration are exact counts; an increase above 5 %
+// fails, and so does any increase from a baseline of 0 (a new 4 MB copy every iteration), which
+// has no ratio. Without the flag the same rows are report-only.
+TEST(GateTest, GateCountsFailsOnAnIncreaseFromZero) {
+  for (bool gate_counts : {false, true}) {
+    ProfileSummary base = Profile("b", std::vector<double>(20, 1000.0));
+    ProfileSummary cur = Profile("c", std::vector<double>(20, 1000.0));
+    for (ProfileSummary* p : {&base, &cur}) {
+      AddMetric(*p, "bytes", MetricLevel::kBytes, "bytes").values.assign(20, p == &cur ? 4e6 : 0);
+      AddMetric(*p, "launches", MetricLevel::kLaunches, "launches")
+          .values.assign(20, p == &cur ? 104.0 : 100.0);  // +4 %: within the 5 %
+    }
+    GateSettings settings;
+    settings.gate_counts = gate_counts;
+    const CompareResult r = CompareProfiles(std::vector{base}, std::vector{cur}, settings);
+    const MetricComparison& bytes = Find(r, "bytes");
+    EXPECT_FALSE(bytes.ratio.has_value());
+    EXPECT_DOUBLE_EQ(*bytes.delta, 4e6);
+    EXPECT_EQ(bytes.verdict, gate_counts ? Verdict::kRegressed : Verdict::kChanged);
+    const MetricComparison& launches = Find(r, "launches");
+    EXPECT_DOUBLE_EQ(*launches.ratio, 1.04);
+    EXPECT_EQ(launches.verdict, Verdict::kChanged);
+    EXPECT_EQ(r.exit_code, gate_counts ? 1 : 0) << "gate_counts " << gate_counts;
+  }
+}
+
+// Collective (comm) busy time waits for the other ranks (§3.3): reported, never gated, even with
+// --gate-copies, which gates a copy engine that grows the same 50 %.
+TEST(GateTest, CommBusyIsReportOnlyEvenWithGateCopies) {
+  ProfileSummary base = Profile("b", std::vector<double>(20, 1000.0));
+  ProfileSummary cur = Profile("c", std::vector<double>(20, 1000.0));
+  for (ProfileSummary* p : {&base, &cur}) {
+    for (const auto& [id, level, name] :
+         {std::tuple{"busy:comm:0", MetricLevel::kCommBusy, "comm"},
+          std::tuple{"copy:H2D:0", MetricLevel::kCopyBusy, "H2D"}}) {
+      SampleSet& set = AddMetric(*p, id, level, name);
+      for (int i = 0; i < 20; ++i)
+        set.values.push_back((p == &cur ? 150.0 : 100.0) + 0.1 * i);
+    }
+  }
+  GateSettings settings;
+  settings.gate_copies = true;
+  const CompareResult r = CompareProfiles(std::vector{base}, std::vector{cur}, settings);
+  const MetricComparison& comm = Find(r, "busy:comm:0");
+  EXPECT_FALSE(comm.gated);
+  EXPECT_NEAR(*comm.ratio, 1.5, 0.01);
+  EXPECT_TRUE(Find(r, "copy:H2D:0").gated);
+  EXPECT_EQ(Find(r, "copy:H2D:0").verdict, Verdict::kRegressed);
+  EXPECT_EQ(r.exit_code, 1);  // the copy engine, not the collectives
+  settings.gate_copies = false;
+  EXPECT_EQ(CompareProfiles(std::vector{base}, std::vector{cur}, settings).exit_code, 0);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "gpuroof/model/errors.h"
@@ -46,6 +47,65 @@ TEST(HistoryTest, ExampleE9) {
   const CompareResult e = CompareWithHistory(history, edge, GateSettings{}, "h.jsonl");
   EXPECT_EQ(e.metrics[0].verdict, Verdict::kWithinNoise);
   EXPECT_EQ(e.exit_code, 0);
+}
+
+// E9's MDE at 80 % power: a change is flagged beyond max(q, ln 1.02) = 0.019803, and four times
+// in five when it is t_{0.8,9} = 0.883404 prediction errors (0.0055253) beyond that: +2.50 %.
+TEST(HistoryTest, ExampleE9MinimumDetectableEffect) {
+  const std::vector<ProfileSummary> slow = {Current(42.4)};
+  const CompareResult r = CompareWithHistory(E9History(), slow, GateSettings{}, "h.jsonl");
+  EXPECT_NEAR(*r.metrics[0].mde, std::expm1(std::log(1.02) + 0.883404 * 0.0055253), 2e-5);
+}
+
+// Eight gated kernels tested against the history are one family (§3.4): a kernel 2.05 % slower
+// passes the limit and the minimum effect alone (one-sided p ~ 0.0024), but not Holm's 8 x p, so
+// it is ~ and the gate passes; one 6 % slower (p ~ 1e-6) stays REGRESSED.
+TEST(HistoryTest, GatedKernelsAreHolmAdjusted) {
+  const std::vector<double> history_ms = {41.2, 41.5, 40.9, 41.3, 41.1,
+                                          41.6, 41.0, 41.4, 41.2, 41.3};
+  double mean_log = 0;
+  for (double ms : history_ms)
+    mean_log += std::log(ms * 1e3) / static_cast<double>(history_ms.size());
+  for (double slower : {1.0205, 1.06}) {
+    std::vector<HistoryEntry> history;
+    for (double ms : history_ms) {
+      HistoryEntry entry{"GPU X", {}};
+      for (int k = 0; k < 8; ++k)
+        entry.medians[fmt::format("kernel:k{}", k)] = ms * 1e3;
+      history.push_back(entry);
+    }
+    ProfileSummary current = Current(41.2);
+    for (int k = 0; k < 8; ++k) {
+      SampleSet& set = current.metrics[fmt::format("kernel:k{}", k)];
+      set.level = MetricLevel::kKernel;
+      set.name = fmt::format("k{}", k);
+      set.values = {std::exp(mean_log) * (k == 0 ? slower : 1.0)};
+      set.total = 1000;
+      current.kernel_time_ns += set.total;
+    }
+    GateSettings settings;
+    settings.kernel_min_impact = 0;  // every kernel (share 12.5 %) is gated, changed or not
+    const CompareResult r = CompareWithHistory(history, std::vector{current}, settings, "h.jsonl");
+    const MetricComparison* k0 = nullptr;
+    int gated = 0;
+    for (const MetricComparison& m : r.metrics) {
+      if (m.id == "kernel:k0") k0 = &m;
+      gated += m.level == MetricLevel::kKernel && m.gated ? 1 : 0;
+    }
+    ASSERT_NE(k0, nullptr);
+    EXPECT_EQ(gated, 8);
+    ASSERT_TRUE(k0->p_value && k0->p_adjusted);
+    EXPECT_LT(*k0->p_value, 0.01);
+    if (slower < 1.05) {
+      EXPECT_GT(*k0->p_adjusted, 0.01);
+      EXPECT_EQ(k0->verdict, Verdict::kNoChange);
+      EXPECT_EQ(r.exit_code, 0);
+    } else {
+      EXPECT_LT(*k0->p_adjusted, 0.01);
+      EXPECT_EQ(k0->verdict, Verdict::kRegressed);
+      EXPECT_EQ(r.exit_code, 1);
+    }
+  }
 }
 
 TEST(HistoryTest, ShortHistoryIsLowN) {

@@ -14,9 +14,22 @@ using testing::AddRange;
 using testing::MakeTrace;
 using testing::Op;
 
-// Eight 1000 ns iterations; each launches kernel "a" (200 ns) and a 64-byte H2D copy (100 ns)
-// that run late, inside the *next* iteration's time: launch correlation must still give each
-// iteration its own work.
+// Eight 1000 ns iterations "step" on thread 1, iteration i launching ops 2i and 2i + 1 of `ops`.
+Trace EightSteps(const std::vector<Op>& ops) {
+  Trace trace = MakeTrace(ops);
+  trace.devices.push_back({0, "Test GPU"});
+  for (int i = 0; i < 8; ++i) {
+    const int64_t t = i * 1000;
+    AddRange(trace, "step", t, t + 1000, 1);
+    AddLaunch(trace, 2 * static_cast<size_t>(i), 1, t + 10);
+    AddLaunch(trace, 2 * static_cast<size_t>(i) + 1, 1, t + 20);
+  }
+  return trace;
+}
+
+// Each iteration launches kernel "a" (200 ns) and a 64-byte H2D copy (100 ns) that run late,
+// inside the *next* iteration's time: launch correlation must still give each iteration its own
+// work.
 Trace EightIterations() {
   std::vector<Op> ops;
   for (int i = 0; i < 8; ++i) {
@@ -24,16 +37,7 @@ Trace EightIterations() {
     ops.push_back({Engine::kKernel, t + 900, t + 1100, 0, 7, 0, "a"});
     ops.push_back({Engine::kH2D, t + 1100, t + 1200, 0, 7, 64, ""});
   }
-  Trace trace = MakeTrace(ops);
-  trace.devices.push_back({0, "Test GPU"});
-  for (int i = 0; i < 8; ++i) {
-    const int64_t t = i * 1000;
-    // Iteration 0 is a slow warm-up (range 0..1000 is the first; all are 1000 long here).
-    AddRange(trace, "step", t, t + 1000, 1);
-    AddLaunch(trace, 2 * static_cast<size_t>(i), 1, t + 10);
-    AddLaunch(trace, 2 * static_cast<size_t>(i) + 1, 1, t + 20);
-  }
-  return trace;
+  return EightSteps(ops);
 }
 
 TEST(ProfileSamplesTest, IterationsFromLaunchCorrelation) {
@@ -60,6 +64,48 @@ TEST(ProfileSamplesTest, IterationsFromLaunchCorrelation) {
   EXPECT_EQ(kernel.values, std::vector<double>(6, 200.0));
   EXPECT_EQ(kernel.total, 1200.0);
   EXPECT_EQ(s.kernel_time_ns, 1200.0);
+}
+
+// Eight steps, each launching kernel "a" (900..1100 after the step's start) and `other` (its
+// times relative to the step's start), summarised with 2 warm-up steps dropped.
+ProfileSummary KernelAndOtherPerStep(const Op& other) {
+  std::vector<Op> ops;
+  for (int i = 0; i < 8; ++i) {
+    const int64_t t = i * 1000;
+    ops.push_back({Engine::kKernel, t + 900, t + 1100, 0, 7, 0, "a"});
+    Op shifted = other;
+    shifted.start_ns += t;
+    shifted.end_ns += t;
+    ops.push_back(shifted);
+  }
+  ProfileOptions options;
+  options.iteration_range = "step";
+  options.warmup = 2;
+  return SummarizeProfile(EightSteps(ops), options);
+}
+
+// A CUDA graph traced at graph level is compute: each iteration launches kernel "a" (900..1100)
+// and one graph replay (1050..1400) that overlaps it. Compute busy is their union, 500 ns, not the
+// kernel's 200 with the graph as a "copy" engine; idle is the span (900..1400) less it: 0.
+TEST(ProfileSamplesTest, WholeGraphLaunchesAreComputeBusy) {
+  const ProfileSummary s = KernelAndOtherPerStep({Engine::kGraph, 1050, 1400, 0, 7});
+  EXPECT_EQ(s.metrics.at("busy:kernel:0").level, MetricLevel::kGpuBusy);
+  EXPECT_EQ(s.metrics.at("busy:kernel:0").values, std::vector<double>(6, 500.0));
+  EXPECT_EQ(s.metrics.count("copy:graph:0"), 0u);
+  EXPECT_EQ(s.metrics.at("idle:0").values, std::vector<double>(6, 0.0));
+  EXPECT_EQ(s.metrics.at("bytes").values, std::vector<double>(6, 0.0));
+}
+
+// Collectives are their own report-only level, not a copy engine and not compute.
+TEST(ProfileSamplesTest, CollectivesAreCommBusy) {
+  const ProfileSummary s =
+      KernelAndOtherPerStep({Engine::kComm, 1000, 1300, 0, 8, 0, "ncclDevKernel_AllReduce"});
+  EXPECT_EQ(s.metrics.at("busy:comm:0").level, MetricLevel::kCommBusy);
+  EXPECT_EQ(s.metrics.at("busy:comm:0").values, std::vector<double>(6, 300.0));
+  EXPECT_EQ(s.metrics.at("busy:kernel:0").values, std::vector<double>(6, 200.0));
+  EXPECT_EQ(s.metrics.count("copy:comm:0"), 0u);
+  // Idle: span 900..1300 less compute busy 200 (communication is not compute).
+  EXPECT_EQ(s.metrics.at("idle:0").values, std::vector<double>(6, 200.0));
 }
 
 TEST(ProfileSamplesTest, AnnotationRangesWithinSteadyIterationsOnTheirThread) {
