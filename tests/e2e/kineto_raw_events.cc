@@ -72,10 +72,16 @@ bool RawCollectiveKernel(std::string_view name) {
   for (size_t at = lower.find(anonymous); at != std::string::npos; at = lower.find(anonymous))
     lower.erase(at, anonymous.size());
   lower.resize(std::min(lower.size(), lower.find_first_of("(<")));
-  // No fixture names a warp- or block-wide reduction, the rule's one exception.
+  if (const size_t scope = lower.rfind("::"); scope != std::string::npos) lower.erase(0, scope + 2);
+  // An operation starts a word: the name's start, or after '_' or a digit. No fixture spells one
+  // in camel case or names a warp- or block-wide reduction, the rule's other cases.
+  for (char& c : lower) {
+    if (std::isdigit(static_cast<unsigned char>(c)) != 0) c = '_';
+  }
+  lower.insert(0, "_");
   for (std::string_view operation :
-       {"all_reduce", "allreduce", "all_gather", "allgather", "reduce_scatter", "reducescatter",
-        "all_to_all", "alltoall", "cross_device_reduce"}) {
+       {"_all_reduce", "_allreduce", "_all_gather", "_allgather", "_reduce_scatter",
+        "_reducescatter", "_all_to_all", "_alltoall", "_cross_device_reduce"}) {
     if (lower.find(operation) != std::string::npos) return true;
   }
   return false;

@@ -23,6 +23,7 @@ struct DeviceSweep {
   int64_t cursor = std::numeric_limits<int64_t>::min();
   std::vector<std::vector<int64_t>> both_ns =
       std::vector<std::vector<int64_t>>(kEngineCount, std::vector<int64_t>(kEngineCount, 0));
+  int64_t comm_hidden_ns = 0;
 
   // Credits [cursor, t) to the pairs of engines busy in it, then moves the cursor to t.
   void AdvanceTo(int64_t t) {
@@ -48,7 +49,28 @@ struct DeviceSweep {
         }
       }
     }
+    CreditHiddenComm(t);
     cursor = t;
+  }
+
+  // Communication hidden behind compute in [cursor, t): comm ∩ (kernel ∪ graph), by inclusion
+  // and exclusion over the one busy stretch each engine has there.
+  void CreditHiddenComm(int64_t t) {
+    const auto stretch = [&](Engine engine) -> std::pair<int64_t, int64_t> {
+      const auto e = static_cast<size_t>(EngineIndex(engine));
+      if (!has_open[e]) return {0, 0};
+      return {std::max(open_start[e], cursor), std::min(open_end[e], t)};
+    };
+    const auto length = [](std::pair<int64_t, int64_t> a, std::pair<int64_t, int64_t> b) {
+      return std::max<int64_t>(0, std::min(a.second, b.second) - std::max(a.first, b.first));
+    };
+    const auto comm = stretch(Engine::kComm);
+    if (comm.second <= comm.first) return;
+    const auto kernel = stretch(Engine::kKernel);
+    const auto graph = stretch(Engine::kGraph);
+    const std::pair<int64_t, int64_t> kernel_and_graph = {std::max(kernel.first, graph.first),
+                                                          std::min(kernel.second, graph.second)};
+    comm_hidden_ns += length(comm, kernel) + length(comm, graph) - length(comm, kernel_and_graph);
   }
 
   void Add(size_t engine, int64_t start, int64_t end) {
@@ -107,6 +129,7 @@ std::vector<EngineOverlap> ComputeEngineOverlap(const Trace& trace,
       }
     }
     overlap.idle_ns = loads[d].window.length_ns() - loads[d].any_busy_ns;
+    overlap.comm_hidden_ns = sweeps[d].comm_hidden_ns;
     overlaps.push_back(std::move(overlap));
   }
   return overlaps;

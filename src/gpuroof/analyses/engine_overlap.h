@@ -16,6 +16,9 @@ struct EngineOverlap {
   // their busy unions); the diagonal is each engine's busy time.
   std::vector<std::vector<int64_t>> intersection_ns;
   int64_t idle_ns = 0;  // window time when no engine was busy
+  // Communication hidden behind compute: time the comm engine was busy while compute (kernels or
+  // whole-graph launches) was; docs/metrics.md, "Communication".
+  int64_t comm_hidden_ns = 0;
 };
 
 // The pairwise busy-time intersections of every device in `loads` (as ComputeEngineLoad made

@@ -46,26 +46,41 @@ constexpr std::string_view kCollectiveOperations[] = {
     "all_reduce",    "allreduce",  "all_gather", "allgather",          "reduce_scatter",
     "reducescatter", "all_to_all", "alltoall",   "cross_device_reduce"};
 
-// A warp- or block-wide "all-reduce" is a reduction inside one kernel, not communication.
+// A reduction across a warp, a block (CTA), a work group, threads or lanes happens inside one
+// kernel: it is not communication.
 bool NamesALocalReduction(std::string_view lower, size_t at) {
   std::string_view before = lower.substr(0, at);
   if (before.ends_with('_')) before.remove_suffix(1);
-  return before.ends_with("warp") || before.ends_with("block");
+  for (std::string_view scope : {"warp", "block", "cta", "wg", "thread", "lane"}) {
+    if (before.ends_with(scope)) return true;
+  }
+  return false;
+}
+
+// An operation word starts the name, follows '_' or a digit, or starts at a lower-to-upper case
+// change ("multimemAllReduce"): "small_reduce" holds "all_reduce" but names no all-reduce.
+bool StartsAWord(std::string_view own, size_t at) {
+  if (at == 0) return true;
+  const auto before = static_cast<unsigned char>(own[at - 1]);
+  const auto first = static_cast<unsigned char>(own[at]);
+  return before == '_' || std::isdigit(before) || (std::islower(before) && std::isupper(first));
 }
 
 bool NamesACollectiveOperation(std::string_view name) {
-  std::string lower(name);
+  // The function's own name: its namespaces, template and call arguments say nothing.
+  std::string own(name);
+  constexpr std::string_view kAnonymous = "(anonymous namespace)::";
+  for (size_t at = own.find(kAnonymous); at != std::string::npos; at = own.find(kAnonymous))
+    own.erase(at, kAnonymous.size());
+  own.resize(std::min(own.size(), own.find_first_of("(<")));
+  if (const size_t scope = own.rfind("::"); scope != std::string::npos) own.erase(0, scope + 2);
+  std::string lower = own;
   std::transform(lower.begin(), lower.end(), lower.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  // The function's own name: template and call arguments (types, parameter lists) say nothing.
-  constexpr std::string_view kAnonymous = "(anonymous namespace)::";
-  for (size_t at = lower.find(kAnonymous); at != std::string::npos; at = lower.find(kAnonymous))
-    lower.erase(at, kAnonymous.size());
-  lower.resize(std::min(lower.size(), lower.find_first_of("(<")));
   for (std::string_view operation : kCollectiveOperations) {
     for (size_t at = lower.find(operation); at != std::string::npos;
          at = lower.find(operation, at + 1)) {
-      if (!NamesALocalReduction(lower, at)) return true;
+      if (StartsAWord(own, at) && !NamesALocalReduction(lower, at)) return true;
     }
   }
   return false;

@@ -51,7 +51,9 @@ inline bool IsComputeEngine(Engine engine) {
 
 // Whether a kernel name is a collective-communication kernel (docs/metrics.md, "Engines"): its
 // name, less a leading "void ", starts with "nccl", "rccl" or "msccl" in any case (ncclKernel_*,
-// ncclDevKernel_*, rcclKernel..., mscclKernel_...). The one place that rule lives.
+// ncclDevKernel_*, rcclKernel..., mscclKernel_...), or the function's own name has a collective
+// operation as a word (multimem_all_reduce_kernel, cross_device_reduce_1stage,
+// allReduceFusionKernel). The one place that rule lives.
 bool IsCollectiveKernelName(std::string_view name);
 
 // True for engines that move bytes (copies and memsets), for which bandwidth is meaningful.

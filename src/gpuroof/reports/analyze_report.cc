@@ -41,12 +41,11 @@ std::optional<CommOverlap> CommOverlapOf(const EngineOverlap& overlap) {
     return std::find(overlap.engines.begin(), overlap.engines.end(), engine) -
            overlap.engines.begin();
   };
-  const auto kernel = static_cast<size_t>(find(Engine::kKernel));
   const auto comm = static_cast<size_t>(find(Engine::kComm));
   if (comm == overlap.engines.size()) return std::nullopt;
   CommOverlap result;
   result.comm_busy_ns = overlap.intersection_ns[comm][comm];
-  if (kernel != overlap.engines.size()) result.hidden_ns = overlap.intersection_ns[kernel][comm];
+  result.hidden_ns = overlap.comm_hidden_ns;
   return result;
 }
 

@@ -41,6 +41,27 @@ TEST(EngineOverlap, PairwiseIntersectionsAndIdleByHand) {
   EXPECT_EQ(o.idle_ns, 20);
 }
 
+// Communication hidden behind compute is comm ∩ (kernel ∪ graph), worked by hand over [0, 200):
+//   comm   [0,100) [150,200)
+//   kernel [10,40) [60,80)         graph [30,70) [160,170)
+//   compute = [10,80) + [160,170): hidden = [10,80) 70 + [160,170) 10 = 80, not kernel ∩ comm 50
+TEST(EngineOverlap, HiddenCommIsUnderKernelsOrWholeGraphLaunches) {
+  Trace trace = MakeTrace({{Engine::kComm, 0, 100, 0, 1, 0, "ncclKernel_AllReduce"},
+                           {Engine::kKernel, 10, 40, 0, 2},
+                           {Engine::kGraph, 30, 70, 0, 3},
+                           {Engine::kKernel, 60, 80, 0, 2},
+                           {Engine::kComm, 150, 200, 0, 1, 0, "ncclKernel_AllReduce"},
+                           {Engine::kGraph, 160, 170, 0, 3}},
+                          2);
+  EngineLoadOptions options;
+  options.window = ParseWindowSpec("all");
+  const std::vector<EngineOverlap> overlaps =
+      ComputeEngineOverlap(trace, ComputeEngineLoad(trace, options));
+  ASSERT_EQ(overlaps.size(), 1u);
+  EXPECT_EQ(overlaps[0].comm_hidden_ns, 80);
+  EXPECT_EQ(overlaps[0].intersection_ns[0][1], 50);  // kernel x comm, as before
+}
+
 TEST(EngineOverlap, UsesTheWindowOfEachDevice) {
   // Window 20:60 clips the kernel [0,50) to [20,50) and the copy [40,80) to [40,60).
   Trace trace = MakeTrace(

@@ -27,6 +27,8 @@ TEST(CollectiveKernelName, CollectivesOutsideNccl) {
   EXPECT_TRUE(IsCollectiveKernelName("tensorrt_llm::kernels::allReduceFusionKernel<true>"));
   EXPECT_TRUE(IsCollectiveKernelName("moe_all_to_all_dispatch"));
   EXPECT_TRUE(IsCollectiveKernelName("ReduceScatterKernel"));
+  EXPECT_TRUE(IsCollectiveKernelName("multimemAllReduceKernel"));  // a word at a case change
+  EXPECT_TRUE(IsCollectiveKernelName("fused2allgather"));          // a word after a digit
 }
 
 TEST(CollectiveKernelName, ComputeKernelsStayCompute) {
@@ -38,6 +40,16 @@ TEST(CollectiveKernelName, ComputeKernelsStayCompute) {
   // A reduction within a warp or a block is not communication.
   EXPECT_FALSE(IsCollectiveKernelName("softmax_warp_allreduce_kernel"));
   EXPECT_FALSE(IsCollectiveKernelName("layernorm_blockAllReduce"));
+  EXPECT_FALSE(IsCollectiveKernelName("wg_allreduce"));
+  EXPECT_FALSE(IsCollectiveKernelName("cta_all_reduce_max"));
+  // The operation must be a word of the name: MAGMA's zherk_small_reduce_kernel holds
+  // "all_reduce" inside "small_reduce".
+  EXPECT_FALSE(IsCollectiveKernelName("small_reduce_kernel"));
+  EXPECT_FALSE(IsCollectiveKernelName("void magmablas_zherk_small_reduce_kernel<8>(int)"));
+  EXPECT_FALSE(IsCollectiveKernelName("install_gather_kernel"));
+  // Namespaces are not the function's name.
+  EXPECT_FALSE(IsCollectiveKernelName("void allreduce_ns::rmsnorm_kernel(float*)"));
+  EXPECT_TRUE(IsCollectiveKernelName("void rmsnorm_ns::all_reduce_kernel(float*)"));
   // Only the function's own name counts, not its template or call arguments.
   EXPECT_FALSE(IsCollectiveKernelName("void gemm_kernel<AllReducePolicy>(float*)"));
   EXPECT_FALSE(IsCollectiveKernelName("void gemm_kernel(all_reduce_args)"));

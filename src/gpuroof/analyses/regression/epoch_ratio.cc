@@ -8,7 +8,7 @@ int64_t TotalKernelTimeNs(const Trace& trace) {
   int64_t total = 0;
   for (const ActivityBlock& block : trace.blocks) {
     for (size_t i = 0; i < block.size(); ++i)
-      if (block.engine[i] == Engine::kKernel) total += block.end_ns[i] - block.start_ns[i];
+      if (IsComputeEngine(block.engine[i])) total += block.end_ns[i] - block.start_ns[i];
   }
   return total;
 }

@@ -9,8 +9,9 @@
 
 namespace gpuroof {
 
-// Sum of the durations of every kernel in the trace, ns (overlaps counted twice: this is the
-// GPU time the kernels took, as the scripts this mode replaces measured it).
+// Sum of the durations of every compute op in the trace (IsComputeEngine: kernels, whole-graph
+// launches; not collectives), ns, overlaps counted twice: the GPU time the kernels took, as the
+// scripts this mode replaces measured it.
 int64_t TotalKernelTimeNs(const Trace& trace);
 
 struct EpochRatio {

@@ -32,6 +32,8 @@ class LineParser {
         Expect(':');
         if (key == "device") {
           entry.device = ParseString();
+        } else if (key == "rules") {
+          entry.rules = static_cast<int>(ParseNumber());
         } else if (key == "metrics") {
           Expect('{');
           if (!Consume('}')) {
@@ -181,6 +183,7 @@ bool HistoryLevel(MetricLevel level) {
 HistoryEntry HistoryEntryOf(const ProfileSummary& profile) {
   HistoryEntry entry;
   entry.device = profile.device_model;
+  entry.rules = kHistoryRules;
   for (const auto& [id, set] : profile.metrics) {
     if (set.values.empty()) continue;
     std::vector<double> values = set.values;
@@ -218,6 +221,17 @@ CompareResult CompareWithHistory(std::span<const HistoryEntry> history,
   CompareResult result;
   result.settings = settings;
   result.mode = CompareMode::kHistory;
+  const auto older = std::count_if(history.begin(), history.end(), [](const HistoryEntry& entry) {
+    return entry.rules < kHistoryRules;
+  });
+  if (older > 0) {
+    result.warnings.push_back(fmt::format(
+        "{} of {} history entries were written under earlier metric rules: since then whole-graph "
+        "CUDA launches count as GPU compute busy and all-reduce kernels outside NCCL as "
+        "communication, so on traces with either, GPU busy, GPU idle and those kernels' rows "
+        "compare different definitions (re-seed the history to compare like with like)",
+        older, history.size()));
+  }
   double kernel_time = 0;
   for (const ProfileSummary& p : current)
     kernel_time += p.kernel_time_ns;

@@ -19,7 +19,13 @@ namespace gpuroof {
 struct HistoryEntry {
   std::string device;
   std::map<std::string, double> medians;
+  // The revision of the metric definitions the line was written under ("rules"; 1 when absent).
+  // 2: whole-graph launches are GPU compute busy, all-reduce kernels outside NCCL are comm.
+  int rules = 1;
 };
+
+// The revision of the metric definitions this build writes (HistoryEntry::rules).
+inline constexpr int kHistoryRules = 2;
 
 // The run summaries of a profile, as a history line stores them.
 HistoryEntry HistoryEntryOf(const ProfileSummary& profile);

@@ -27,7 +27,7 @@ ProfileSummary Current(double iteration_ms) {
 std::vector<HistoryEntry> E9History() {
   std::vector<HistoryEntry> history;
   for (double ms : {41.2, 41.5, 40.9, 41.3, 41.1, 41.6, 41.0, 41.4, 41.2, 41.3})
-    history.push_back({"GPU X", {{"iteration", ms * 1e6}}});
+    history.push_back({"GPU X", {{"iteration", ms * 1e6}}, kHistoryRules});
   return history;
 }
 
@@ -69,7 +69,7 @@ TEST(HistoryTest, GatedKernelsAreHolmAdjusted) {
   for (double slower : {1.0205, 1.06}) {
     std::vector<HistoryEntry> history;
     for (double ms : history_ms) {
-      HistoryEntry entry{"GPU X", {}};
+      HistoryEntry entry{"GPU X", {}, kHistoryRules};
       for (int k = 0; k < 8; ++k)
         entry.medians[fmt::format("kernel:k{}", k)] = ms * 1e3;
       history.push_back(entry);
@@ -108,6 +108,23 @@ TEST(HistoryTest, GatedKernelsAreHolmAdjusted) {
   }
 }
 
+// Entries written under earlier metric definitions are compared, and the result says how many.
+TEST(HistoryTest, EntriesUnderEarlierRulesAreCountedInAWarning) {
+  std::vector<HistoryEntry> history = E9History();
+  const std::vector<ProfileSummary> slow = {Current(42.4)};
+  const auto warned = [](const CompareResult& r) {
+    for (const std::string& w : r.warnings)
+      if (w.find("written under earlier metric rules") != std::string::npos) return w;
+    return std::string();
+  };
+  EXPECT_EQ(warned(CompareWithHistory(history, slow, GateSettings{}, "h.jsonl")), "");
+  history[0].rules = 1;
+  history[3].rules = 1;
+  const CompareResult r = CompareWithHistory(history, slow, GateSettings{}, "h.jsonl");
+  EXPECT_EQ(warned(r).rfind("2 of 10 history entries", 0), 0u) << warned(r);
+  EXPECT_EQ(r.metrics[0].verdict, Verdict::kRegressed);  // still compared
+}
+
 TEST(HistoryTest, ShortHistoryIsLowN) {
   std::vector<HistoryEntry> history = E9History();
   history.resize(4);
@@ -119,13 +136,17 @@ TEST(HistoryTest, ShortHistoryIsLowN) {
 
 TEST(HistoryTest, LinesRoundTripAndBadLinesNameTheLine) {
   HistoryEntry entry{"GPU \"X\"",
-                     {{"iteration", 41200000.5}, {"kernel:k <<<(1,1,1),(2,1,1)>>>", 7}}};
+                     {{"iteration", 41200000.5}, {"kernel:k <<<(1,1,1),(2,1,1)>>>", 7}},
+                     kHistoryRules};
   const std::string text =
       RenderHistoryLine(entry, "a.sqlite") + "\n" + RenderHistoryLine(entry, "b.sqlite");
   const std::vector<HistoryEntry> parsed = ParseHistory(text, "h.jsonl");
   ASSERT_EQ(parsed.size(), 2u);
   EXPECT_EQ(parsed[1].device, entry.device);
   EXPECT_EQ(parsed[1].medians, entry.medians);
+  EXPECT_EQ(parsed[1].rules, kHistoryRules);
+  // A line written before "rules" existed is revision 1.
+  EXPECT_EQ(ParseHistory(R"({"device": "X", "metrics": {"iteration": 1}})", "h.jsonl")[0].rules, 1);
   try {
     ParseHistory(text + "{\"metrics\": {\"iteration\": }}\n", "h.jsonl");
     FAIL() << "no error";
