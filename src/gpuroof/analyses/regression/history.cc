@@ -316,6 +316,9 @@ CompareResult CompareWithHistory(std::span<const HistoryEntry> history,
     if (scale > 0) {
       m.p_value = StudentTUpperTail((current_log - history_mean) / scale,
                                     static_cast<double>(past.size() - 1));
+    } else {
+      // A history without spread (identical summaries): any rise is beyond it for certain.
+      m.p_value = current_log > history_mean ? 0.0 : current_log < history_mean ? 1.0 : 0.5;
     }
     m.verdict = DecideHistory(current_log, history_mean, half_width, settings);
     // 80 % power: a true shift d is flagged when the run's deviation exceeds max(q, e), and the

@@ -125,6 +125,33 @@ TEST(HistoryTest, EntriesUnderEarlierRulesAreCountedInAWarning) {
   EXPECT_EQ(r.metrics[0].verdict, Verdict::kRegressed);  // still compared
 }
 
+// Identical history summaries (coarse timer, short kernels) have no spread: a kernel 6 % above
+// them is beyond the history for certain (p = 0), and Holm over the family keeps it REGRESSED.
+TEST(HistoryTest, AHistoryWithoutSpreadStillCatchesARegressedKernel) {
+  std::vector<HistoryEntry> history;
+  for (int run = 0; run < 6; ++run)
+    history.push_back({"GPU X", {{"kernel:k0", 1000.0}, {"kernel:k1", 2000.0}}, kHistoryRules});
+  ProfileSummary current = Current(41.2);
+  for (const auto& [id, value] : {std::pair{"kernel:k0", 1060.0}, std::pair{"kernel:k1", 2000.0}}) {
+    SampleSet& set = current.metrics[id];
+    set.level = MetricLevel::kKernel;
+    set.name = std::string(id).substr(7);
+    set.values = {value};
+    set.total = 1000;
+    current.kernel_time_ns += set.total;
+  }
+  GateSettings settings;
+  settings.kernel_min_impact = 0;
+  const CompareResult r = CompareWithHistory(history, std::vector{current}, settings, "h.jsonl");
+  for (const MetricComparison& m : r.metrics) {
+    if (m.id != "kernel:k0") continue;
+    EXPECT_EQ(*m.p_value, 0.0);
+    EXPECT_EQ(*m.p_adjusted, 0.0);
+    EXPECT_EQ(m.verdict, Verdict::kRegressed);
+  }
+  EXPECT_EQ(r.exit_code, 1);
+}
+
 TEST(HistoryTest, ShortHistoryIsLowN) {
   std::vector<HistoryEntry> history = E9History();
   history.resize(4);
