@@ -25,20 +25,7 @@ bool EqualsIgnoringCase(std::string_view a, std::string_view b) {
                   std::tolower(static_cast<unsigned char>(y));
          });
 }
-}  // namespace
 
-std::string_view EngineName(Engine engine) {
-  return kEngineNames[EngineIndex(engine)];
-}
-
-std::optional<Engine> EngineFromName(std::string_view name) {
-  for (Engine engine : kAllEngines) {
-    if (EqualsIgnoringCase(EngineName(engine), name)) return engine;
-  }
-  return std::nullopt;
-}
-
-namespace {
 // Collective operations named inside a kernel's name by libraries that do not go through NCCL:
 // PyTorch's symmetric memory (multimem_all_reduce_kernel, one_shot_all_reduce_kernel), vLLM's
 // custom all-reduce (cross_device_reduce_1stage), TensorRT-LLM's fused all-reduce kernels.
@@ -86,6 +73,17 @@ bool NamesACollectiveOperation(std::string_view name) {
   return false;
 }
 }  // namespace
+
+std::string_view EngineName(Engine engine) {
+  return kEngineNames[EngineIndex(engine)];
+}
+
+std::optional<Engine> EngineFromName(std::string_view name) {
+  for (Engine engine : kAllEngines) {
+    if (EqualsIgnoringCase(EngineName(engine), name)) return engine;
+  }
+  return std::nullopt;
+}
 
 bool IsCollectiveKernelName(std::string_view name) {
   if (name.starts_with("void ")) name.remove_prefix(5);
