@@ -56,6 +56,45 @@ TEST(AnalyzeCliDiagnostics, SkippedRecordsAreSummarisedOnStderr) {
   EXPECT_EQ(quiet.err, "");
 }
 
+// A reader's notes (here: batched copy rows of nsys 2025.1.3+) reach text and CSV users on
+// stderr, as they reach JSON users in the inputs' diagnostics; --quiet silences them.
+TEST(AnalyzeCliDiagnostics, ReaderNotesAreSaidOnStderr) {
+  TempDir dir;
+  std::filesystem::path file = dir / "batched.sqlite";
+  {
+    BuilderOptions options;
+    options.schema = testsupport::NsysSchema::k2025;
+    NsysSqliteBuilder builder(file, options);
+    builder.AddGpu(0, "Test GPU");
+    MemcpyRow batch;
+    batch.start_ns = 0;
+    batch.end_ns = 1000;
+    batch.bytes = 6 << 20;
+    batch.copy_count = 6;
+    builder.AddMemcpy(batch);
+    KernelRow k;
+    k.start_ns = 1000;
+    k.end_ns = 2000;
+    builder.AddKernel(k);
+    builder.Finish();
+  }
+  const std::string note =
+      "gpuroof: note: " + file.string() +
+      ": CUPTI_ACTIVITY_KIND_MEMCPY: 1 batched copy row (cudaMemcpyBatchAsync) stands for 6 "
+      "copies; each row is counted as one op\n";
+  CliResult text = RunGpuroof({"analyze", file.string(), "--window", "all"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.err.find(note), std::string::npos) << text.err;
+  EXPECT_NE(text.out.find("H2D"), std::string::npos) << text.out;
+  CliResult json = RunGpuroof({"analyze", file.string(), "--format", "json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_NE(json.out.find("1 batched copy row (cudaMemcpyBatchAsync) stands for 6 copies"),
+            std::string::npos);
+  CliResult quiet = RunGpuroof({"analyze", file.string(), "--quiet"});
+  EXPECT_EQ(quiet.exit_code, 0);
+  EXPECT_EQ(quiet.err, "");
+}
+
 TEST(AnalyzeCliDiagnostics, StrictMakesAnyLossFatal) {
   TempDir dir;
   std::filesystem::path file = WriteDamagedTrace(dir);

@@ -41,10 +41,12 @@ ts::MemcpyRow Copy(int64_t start, int64_t end, uint32_t stream, uint32_t correla
 // a 2 us memset on device 0 stream 9 every other frame; device 1 runs one kernel per frame;
 // an NVTX push/pop range "step" around each frame.
 void WriteBoth(const fs::path& nsys_path, const fs::path& recorded_path) {
-  ts::NsysSqliteBuilder nsys(nsys_path);
+  ts::BuilderOptions options;
+  options.schema = ts::NsysSchema::k2025;  // the layout the recorder writes
+  ts::NsysSqliteBuilder nsys(nsys_path, options);
   // The metadata the recorder writes, so that JSON and HTML headers match too.
   nsys.SetMetadata("EXPORT_PRODUCT_VERSION", "gpuroof-recorder 1");
-  nsys.SetMetadata("EXPORT_SCHEMA_VERSION", "3.16.1");
+  nsys.SetMetadata("EXPORT_SCHEMA_VERSION", "3.17.2");
   nsys.AddGpu(0, "NVIDIA H200");
   nsys.AddGpu(1, "NVIDIA H200");
   rec::RecordSink sink(recorded_path, rec::SinkOptions{kPid, "130001"});

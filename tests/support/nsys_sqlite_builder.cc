@@ -47,13 +47,13 @@ Column Real(const char* name) {
 }
 
 bool HasGreenContext(NsysSchema schema) {
-  return schema == NsysSchema::k2024;
+  return schema == NsysSchema::k2024 || schema == NsysSchema::k2025;
 }
 bool IsAtLeast2021(NsysSchema schema) {
   return schema != NsysSchema::k2020;
 }
 bool HasEnumTables(NsysSchema schema) {
-  return schema == NsysSchema::k2022 || schema == NsysSchema::k2024;
+  return schema == NsysSchema::k2022 || schema == NsysSchema::k2024 || schema == NsysSchema::k2025;
 }
 
 // Column lists below are copied, in order, from `pragma table_info` of real exports: 2021.5.2
@@ -85,6 +85,7 @@ std::vector<Column> MemcpyColumns(NsysSchema schema) {
   if (IsAtLeast2021(schema)) c.push_back(Int("migrationCause"));
   c.push_back(Int("graphNodeId"));
   if (IsAtLeast2021(schema)) c.push_back(Int("virtualAddress"));
+  if (schema == NsysSchema::k2025) c.push_back(Int("copyCount"));
   return c;
 }
 
@@ -247,6 +248,8 @@ ExportVersion VersionOf(NsysSchema schema) {
       return {"2022.4.2.1", "2022.4", 3, 0, 0};
     case NsysSchema::k2024:
       return {"2024.6.2.0", "2024.6", 3, 16, 1};
+    case NsysSchema::k2025:
+      return {"2025.1.3.140", "2025.1", 3, 17, 2};
   }
   return {"", "", 0, 0, 0};
 }
@@ -401,6 +404,7 @@ class NsysSqliteBuilder::Impl {
     if (IsAtLeast2021(options_.schema)) b.Null();  // migrationCause
     b.Null();                                      // graphNodeId
     if (IsAtLeast2021(options_.schema)) b.Null();  // virtualAddress
+    if (options_.schema == NsysSchema::k2025) b.Int(row.copy_count);
     b.Step();
   }
 
@@ -719,7 +723,7 @@ class NsysSqliteBuilder::Impl {
     if (!IsAtLeast2021(options_.schema)) return;
     // nsys 2023.3 renamed the table; the columns stayed the same.
     const char* table =
-        options_.schema == NsysSchema::k2024 ? "META_DATA_EXPORT" : "EXPORT_META_DATA";
+        options_.schema >= NsysSchema::k2024 ? "META_DATA_EXPORT" : "EXPORT_META_DATA";
     Exec(
         fmt::format("CREATE TABLE {} (\n"
                     "    -- information about nsys export process\n\n"

@@ -29,6 +29,9 @@ enum class NsysSchema {
   // 2024.6.2: as k2022 plus `greenContextId` on KERNEL/MEMCPY/MEMSET, metadata in
   // META_DATA_EXPORT (schema 3.16.1).
   k2024,
+  // 2025.1.3: as k2024 plus MEMCPY `copyCount` (schema 3.17.2): a cudaMemcpyBatchAsync row may
+  // stand for several copies.
+  k2025,
 };
 
 struct BuilderOptions {
@@ -74,6 +77,8 @@ struct MemcpyRow {
   // Peer/cross-device endpoints; when set, the matching src/dstContextId is set to `context`.
   std::optional<int32_t> src_device;
   std::optional<int32_t> dst_device;
+  // copyCount (k2025 only): how many batched copies the row stands for; 1 on ordinary copies.
+  int64_t copy_count = 1;
 };
 
 // One CUPTI_ACTIVITY_KIND_MEMSET row.
@@ -157,7 +162,7 @@ class NsysSqliteBuilder {
   // is normally absent; this produces the unusual present-but-empty case. Idempotent.
   void CreateEmptyTable(Table table);
 
-  // Overrides or adds a row of ENUM_CUDA_MEMCPY_OPER or ENUM_CUDA_MEM_KIND (k2022/k2024 only;
+  // Overrides or adds a row of ENUM_CUDA_MEMCPY_OPER or ENUM_CUDA_MEM_KIND (k2022 and later only;
   // std::invalid_argument otherwise), so tests can check that a reader honours the file's own
   // enum rather than a built-in copy. Written by Finish().
   void SetEnumRow(std::string_view enum_table, int id, std::string name, std::string label);

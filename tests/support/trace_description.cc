@@ -67,6 +67,7 @@ enum class FieldId {
   kDstKind,
   kSrcDevice,
   kDstDevice,
+  kCopyCount,
   kValue,
   kMemKind,
   kDomain,
@@ -108,6 +109,7 @@ constexpr KeySpec kMemcpyKeys[] = {
     {"dst", ValueKind::kMemKind, FieldId::kDstKind},
     {"srcdev", ValueKind::kInt, FieldId::kSrcDevice},
     {"dstdev", ValueKind::kInt, FieldId::kDstDevice},
+    {"count", ValueKind::kInt, FieldId::kCopyCount},
 };
 constexpr KeySpec kMemsetKeys[] = {
     {"bytes", ValueKind::kInt, FieldId::kBytes},
@@ -321,7 +323,7 @@ class Parser {
   void ParseSchema(const std::vector<Token>& tokens) {
     if (seen_directive_) Fail("'schema' must come before all other directives");
     if (seen_schema_) Fail("'schema' given twice");
-    if (tokens.size() != 2) Fail("expected: schema 2020|2021|2022|2024");
+    if (tokens.size() != 2) Fail("expected: schema 2020|2021|2022|2024|2025");
     const std::string& year = tokens[1].text;
     if (year == "2020") {
       parsed_.options.schema = NsysSchema::k2020;
@@ -331,8 +333,10 @@ class Parser {
       parsed_.options.schema = NsysSchema::k2022;
     } else if (year == "2024") {
       parsed_.options.schema = NsysSchema::k2024;
+    } else if (year == "2025") {
+      parsed_.options.schema = NsysSchema::k2025;
     } else {
-      Fail(fmt::format("unknown schema '{}' (expected 2020, 2021, 2022 or 2024)", year));
+      Fail(fmt::format("unknown schema '{}' (expected 2020, 2021, 2022, 2024 or 2025)", year));
     }
     seen_schema_ = true;
   }
@@ -424,9 +428,8 @@ class Parser {
                       "ENUM_CUDA_MEM_KIND)",
                       table));
     }
-    if (parsed_.options.schema != NsysSchema::k2022 &&
-        parsed_.options.schema != NsysSchema::k2024) {
-      Fail("'enum' needs schema 2022 or 2024 (older exports have no ENUM_* tables)");
+    if (parsed_.options.schema < NsysSchema::k2022) {
+      Fail("'enum' needs schema 2022 or later (older exports have no ENUM_* tables)");
     }
     statement.fields.push_back(
         {FieldId::kId, "ID", tokens[2].text, ParseExpression("ID", tokens[2].text, false)});
@@ -492,6 +495,9 @@ class Parser {
     if (statement.directive == Directive::kApi) required.push_back("corr");
     for (std::string_view key : required) {
       if (!has(key)) Fail(fmt::format("{} needs {}=", directive, key));
+    }
+    if (has("count") && parsed_.options.schema != NsysSchema::k2025) {
+      Fail("memcpy count= needs schema 2025 (older exports have no copyCount column)");
     }
     if (statement.directive == Directive::kNvtx) {
       if (!has("text") && !has("registered")) Fail("nvtx needs text= or registered=");
@@ -820,6 +826,9 @@ class Executor {
         return;
       case FieldId::kDstDevice:
         row.dst_device = Narrow<int32_t>(statement, depth, field, value);
+        return;
+      case FieldId::kCopyCount:
+        row.copy_count = value;
         return;
       default:
         return;

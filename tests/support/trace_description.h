@@ -4,13 +4,14 @@
 // One directive per line; `#` starts a comment; values may be "double quoted" (escapes \" and
 // \\). Directives:
 //
-//   schema 2020|2021|2022|2024        optional, default 2024; before any other directive
+//   schema 2020|2021|2022|2024|2025   optional, default 2024; before any other directive
 //   allow-nulls                       optional; before any other directive
 //   gpu ID "NAME"
 //   domain ID "NAME" [pid=N]
 //   kernel start=T end=T [dev=N] [ctx=N] [stream=N] [pid=N] [corr=N] [name=NAME]
 //          [demangled="..."] [grid=X[,Y[,Z]]] [block=X[,Y[,Z]]]
 //   memcpy start=T end=T kind=KIND bytes=N [src=MEM] [dst=MEM] [srcdev=N] [dstdev=N]
+//          [count=N] (copyCount, schema 2025: copies a batched row stands for; default 1)
 //          [dev ctx stream pid corr as for kernel]
 //          KIND: HtoD DtoH DtoD PtoP HtoH HtoA AtoH AtoA AtoD DtoA UVM_HtoD UVM_DtoH UVM_DtoD
 //                Unknown, or an integer (nsys copyKind numbering)

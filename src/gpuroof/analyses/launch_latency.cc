@@ -6,35 +6,10 @@
 #include <tuple>
 
 #include "gpuroof/analyses/engine_load.h"
+#include "gpuroof/analyses/launch_calls.h"
 #include "gpuroof/model/errors.h"
 
 namespace gpuroof {
-
-const ApiCall* FindLaunchCall(const Trace& trace, const ActivityBlock& block, size_t row) {
-  if (block.correlation.size() <= row || block.correlation[row] == 0) return nullptr;
-  const uint64_t process = trace.streams[block.stream[row]].process_id;
-  const uint32_t correlation = block.correlation[row];
-  auto it = std::lower_bound(
-      trace.api_calls.begin(), trace.api_calls.end(), std::make_pair(process, correlation),
-      [](const ApiCall& call, const std::pair<uint64_t, uint32_t>& key) {
-        return std::tie(call.process_id, call.correlation) < std::tie(key.first, key.second);
-      });
-  if (it == trace.api_calls.end() || it->process_id != process || it->correlation != correlation) {
-    return nullptr;
-  }
-  return &*it;
-}
-
-std::vector<uint32_t> OpsPerLaunchCall(const Trace& trace) {
-  std::vector<uint32_t> ops(trace.api_calls.size(), 0);
-  for (const ActivityBlock& block : trace.blocks) {
-    for (size_t i = 0; i < block.size(); ++i) {
-      if (const ApiCall* call = FindLaunchCall(trace, block, i))
-        ++ops[static_cast<size_t>(call - trace.api_calls.data())];
-    }
-  }
-  return ops;
-}
 
 namespace {
 
@@ -81,7 +56,7 @@ std::vector<DeviceLaunches> ComputeLaunchLatency(const Trace& trace,
   }
   std::map<std::pair<int32_t, std::string>, KeyLaunches> keys;
   std::vector<std::string> key_of_signature(trace.signatures.size());
-  const std::vector<uint32_t> ops_per_call = OpsPerLaunchCall(trace);
+  const LaunchCalls launch_calls(trace);
   std::map<int32_t, std::set<const ApiCall*>> shared_calls;
   bool any_kernel = false;
   for (const ActivityBlock& block : trace.blocks) {
@@ -92,12 +67,12 @@ std::vector<DeviceLaunches> ComputeLaunchLatency(const Trace& trace,
       if (device_it == devices.end()) continue;
       DeviceLaunches& device = device_it->second;
       if (!OpCountsInWindow(trace, block, i, device.window)) continue;
-      const ApiCall* call = FindLaunchCall(trace, block, i);
+      const ApiCall* call = launch_calls.Of(block, i);
       if (call == nullptr) {
         ++device.unmatched;
         continue;
       }
-      if (ops_per_call[static_cast<size_t>(call - trace.api_calls.data())] > 1) {
+      if (launch_calls.OpsLaunchedBy(*call) > 1) {
         ++device.shared_call_kernels;
         shared_calls[device.device_id].insert(call);
         continue;

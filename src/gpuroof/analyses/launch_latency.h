@@ -75,12 +75,4 @@ struct LaunchLatencyOptions {
 std::vector<DeviceLaunches> ComputeLaunchLatency(const Trace& trace,
                                                  const LaunchLatencyOptions& options);
 
-// The launching call of op `row` of `block`: found by (stream's process, correlation) in
-// trace.api_calls; nullptr when the op has no correlation or the trace lacks the call.
-const ApiCall* FindLaunchCall(const Trace& trace, const ActivityBlock& block, size_t row);
-
-// How many ops of the whole trace (any engine, any device) each call of trace.api_calls launched,
-// by index. More than one: a CUDA graph launch, whose nodes all carry the call's correlation id.
-std::vector<uint32_t> OpsPerLaunchCall(const Trace& trace);
-
 }  // namespace gpuroof

@@ -1,5 +1,6 @@
 #include "gpuroof/recorder/cupti_records.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -73,7 +74,9 @@ KernelRecord ToKernelRecord(const CUpti_ActivityKernel10& k) {
 }
 
 MemcpyRecord ToMemcpyRecord(const CUpti_ActivityMemcpy6& c) {
-  return CopyFields(c);
+  MemcpyRecord r = CopyFields(c);
+  r.copy_count = std::max<uint64_t>(c.copyCount, 1);  // 0 from a driver that predates the field
+  return r;
 }
 
 MemcpyRecord ToMemcpyRecord(const CUpti_ActivityMemcpyPtoP4& c) {

@@ -17,8 +17,9 @@
 namespace gpuroof::recorder {
 namespace {
 
-// Column lists follow an nsys 2024.6.2 export (schema 3.16.1), in order; the recorder fills what
-// CUPTI activity records carry and leaves the rest NULL, as nsys does for absent data.
+// Column lists follow an nsys 2025.1.3 export (schema 3.17.2: 2024.6.2's tables plus MEMCPY's
+// `copyCount`), in order; the recorder fills what CUPTI activity records carry and leaves the rest
+// NULL, as nsys does for absent data.
 constexpr std::string_view kSchema = R"sql(
 CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, end INTEGER NOT NULL,
@@ -37,7 +38,7 @@ CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER NOT NULL, end INTEGER NOT
   streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER, bytes INTEGER NOT NULL,
   copyKind INTEGER NOT NULL, deprecatedSrcId INTEGER, srcKind INTEGER, dstKind INTEGER,
   srcDeviceId INTEGER, srcContextId INTEGER, dstDeviceId INTEGER, dstContextId INTEGER,
-  migrationCause INTEGER, graphNodeId INTEGER, virtualAddress INTEGER);
+  migrationCause INTEGER, graphNodeId INTEGER, virtualAddress INTEGER, copyCount INTEGER);
 CREATE TABLE CUPTI_ACTIVITY_KIND_MEMSET (start INTEGER NOT NULL, end INTEGER NOT NULL,
   deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, greenContextId INTEGER,
   streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER, value INTEGER NOT NULL,
@@ -166,6 +167,7 @@ class RecordSink::Impl {
     b.OptionalInt(r.src_device).OptionalInt(r.src_context);
     b.OptionalInt(r.dst_device).OptionalInt(r.dst_context);
     b.Null().OptionalId(r.graph_node_id).Null();
+    b.Bytes(r.copy_count);
     b.Step();
     ++stats_.memcpys;
   }
@@ -296,7 +298,7 @@ class RecordSink::Impl {
     Exec(std::string(kSchema));
     Exec("BEGIN");
     kernel_ = Prepare("CUPTI_ACTIVITY_KIND_KERNEL", 28);
-    memcpy_ = Prepare("CUPTI_ACTIVITY_KIND_MEMCPY", 20);
+    memcpy_ = Prepare("CUPTI_ACTIVITY_KIND_MEMCPY", 21);
     memset_ = Prepare("CUPTI_ACTIVITY_KIND_MEMSET", 12);
     nvtx_insert_ = Prepare("NVTX_EVENTS", 11,
                            "start, end, eventType, rangeId, category, "
@@ -406,7 +408,7 @@ class RecordSink::Impl {
         {"EXPORT_PRODUCT_NAME", "gpuroof record"},
         {"EXPORT_PRODUCT_VERSION", "gpuroof-recorder 1"},
         // The nsys schema whose names and columns this file follows, for the subset it holds.
-        {"EXPORT_SCHEMA_VERSION", "3.16.1"},
+        {"EXPORT_SCHEMA_VERSION", "3.17.2"},
         {"EXPORT_PLATFORM", "linux"},
         // Timestamps are CUPTI's: CLOCK_REALTIME ns since the epoch, not relative to a start.
         {"TIME_BASE", "CLOCK_REALTIME"},

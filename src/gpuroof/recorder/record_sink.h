@@ -1,5 +1,5 @@
 // Writes the recorder's records as an SQLite file with the table and column names of
-// `nsys export --type sqlite` (schema 3.16.1) for the subset the recorder produces, so that every
+// `nsys export --type sqlite` (schema 3.17.2) for the subset the recorder produces, so that every
 // reader of nsys exports reads it unchanged. Plain C++ and SQLite: no CUDA needed to build or
 // test it. Layout: docs/formats.md, "gpuroof record files".
 #pragma once

@@ -49,6 +49,9 @@ struct MemcpyRecord : GpuActivity {
   int64_t dst_device = -1;
   int64_t src_context = -1;
   int64_t dst_context = -1;
+  // How many copies of a cudaMemcpyBatchAsync batch the record stands for (CUPTI copyCount on
+  // MEMCPY records; 1 on every other copy).
+  uint64_t copy_count = 1;
 };
 
 struct MemsetRecord : GpuActivity {

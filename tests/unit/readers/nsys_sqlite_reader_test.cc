@@ -69,8 +69,8 @@ const std::map<Engine, int64_t> EngineOps(const Trace& trace) {
 }
 
 TEST_F(ReaderTest, ReadsEverySchemaFlavour) {
-  for (NsysSchema schema :
-       {NsysSchema::k2020, NsysSchema::k2021, NsysSchema::k2022, NsysSchema::k2024}) {
+  for (NsysSchema schema : {NsysSchema::k2020, NsysSchema::k2021, NsysSchema::k2022,
+                            NsysSchema::k2024, NsysSchema::k2025}) {
     SCOPED_TRACE(static_cast<int>(schema));
     std::filesystem::path file = Path("flavour.sqlite");
     {
@@ -193,6 +193,37 @@ TEST_F(ReaderTest, MapsEveryCopyKindToItsEngine) {
   EXPECT_EQ(ops[Engine::kUvmH2D], 1);
   EXPECT_EQ(ops[Engine::kUvmD2H], 1);
   EXPECT_EQ(ops[Engine::kUvmD2D], 1);
+}
+
+// nsys 2025.1.3+ writes one MEMCPY row for a cudaMemcpyBatchAsync batch (copyCount > 1): the
+// row's bytes and time are the batch's, so it stays one op, and the trace says so with counts.
+TEST_F(ReaderTest, BatchedCopyRowsAreOneOpEachAndSaySo) {
+  std::filesystem::path file = Path("batched.sqlite");
+  {
+    BuilderOptions options;
+    options.schema = NsysSchema::k2025;
+    NsysSqliteBuilder builder(file, options);
+    MemcpyRow batch = Copy(0, 100, 1, 3 << 20);
+    batch.copy_count = 3;
+    builder.AddMemcpy(batch);
+    batch = Copy(200, 300, 2, 4 << 20);
+    batch.copy_count = 4;
+    builder.AddMemcpy(batch);
+    builder.AddMemcpy(Copy(400, 450, 1, 1 << 20));  // an ordinary copy: copyCount 1
+    builder.Finish();
+  }
+  for (ReadDetail detail : {ReadDetail::kFull, ReadDetail::kEngineLoad}) {
+    NsysReadOptions read;
+    read.detail = detail;
+    Trace trace = ReadNsysSqlite(file, read);
+    std::map<Engine, int64_t> ops = EngineOps(trace);
+    EXPECT_EQ(ops[Engine::kH2D], 2);
+    EXPECT_EQ(ops[Engine::kD2H], 1);
+    ASSERT_EQ(trace.diagnostics.notes().size(), 1u);
+    EXPECT_EQ(trace.diagnostics.notes()[0],
+              "CUPTI_ACTIVITY_KIND_MEMCPY: 2 batched copy rows (cudaMemcpyBatchAsync) stand for 7 "
+              "copies; each row is counted as one op");
+  }
 }
 
 TEST_F(ReaderTest, PeerCopiesKeepTheirEndpoints) {

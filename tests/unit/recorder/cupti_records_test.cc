@@ -118,6 +118,10 @@ TEST(CuptiRecordsTest, CopiesKeepCuptiKindsForTheSinkToConvert) {
   EXPECT_EQ(c.cupti_dst_kind, 3);  // CUPTI's DEVICE
   EXPECT_EQ(c.bytes, 1u << 20);
   EXPECT_EQ(c.src_device, -1);  // not a peer copy
+  EXPECT_EQ(c.copy_count, 1u);  // 0 in the record (no batch support): one copy
+  CUpti_ActivityMemcpy6 batch = Memcpy();
+  batch.copyCount = 5;
+  EXPECT_EQ(ToMemcpyRecord(batch).copy_count, 5u);
   MemsetRecord m = ToMemsetRecord(Memset());
   EXPECT_EQ(m.value, 0xabu);
   EXPECT_EQ(m.bytes, 4096u);

@@ -79,6 +79,7 @@ class RecordSinkTest : public ::testing::Test {
     d2h.copy_kind = 2;       // CUPTI DTOH
     d2h.cupti_src_kind = 3;  // CUPTI DEVICE
     d2h.cupti_dst_kind = 1;  // CUPTI PAGEABLE
+    d2h.copy_count = 3;      // a cudaMemcpyBatchAsync batch of three
     sink.AddMemcpy(d2h);
 
     MemsetRecord memset;
@@ -149,7 +150,7 @@ TEST_F(RecordSinkTest, TheNsysReaderReadsEveryField) {
 
   Trace trace = ReadNsysSqlite(path);
   EXPECT_EQ(trace.metadata["nsys_version"], "gpuroof-recorder 1");
-  EXPECT_EQ(trace.metadata["nsys_schema_version"], "3.16.1");
+  EXPECT_EQ(trace.metadata["nsys_schema_version"], "3.17.2");
   EXPECT_EQ(trace.diagnostics.records_skipped(), 0) << trace.diagnostics.Summary();
   ASSERT_EQ(trace.activity_count(), 4u);
   ASSERT_EQ(trace.devices.size(), 1u);
@@ -186,6 +187,10 @@ TEST_F(RecordSinkTest, TheNsysReaderReadsEveryField) {
   EXPECT_EQ(bytes, 1024u);
   EXPECT_EQ(d2h->src_kind, MemoryKind::kDevice);
   EXPECT_EQ(d2h->dst_kind, MemoryKind::kPageable);
+  EXPECT_EQ(trace.diagnostics.notes(),
+            std::vector<std::string>{"CUPTI_ACTIVITY_KIND_MEMCPY: 1 batched copy row "
+                                     "(cudaMemcpyBatchAsync) stands for 3 copies; each row is "
+                                     "counted as one op"});
 
   const OpSignature* memset = FindOp(trace, Engine::kMemset, &start, &end, &bytes, &stream);
   ASSERT_NE(memset, nullptr);
@@ -264,14 +269,16 @@ int64_t QueryInt(const fs::path& path, const std::string& sql) {
   return value;
 }
 
-// The activity and NVTX tables have the columns, in order, of the test-support builder's 2024
-// schema, which was copied from real nsys 2024.6.2 exports.
-TEST_F(RecordSinkTest, TablesHaveTheNsys2024Columns) {
+// The activity and NVTX tables have the columns, in order, of the test-support builder's 2025
+// schema, which was copied from real nsys 2024.6.2 exports plus 2025.1.3's MEMCPY copyCount.
+TEST_F(RecordSinkTest, TablesHaveTheNsys2025Columns) {
   const fs::path ours = dir_ / "rec.sqlite";
   WriteExample(ours);
   const fs::path reference = dir_ / "nsys.sqlite";
   {
-    testsupport::NsysSqliteBuilder builder(reference);
+    testsupport::BuilderOptions options;
+    options.schema = testsupport::NsysSchema::k2025;
+    testsupport::NsysSqliteBuilder builder(reference, options);
     builder.AddGpu(0, "NVIDIA H200");
     testsupport::KernelRow kernel;
     kernel.start_ns = 1;

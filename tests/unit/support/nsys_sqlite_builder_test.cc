@@ -118,6 +118,12 @@ const std::vector<std::string> kMemcpy2024 = {
     "streamId",        "correlationId", "globalPid",      "bytes",       "copyKind",
     "deprecatedSrcId", "srcKind",       "dstKind",        "srcDeviceId", "srcContextId",
     "dstDeviceId",     "dstContextId",  "migrationCause", "graphNodeId", "virtualAddress"};
+// 2025.1.3 added copyCount at the end (../shared/refs/nsys-sqlite-schema.md, section 3.3).
+std::vector<std::string> Memcpy2025() {
+  std::vector<std::string> columns = kMemcpy2024;
+  columns.push_back("copyCount");
+  return columns;
+}
 const std::vector<std::string> kMemcpy2020 = {
     "start",       "end",          "deviceId",    "contextId",       "streamId",   "correlationId",
     "globalPid",   "bytes",        "copyKind",    "deprecatedSrcId", "srcKind",    "dstKind",
@@ -198,6 +204,11 @@ TEST_P(SchemaTest, ColumnsFollowRealExportsOfThatEra) {
       EXPECT_EQ(db.Columns("CUPTI_ACTIVITY_KIND_MEMCPY"), kMemcpy2024);
       EXPECT_EQ(db.Columns("CUPTI_ACTIVITY_KIND_MEMSET"), kMemset2024);
       break;
+    case NsysSchema::k2025:
+      EXPECT_EQ(db.Columns("CUPTI_ACTIVITY_KIND_KERNEL"), kKernel2024);
+      EXPECT_EQ(db.Columns("CUPTI_ACTIVITY_KIND_MEMCPY"), Memcpy2025());
+      EXPECT_EQ(db.Columns("CUPTI_ACTIVITY_KIND_MEMSET"), kMemset2024);
+      break;
   }
   if (GetParam() != NsysSchema::k2020) {
     const std::vector<std::string> gpu = db.Columns("TARGET_INFO_GPU");
@@ -221,12 +232,12 @@ TEST_P(SchemaTest, MetadataAndEnumTablesMatchTheEra) {
   BuildOneOfEach(dir / "t.sqlite", GetParam());
   TestDb db(dir / "t.sqlite");
   const NsysSchema schema = GetParam();
-  const bool has_enums = schema == NsysSchema::k2022 || schema == NsysSchema::k2024;
+  const bool has_enums = schema >= NsysSchema::k2022;
   EXPECT_EQ(db.HasTable("ENUM_CUDA_MEMCPY_OPER"), has_enums);
   EXPECT_EQ(db.HasTable("ENUM_CUDA_MEM_KIND"), has_enums);
   EXPECT_EQ(db.HasTable("EXPORT_META_DATA"),
             schema == NsysSchema::k2021 || schema == NsysSchema::k2022);
-  EXPECT_EQ(db.HasTable("META_DATA_EXPORT"), schema == NsysSchema::k2024);
+  EXPECT_EQ(db.HasTable("META_DATA_EXPORT"), schema >= NsysSchema::k2024);
 
   auto meta = [&db](const std::string& table, const std::string& key) {
     return db.Text("SELECT value FROM " + table + " WHERE name = '" + key + "'");
@@ -248,6 +259,10 @@ TEST_P(SchemaTest, MetadataAndEnumTablesMatchTheEra) {
       EXPECT_EQ(meta("META_DATA_EXPORT", "EXPORT_PRODUCT_VERSION"), "2024.6.2.0");
       EXPECT_EQ(meta("META_DATA_EXPORT", "EXPORT_SCHEMA_VERSION"), "3.16.1");
       EXPECT_EQ(meta("META_DATA_EXPORT", "EXPORT_SCHEMA_VERSION_MINOR"), "16");
+      break;
+    case NsysSchema::k2025:
+      EXPECT_EQ(meta("META_DATA_EXPORT", "EXPORT_PRODUCT_VERSION"), "2025.1.3.140");
+      EXPECT_EQ(meta("META_DATA_EXPORT", "EXPORT_SCHEMA_VERSION"), "3.17.2");
       break;
   }
   if (has_enums) {
@@ -283,7 +298,7 @@ TEST_P(SchemaTest, GpuRowIsKeyedLikeTheEra) {
 
 INSTANTIATE_TEST_SUITE_P(Schemas, SchemaTest,
                          ::testing::Values(NsysSchema::k2020, NsysSchema::k2021, NsysSchema::k2022,
-                                           NsysSchema::k2024),
+                                           NsysSchema::k2024, NsysSchema::k2025),
                          [](const ::testing::TestParamInfo<NsysSchema>& param_info) {
                            switch (param_info.param) {
                              case NsysSchema::k2020:
@@ -294,6 +309,8 @@ INSTANTIATE_TEST_SUITE_P(Schemas, SchemaTest,
                                return std::string("k2022");
                              case NsysSchema::k2024:
                                return std::string("k2024");
+                             case NsysSchema::k2025:
+                               return std::string("k2025");
                            }
                            return std::string("unknown");
                          });

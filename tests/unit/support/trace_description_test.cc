@@ -213,6 +213,19 @@ struct ErrorCase {
   const char* message;
 };
 
+TEST(TraceDescriptionTest, Schema2025WritesCopyCount) {
+  ScratchDir dir;
+  BuildFromDescription(
+      "schema 2025\nmemcpy start=0 end=1 kind=HtoD bytes=8 count=4\n"
+      "memcpy start=2 end=3 kind=DtoH bytes=8\n",
+      "t", dir / "t.sqlite");
+  TestDb db(dir / "t.sqlite");
+  EXPECT_EQ(db.Query("SELECT copyKind, copyCount FROM CUPTI_ACTIVITY_KIND_MEMCPY ORDER BY start"),
+            (std::vector<Row>{{"1", "4"}, {"2", "1"}}));
+  EXPECT_EQ(db.Text("SELECT value FROM META_DATA_EXPORT WHERE name = 'EXPORT_SCHEMA_VERSION'"),
+            "3.17.2");
+}
+
 TEST(TraceDescriptionTest, ErrorsNameSourceAndLine) {
   const ErrorCase cases[] = {
       {"frobnicate 1\n", "test.trace:1: unknown directive 'frobnicate'"},
@@ -251,7 +264,9 @@ TEST(TraceDescriptionTest, ErrorsNameSourceAndLine) {
       {"empty-table sync\n", "test.trace:1: unknown table 'sync'"},
       {"enum ENUM_FOO 1 a b\n", "test.trace:1: unknown enum table 'ENUM_FOO'"},
       {"schema 2021\nenum ENUM_CUDA_MEM_KIND 1 a b\n",
-       "test.trace:2: 'enum' needs schema 2022 or 2024"},
+       "test.trace:2: 'enum' needs schema 2022 or later"},
+      {"memcpy start=0 end=1 kind=HtoD bytes=4 count=2\n",
+       "test.trace:1: memcpy count= needs schema 2025"},
       {"schema 2020\nmeta A b\n", "test.trace:2: 'meta' needs schema 2021 or later"},
       {"schema 2023\n", "test.trace:1: unknown schema '2023'"},
       {"gpu 0 a\nschema 2022\n", "test.trace:2: 'schema' must come before all other directives"},

@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include "gpuroof/analyses/findings/rules.h"
-#include "gpuroof/analyses/launch_latency.h"
 #include "gpuroof/analyses/window.h"
 
 namespace gpuroof {
@@ -50,7 +49,7 @@ std::vector<Finding> FindPageableAsyncCopies(const FindingContext& context) {
       const int32_t device_id = trace.streams[block.stream[i]].device_id;
       const DeviceActivity* device = TimelineOf(context.devices, device_id);
       if (device == nullptr || !OpCountsInWindow(trace, block, i, device->window)) continue;
-      const ApiCall* call = FindLaunchCall(trace, block, i);
+      const ApiCall* call = context.launch_calls.Of(block, i);
       if (call == nullptr) {
         ++without_call[device_id];
         continue;

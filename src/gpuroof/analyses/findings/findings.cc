@@ -63,7 +63,8 @@ FindingsResult ComputeFindings(const Trace& trace, const FindingsOptions& option
   const std::vector<DeviceActivity> devices = BuildDeviceActivity(
       trace, options.window, options.engine_load, options.thresholds.gap_min_ns);
   const FindingSteps steps = ResolveSteps(trace, options.iteration_range);
-  FindingContext context{trace, devices, options.thresholds, steps};
+  const LaunchCalls launch_calls(trace);
+  FindingContext context{trace, devices, options.thresholds, steps, launch_calls};
   FindingsResult result;
   result.steps_label = steps.label;
   if (trace.api_calls.empty()) {

@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include "gpuroof/analyses/findings/rules.h"
-#include "gpuroof/analyses/launch_latency.h"
 #include "gpuroof/analyses/window.h"
 
 namespace gpuroof {
@@ -63,7 +62,7 @@ std::vector<Finding> FindGapCauses(const FindingContext& context) {
         AddExample(gaps.examples, {gap.start_ns, gap.end_ns, length, cause});
         continue;
       }
-      const ApiCall* launch = FindLaunchCall(trace, *gap.next_block, gap.next_row);
+      const ApiCall* launch = context.launch_calls.Of(*gap.next_block, gap.next_row);
       if (launch != nullptr && launch->start_ns > gap.start_ns) {
         ++host.count;
         host.cost_ns += length;

@@ -1,11 +1,11 @@
 // launch-bound: kernels that run for less time than their launching call takes
 // (docs/findings.md).
+#include <algorithm>
 #include <map>
 
 #include <fmt/format.h>
 
 #include "gpuroof/analyses/findings/rules.h"
-#include "gpuroof/analyses/launch_latency.h"
 #include "gpuroof/analyses/window.h"
 
 namespace gpuroof {
@@ -27,7 +27,6 @@ std::vector<Finding> FindLaunchBound(const FindingContext& context) {
   const Trace& trace = context.trace;
   const FindingThresholds& thresholds = context.thresholds;
   std::map<int32_t, DeviceCounts> counts;
-  const std::vector<uint32_t> ops_per_call = OpsPerLaunchCall(trace);
   for (const ActivityBlock& block : trace.blocks) {
     for (size_t i = 0; i < block.size(); ++i) {
       if (!IsKernelEngine(block.engine[i])) continue;
@@ -37,10 +36,9 @@ std::vector<Finding> FindLaunchBound(const FindingContext& context) {
         if (d.device_id == device_id) device = &d;
       }
       if (device == nullptr || !OpCountsInWindow(trace, block, i, device->window)) continue;
-      const ApiCall* call = FindLaunchCall(trace, block, i);
+      const ApiCall* call = context.launch_calls.Of(block, i);
       // A call that launched several ops is a CUDA graph launch: its overhead is no one node's.
-      if (call == nullptr || ops_per_call[static_cast<size_t>(call - trace.api_calls.data())] > 1)
-        continue;
+      if (call == nullptr || context.launch_calls.OpsLaunchedBy(*call) > 1) continue;
       DeviceCounts& c = counts[device_id];
       ++c.launches;
       const int64_t duration = block.end_ns[i] - block.start_ns[i];

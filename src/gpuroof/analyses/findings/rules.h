@@ -7,6 +7,7 @@
 
 #include "gpuroof/analyses/findings/device_activity.h"
 #include "gpuroof/analyses/findings/finding.h"
+#include "gpuroof/analyses/launch_calls.h"
 #include "gpuroof/model/trace.h"
 
 namespace gpuroof {
@@ -15,7 +16,8 @@ struct FindingContext {
   const Trace& trace;
   const std::vector<DeviceActivity>& devices;
   const FindingThresholds& thresholds;
-  const FindingSteps& steps;  // empty when the trace has none
+  const FindingSteps& steps;        // empty when the trace has none
+  const LaunchCalls& launch_calls;  // each op's launching call, joined once for every rule
 };
 
 // Whether a CUDA runtime/driver function blocks the calling thread until GPU work completes:
