@@ -346,6 +346,14 @@ bool HandleRow(const Row& row, const ChunkTask& task, const NsysEnums& enums, Ch
                          Severity::kDataLoss);
     return false;
   }
+  // An id the model cannot hold would be cut to one it can, and merge two devices or streams.
+  const int64_t device_id = row.Int64(kDevice);
+  const int64_t stream_id = row.Int64(kStream);
+  if (device_id < 0 || device_id > std::numeric_limits<int32_t>::max() || stream_id < 0 ||
+      stream_id > std::numeric_limits<uint32_t>::max()) {
+    out.diagnostics.Skip(task.table, "device or stream id out of range", Severity::kDataLoss);
+    return false;
+  }
   int64_t start = row.Int64(kStart);
   int64_t end = row.Int64(kEnd);
   // Bounded times keep every later difference and sum in int64 (model/time_limits.h).
@@ -398,8 +406,8 @@ bool HandleRow(const Row& row, const ChunkTask& task, const NsysEnums& enums, Ch
       break;
   }
   StreamInfo stream;
-  stream.device_id = static_cast<int32_t>(row.Int64(kDevice));
-  stream.stream_id = ToU32(row.Int64(kStream));
+  stream.device_id = static_cast<int32_t>(device_id);
+  stream.stream_id = static_cast<uint32_t>(stream_id);
   if (task.columns.correlation) {
     stream.process_id = static_cast<uint64_t>(row.Int64(kPid)) & kGlobalPidMask;
     stream.context_id = ToU32(row.Int64(kContext));

@@ -452,6 +452,8 @@ TEST_F(ReaderTest, NonIntegerValuesAreSkippedNotGuessed) {
       builder.AddKernel(Kernel(i * 100, i * 100 + 50));
     builder.AddMemcpy(Copy(0, 10, 1, 64));
     builder.AddMemcpy(Copy(20, 30, 1, 64));
+    builder.AddMemcpy(Copy(40, 50, 1, 64));
+    builder.AddMemcpy(Copy(60, 70, 1, 64));
     builder.Finish();
   }
   sqlite3* db = nullptr;
@@ -461,7 +463,12 @@ TEST_F(ReaderTest, NonIntegerValuesAreSkippedNotGuessed) {
                          "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET \"end\" = 250.7 WHERE rowid = 2;"
                          "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = -5000000000000000000 "
                          "WHERE rowid = 3;"
-                         "UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET bytes = -5 WHERE rowid = 1;",
+                         "UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET bytes = -5 WHERE rowid = 1;"
+                         // Cut to 32 bits, these would read as device 0 and stream 7.
+                         "UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET deviceId = 4294967296 "
+                         "WHERE rowid = 3;"
+                         "UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET streamId = 4294967303 "
+                         "WHERE rowid = 4;",
                          nullptr, nullptr, nullptr),
             SQLITE_OK);
   sqlite3_close(db);
@@ -472,6 +479,7 @@ TEST_F(ReaderTest, NonIntegerValuesAreSkippedNotGuessed) {
   EXPECT_EQ(reasons["non-integer timestamp"], 2);
   EXPECT_EQ(reasons["implausible timestamp"], 1);
   EXPECT_EQ(reasons["bytes not a non-negative integer"], 1);
+  EXPECT_EQ(reasons["device or stream id out of range"], 2);
   EXPECT_EQ(trace.activity_count(), 2u);
   EXPECT_EQ(trace.diagnostics.records_read(),
             trace.diagnostics.records_used() + trace.diagnostics.records_skipped());
