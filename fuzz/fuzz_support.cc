@@ -63,7 +63,7 @@ void RunAnalyses(const Trace& trace) {
     CollectiveTally tally;
     tally.Add(0, rank);
     tally.Add(1, rank);
-    AnalyseRankSet({rank, rank}, OutlierRule{}, tally, {0, 1});
+    AnalyseRankSet({rank, rank}, OutlierRule{}, tally, {0, 1}, 2);
   });
   Guarded([&] { ComputeGaps(trace, GapOptions{1}); });
   Guarded([&] { SummarizeRanges(trace, RangeSummaryOptions{}); });

@@ -148,8 +148,8 @@ LoadedRankSet LoadRankSet(const RankSetLoad& load, const OutputOptions& output,
                      fmt::format("none of the {} traces could be analysed (first: {})",
                                  inputs.paths.size(), set.failed.front().message));
   }
-  set.analysis =
-      AnalyseRankSet(std::move(summaries), OutlierRule{}, loaded.collectives, input_of_summary);
+  set.analysis = AnalyseRankSet(std::move(summaries), OutlierRule{}, loaded.collectives,
+                                input_of_summary, inputs.paths.size());
   for (const std::string& warning : set.analysis.warnings)
     Say(output, "warning", warning);
   return set;

@@ -100,6 +100,10 @@ std::vector<RankOutlier> FindRankOutliers(const std::vector<RankSummary>& ranks,
                                           const OutlierRule& rule) {
   std::vector<RankOutlier> outliers;
   if (ranks.size() < rule.min_ranks) return outliers;
+  std::vector<double> step_medians;
+  for (const RankSummary& rank : ranks)
+    step_medians.push_back(RankMetricValue(rank, RankMetric::kStepMedian));
+  const double min_excess_ns = rule.min_excess_of_step_pct / 100.0 * MedianOf(step_medians);
   for (RankMetric metric : kAllRankMetrics) {
     std::vector<double> values;
     for (const RankSummary& rank : ranks)
@@ -111,9 +115,12 @@ std::vector<RankOutlier> FindRankOutliers(const std::vector<RankSummary>& ranks,
     double mad = MedianOf(deviations);
     for (size_t r = 0; r < ranks.size(); ++r) {
       double excess = values[r] - median;
-      if (excess <= 0 || median <= 0) continue;
-      double excess_pct = 100.0 * excess / median;
-      if (excess_pct < rule.min_excess_pct) continue;
+      if (excess <= 0 || excess < min_excess_ns) continue;
+      std::optional<double> excess_pct;
+      if (median > 0) {
+        excess_pct = 100.0 * excess / median;
+        if (*excess_pct < rule.min_excess_pct) continue;
+      }
       std::optional<double> z;
       if (mad > 0) {
         z = 0.6745 * excess / mad;
@@ -162,7 +169,11 @@ SkewSummary ComputeCollectiveSkew(const std::vector<RankSummary>& ranks) {
   return tally.Match(position, ranks.size());
 }
 
-RankAssignment AssignRanks(const std::vector<RankSummary>& ranks) {
+RankAssignment AssignRanks(const std::vector<RankSummary>& ranks,
+                           const std::vector<uint32_t>& position, size_t traces_given) {
+  if (position.size() != ranks.size()) {
+    throw std::invalid_argument("AssignRanks: one position per rank");
+  }
   RankAssignment assignment;
   std::map<int64_t, std::vector<size_t>> holders;
   std::map<int64_t, size_t> world_sizes;  // size -> traces naming it
@@ -170,7 +181,7 @@ RankAssignment AssignRanks(const std::vector<RankSummary>& ranks) {
   size_t from_order = 0;
   for (size_t i = 0; i < ranks.size(); ++i) {
     bool named = ranks[i].rank.has_value();
-    int64_t id = named ? *ranks[i].rank : static_cast<int64_t>(i);
+    int64_t id = named ? *ranks[i].rank : static_cast<int64_t>(position[i]);
     assignment.ids.push_back(id);
     assignment.from_file_order.push_back(!named);
     if (!named) ++from_order;
@@ -197,7 +208,7 @@ RankAssignment AssignRanks(const std::vector<RankSummary>& ranks) {
   if (!world_sizes.empty()) {
     assignment.world_size = world_sizes.rbegin()->first;
   } else if (!ranks.empty()) {
-    assignment.world_size = static_cast<int64_t>(ranks.size());
+    assignment.world_size = static_cast<int64_t>(std::max(traces_given, ranks.size()));
   }
   if (assignment.world_size) {
     std::vector<int64_t> missing;
@@ -246,16 +257,17 @@ RankSetAnalysis AnalyseRankSet(std::vector<RankSummary> ranks, const OutlierRule
     input_of_rank[r] = static_cast<uint32_t>(r);
     collectives.Add(input_of_rank[r], ranks[r]);
   }
-  return AnalyseRankSet(std::move(ranks), rule, collectives, input_of_rank);
+  const size_t traces_given = ranks.size();
+  return AnalyseRankSet(std::move(ranks), rule, collectives, input_of_rank, traces_given);
 }
 
 RankSetAnalysis AnalyseRankSet(std::vector<RankSummary> ranks, const OutlierRule& rule,
                                const CollectiveTally& collectives,
-                               const std::vector<uint32_t>& input_of_rank) {
+                               const std::vector<uint32_t>& input_of_rank, size_t traces_given) {
   if (input_of_rank.size() != ranks.size()) {
     throw std::invalid_argument("AnalyseRankSet: one tally input per rank");
   }
-  RankAssignment assignment = AssignRanks(ranks);
+  RankAssignment assignment = AssignRanks(ranks, input_of_rank, traces_given);
   std::vector<size_t> order(ranks.size());
   for (size_t i = 0; i < order.size(); ++i)
     order[i] = i;

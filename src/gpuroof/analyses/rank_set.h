@@ -37,11 +37,14 @@ double RankMetricValue(const RankSummary& rank, RankMetric metric);
 
 // The robust outlier rule (docs/metrics.md, "Stragglers"): a rank's value x is an outlier above
 // the median M of the ranks when its modified z-score 0.6745 (x - M) / MAD exceeds `z` (MAD: the
-// median of |x_i - M|; with MAD = 0 any x > M qualifies) and x exceeds M by at least
-// `min_excess_pct` % of M. Needs `min_ranks` ranks.
+// median of |x_i - M|; with MAD = 0 any x > M qualifies), x exceeds M by at least
+// `min_excess_pct` % of M, and by at least `min_excess_of_step_pct` % of the ranks' median step
+// time (a metric that is 0 or tiny on most ranks, a few us of copies, is not a reason to call a
+// rank slow). Needs `min_ranks` ranks.
 struct OutlierRule {
   double z = 3.5;
   double min_excess_pct = 5.0;
+  double min_excess_of_step_pct = 1.0;
   size_t min_ranks = 3;
 };
 
@@ -51,8 +54,8 @@ struct RankOutlier {
   double value_ns = 0;
   double median_ns = 0;
   double mad_ns = 0;
-  double excess_pct = 0;           // 100 (x - M) / M
-  std::optional<double> robust_z;  // unset when MAD = 0
+  std::optional<double> excess_pct;  // 100 (x - M) / M; unset when M = 0
+  std::optional<double> robust_z;    // unset when MAD = 0
 };
 
 // Outliers of every metric, by rank index then metric order.
@@ -88,7 +91,10 @@ struct RankAssignment {
 // Rank ids from the traces, else from input order (position in the list); warns of a rank
 // named twice, of ranks missing below the world size, of traces that disagree on the world size
 // (two jobs mixed), and of mixed formats (said, not an error).
-RankAssignment AssignRanks(const std::vector<RankSummary>& ranks);
+// `position[i]` is ranks[i]'s place in the list of traces given, and `traces_given` that list's
+// length: traces that could not be read keep their places, and count in the world size.
+RankAssignment AssignRanks(const std::vector<RankSummary>& ranks,
+                           const std::vector<uint32_t>& position, size_t traces_given);
 
 }  // namespace gpuroof
 
@@ -114,10 +120,11 @@ struct RankSetAnalysis {
 RankSetAnalysis AnalyseRankSet(std::vector<RankSummary> ranks, const OutlierRule& rule);
 
 // The same for ranks whose collectives were folded into `collectives` as they were read (and
-// dropped from the summaries): ranks[i] is the tally's input input_of_rank[i].
+// dropped from the summaries): ranks[i] is the tally's input input_of_rank[i], its place in the
+// list of `traces_given` traces (those that could not be read included).
 RankSetAnalysis AnalyseRankSet(std::vector<RankSummary> ranks, const OutlierRule& rule,
                                const CollectiveTally& collectives,
-                               const std::vector<uint32_t>& input_of_rank);
+                               const std::vector<uint32_t>& input_of_rank, size_t traces_given);
 
 }  // namespace gpuroof
 

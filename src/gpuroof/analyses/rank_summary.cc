@@ -4,6 +4,7 @@
 #include <charconv>
 #include <map>
 #include <optional>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -222,6 +223,28 @@ std::vector<const NvtxRange*> CpuRangesFirst(std::vector<const NvtxRange*> range
   return cpu.empty() ? ranges : cpu;
 }
 
+// The steps of the process that drives `device_id`: one nsys capture of a whole node holds every
+// process's steps, and another process's steps are another rank's (on another device, on its
+// own clock offset). GPU-drawn ranges count when drawn on the device. When no step is the
+// device's process's (a format whose GPU ops carry no process), every step is kept.
+std::vector<const NvtxRange*> StepsOfDevice(const Trace& trace, int32_t device_id,
+                                            const std::vector<const NvtxRange*>& steps,
+                                            size_t* left_out) {
+  std::set<uint64_t> processes;
+  for (const StreamInfo& stream : trace.streams) {
+    if (stream.device_id == device_id) processes.insert(stream.process_id);
+  }
+  std::vector<const NvtxRange*> own;
+  for (const NvtxRange* range : steps) {
+    const bool drives =
+        range->on_gpu ? range->device_id == device_id : processes.count(range->process_id) > 0;
+    if (drives) own.push_back(range);
+  }
+  if (own.empty()) return steps;
+  *left_out = steps.size() - own.size();
+  return own;
+}
+
 std::optional<int64_t> MetadataInteger(const Trace& trace, const std::string& key) {
   auto it = trace.metadata.find(key);
   if (it == trace.metadata.end()) return std::nullopt;
@@ -316,6 +339,13 @@ RankSummary SummarizeRank(const Trace& trace, const RankSummaryOptions& options)
       summary.steps_label = fmt::format("'ProfilerStep#*' ({} instance{})", steps.size(),
                                         steps.size() == 1 ? "" : "s");
     }
+  }
+  size_t other_process_steps = 0;
+  steps = StepsOfDevice(trace, summary.device_id, steps, &other_process_steps);
+  if (other_process_steps > 0) {
+    summary.steps_label +=
+        fmt::format("; {} of them left out: another process's, not the one driving device {}",
+                    other_process_steps, summary.device_id);
   }
   for (const NvtxRange* range : steps)
     windows.emplace_back(range->start_ns, range->end_ns);

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "gpuroof/analyses/window.h"
 #include "gpuroof/format/json_writer.h"
 #include "gpuroof/format/number_format.h"
 #include "gpuroof/format/report_document.h"
@@ -57,8 +58,9 @@ Table OutlierTable(const RankSetAnalysis& analysis) {
   });
   for (const RankOutlier& outlier : analysis.outliers) {
     table.AddRow({analysis.ids[outlier.rank_index], std::string(RankMetricName(outlier.metric)),
-                  outlier.value_ns, outlier.median_ns, outlier.mad_ns, outlier.excess_pct,
-                  OptionalCell(outlier.robust_z), std::string(RankMetricReading(outlier.metric))});
+                  outlier.value_ns, outlier.median_ns, outlier.mad_ns,
+                  OptionalCell(outlier.excess_pct), OptionalCell(outlier.robust_z),
+                  std::string(RankMetricReading(outlier.metric))});
   }
   return table;
 }
@@ -103,8 +105,10 @@ std::string OtherDevicesNote(const RankSetAnalysis& analysis) {
 std::string RuleLine(const OutlierRule& rule) {
   return fmt::format(
       "rule: an outlier is above the median of the ranks by more than {} robust z "
-      "(0.6745 x excess / MAD) and by at least {} %; needs {} ranks",
-      ShortestDouble(rule.z), ShortestDouble(rule.min_excess_pct), rule.min_ranks);
+      "(0.6745 x excess / MAD), by at least {} % and by at least {} % of the median step; "
+      "needs {} ranks",
+      ShortestDouble(rule.z), ShortestDouble(rule.min_excess_pct),
+      ShortestDouble(rule.min_excess_of_step_pct), rule.min_ranks);
 }
 
 // The rank that arrives last most often, for the collectives' summary line.
@@ -236,8 +240,11 @@ std::string StragglerLine(const RankSetAnalysis& analysis, const Straggler& stra
   std::string line = fmt::format("rank {}:", analysis.ids[straggler.rank_index]);
   for (size_t i = 0; i < straggler.outliers.size(); ++i) {
     const RankOutlier& outlier = straggler.outliers[i];
-    line += fmt::format("{} {} +{} % vs median", i == 0 ? "" : ",", RankMetricName(outlier.metric),
-                        FixedDouble(outlier.excess_pct, 1));
+    const std::string excess =
+        outlier.excess_pct ? fmt::format("+{} % vs median", FixedDouble(*outlier.excess_pct, 1))
+                           : fmt::format("{} vs median 0",
+                                         FormatDurationNs(static_cast<int64_t>(outlier.value_ns)));
+    line += fmt::format("{} {} {}", i == 0 ? "" : ",", RankMetricName(outlier.metric), excess);
   }
   if (straggler.cause) {
     line += fmt::format(": {} straggler", RankMetricReading(*straggler.cause));
@@ -267,6 +274,7 @@ std::string RenderRanksJson(const RanksReport& report) {
   json.Key("rule").BeginObject();
   json.Key("robust_z").Double(analysis.rule.z);
   json.Key("min_excess_pct").Double(analysis.rule.min_excess_pct);
+  json.Key("min_excess_of_step_pct").Double(analysis.rule.min_excess_of_step_pct);
   json.Key("min_ranks").UInt(analysis.rule.min_ranks);
   json.EndObject();
   json.Key("ranks");

@@ -114,14 +114,14 @@ TEST(CollectiveTally, AnalyseRankSetFromATallyIsTheSameAsFromTheSummaries) {
     ranks[r].collectives.clear();
     ranks[r].collective_names.clear();
   }
-  RankSetAnalysis analysis = AnalyseRankSet(ranks, {}, tally, input_of_rank);
+  RankSetAnalysis analysis = AnalyseRankSet(ranks, {}, tally, input_of_rank, ranks.size());
   EXPECT_EQ(Rows(analysis.skew), Rows(expected.skew));
   EXPECT_EQ(analysis.skew.times_last, expected.skew.times_last);
   EXPECT_EQ(analysis.ids, (std::vector<int64_t>{0, 1, 2, 3}));
   // Rank 3 (input 0) sorts last; ties at (0,0) between file ranks 1 and 2 (ids 2 and 1): id 1.
   EXPECT_EQ(Rows(analysis.skew)[0], std::make_tuple(size_t{0}, size_t{0}, std::string("all_reduce"),
                                                     int64_t{20}, size_t{1}));
-  EXPECT_THROW(AnalyseRankSet(ranks, {}, tally, {0, 2, 3}), std::invalid_argument);
+  EXPECT_THROW(AnalyseRankSet(ranks, {}, tally, {0, 2, 3}, ranks.size()), std::invalid_argument);
 }
 
 TEST(CollectiveTally, PartsComeBackAndBadPartsAreRefused) {

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "gpuroof/analyses/api_summary.h"
+#include "gpuroof/analyses/findings/rules.h"
 #include "gpuroof/analyses/launch_latency.h"
 #include "gpuroof/readers/kineto_json_reader.h"
 #include "gpuroof/readers/reader_registry.h"
@@ -94,6 +95,71 @@ TEST_F(FindingsTest, SyncCallCostsTheIdleTimeAfterIt) {
   EXPECT_NE(gap->evidence.find("synchronising call cudaDeviceSynchronize"), std::string::npos);
   EXPECT_EQ(Find(result, "host-bound"), nullptr);
   EXPECT_EQ(Find(result, "launch-bound"), nullptr);
+}
+
+// Two synchronising calls return into the same idle interval 1300-1700 (from 1350 and from
+// 1500): the GPU was idle 350 ns after the first call began, not 350 + 200.
+TEST_F(FindingsTest, CallsReturningIntoOneIdleIntervalShareIt) {
+  Trace trace = Nsys(R"(
+api start=100 end=200 corr=1 name=cudaLaunchKernel_v7000
+kernel start=300 end=1300 corr=1 name=k
+api start=1350 end=1400 corr=2 name=cudaDeviceSynchronize_v3020
+api start=1500 end=1550 corr=3 name=cudaStreamSynchronize_v3020
+api start=1560 end=1600 corr=4 name=cudaLaunchKernel_v7000
+kernel start=1700 end=2700 corr=4 name=k
+)");
+  const Finding* sync = Find(ComputeFindings(trace, Options()), "sync-call");
+  ASSERT_NE(sync, nullptr);
+  EXPECT_EQ(sync->count, 2);
+  EXPECT_EQ(sync->cost_ns, 350);
+}
+
+// The per-thread default stream entry points synchronise as their plain names do.
+TEST_F(FindingsTest, PerThreadStreamVariantsSynchronise) {
+  EXPECT_TRUE(IsSynchronizingCall("cudaStreamSynchronize_ptsz"));
+  EXPECT_TRUE(IsSynchronizingCall("cudaMemcpy_ptds"));
+  EXPECT_FALSE(IsSynchronizingCall("cudaMemcpyAsync_ptsz"));
+  EXPECT_FALSE(IsSynchronizingCall("cudaLaunchKernel_ptsz"));
+}
+
+// Gap 1300-2000. A cudaStreamSynchronize on another thread blocks 1250-2500, through the gap; a
+// cudaEventSynchronize 2100-2110 ends first of the calls ending after the gap began, but starts
+// after it: the gap is the stream sync's, not host-bound although the launch came late.
+TEST_F(FindingsTest, TheGapIsTheSyncCallThatRanThroughIt) {
+  Trace trace = Nsys(R"(
+api start=100 end=200 corr=1 name=cudaLaunchKernel_v7000 tid=1
+kernel start=300 end=1300 corr=1 name=k
+api start=1250 end=2500 corr=2 name=cudaStreamSynchronize_v3020 tid=2
+api start=2100 end=2110 corr=3 name=cudaEventSynchronize_v3020 tid=3
+api start=1900 end=1950 corr=4 name=cudaLaunchKernel_v7000 tid=1
+kernel start=2000 end=3000 corr=4 name=k
+)");
+  FindingsResult result = ComputeFindings(trace, Options());
+  const Finding* gap = Find(result, "gpu-gap");
+  ASSERT_NE(gap, nullptr);
+  EXPECT_EQ(gap->cost_ns, 700);
+  EXPECT_NE(gap->evidence.find("synchronising call cudaStreamSynchronize x1"), std::string::npos)
+      << gap->evidence;
+  EXPECT_EQ(Find(result, "host-bound"), nullptr);
+}
+
+// In the work window of range "step" (thread 1's launches), kernel b of thread 2 fills
+// 1300-2000: the GPU was busy, so there is no gap, though b is not the range's work.
+TEST_F(FindingsTest, OtherWorkInAWorkWindowKeepsTheGpuBusy) {
+  Trace trace = Nsys(R"(
+nvtx start=0 end=3500 text="step" tid=1
+api start=100 end=200 corr=1 name=cudaLaunchKernel_v7000 tid=1
+kernel start=300 end=1300 corr=1 name=a
+api start=150 end=250 corr=2 name=cudaLaunchKernel_v7000 tid=2
+kernel start=1300 end=2000 corr=2 name=b
+api start=300 end=400 corr=3 name=cudaLaunchKernel_v7000 tid=1
+kernel start=2000 end=3000 corr=3 name=c
+)");
+  FindingsOptions options = Options();
+  options.window = ParseWindowSpec("nvtx:step");
+  FindingsResult result = ComputeFindings(trace, options);
+  EXPECT_EQ(Find(result, "gpu-gap"), nullptr);
+  EXPECT_EQ(Find(result, "host-bound"), nullptr);
 }
 
 TEST_F(FindingsTest, SyncCallOnKinetoAsOnNsys) {
@@ -313,6 +379,24 @@ TEST_F(FindingsTest, LowOccupancyWeightedByKernelTime) {
   high.Raw(OccupancyKernel("narrow", "0", "1", 20)).Raw(OccupancyKernel("wide", "1", "3", 80));
   EXPECT_EQ(Find(ComputeFindings(Kineto(high), Options(WindowSpec::Kind::kAll)), "low-occupancy"),
             nullptr);
+}
+
+// Kineto's 0 % is a failed estimate (over 48 KB of dynamic shared memory): left out and counted
+// apart, not 10 us of kernel time at 0 %.
+TEST_F(FindingsTest, ZeroPercentOccupancyIsNoEstimate) {
+  testing::KinetoJsonBuilder trace;
+  trace.Raw(OccupancyKernel("gemm_256x128", "0", "10", 0))
+      .Raw(OccupancyKernel("narrow", "10", "3", 20))
+      .Raw(OccupancyKernel("wide", "13", "1", 80));
+  const Finding* finding =
+      Find(ComputeFindings(Kineto(trace), Options(WindowSpec::Kind::kAll)), "low-occupancy");
+  ASSERT_NE(finding, nullptr);
+  EXPECT_EQ(finding->cost_ns, 3000);
+  EXPECT_NE(finding->evidence.find("35.0 %"), std::string::npos) << finding->evidence;
+  EXPECT_NE(finding->evidence.find("1 kernels without an estimate not counted (1 of them "
+                                   "estimated at 0 %"),
+            std::string::npos)
+      << finding->evidence;
 }
 
 TEST_F(FindingsTest, NsysKernelsHaveNoOccupancyFinding) {

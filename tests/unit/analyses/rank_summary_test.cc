@@ -142,6 +142,28 @@ TEST(RankSummary, AnIterationRangeNamesTheSteps) {
   EXPECT_THROW(SummarizeRank(trace, options), InputError);
 }
 
+// One capture of a whole node: process 4242 drives device 0, process 777 (another rank, on its
+// own clock offset) has steps too. Only 4242's steps are device 0's, and the label says how
+// many were left out.
+TEST(RankSummary, StepsOfAnotherProcessAreLeftOutAndCounted) {
+  Trace trace = LaunchedTrace(1);
+  AddRange(trace, "ProfilerStep#1", 0, 500);
+  AddRange(trace, "ProfilerStep#2", 500, 1000);
+  for (int64_t start : {300, 800}) {
+    AddRange(trace, "ProfilerStep#1", start, start + 500);
+    for (NvtxRange& range : trace.nvtx_ranges) {
+      if (range.start_ns == start && range.end_ns == start + 500) range.process_id = 777;
+    }
+  }
+  RankSummary rank = SummarizeRank(trace, {});
+  ASSERT_EQ(rank.steps.size(), 2u);
+  EXPECT_EQ(rank.steps[0].start_ns, 0);
+  EXPECT_EQ(rank.steps[1].start_ns, 500);
+  EXPECT_EQ(rank.steps_label,
+            "'ProfilerStep#*' (4 instances); 2 of them left out: another process's, not the one "
+            "driving device 0");
+}
+
 TEST(RankSummary, TheBusiestDeviceIsAnalysedAndTheOthersCounted) {
   std::vector<Op> ops = Ops();
   ops.push_back({Engine::kKernel, 0, 10, 1, 1, 0, "elsewhere"});

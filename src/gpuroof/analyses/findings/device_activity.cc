@@ -110,7 +110,11 @@ std::vector<DeviceActivity> BuildDeviceActivity(const Trace& trace, const Window
     auto it = devices.find(trace.streams[block.stream[i]].device_id);
     if (it == devices.end()) return;
     DeviceActivity& device = it->second;
-    if (!OpCountsInWindow(trace, block, i, device.window)) return;
+    // The GPU is busy whoever's work runs: in a work window (an NVTX range's work) other ops
+    // still fill the timeline, so idle time, gaps and hiding compute count every op in the
+    // window's span; what a rule charges (communication, copies) is the range's work only.
+    if (!OpCountsInWindow(block.start_ns[i], block.end_ns[i], device.window)) return;
+    const bool work = OpCountsInWindow(trace, block, i, device.window);
     const int64_t start = std::max(block.start_ns[i], device.window.start_ns);
     const int64_t end = std::min(block.end_ns[i], device.window.end_ns);
     if (end <= start) return;
@@ -121,8 +125,8 @@ std::vector<DeviceActivity> BuildDeviceActivity(const Trace& trace, const Window
     Extend(device.any, start, end);
     const Engine engine = block.engine[i];
     if (IsComputeEngine(engine)) Extend(device.compute, start, end);
-    if (engine == Engine::kComm) Extend(device.comm, start, end);
-    if (IsCopyEngine(engine)) Extend(device.copies, start, end);
+    if (work && engine == Engine::kComm) Extend(device.comm, start, end);
+    if (work && IsCopyEngine(engine)) Extend(device.copies, start, end);
   });
   std::vector<DeviceActivity> out;
   for (auto& [id, device] : devices) {

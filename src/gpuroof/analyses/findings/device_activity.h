@@ -36,10 +36,11 @@ struct DeviceActivity {
   int32_t device_id = 0;
   Window window;
   uint64_t process_id = 0;    // the process of the device's first stream (its launching host)
-  Segments any;               // every engine, ops clipped to the window
-  Segments compute;           // IsComputeEngine: kernels, whole-graph launches
-  Segments comm;              // Engine::kComm
-  Segments copies;            // H2D, D2H, D2D, P2P, H2H copies
+  Segments any;               // every engine, ops clipped to the window (in a work window,
+                              // other work too: the GPU was busy)
+  Segments compute;           // IsComputeEngine: kernels, whole-graph launches (as `any`)
+  Segments comm;              // Engine::kComm, of the window's work only
+  Segments copies;            // H2D, D2H, D2D, P2P, H2H copies, of the window's work only
   std::vector<IdleGap> gaps;  // idle gaps longer than the threshold, in time order
   // The idle interval that contains `t_ns` (no engine busy), or false when the device is busy at
   // `t_ns` or no op follows it. `*start_ns` is the end of the last op before.

@@ -12,26 +12,40 @@ namespace gpuroof {
 
 namespace {
 
-// The synchronising calls of one process, by end.
-std::vector<const ApiCall*> SyncCallsByEnd(const Trace& trace, uint64_t process_id) {
-  std::vector<const ApiCall*> calls;
+// The synchronising calls of one process by start, with the index of the latest-ending call
+// among the first i + 1: a gap's cause is found with one binary search.
+struct SyncCalls {
+  std::vector<const ApiCall*> by_start;
+  std::vector<size_t> latest_end;
+};
+
+SyncCalls SyncCallsOf(const Trace& trace, uint64_t process_id) {
+  SyncCalls calls;
   for (const ApiCall& call : trace.api_calls) {
     if (call.process_id == process_id && IsSynchronizingCall(trace.strings.Get(call.name))) {
-      calls.push_back(&call);
+      calls.by_start.push_back(&call);
     }
   }
-  std::sort(calls.begin(), calls.end(),
-            [](const ApiCall* a, const ApiCall* b) { return a->end_ns < b->end_ns; });
+  std::sort(calls.by_start.begin(), calls.by_start.end(),
+            [](const ApiCall* a, const ApiCall* b) { return a->start_ns < b->start_ns; });
+  for (size_t i = 0; i < calls.by_start.size(); ++i) {
+    const bool later =
+        i == 0 || calls.by_start[i]->end_ns > calls.by_start[calls.latest_end.back()]->end_ns;
+    calls.latest_end.push_back(later ? i : calls.latest_end.back());
+  }
   return calls;
 }
 
-// The first synchronising call that ends after `gap` begins, when it started before the gap
-// ended: the host was blocked in it while the GPU was idle.
-const ApiCall* SyncCallIn(const std::vector<const ApiCall*>& by_end, const IdleGap& gap) {
-  auto it = std::upper_bound(by_end.begin(), by_end.end(), gap.start_ns,
-                             [](int64_t t, const ApiCall* call) { return t < call->end_ns; });
-  if (it == by_end.end() || (*it)->start_ns >= gap.end_ns) return nullptr;
-  return *it;
+// A synchronising call running during `gap` (started before it ended, ended after it began): of
+// the calls started before the gap ended, the one that ran on the longest, when it reaches into
+// the gap. The host was blocked in it while the GPU was idle.
+const ApiCall* SyncCallIn(const SyncCalls& calls, const IdleGap& gap) {
+  auto it = std::lower_bound(calls.by_start.begin(), calls.by_start.end(), gap.end_ns,
+                             [](const ApiCall* call, int64_t t) { return call->start_ns < t; });
+  if (it == calls.by_start.begin()) return nullptr;
+  const size_t started = static_cast<size_t>(it - calls.by_start.begin());
+  const ApiCall* longest = calls.by_start[calls.latest_end[started - 1]];
+  return longest->end_ns > gap.start_ns ? longest : nullptr;
 }
 
 }  // namespace
@@ -42,7 +56,7 @@ std::vector<Finding> FindGapCauses(const FindingContext& context) {
   std::vector<Finding> out;
   for (const DeviceActivity& device : context.devices) {
     if (device.gaps.empty()) continue;
-    const std::vector<const ApiCall*> sync_calls = SyncCallsByEnd(trace, device.process_id);
+    const SyncCalls sync_calls = SyncCallsOf(trace, device.process_id);
     Finding host;
     ApplyRule(host, "host-bound");
     host.device_id = device.device_id;

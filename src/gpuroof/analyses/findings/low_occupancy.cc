@@ -18,6 +18,7 @@ struct OccupancyTotals {
   int64_t low_ns = 0;          // kernels below the threshold
   int64_t low_kernels = 0;
   int64_t without_estimate = 0;
+  int64_t zero_estimate = 0;  // of those, launches the profiler estimated at 0 %
   // Per signature below the threshold: its kernel time and its first launch (start, end).
   std::map<uint32_t, std::array<int64_t, 3>> low_by_signature;
   StepCosts step_costs;
@@ -40,8 +41,11 @@ std::vector<Finding> FindLowOccupancy(const FindingContext& context) {
       if (device == nullptr || !OpCountsInWindow(trace, block, i, device->window)) continue;
       const OpSignature& signature = trace.signatures[block.signature[i]];
       OccupancyTotals& t = totals[device_id];
-      if (signature.est_occupancy_pct < 0) {
+      // A kernel that ran had at least one block resident: Kineto's 0 % is a failed estimate
+      // (its calculator assumes no dynamic shared memory beyond 48 KB), not a measurement.
+      if (signature.est_occupancy_pct <= 0) {
         ++t.without_estimate;
+        if (signature.est_occupancy_pct == 0) ++t.zero_estimate;
         continue;
       }
       const int64_t duration = block.end_ns[i] - block.start_ns[i];
@@ -82,6 +86,10 @@ std::vector<Finding> FindLowOccupancy(const FindingContext& context) {
     if (t.without_estimate > 0) {
       finding.evidence +=
           fmt::format("; {} kernels without an estimate not counted", t.without_estimate);
+      if (t.zero_estimate > 0) {
+        finding.evidence += fmt::format(
+            " ({} of them estimated at 0 %, which a kernel that ran cannot have)", t.zero_estimate);
+      }
     }
     out.push_back(std::move(finding));
   }

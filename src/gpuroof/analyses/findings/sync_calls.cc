@@ -11,6 +11,11 @@
 namespace gpuroof {
 
 bool IsSynchronizingCall(std::string_view name) {
+  // The per-thread default stream builds' entry points (nvcc --default-stream per-thread) carry
+  // a suffix: cudaStreamSynchronize_ptsz, cudaMemcpy_ptds.
+  for (std::string_view suffix : {"_ptsz", "_ptds"}) {
+    if (name.ends_with(suffix)) name.remove_suffix(suffix.size());
+  }
   for (std::string_view sync :
        {"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize",
         "cudaThreadSynchronize", "cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize"}) {
@@ -72,6 +77,9 @@ std::vector<Finding> FindSyncCalls(const FindingContext& context) {
     finding.device_id = device.device_id;
     std::map<std::string, int64_t> by_name;
     int64_t idle_after = 0;  // calls followed by idle time
+    // Calls that return into one idle interval share its time: each idle interval (keyed by its
+    // end) is charged from the earliest point any call claimed, once.
+    std::map<int64_t, int64_t> charged_from;
     for (const ApiCall& call : trace.api_calls) {
       if (call.process_id != device.process_id || !is_sync(call.name)) continue;
       if (!OpCountsInWindow(call.start_ns, call.end_ns, device.window)) continue;
@@ -83,11 +91,15 @@ std::vector<Finding> FindSyncCalls(const FindingContext& context) {
       int64_t idle_end = 0;
       if (!device.IdleAt(call.end_ns, &idle_start, &idle_end)) continue;
       // Idle time before the call was made is not the call's doing.
-      const int64_t cost = idle_end - std::max(idle_start, call.start_ns);
+      const int64_t from = std::max(idle_start, call.start_ns);
+      const int64_t cost = idle_end - from;
       if (cost <= 0) continue;
       ++idle_after;
-      finding.cost_ns += cost;
-      ChargeStep(context.steps, finding.step_costs, call.start_ns, cost);
+      auto [claimed, first] = charged_from.try_emplace(idle_end, from);
+      const int64_t unclaimed = first ? cost : std::max<int64_t>(0, claimed->second - from);
+      claimed->second = std::min(claimed->second, from);
+      finding.cost_ns += unclaimed;
+      if (unclaimed > 0) ChargeStep(context.steps, finding.step_costs, call.start_ns, unclaimed);
       AddExample(finding.examples, {call.start_ns, call.end_ns, cost,
                                     fmt::format("{}, then the GPU idle until the next op", name)});
     }
