@@ -5,6 +5,8 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <string_view>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -136,11 +138,22 @@ std::optional<int64_t> LaunchEndOf(const Trace& trace, const DeviceOp& op) {
   return LaunchEndIn(trace.api_calls, process, op.correlation);
 }
 
-// Splits the idle interval [start, end) that `next` (the op that ended it) closes.
-void ClassifyIdle(const Trace& trace, int64_t start, int64_t end, const DeviceOp* next,
+// When the host was done launching the op that ends an idle interval: ops[i] and any op starting
+// at the same time (ties are in file order, which must not decide), the earliest known launch.
+std::optional<int64_t> ClosingLaunchEnd(const Trace& trace, const DeviceOpList& ops, size_t i) {
+  std::optional<int64_t> earliest;
+  for (size_t j = i; j < ops.size() && ops[j].start_ns == ops[i].start_ns; ++j) {
+    const std::optional<int64_t> end = LaunchEndOf(trace, ops[j]);
+    if (end && (!earliest || *end < *earliest)) earliest = end;
+  }
+  return earliest;
+}
+
+// Splits the idle interval [start, end) by `launch_end`: when the host was done launching the
+// op that ended it (nullopt: unknown, or no op ended it).
+void ClassifyIdle(int64_t start, int64_t end, std::optional<int64_t> launch_end,
                   IdleBreakdown& idle) {
   if (end <= start) return;
-  std::optional<int64_t> launch_end = next ? LaunchEndOf(trace, *next) : std::nullopt;
   if (!launch_end) {
     idle.other_ns += end - start;
     return;
@@ -166,7 +179,9 @@ StepFigures FiguresOf(const Trace& trace, const DeviceOpList& ops, size_t first,
     if (op.end_ns <= start_ns) continue;
     int64_t start = std::max(op.start_ns, start_ns);
     int64_t end = std::min(op.end_ns, end_ns);
-    if (start > busy_end) ClassifyIdle(trace, busy_end, start, &op, figures.idle);
+    if (start > busy_end) {
+      ClassifyIdle(busy_end, start, ClosingLaunchEnd(trace, ops, i), figures.idle);
+    }
     busy_end = std::max(busy_end, end);
     switch (ClassOf(op.engine)) {
       case OpClass::kCompute:
@@ -180,7 +195,7 @@ StepFigures FiguresOf(const Trace& trace, const DeviceOpList& ops, size_t first,
         break;
     }
   }
-  ClassifyIdle(trace, busy_end, end_ns, nullptr, figures.idle);
+  ClassifyIdle(busy_end, end_ns, std::nullopt, figures.idle);
   figures.compute_busy_ns = LengthOf(compute);
   figures.comm_busy_ns = LengthOf(comm);
   figures.copy_busy_ns = LengthOf(copy);
@@ -360,13 +375,20 @@ RankSummary SummarizeRank(const Trace& trace, const RankSummaryOptions& options)
     size_t first = FirstReaching(running_end, start_ns);
     summary.steps.push_back(FiguresOf(trace, ops, first, start_ns, end_ns));
     lengths.push_back(end_ns - start_ns);
-    size_t order = 0;
+    // In start order; collectives starting at the same time by name, then stream, so that the
+    // order (part of an instance's identity across ranks) never depends on the file's order.
+    std::vector<std::tuple<int64_t, std::string_view, uint32_t>> collectives;
     for (size_t i = first; i < ops.size(); ++i) {
       const DeviceOp op = ops[i];
       if (op.start_ns >= end_ns) break;
       if (op.engine != Engine::kComm || op.start_ns < start_ns) continue;
-      const OpSignature& signature = trace.signatures[op.signature];
-      summary.AddCollective(s, order++, trace.strings.Get(signature.name), op.start_ns - start_ns);
+      collectives.emplace_back(op.start_ns, trace.strings.Get(trace.signatures[op.signature].name),
+                               trace.streams[op.stream].stream_id);
+    }
+    std::sort(collectives.begin(), collectives.end());
+    for (size_t order = 0; order < collectives.size(); ++order) {
+      const auto& [op_start_ns, name, stream_id] = collectives[order];
+      summary.AddCollective(s, order, name, op_start_ns - start_ns);
     }
   }
   std::sort(lengths.begin(), lengths.end());

@@ -164,6 +164,26 @@ TEST(RankSummary, StepsOfAnotherProcessAreLeftOutAndCounted) {
             "driving device 0");
 }
 
+// Two ops end the idle interval [100, 400) together: one launched by a call ending at 155, one by
+// a call ending at 305. The earliest launch decides (host-bound 55, waiting 245) whichever of
+// them the file lists first.
+TEST(RankSummary, OpsStartingTogetherSplitTheIdleTheSameWayInAnyOrder) {
+  for (bool late_first : {false, true}) {
+    SCOPED_TRACE(late_first);
+    std::vector<Op> ops = {{Engine::kKernel, 0, 100, 0, 1, 0, "a"},
+                           {Engine::kKernel, 400, 500, 0, 1, 0, "late"},
+                           {Engine::kKernel, 400, 450, 0, 2, 0, "early"}};
+    if (!late_first) std::swap(ops[1], ops[2]);
+    Trace trace = MakeTrace(ops);
+    AddLaunch(trace, late_first ? 1 : 2, 1, 300);
+    AddLaunch(trace, late_first ? 2 : 1, 1, 150);
+    const RankSummary rank = SummarizeRank(trace, {});
+    ASSERT_EQ(rank.steps.size(), 1u);
+    EXPECT_EQ(rank.steps[0].idle.host_bound_ns, 55);
+    EXPECT_EQ(rank.steps[0].idle.waiting_ns, 245);
+  }
+}
+
 TEST(RankSummary, TheBusiestDeviceIsAnalysedAndTheOthersCounted) {
   std::vector<Op> ops = Ops();
   ops.push_back({Engine::kKernel, 0, 10, 1, 1, 0, "elsewhere"});
