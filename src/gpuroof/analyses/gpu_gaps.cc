@@ -34,12 +34,13 @@ GapNeighbor Describe(const Trace& trace, const OpRef& ref) {
   const OpSignature& signature = trace.signatures[ref.block->signature[ref.index]];
   neighbor.engine = ref.block->engine[ref.index];
   neighbor.stream_id = trace.streams[ref.block->stream[ref.index]].stream_id;
-  if (neighbor.engine == Engine::kKernel) {
-    neighbor.label = fmt::format("kernel {}", trace.strings.Get(signature.name));
-  } else if (EngineMovesBytes(neighbor.engine)) {
+  const std::string_view name = trace.strings.Get(signature.name);
+  if (EngineMovesBytes(neighbor.engine)) {
     neighbor.label = CopyLabel(neighbor.engine, signature.src_kind, signature.dst_kind);
-  } else {
+  } else if (name.empty()) {
     neighbor.label = std::string(EngineName(neighbor.engine));
+  } else {  // a kernel, a collective ("comm ncclDevKernel_AllReduce_Sum_f32"), a graph launch
+    neighbor.label = fmt::format("{} {}", EngineName(neighbor.engine), name);
   }
   return neighbor;
 }

@@ -196,14 +196,18 @@ RangeAttribution AttributeGpuWork(const Trace& trace, std::span<const NvtxRange*
       if (!gpu_by_device.empty()) {
         auto it = gpu_by_device.find(stream.device_id);
         if (it != gpu_by_device.end()) {
-          ForEachOverlapping(it->second, instances, start_ns, end_ns, false, add);
+          ForEachOverlapping(it->second, instances, start_ns, end_ns, start_ns == end_ns, add);
         }
       }
       if (!cpu_all.by_start.empty()) {
-        ForEachOverlapping(cpu_all, instances, start_ns, end_ns, false, add);
+        ForEachOverlapping(cpu_all, instances, start_ns, end_ns, start_ns == end_ns, add);
       }
-      if (!cpu_by_process.empty() && block.correlation[row] != 0) {
-        const ApiCall* call = calls.Find(stream.process_id, block.correlation[row]);
+      if (!cpu_by_process.empty()) {
+        // No correlation id (a driver migration, a reader that had none): no call launched it
+        // as far as the trace says, so it is counted with the unmatched, never dropped unsaid.
+        const ApiCall* call = block.correlation[row] == 0
+                                  ? nullptr
+                                  : calls.Find(stream.process_id, block.correlation[row]);
         if (call == nullptr) {
           ++result.unmatched_ops;
           continue;

@@ -128,9 +128,11 @@ RangeSummary SummarizeRanges(const Trace& trace, const RangeSummaryOptions& opti
     }
   }
   RangeSummary summary;
+  int64_t first_ordinal = 1;  // NAME@N: the one instance is number N of its name
   if (!options.name.empty()) {
     const RangeSelection selection = SelectRanges(trace, options.name, "--name");
     summary.resolved = selection.Describe();
+    if (selection.instance > 0) first_ordinal = selection.instance;
     // Everything the name found is one group per side (a numbered family included).
     for (const NvtxRange* range : selection.ranges)
       by_name[{range->on_gpu, options.name}].push_back(range);
@@ -161,6 +163,8 @@ RangeSummary SummarizeRanges(const Trace& trace, const RangeSummaryOptions& opti
     group.cpu = SummarizeDurations(durations);
 
     std::vector<RangeInstanceLoad> rows = ComputeInstanceLoads(trace, attribution);
+    for (RangeInstanceLoad& row : rows)
+      row.ordinal += first_ordinal - 1;
     int64_t last_ordinal = 0;
     for (const RangeInstanceLoad& row : rows) {
       group.gpu_ops += row.gpu_ops;

@@ -114,6 +114,12 @@ Window RangeWorkWindow(const Trace& trace, const RangeSelection& selection,
     window.end_ns = range_end;
     window.note = on_gpu ? "GPU-timeline range: every op running in it counts (time overlap)"
                          : attribution.method_note;
+    // Several instances: the ops running in one of them, not those between them (the span
+    // from the first instance's start to the last one's end holds both).
+    if (selection.ranges.size() > 1) {
+      window.work = std::make_shared<const OpSelection>(SelectAttributedOps(trace, attribution));
+      window.note += "; ops running between the instances do not count";
+    }
     return window;
   }
   bool any = false;

@@ -117,5 +117,16 @@ TEST(GpuGaps, TraceWithoutTimedOpsIsAnInputError) {
   EXPECT_THROW(ComputeGaps(trace, Min(1)), InputError);
 }
 
+// A collective beside a gap is named as one (the NCCL kernel tells which collective waited).
+TEST(GpuGaps, CollectiveNeighboursKeepTheirNames) {
+  const Trace trace = MakeTrace({{Engine::kComm, 0, 100, 0, 1, 0, "ncclDevKernel_AllReduce"},
+                                 {Engine::kKernel, 1000, 1100, 0, 1, 0, "gemm"}});
+  const std::vector<DeviceGaps> devices = ComputeGaps(trace, Min(100));
+  ASSERT_EQ(devices.size(), 1u);
+  ASSERT_EQ(devices[0].gaps.size(), 1u);
+  EXPECT_EQ(devices[0].gaps[0].before.label, "comm ncclDevKernel_AllReduce");
+  EXPECT_EQ(devices[0].gaps[0].after.label, "kernel gemm");
+}
+
 }  // namespace
 }  // namespace gpuroof

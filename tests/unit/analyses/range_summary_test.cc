@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "gpuroof/analyses/range_selection.h"
 #include "gpuroof/analyses/window.h"
 #include "gpuroof/model/errors.h"
 
@@ -126,6 +127,74 @@ TEST(RangeAttributionTest, GpuTimelineRangesUseTimeOverlapOnTheirDevice) {
   EXPECT_EQ(Work(rows[0], Engine::kKernel).busy_ns, 275);
   EXPECT_EQ(Work(rows[0], Engine::kKernel).ops, 3);
   EXPECT_EQ(rows[0].device_id, 0);
+}
+
+// A zero-length op at a GPU range's start belongs to it (the window rule: edges included).
+TEST(RangeAttributionTest, AZeroLengthOpAtAnEdgeBelongsToTheRange) {
+  Trace trace = MakeTrace({{Engine::kKernel, 1000, 1000, 0, 1, 0, "empty"},
+                           {Engine::kKernel, 1000, 1100, 0, 1, 0, "a"}});
+  AddRange(trace, "gpu step", 1000, 1100);
+  trace.nvtx_ranges[0].on_gpu = true;
+  trace.nvtx_ranges[0].device_id = 0;
+  const RangeAttribution attribution =
+      AttributeGpuWork(trace, FindNvtxRanges(trace, "gpu step"), RangeScope::kThread);
+  ASSERT_EQ(attribution.instances.size(), 1u);
+  EXPECT_EQ(attribution.instances[0].ops.size(), 2u);
+}
+
+// Op 4 (the D2H) lost its correlation id: no call launched it as far as the trace says. It is
+// counted with the unmatched, not dropped without a word.
+TEST(RangeAttributionTest, OpsWithoutACorrelationIdAreCountedAsUnmatched) {
+  Trace trace = Example();
+  for (ActivityBlock& block : trace.blocks) {
+    for (size_t i = 0; i < block.size(); ++i) {
+      if (block.engine[i] == Engine::kD2H) block.correlation[i] = 0;
+    }
+  }
+  const RangeAttribution attribution =
+      AttributeGpuWork(trace, FindNvtxRanges(trace, "step"), RangeScope::kThread);
+  EXPECT_EQ(attribution.unmatched_ops, 1);
+  EXPECT_EQ(attribution.instances[1].ops.size(), 1u);  // kernel c only
+}
+
+// NAME@N shows instance N with its own number, not 1.
+TEST(RangeSummaryTest, AnInstanceKeepsItsNumber) {
+  const Trace trace = Example();
+  RangeSummaryOptions options;
+  options.name = "step@2";
+  const RangeSummary summary = SummarizeRanges(trace, options);
+  ASSERT_EQ(summary.groups.size(), 1u);
+  ASSERT_FALSE(summary.groups[0].instance_rows.empty());
+  EXPECT_EQ(summary.groups[0].instance_rows[0].ordinal, 2);
+}
+
+// Without API calls (time overlap), the window of two instances [950,1050) and [2000,2040)
+// holds H2D, kernel a and kernel c; kernel b [1100,1300) runs between them and does not count.
+TEST(RangeWorkWindowTest, TimeOverlapInstancesLeaveOutTheOpsBetweenThem) {
+  Trace trace = Example();
+  trace.api_calls.clear();
+  AddRange(trace, "win", 950, 1050, 1);
+  AddRange(trace, "win", 2000, 2040, 1);
+  const RangeSelection selection = SelectRanges(trace, "win@*", "--window");
+  const RangeAttribution attribution =
+      AttributeGpuWork(trace, selection.ranges, RangeScope::kProcess);
+  const Window window = RangeWorkWindow(trace, selection, attribution, 0);
+  EXPECT_EQ(window.start_ns, 950);
+  EXPECT_EQ(window.end_ns, 2040);
+  std::vector<std::string> counted;
+  for (const ActivityBlock& block : trace.blocks) {
+    for (size_t i = 0; i < block.size(); ++i) {
+      if (trace.streams[block.stream[i]].device_id != 0) continue;
+      if (!OpCountsInWindow(trace, block, i, window)) continue;
+      counted.push_back(
+          block.engine[i] == Engine::kH2D
+              ? "H2D"
+              : std::string(trace.strings.Get(trace.signatures[block.signature[i]].name)));
+    }
+  }
+  std::sort(counted.begin(), counted.end());
+  EXPECT_EQ(counted, (std::vector<std::string>{"H2D", "a", "c"}));
+  EXPECT_NE(window.note.find("ops running between the instances do not count"), std::string::npos);
 }
 
 TEST(RangeSummaryTest, GroupsPerNameWithCpuStatisticsAndPerInstanceRoofline) {
