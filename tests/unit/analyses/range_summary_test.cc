@@ -157,17 +157,6 @@ TEST(RangeAttributionTest, OpsWithoutACorrelationIdAreCountedAsUnmatched) {
   EXPECT_EQ(attribution.instances[1].ops.size(), 1u);  // kernel c only
 }
 
-// NAME@N shows instance N with its own number, not 1.
-TEST(RangeSummaryTest, AnInstanceKeepsItsNumber) {
-  const Trace trace = Example();
-  RangeSummaryOptions options;
-  options.name = "step@2";
-  const RangeSummary summary = SummarizeRanges(trace, options);
-  ASSERT_EQ(summary.groups.size(), 1u);
-  ASSERT_FALSE(summary.groups[0].instance_rows.empty());
-  EXPECT_EQ(summary.groups[0].instance_rows[0].ordinal, 2);
-}
-
 // Without API calls (time overlap), the window of two instances [950,1050) and [2000,2040)
 // holds H2D, kernel a and kernel c; kernel b [1100,1300) runs between them and does not count.
 TEST(RangeWorkWindowTest, TimeOverlapInstancesLeaveOutTheOpsBetweenThem) {
@@ -237,6 +226,12 @@ TEST(RangeSummaryTest, NamedRangeKeepsInstanceRows) {
   const RangeSummary by_thread = SummarizeRanges(trace, options);
   EXPECT_EQ(by_thread.groups[0].instance_rows.size(), 2u);
   EXPECT_EQ(by_thread.groups[0].other_thread_ops, 1);
+  // NAME@N shows instance N with its own number, not 1.
+  options.name = "step@2";
+  const RangeSummary second = SummarizeRanges(trace, options);
+  ASSERT_EQ(second.groups.size(), 1u);
+  ASSERT_FALSE(second.groups[0].instance_rows.empty());
+  EXPECT_EQ(second.groups[0].instance_rows[0].ordinal, 2);
 }
 
 // Kineto numbers its steps (ProfilerStep#1, #2, ...): the family is one group, and "NAME#*" or
