@@ -236,6 +236,19 @@ TEST(RanksCliTest, NsysRankComesFromTheCapturedEnvironment) {
       << csv.err;
 }
 
+// srun started one task per node and torchrun four workers in each: every worker of node 1 has
+// SLURM_PROCID 1 (of SLURM_NTASKS 2), and its own RANK of WORLD_SIZE 8. RANK is the worker's.
+TEST(RanksCliTest, APerNodeLauncherGivesWayToTheFrameworksRank) {
+  TempDir dir;
+  const fs::path file = dir / "worker.sqlite";
+  testsupport::BuildFromDescription(NsysRank(PlantedRank{}), file.string(), file);
+  AddCapturedEnvironment(
+      file, {"SLURM_PROCID=\"1\"", "SLURM_NTASKS=\"2\"", "RANK=\"5\"", "WORLD_SIZE=\"8\""});
+  CliResult csv = RunGpuroof({"ranks", "--format", "csv", file.string()});
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_EQ(RowOfRank(csv.out, "5").at("rank_from"), "RANK");
+}
+
 TEST(RanksCliTest, AnEmptyDirectoryIsBadInput) {
   TempDir dir;
   fs::create_directories(dir / "empty");

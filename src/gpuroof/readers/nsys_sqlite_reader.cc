@@ -5,6 +5,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <optional>
 #include <thread>
 #include <unordered_map>
 
@@ -608,13 +609,29 @@ void ReadRankFromEnvironment(SqliteDatabase& db, const std::vector<std::string>&
         std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; });
     if (digits) found.emplace(text.substr(0, equals), value);
   }
-  for (const auto& [rank, size] : kVariables) {
-    auto it = found.find(std::string(rank));
-    if (it == found.end()) continue;
-    trace.metadata["distributed_rank"] = it->second;
+  auto take = [&](std::string_view rank, std::string_view size) {
+    trace.metadata["distributed_rank"] = found.at(std::string(rank));
     trace.metadata["distributed_rank_origin"] = std::string(rank);
     auto world = found.find(std::string(size));
     if (world != found.end()) trace.metadata["distributed_world_size"] = world->second;
+  };
+  auto number = [&](std::string_view name) -> std::optional<int64_t> {
+    auto it = found.find(std::string(name));
+    if (it == found.end()) return std::nullopt;
+    return std::stoll(it->second);
+  };
+  for (const auto& [rank, size] : kVariables) {
+    if (!found.count(std::string(rank))) continue;
+    // A launcher that started one task per node (srun or mpirun, then torchrun per node) gives
+    // every worker of a node the same rank: when the framework's WORLD_SIZE is larger than the
+    // launcher's task count, its RANK is the worker's own.
+    const std::optional<int64_t> tasks = number(size);
+    const std::optional<int64_t> world = number("WORLD_SIZE");
+    if (rank != "RANK" && number("RANK") && tasks && world && *world > *tasks) {
+      take("RANK", "WORLD_SIZE");
+    } else {
+      take(rank, size);
+    }
     return;
   }
 }
