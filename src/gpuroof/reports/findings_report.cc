@@ -64,9 +64,9 @@ std::string PerStepLine(const FindingPerStep& s) {
 }  // namespace
 
 std::string FindingsDroppedLine(const FindingsResult& result, const FindingThresholds& thresholds) {
-  return fmt::format("{} below --min-cost-pct {} (% of the device window) left out",
-                     CountOf(result.below_min_cost, "finding", "findings"),
-                     thresholds.min_cost_pct);
+  return fmt::format(
+      "{} below --min-cost-pct {} (% of the device window), or without cost, left out",
+      CountOf(result.below_min_cost, "finding", "findings"), thresholds.min_cost_pct);
 }
 
 Table FindingTable(const FindingsResult& result) {
