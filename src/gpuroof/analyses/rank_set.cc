@@ -189,6 +189,11 @@ RankAssignment AssignRanks(const std::vector<RankSummary>& ranks,
     if (ranks[i].world_size) ++world_sizes[*ranks[i].world_size];
     ++formats[ranks[i].format];
   }
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    if (ranks[i].rank_left_out.empty()) continue;
+    assignment.warnings.push_back(fmt::format("{}: {}; its rank is its position in the file list",
+                                              ranks[i].source, ranks[i].rank_left_out));
+  }
   for (const auto& [id, inputs] : holders) {
     if (inputs.size() < 2) continue;
     std::string sources;

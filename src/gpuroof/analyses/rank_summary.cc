@@ -327,6 +327,19 @@ RankSummary SummarizeRank(const Trace& trace, const RankSummaryOptions& options)
   summary.source = trace.source;
   summary.format = trace.format;
   RankIdentity identity = RankIdentityOf(trace);
+  std::set<uint64_t> gpu_processes;
+  for (const StreamInfo& stream : trace.streams)
+    gpu_processes.insert(stream.process_id);
+  // nsys captures the environment of the command it started (PROCESS_0): with several processes
+  // driving GPUs (a node's workers under one capture), its rank variable is no one worker's.
+  if (identity.rank && !identity.origin.starts_with("distributedInfo") &&
+      gpu_processes.size() > 1) {
+    summary.rank_left_out = fmt::format(
+        "the captured environment names rank {} ({}), but {} processes ran GPU work in this "
+        "trace: it is the profiled command's environment, not one worker's",
+        *identity.rank, identity.origin, gpu_processes.size());
+    identity = RankIdentity{};
+  }
   summary.rank = identity.rank;
   summary.world_size = identity.world_size;
   summary.rank_origin = identity.origin;

@@ -57,6 +57,10 @@ struct RankSummary {
   std::optional<int64_t> rank;
   std::optional<int64_t> world_size;
   std::string rank_origin;  // where `rank` came from ("distributedInfo", "OMPI_COMM_WORLD_RANK")
+  // Why a rank the trace named was not taken (empty when none was dropped): a captured launcher
+  // environment is the profiled command's, and names no one worker when several processes ran
+  // GPU work in the trace.
+  std::string rank_left_out;
 
   int32_t device_id = 0;     // the device analysed: the one with the most ops
   size_t other_devices = 0;  // active devices left out

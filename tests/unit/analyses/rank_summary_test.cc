@@ -206,6 +206,24 @@ TEST(RankSummary, RankAndWorldSizeComeFromTheNeutralMetadata) {
   EXPECT_FALSE(RankIdentityOf(trace).rank.has_value());
 }
 
+// One nsys capture of a node's workers: the captured environment is the launched command's, so
+// with two processes running GPU work its rank is no one worker's, and it is left out, said.
+TEST(RankSummary, AnEnvironmentRankOfSeveralGpuProcessesIsLeftOutAndSaid) {
+  Trace trace = MakeTrace(Ops());
+  trace.metadata["distributed_rank"] = "1";
+  trace.metadata["distributed_world_size"] = "2";
+  trace.metadata["distributed_rank_origin"] = "SLURM_PROCID";
+  EXPECT_EQ(SummarizeRank(trace, {}).rank, 1);  // one process: its own environment
+  trace.streams.push_back(StreamInfo{777, 1, 1, 9});
+  trace.blocks[0].stream.back() = static_cast<uint32_t>(trace.streams.size() - 1);
+  const RankSummary rank = SummarizeRank(trace, {});
+  EXPECT_FALSE(rank.rank.has_value());
+  EXPECT_FALSE(rank.world_size.has_value());
+  EXPECT_EQ(rank.rank_left_out,
+            "the captured environment names rank 1 (SLURM_PROCID), but 2 processes ran GPU work "
+            "in this trace: it is the profiled command's environment, not one worker's");
+}
+
 TEST(RankSummary, ATraceWithoutGpuOpsIsAnInputError) {
   Trace trace = MakeTrace({});
   EXPECT_THROW(SummarizeRank(trace, {}), InputError);
