@@ -58,10 +58,11 @@ std::map<int32_t, DeviceSpan> ComputeSpans(const Trace& trace) {
   return spans;
 }
 
-// Units from range instances on one device (docs/metrics.md, "Units"). Work attributed through
-// launches: an instance counts when its first op on the device counts in the window (in the
-// range's own work window, every instance with work there). Time overlap: when it starts in the
-// window. Instances with no work on the device are left out, and the units note says how many.
+// Units from range instances on one device (docs/metrics.md, "Units"): an instance counts when
+// its first op on the device counts in the window (in the range's own work window, every
+// instance with work there), its ops being those its launches made or, by time overlap, those
+// running in it. Instances with no work on the device are left out, and the units note says how
+// many.
 int64_t CountRangeUnits(const Trace& trace, const RangeSelection& selection,
                         const RangeAttribution& attribution, DeviceLoad& load) {
   const Window& window = load.window;
@@ -70,11 +71,6 @@ int64_t CountRangeUnits(const Trace& trace, const RangeSelection& selection,
   std::map<const void*, std::vector<OpRef>::const_iterator> first_on_device;
   for (size_t k = 0; k < attribution.instances.size(); ++k) {
     const RangeInstanceWork& instance = attribution.instances[k];
-    if (instance.method == AttributionMethod::kTimeOverlap) {
-      const int64_t start = selection.ranges[k]->start_ns;
-      units += start >= window.start_ns && start < window.end_ns ? 1 : 0;
-      continue;
-    }
     // instance.ops is sorted by start: the first op on this device is the instance's first.
     // Identical instances share their list: it is searched once.
     auto [cached, fresh] = first_on_device.try_emplace(instance.ops.storage());
@@ -93,7 +89,7 @@ int64_t CountRangeUnits(const Trace& trace, const RangeSelection& selection,
   }
   if (without_work > 0 && units > 0) {
     load.units_note = fmt::format(
-        "{} of {} instance(s) of range {} launched no GPU work on this device: not "
+        "{} of {} instance(s) of range {} had no GPU work on this device: not "
         "counted as units",
         without_work, attribution.instances.size(), selection.Describe());
   }

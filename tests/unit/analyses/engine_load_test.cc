@@ -197,15 +197,17 @@ TEST(EngineLoad, UnitsFromNvtxRangesInTheWindow) {
   AddRange(trace, "batch", 100, 200);
   AddRange(trace, "batch", 2000, 2100);
   // No API calls: the ranges' work is what runs while they are open (time overlap). With the
-  // processing window the window is the units' own span, 0 to 2100, so every batch is a unit.
+  // processing window the window is the units' own span, 0 to 2100; nothing ran in the third
+  // batch, so it is no unit, and the note says so.
   EngineLoadOptions options = Options();
   options.units = ParseUnitsFrom("nvtx:batch");
   DeviceLoad d = ComputeEngineLoad(trace, options)[0];
-  EXPECT_EQ(*d.units, 3);
+  EXPECT_EQ(*d.units, 2);
+  EXPECT_NE(d.units_note.find("1 of 3 instance(s)"), std::string::npos) << d.units_note;
   EXPECT_EQ(d.window.start_ns, 0);
   EXPECT_EQ(d.window.end_ns, 2100);
   EXPECT_EQ(d.window.resolved, "'batch' (3 instances)");
-  // An explicit window counts the batches starting in it.
+  // An explicit window counts the batches whose first op counts in it.
   options.window = ParseWindowSpec("0:1000");
   d = ComputeEngineLoad(trace, options)[0];
   EXPECT_EQ(*d.units, 2);
