@@ -93,6 +93,48 @@ WindowSpec ParseWindowSpec(std::string_view text) {
                                            text));
 }
 
+namespace {
+
+// The ops of any device that count in one of the instances' intervals by the window rule
+// (OpCountsInWindow): the instances merged into disjoint spans, each op checked against the
+// last span starting before its end (at or before it, for an op of zero length): an op reaching
+// no further than that span's start cannot reach back into an earlier one.
+OpSelection SelectOpsRunningIn(const Trace& trace, const RangeSelection& selection) {
+  std::vector<std::pair<int64_t, int64_t>> spans;
+  for (const NvtxRange* range : selection.ranges)
+    spans.emplace_back(range->start_ns, range->end_ns);
+  std::sort(spans.begin(), spans.end());
+  std::vector<std::pair<int64_t, int64_t>> merged;
+  for (const auto& span : spans) {
+    if (!merged.empty() && span.first <= merged.back().second) {
+      merged.back().second = std::max(merged.back().second, span.second);
+    } else {
+      merged.push_back(span);
+    }
+  }
+  OpSelection chosen;
+  chosen.selected.reserve(trace.blocks.size());
+  for (const ActivityBlock& block : trace.blocks) {
+    std::vector<bool>& in = chosen.selected.emplace_back(block.size(), false);
+    for (size_t i = 0; i < block.size(); ++i) {
+      const int64_t start = block.start_ns[i];
+      const int64_t end = block.end_ns[i];
+      const bool point = start == end;
+      auto after = std::partition_point(merged.begin(), merged.end(), [&](const auto& span) {
+        return point ? span.first <= end : span.first < end;
+      });
+      if (after == merged.begin()) continue;
+      Window span;
+      span.start_ns = std::prev(after)->first;
+      span.end_ns = std::prev(after)->second;
+      in[i] = OpCountsInWindow(start, end, span);
+    }
+  }
+  return chosen;
+}
+
+}  // namespace
+
 Window RangeWorkWindow(const Trace& trace, const RangeSelection& selection,
                        const RangeAttribution& attribution, int32_t device_id) {
   Window window;
@@ -114,10 +156,10 @@ Window RangeWorkWindow(const Trace& trace, const RangeSelection& selection,
     window.end_ns = range_end;
     window.note = on_gpu ? "GPU-timeline range: every op running in it counts (time overlap)"
                          : attribution.method_note;
-    // Several instances: the ops running in one of them, not those between them (the span
-    // from the first instance's start to the last one's end holds both).
+    // Several instances: the ops running in one of them, on any device (as one instance's
+    // window counts them), not those between them (the span holds both).
     if (selection.ranges.size() > 1) {
-      window.work = std::make_shared<const OpSelection>(SelectAttributedOps(trace, attribution));
+      window.work = std::make_shared<const OpSelection>(SelectOpsRunningIn(trace, selection));
       window.note += "; ops running between the instances do not count";
     }
     return window;

@@ -186,6 +186,32 @@ TEST(RangeWorkWindowTest, TimeOverlapInstancesLeaveOutTheOpsBetweenThem) {
   EXPECT_NE(window.note.find("ops running between the instances do not count"), std::string::npos);
 }
 
+// An op from inside the first instance up to the start of the second belongs to the first; one
+// between them to neither; GPU-timeline instances on device 0 count device 1's ops by time.
+TEST(RangeWorkWindowTest, OpsAreCheckedAgainstEveryInstanceTheyReach) {
+  Trace trace = MakeTrace({{Engine::kKernel, 5, 20, 1, 1, 0, "reaches"},
+                           {Engine::kKernel, 12, 18, 1, 1, 0, "between"},
+                           {Engine::kKernel, 20, 20, 1, 1, 0, "at the second's start"}});
+  AddRange(trace, "win", 0, 10, 1);
+  AddRange(trace, "win", 20, 30, 1);
+  for (NvtxRange& range : trace.nvtx_ranges) {
+    range.on_gpu = true;
+    range.device_id = 0;
+  }
+  const RangeSelection selection = SelectRanges(trace, "win@*", "--window");
+  const Window window = RangeWorkWindow(
+      trace, selection, AttributeGpuWork(trace, selection.ranges, RangeScope::kProcess), 1);
+  std::vector<std::string> counted;
+  for (const ActivityBlock& block : trace.blocks) {
+    for (size_t i = 0; i < block.size(); ++i) {
+      if (OpCountsInWindow(trace, block, i, window))
+        counted.emplace_back(trace.strings.Get(trace.signatures[block.signature[i]].name));
+    }
+  }
+  std::sort(counted.begin(), counted.end());
+  EXPECT_EQ(counted, (std::vector<std::string>{"at the second's start", "reaches"}));
+}
+
 TEST(RangeSummaryTest, GroupsPerNameWithCpuStatisticsAndPerInstanceRoofline) {
   const Trace trace = Example();
   const RangeSummary summary = SummarizeRanges(trace, {});
