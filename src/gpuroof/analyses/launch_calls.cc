@@ -41,12 +41,13 @@ size_t LowerBound(const std::vector<ApiCall>& calls, const CallKey& key, size_t 
 LaunchCalls::LaunchCalls(const Trace& trace)
     : trace_(trace), ops_of_call_(trace.api_calls.size(), 0) {
   const std::vector<ApiCall>& calls = trace.api_calls;
+  if (calls.empty()) return;  // no op has a call: nothing to hold (Of answers nullptr)
   call_of_op_.resize(trace.blocks.size());
   for (size_t b = 0; b < trace.blocks.size(); ++b) {
     const ActivityBlock& block = trace.blocks[b];
     std::vector<uint32_t>& call_of = call_of_op_[b];
     call_of.assign(block.size(), kNoCall);
-    if (calls.empty() || block.correlation.size() < block.size()) continue;
+    if (block.correlation.size() < block.size()) continue;
     size_t hint = 0;
     for (size_t i = 0; i < block.size(); ++i) {
       if (block.correlation[i] == 0) continue;
@@ -61,6 +62,7 @@ LaunchCalls::LaunchCalls(const Trace& trace)
 }
 
 const ApiCall* LaunchCalls::Of(size_t block, size_t row) const {
+  if (call_of_op_.empty()) return nullptr;
   const uint32_t at = call_of_op_[block][row];
   return at == kNoCall ? nullptr : &trace_.api_calls[at];
 }

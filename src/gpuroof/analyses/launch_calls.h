@@ -15,6 +15,7 @@ class LaunchCalls {
   // Joins every op of `trace` to trace.api_calls by (stream's process, correlation id). The
   // trace must outlive this object and keep its blocks and calls unchanged.
   explicit LaunchCalls(const Trace& trace);
+  explicit LaunchCalls(const Trace&& trace) = delete;  // it keeps a reference to the trace
 
   // The launching call of op `row` of trace.blocks[block]; nullptr when the op has no
   // correlation id or the trace lacks the call.
@@ -28,8 +29,9 @@ class LaunchCalls {
  private:
   static constexpr uint32_t kNoCall = UINT32_MAX;
   const Trace& trace_;
-  std::vector<std::vector<uint32_t>> call_of_op_;  // [block][row]: index in api_calls or kNoCall
-  std::vector<uint32_t> ops_of_call_;              // [index in api_calls]
+  // [block][row]: index in api_calls or kNoCall; empty when the trace has no calls
+  std::vector<std::vector<uint32_t>> call_of_op_;
+  std::vector<uint32_t> ops_of_call_;  // [index in api_calls]
 };
 
 }  // namespace gpuroof

@@ -627,7 +627,9 @@ void ReadRankFromEnvironment(SqliteDatabase& db, const std::vector<std::string>&
     // launcher's task count, its RANK is the worker's own.
     const std::optional<int64_t> tasks = number(size);
     const std::optional<int64_t> world = number("WORLD_SIZE");
-    if (rank != "RANK" && number("RANK") && tasks && world && *world > *tasks) {
+    // A launcher that does not say its size (sbatch's own step, SLURM_PROCID without
+    // SLURM_NTASKS) is taken as per node too when the framework's world is larger than one.
+    if (rank != "RANK" && number("RANK") && world && (tasks ? *world > *tasks : *world > 1)) {
       take("RANK", "WORLD_SIZE");
     } else {
       take(rank, size);

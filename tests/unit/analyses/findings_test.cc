@@ -229,6 +229,27 @@ kernel start=1650 end=2650 corr=2 name=k
   EXPECT_EQ(Find(result, "sync-call"), nullptr);
 }
 
+// Two kernels start together when the gap 1300-1700 ends: b's launch came before the gap, c's
+// within it. The GPU could have run b at once: the gap is not host-bound, in either file order.
+TEST_F(FindingsTest, OpsStartingTogetherAfterAGapAreJudgedByTheFirstLaunch) {
+  for (const char* order : {"b first", "c first"}) {
+    SCOPED_TRACE(order);
+    const std::string b = "kernel start=1700 end=1800 corr=2 name=b stream=8\n";
+    const std::string c = "kernel start=1700 end=1900 corr=3 name=c stream=9\n";
+    Trace trace = Nsys(std::string(R"(
+api start=100 end=200 corr=1 name=cudaLaunchKernel_v7000
+kernel start=300 end=1300 corr=1 name=a
+api start=250 end=280 corr=2 name=cudaLaunchKernel_v7000
+api start=1500 end=1600 corr=3 name=cudaLaunchKernel_v7000
+)") + (order[0] == 'b' ? b + c : c + b));
+    FindingsResult result = ComputeFindings(trace, Options());
+    EXPECT_EQ(Find(result, "host-bound"), nullptr);
+    const Finding* gap = Find(result, "gpu-gap");
+    ASSERT_NE(gap, nullptr);
+    EXPECT_EQ(gap->cost_ns, 400);
+  }
+}
+
 // An unexplained gap: the launch of the second kernel (250-280) came before the gap.
 TEST_F(FindingsTest, GapWithoutCauseIsUnexplained) {
   Trace trace = Nsys(R"(

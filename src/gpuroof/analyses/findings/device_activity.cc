@@ -118,9 +118,12 @@ std::vector<DeviceActivity> BuildDeviceActivity(const Trace& trace, const Window
     const int64_t start = std::max(block.start_ns[i], device.window.start_ns);
     const int64_t end = std::min(block.end_ns[i], device.window.end_ns);
     if (end <= start) return;
+    if (!device.gaps.empty() && start == device.gaps.back().end_ns) {
+      device.gaps.back().also_next.emplace_back(&block, i);
+    }
     if (!device.any.empty() && start > device.any.back().second &&
         start - device.any.back().second > gap_min_ns) {
-      device.gaps.push_back(IdleGap{device.any.back().second, start, &block, i});
+      device.gaps.push_back(IdleGap{device.any.back().second, start, &block, i, {}});
     }
     Extend(device.any, start, end);
     const Engine engine = block.engine[i];

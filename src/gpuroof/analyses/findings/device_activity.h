@@ -29,6 +29,9 @@ struct IdleGap {
   int64_t end_ns = 0;
   const ActivityBlock* next_block = nullptr;  // the first op after the gap
   size_t next_row = 0;
+  // Other ops starting when the gap ends (ties in start order are in the file's order, which
+  // must not decide the gap's cause): usually none.
+  std::vector<std::pair<const ActivityBlock*, size_t>> also_next;
   int64_t duration_ns() const { return end_ns - start_ns; }
 };
 

@@ -76,7 +76,14 @@ std::vector<Finding> FindGapCauses(const FindingContext& context) {
         AddExample(gaps.examples, {gap.start_ns, gap.end_ns, length, cause});
         continue;
       }
+      // Of the ops starting when the gap ends, the one launched first: the GPU could have
+      // started as soon as that launch was made.
       const ApiCall* launch = context.launch_calls.Of(*gap.next_block, gap.next_row);
+      for (const auto& [block, row] : gap.also_next) {
+        const ApiCall* tied = context.launch_calls.Of(*block, row);
+        if (tied != nullptr && (launch == nullptr || tied->start_ns < launch->start_ns))
+          launch = tied;
+      }
       if (launch != nullptr && launch->start_ns > gap.start_ns) {
         ++host.count;
         host.cost_ns += length;

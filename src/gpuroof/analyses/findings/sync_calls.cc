@@ -98,10 +98,16 @@ std::vector<Finding> FindSyncCalls(const FindingContext& context) {
       auto [claimed, first] = charged_from.try_emplace(idle_end, from);
       const int64_t unclaimed = first ? cost : std::max<int64_t>(0, claimed->second - from);
       claimed->second = std::min(claimed->second, from);
+      if (unclaimed <= 0) continue;  // all of its idle time was another call's already
       finding.cost_ns += unclaimed;
-      if (unclaimed > 0) ChargeStep(context.steps, finding.step_costs, call.start_ns, unclaimed);
-      AddExample(finding.examples, {call.start_ns, call.end_ns, cost,
-                                    fmt::format("{}, then the GPU idle until the next op", name)});
+      ChargeStep(context.steps, finding.step_costs, call.start_ns, unclaimed);
+      AddExample(
+          finding.examples,
+          {call.start_ns, call.end_ns, unclaimed,
+           unclaimed < cost ? fmt::format("{}, then the GPU idle until the next op ({} ns of it "
+                                          "charged to another call that returned into it)",
+                                          name, cost - unclaimed)
+                            : fmt::format("{}, then the GPU idle until the next op", name)});
     }
     if (finding.count == 0) continue;
     KeepCostliestExamples(finding.examples);
