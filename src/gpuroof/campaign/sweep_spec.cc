@@ -293,10 +293,21 @@ class SpecParser {
       spec_.window_origin = Origin(*window);
       // Checked where it is written: a bad window fails here, under --dry-run too, not after
       // every configuration was profiled.
+      WindowSpec parsed;
       try {
-        ParseWindowSpec(spec_.window);
+        parsed = ParseWindowSpec(spec_.window);
       } catch (const InputError& error) {
         Fail(*window, fmt::format("window \"{}\": {}", spec_.window, error.problem()));
+      }
+      // `units` counts the whole run's work: over a part of the run (after the warm-up, a time
+      // span, a range's work) it would divide all of it by part of the time.
+      const bool whole_run =
+          parsed.kind == WindowSpec::Kind::kProcessing || parsed.kind == WindowSpec::Kind::kAll;
+      if (!spec_.units.empty() && !whole_run) {
+        Fail(*window, fmt::format("window \"{}\" covers part of a run, but units = \"{}\" counts "
+                                  "the whole run's: use window = \"processing\", or leave units "
+                                  "out",
+                                  spec_.window, spec_.units));
       }
       // Otherwise every configuration would run, then fail its analysis for want of the range.
       if (spec_.profiler == ProfilerKind::kRecord && !spec_.record_nvtx &&

@@ -1,6 +1,7 @@
 // Sweep files: what is read, and bad files that must end in one "file:line: problem" message.
 #include "gpuroof/campaign/sweep_spec.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "gpuroof/campaign/sweep_plan.h"
@@ -190,6 +191,22 @@ TEST(SweepSpec, MistakesInConfigurations) {
             "s.toml:8: min_units must be a whole number >= 0");
   EXPECT_EQ(ParseError(head + "[[configurations]]\nlabel = \"a\"\n[build]\nartifacts = [\"x\"]\n"),
             "s.toml:8: the freshness rule needs both artifacts and sources");
+}
+
+// A run's unit count covers the whole run: a window over part of it would divide all the work
+// by part of the time (a 1 ms slice of a 200-frame run read 19 times the roofline).
+TEST(SweepSpec, UnitsPerRunNeedAWindowOverTheWholeRun) {
+  const std::string head =
+      "[command]\nargv = [\"a\"]\n[[configurations]]\nlabel = \"a\"\n[run]\nunits = \"200\"\n";
+  for (const char* window : {"steady", "1ms:2ms", "nvtx:epoch"}) {
+    EXPECT_EQ(ParseError(head + "window = \"" + window + "\"\n"),
+              fmt::format("s.toml:7: window \"{}\" covers part of a run, but units = \"200\" "
+                          "counts the whole run's: use window = \"processing\", or leave units "
+                          "out",
+                          window));
+  }
+  EXPECT_EQ(ParseSweepSpec(head + "window = \"all\"\n", "s.toml").window, "all");
+  EXPECT_EQ(ParseSweepSpec(head + "window = \"processing\"\n", "s.toml").window, "processing");
 }
 
 TEST(SweepSpec, RecordProfilerAndItsNvtxSwitch) {
