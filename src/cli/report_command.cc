@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <future>
 #include <memory>
 #include <optional>
@@ -96,14 +97,23 @@ std::vector<SteadyMark> MarkSteadyStates(const Trace& trace, const ReportedTrace
   std::vector<SteadyMark> marks;
   if (plan.load.window.kind == WindowSpec::Kind::kSteady) return marks;
   const UnitSeriesSpec series = UnitSeriesFrom(plan.load.units);
+  // The warm-up is the run's, found over the processing window (as `analyze --window steady`),
+  // whatever window the page shows; NVTX units make the page's window the range's work.
+  std::map<int32_t, Window> processing;
+  if (plan.load.window.kind != WindowSpec::Kind::kProcessing ||
+      plan.load.units.kind == UnitsSpec::Kind::kNvtxRanges) {
+    for (const DeviceLoad& load : ComputeEngineLoad(trace, EngineLoadOptions{}))
+      processing[load.device_id] = load.window;
+  }
   for (const DeviceTimeline& timeline : reported.timelines) {
     for (const DeviceLoad& device : reported.devices) {
       if (device.device_id != timeline.device_id) continue;
       SteadyMark mark;
       mark.device_id = device.device_id;
       try {
-        const SteadyState state =
-            ComputeSteadyState(trace, device.device_id, device.window, series);
+        const auto own = processing.find(device.device_id);
+        const SteadyState state = ComputeSteadyState(
+            trace, device.device_id, own != processing.end() ? own->second : device.window, series);
         mark.start_ns = state.start_ns;
         mark.series = DescribeSeries(state);
         mark.dropped = state.first_kept;
