@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -259,11 +260,28 @@ std::vector<SteadyComparison> CompareSteadyState(const Trace& trace, const Units
   steady_options.window.steady_units = UnitSeriesFrom(units);
   std::vector<DeviceLoad> whole = ComputeEngineLoad(trace, whole_options);
   std::vector<DeviceLoad> steady = ComputeEngineLoad(trace, steady_options);
+  // The warm-up is found over the processing window, as the steady window is cut from it; with
+  // NVTX units the whole window is the range's work instead, a different set of ops.
+  const bool work_window = units.kind == UnitsSpec::Kind::kNvtxRanges;
+  std::map<int32_t, Window> processing;
+  if (work_window) {
+    for (const DeviceLoad& load : ComputeEngineLoad(trace, EngineLoadOptions{}))
+      processing[load.device_id] = load.window;
+  }
   std::vector<SteadyComparison> result;
   for (size_t d = 0; d < whole.size(); ++d) {
     SteadyComparison comparison;
-    comparison.state = ComputeSteadyState(trace, whole[d].device_id, whole[d].window,
-                                          steady_options.window.steady_units);
+    const auto own = processing.find(whole[d].device_id);
+    comparison.state =
+        ComputeSteadyState(trace, whole[d].device_id,
+                           own != processing.end() ? own->second : whole[d].window,
+                           steady_options.window.steady_units);
+    if (work_window) {
+      comparison.state.warnings.push_back(fmt::format(
+          "the whole-window figures are the work of range '{}' only, the steady ones every op of "
+          "the processing window after the warm-up: their difference is not all warm-up",
+          units.name));
+    }
     comparison.whole = std::move(whole[d]);
     comparison.steady = std::move(steady[d]);
     if (units.kind == UnitsSpec::Kind::kNone) {
