@@ -89,6 +89,7 @@ void WriteSummary(ByteWriter& out, const RankSummary& summary) {
   out.OptionalI64(summary.rank);
   out.OptionalI64(summary.world_size);
   out.String(summary.rank_origin);
+  out.String(summary.rank_left_out);
   out.I64(summary.device_id);
   out.U64(summary.other_devices);
   out.I64(summary.other_device_ops);
@@ -121,6 +122,7 @@ RankSummary ReadSummary(ByteReader& in) {
   summary.rank = in.OptionalI64();
   summary.world_size = in.OptionalI64();
   summary.rank_origin = in.String();
+  summary.rank_left_out = in.String();
   summary.device_id = static_cast<int32_t>(in.I64());
   summary.other_devices = in.U64();
   summary.other_device_ops = in.I64();
@@ -236,6 +238,9 @@ std::string EncodeLoadedShare(const LoadedShare& share) {
     if (rank.loaded.summary) WriteSummary(out, *rank.loaded.summary);
     out.String(rank.loaded.error);
     out.String(rank.loaded.diagnostics_summary);
+    out.U64(rank.loaded.reader_notes.size());
+    for (const std::string& note : rank.loaded.reader_notes)
+      out.String(note);
     out.Bool(rank.loaded.data_loss);
   }
   WriteTally(out, share.collectives);
@@ -251,6 +256,9 @@ LoadedShare DecodeLoadedShare(const std::string& bytes) {
     if (in.Bool()) rank.loaded.summary = ReadSummary(in);
     rank.loaded.error = in.String();
     rank.loaded.diagnostics_summary = in.String();
+    rank.loaded.reader_notes.resize(in.Count(8));
+    for (std::string& note : rank.loaded.reader_notes)
+      note = in.String();
     rank.loaded.data_loss = in.Bool();
   }
   share.collectives = ReadTally(in);

@@ -37,6 +37,7 @@ LoadedRank LoadRank(const std::string& path, uint32_t input, const ReadOptions& 
       loaded.diagnostics_summary = trace.diagnostics.Summary();
     }
     loaded.data_loss = trace.diagnostics.has_data_loss();
+    loaded.reader_notes = trace.diagnostics.notes();
     loaded.summary = SummarizeRank(trace, summary_options);
   } catch (const InputError& error) {
     loaded.error = error.what();
@@ -134,6 +135,8 @@ LoadedRankSet LoadRankSet(const RankSetLoad& load, const OutputOptions& output,
     if (!rank.diagnostics_summary.empty()) {
       Say(output, "warning", fmt::format("{}: {}", inputs.paths[i], rank.diagnostics_summary));
     }
+    for (const std::string& note : rank.reader_notes)
+      Say(output, "note", fmt::format("{}: {}", inputs.paths[i], note));
     if (rank.data_loss) ++set.traces_with_loss;
     if (!rank.summary) {
       set.failed.push_back({inputs.paths[i], rank.error});

@@ -23,8 +23,9 @@ struct RankSetLoad {
 // What one trace became: its summary, or why it has none. The trace itself is gone by then.
 struct LoadedRank {
   std::optional<RankSummary> summary;
-  std::string error;                // the InputError's message when there is no summary
-  std::string diagnostics_summary;  // when records were skipped
+  std::string error;                      // the InputError's message when there is no summary
+  std::string diagnostics_summary;        // when records were skipped
+  std::vector<std::string> reader_notes;  // what the reader kept but read in a way worth saying
   bool data_loss = false;
   bool operator==(const LoadedRank&) const = default;
 };

@@ -409,10 +409,15 @@ TEST_F(FindingsTest, ZeroPercentOccupancyIsNoEstimate) {
   trace.Raw(OccupancyKernel("gemm_256x128", "0", "10", 0))
       .Raw(OccupancyKernel("narrow", "10", "3", 20))
       .Raw(OccupancyKernel("wide", "13", "1", 80));
-  const Finding* finding =
-      Find(ComputeFindings(Kineto(trace), Options(WindowSpec::Kind::kAll)), "low-occupancy");
+  const FindingsResult result = ComputeFindings(Kineto(trace), Options(WindowSpec::Kind::kAll));
+  const Finding* finding = Find(result, "low-occupancy");
   ASSERT_NE(finding, nullptr);
   EXPECT_EQ(finding->cost_ns, 3000);
+  ASSERT_EQ(result.notes.size(), 2u);  // and: the trace has no CUDA API calls
+  EXPECT_NE(result.notes[1].find("low-occupancy, device 0: 1 kernel launch(es) (10000 ns) with a "
+                                 "0 % occupancy estimate left out"),
+            std::string::npos)
+      << result.notes[1];
   EXPECT_NE(finding->evidence.find("35.0 %"), std::string::npos) << finding->evidence;
   EXPECT_NE(finding->evidence.find("1 kernels without an estimate not counted (1 of them "
                                    "estimated at 0 %"),

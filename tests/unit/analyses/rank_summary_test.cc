@@ -184,6 +184,22 @@ TEST(RankSummary, OpsStartingTogetherSplitTheIdleTheSameWayInAnyOrder) {
   }
 }
 
+// Collectives starting together are ordered by name (then stream), not by the file: the order
+// is part of an instance's identity across ranks.
+TEST(RankSummary, CollectivesStartingTogetherAreOrderedByName) {
+  for (bool b_first : {true, false}) {
+    SCOPED_TRACE(b_first);
+    std::vector<Op> ops = {{Engine::kComm, 100, 200, 0, 2, 0, "ncclKernel_B"},
+                           {Engine::kComm, 100, 150, 0, 3, 0, "ncclKernel_A"}};
+    if (!b_first) std::swap(ops[0], ops[1]);
+    const RankSummary rank = SummarizeRank(MakeTrace(ops), {});
+    ASSERT_EQ(rank.collectives.size(), 2u);
+    EXPECT_EQ(rank.collectives[0].order, 0u);
+    EXPECT_EQ(rank.collective_names[rank.collectives[0].name_id], "ncclKernel_A");
+    EXPECT_EQ(rank.collective_names[rank.collectives[1].name_id], "ncclKernel_B");
+  }
+}
+
 TEST(RankSummary, TheBusiestDeviceIsAnalysedAndTheOthersCounted) {
   std::vector<Op> ops = Ops();
   ops.push_back({Engine::kKernel, 0, 10, 1, 1, 0, "elsewhere"});

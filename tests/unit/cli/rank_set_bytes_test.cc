@@ -19,6 +19,7 @@ LoadedRank AnalysedRank() {
   summary.rank = 3;
   summary.world_size = 8;
   summary.rank_origin = "distributedInfo.rank";
+  summary.rank_left_out = "the captured environment names rank 1 (SLURM_PROCID), but 2 processes";
   summary.device_id = -1;
   summary.other_devices = 2;
   summary.other_device_ops = 123456789012;
@@ -40,6 +41,7 @@ LoadedRank AnalysedRank() {
   LoadedRank loaded;
   loaded.summary = summary;
   loaded.diagnostics_summary = "read 10 = used 9 + skipped 1";
+  loaded.reader_notes = {"3 GPU op(s) have zero duration", ""};
   loaded.data_loss = true;
   return loaded;
 }

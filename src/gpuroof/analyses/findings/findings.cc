@@ -64,8 +64,8 @@ FindingsResult ComputeFindings(const Trace& trace, const FindingsOptions& option
       trace, options.window, options.engine_load, options.thresholds.gap_min_ns);
   const FindingSteps steps = ResolveSteps(trace, options.iteration_range);
   const LaunchCalls launch_calls(trace);
-  FindingContext context{trace, devices, options.thresholds, steps, launch_calls};
   FindingsResult result;
+  FindingContext context{trace, devices, options.thresholds, steps, launch_calls, &result.notes};
   result.steps_label = steps.label;
   if (trace.api_calls.empty()) {
     result.notes.push_back(

@@ -19,6 +19,7 @@ struct OccupancyTotals {
   int64_t low_kernels = 0;
   int64_t without_estimate = 0;
   int64_t zero_estimate = 0;  // of those, launches the profiler estimated at 0 %
+  int64_t zero_estimate_ns = 0;
   // Per signature below the threshold: its kernel time and its first launch (start, end).
   std::map<uint32_t, std::array<int64_t, 3>> low_by_signature;
   StepCosts step_costs;
@@ -45,7 +46,10 @@ std::vector<Finding> FindLowOccupancy(const FindingContext& context) {
       // (its calculator assumes no dynamic shared memory beyond 48 KB), not a measurement.
       if (signature.est_occupancy_pct <= 0) {
         ++t.without_estimate;
-        if (signature.est_occupancy_pct == 0) ++t.zero_estimate;
+        if (signature.est_occupancy_pct == 0) {
+          ++t.zero_estimate;
+          t.zero_estimate_ns += block.end_ns[i] - block.start_ns[i];
+        }
         continue;
       }
       const int64_t duration = block.end_ns[i] - block.start_ns[i];
@@ -64,6 +68,14 @@ std::vector<Finding> FindLowOccupancy(const FindingContext& context) {
   }
   std::vector<Finding> out;
   for (auto& [device_id, t] : totals) {
+    // Said whether the rule fires or not: without them it may not.
+    if (t.zero_estimate > 0 && context.notes != nullptr) {
+      context.notes->push_back(fmt::format(
+          "low-occupancy, device {}: {} kernel launch(es) ({} ns) with a 0 % occupancy estimate "
+          "left out (a kernel that ran had a block resident: the profiler's estimate failed, as "
+          "Kineto's does above 48 KB of shared memory)",
+          device_id, t.zero_estimate, t.zero_estimate_ns));
+    }
     if (t.kernel_ns <= 0) continue;
     const double weighted = t.weighted_pct_ns / static_cast<double>(t.kernel_ns);
     if (weighted >= threshold || t.low_ns <= 0) continue;

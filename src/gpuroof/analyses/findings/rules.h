@@ -18,6 +18,7 @@ struct FindingContext {
   const FindingThresholds& thresholds;
   const FindingSteps& steps;        // empty when the trace has none
   const LaunchCalls& launch_calls;  // each op's launching call, joined once for every rule
+  std::vector<std::string>* notes;  // what a rule left out without firing (FindingsResult::notes)
 };
 
 // Whether a CUDA runtime/driver function blocks the calling thread until GPU work completes:
