@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <future>
+#include <map>
 #include <memory>
 #include <optional>
 #include <sstream>

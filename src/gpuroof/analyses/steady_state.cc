@@ -272,10 +272,9 @@ std::vector<SteadyComparison> CompareSteadyState(const Trace& trace, const Units
   for (size_t d = 0; d < whole.size(); ++d) {
     SteadyComparison comparison;
     const auto own = processing.find(whole[d].device_id);
-    comparison.state =
-        ComputeSteadyState(trace, whole[d].device_id,
-                           own != processing.end() ? own->second : whole[d].window,
-                           steady_options.window.steady_units);
+    comparison.state = ComputeSteadyState(trace, whole[d].device_id,
+                                          own != processing.end() ? own->second : whole[d].window,
+                                          steady_options.window.steady_units);
     if (work_window) {
       comparison.state.warnings.push_back(fmt::format(
           "the whole-window figures are the work of range '{}' only, the steady ones every op of "
