@@ -48,8 +48,13 @@ std::map<int64_t, RawDevice> DevicesFromRawEvents(const std::filesystem::path& p
     if (event.args["est. achieved occupancy %"].get(occupancy) != simdjson::SUCCESS) return;
     const double pct = occupancy.is_int64() ? static_cast<double>(int64_t{occupancy.get_int64()})
                                             : double{occupancy.get_double()};
-    // 0 % is no estimate: a kernel that ran had a block resident (docs/findings.md).
-    if (pct <= 0) return;
+    // 0 % above 48 KB of shared memory is no estimate: Kineto's calculator found no resident
+    // block for a kernel that ran (docs/findings.md). A 0 % of a tiny grid is a real estimate.
+    int64_t shared_memory = 0;
+    if (pct == 0 && event.args["shared memory"].get(shared_memory) == simdjson::SUCCESS &&
+        shared_memory > 48 * 1024) {
+      return;
+    }
     d.estimated_ns += end - start;
     d.weighted_pct_ns += pct * static_cast<double>(end - start);
     if (pct < 50.0) {
@@ -103,9 +108,7 @@ TEST(FindingsKinetoRaw, LowOccupancyAndExposedCommAreTheRawEventsFigures) {
       }
     }
   }
-  // hta_simple_add_a100; hta_rank0_a100 (58.4 %) and tracelens_b200_eager (55.7 %) are above 50 %
-  // once their 0 % estimates (kernels with over 48 KB of shared memory) are left out.
-  EXPECT_GE(low_fired, 1);
+  EXPECT_GE(low_fired, 2);   // hta_rank0_a100, tracelens_b200_eager (and hta_simple_add_a100)
   EXPECT_GE(comm_fired, 1);  // hta_rank0_a100
 }
 

@@ -45,6 +45,11 @@ struct StreamInfo {
 // What an op is, apart from when it ran: shared by all ops with the same shape (a kernel's name
 // and launch dimensions, a copy's direction and memory kinds). Interning keeps the per-op column
 // at 4 bytes.
+// OpSignature::est_occupancy_pct of a kernel whose 0 % estimate is the calculator's failure, not a
+// measurement: Kineto assumes no opt-in to more than 48 KB of shared memory per block, so a kernel
+// using more gets no resident block in its calculation, though it ran.
+inline constexpr int8_t kOccupancyEstimateFailed = -2;
+
 struct OpSignature {
   Engine engine = Engine::kKernel;
   uint32_t name = 0;         // kernels: short name; copies/memsets: 0
@@ -56,7 +61,8 @@ struct OpSignature {
   int32_t src_device = -1;                     // peer copies; -1 when not given
   int32_t dst_device = -1;
   // Kernels of Kineto traces: the profiler's "est. achieved occupancy %" (0-100, estimated from
-  // the launch shape and resources, so shared by a signature's launches); -1 when not given.
+  // the launch shape and resources, so shared by a signature's launches); -1 when not given;
+  // kOccupancyEstimateFailed when the profiler gave 0 % for want of a resident block it had.
   int8_t est_occupancy_pct = -1;
   bool operator==(const OpSignature&) const = default;
 };

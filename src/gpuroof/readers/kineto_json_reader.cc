@@ -140,7 +140,11 @@ error_code ReadArgs(od::value value, KinetoEvent::Args& args) {
         if (key.unsafe_is_equal("device")) args.device = ReadInteger(v);
         break;
       case 's':
-        if (key.unsafe_is_equal("stream")) args.stream = ReadInteger(v);
+        if (key.unsafe_is_equal("stream")) {
+          args.stream = ReadInteger(v);
+        } else if (key.unsafe_is_equal("shared memory")) {
+          args.shared_memory_bytes = ReadInteger(v);
+        }
         break;
       case 'c':
         if (key.unsafe_is_equal("correlation")) {

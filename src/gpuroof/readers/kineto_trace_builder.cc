@@ -293,6 +293,13 @@ void KinetoTraceBuilder::AddGpuOp(const KinetoEvent& event, KinetoEventKind kind
         if (occupancy && *occupancy >= 0 && *occupancy <= 100) {
           signature.est_occupancy_pct = static_cast<int8_t>(*occupancy);
         }
+        // 0 % is a real (rounded) estimate for a grid too small to fill the GPU, but the
+        // calculator's failure for a kernel above the 48 KB of shared memory it assumes.
+        constexpr int64_t kDefaultSharedMemoryLimit = 48 * 1024;
+        if (occupancy && *occupancy == 0 && event.args.shared_memory_bytes &&
+            *event.args.shared_memory_bytes > kDefaultSharedMemoryLimit) {
+          signature.est_occupancy_pct = kOccupancyEstimateFailed;
+        }
       }
       break;
     case KinetoEventKind::kMemcpy: {

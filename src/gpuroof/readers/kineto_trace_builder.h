@@ -46,7 +46,8 @@ struct KinetoEvent {
     std::optional<int64_t> to_device;
     // "External id" (legacy "external id"): ties an annotation's CPU and GPU-timeline copies.
     std::optional<int64_t> external_id;
-    std::optional<int64_t> est_occupancy_pct;  // kernels: "est. achieved occupancy %"
+    std::optional<int64_t> est_occupancy_pct;    // kernels: "est. achieved occupancy %"
+    std::optional<int64_t> shared_memory_bytes;  // kernels: "shared memory" (static + dynamic)
     std::array<uint32_t, 3> grid = {0, 0, 0};
     std::array<uint32_t, 3> block = {0, 0, 0};
   } args;

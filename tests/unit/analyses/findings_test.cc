@@ -376,11 +376,12 @@ repeat 20 step=2000 {
 }
 
 std::string OccupancyKernel(const std::string& name, const std::string& ts_us,
-                            const std::string& dur_us, int occupancy) {
+                            const std::string& dur_us, int occupancy, int shared_memory = 0) {
   return "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"" + name +
          "\", \"pid\": 0, \"tid\": 7, \"ts\": " + ts_us + ", \"dur\": " + dur_us +
-         ", \"args\": {\"device\": 0, \"stream\": 7, \"est. achieved occupancy %\": " +
-         std::to_string(occupancy) + "}}";
+         ", \"args\": {\"device\": 0, \"stream\": 7, \"shared memory\": " +
+         std::to_string(shared_memory) +
+         ", \"est. achieved occupancy %\": " + std::to_string(occupancy) + "}}";
 }
 
 // Kernel time 3000 ns at 20 % and 1000 ns at 80 %: weighted (3000 x 20 + 1000 x 80) / 4000 =
@@ -402,11 +403,12 @@ TEST_F(FindingsTest, LowOccupancyWeightedByKernelTime) {
             nullptr);
 }
 
-// Kineto's 0 % is a failed estimate (over 48 KB of dynamic shared memory): left out and counted
-// apart, not 10 us of kernel time at 0 %.
-TEST_F(FindingsTest, ZeroPercentOccupancyIsNoEstimate) {
+// Kineto's 0 % above 48 KB of shared memory is a failed estimate: left out and counted apart,
+// not 10 us of kernel time at 0 %. A 0 % of a one-block grid is a real (rounded) estimate: it
+// counts, low.
+TEST_F(FindingsTest, ZeroPercentOccupancyAbove48KbIsNoEstimate) {
   testing::KinetoJsonBuilder trace;
-  trace.Raw(OccupancyKernel("gemm_256x128", "0", "10", 0))
+  trace.Raw(OccupancyKernel("gemm_256x128", "0", "10", 0, 98304))
       .Raw(OccupancyKernel("narrow", "10", "3", 20))
       .Raw(OccupancyKernel("wide", "13", "1", 80));
   const FindingsResult result = ComputeFindings(Kineto(trace), Options(WindowSpec::Kind::kAll));
@@ -415,12 +417,19 @@ TEST_F(FindingsTest, ZeroPercentOccupancyIsNoEstimate) {
   EXPECT_EQ(finding->cost_ns, 3000);
   ASSERT_EQ(result.notes.size(), 2u);  // and: the trace has no CUDA API calls
   EXPECT_NE(result.notes[1].find("low-occupancy, device 0: 1 kernel launch(es) (10000 ns) with a "
-                                 "0 % occupancy estimate left out"),
+                                 "0 % occupancy estimate above 48 KB of shared memory left out"),
             std::string::npos)
       << result.notes[1];
+
+  testing::KinetoJsonBuilder tiny;  // 10 us at 0 % (a one-block grid), 3 us at 80 %
+  tiny.Raw(OccupancyKernel("one_block", "0", "10", 0)).Raw(OccupancyKernel("wide", "10", "3", 80));
+  const Finding* low =
+      Find(ComputeFindings(Kineto(tiny), Options(WindowSpec::Kind::kAll)), "low-occupancy");
+  ASSERT_NE(low, nullptr);
+  EXPECT_EQ(low->cost_ns, 10000);
   EXPECT_NE(finding->evidence.find("35.0 %"), std::string::npos) << finding->evidence;
   EXPECT_NE(finding->evidence.find("1 kernels without an estimate not counted (1 of them "
-                                   "estimated at 0 %"),
+                                   "estimated at 0 % above 48 KB"),
             std::string::npos)
       << finding->evidence;
 }

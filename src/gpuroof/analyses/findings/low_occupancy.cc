@@ -42,11 +42,11 @@ std::vector<Finding> FindLowOccupancy(const FindingContext& context) {
       if (device == nullptr || !OpCountsInWindow(trace, block, i, device->window)) continue;
       const OpSignature& signature = trace.signatures[block.signature[i]];
       OccupancyTotals& t = totals[device_id];
-      // A kernel that ran had at least one block resident: Kineto's 0 % is a failed estimate
-      // (its calculator assumes no dynamic shared memory beyond 48 KB), not a measurement.
-      if (signature.est_occupancy_pct <= 0) {
+      // A kernel that ran had at least one block resident: a 0 % for a kernel above 48 KB of
+      // shared memory is Kineto's calculator failing (the reader marks it), not a measurement.
+      if (signature.est_occupancy_pct < 0) {
         ++t.without_estimate;
-        if (signature.est_occupancy_pct == 0) {
+        if (signature.est_occupancy_pct == kOccupancyEstimateFailed) {
           ++t.zero_estimate;
           t.zero_estimate_ns += block.end_ns[i] - block.start_ns[i];
         }
@@ -72,8 +72,8 @@ std::vector<Finding> FindLowOccupancy(const FindingContext& context) {
     if (t.zero_estimate > 0 && context.notes != nullptr) {
       context.notes->push_back(fmt::format(
           "low-occupancy, device {}: {} kernel launch(es) ({} ns) with a 0 % occupancy estimate "
-          "left out (a kernel that ran had a block resident: the profiler's estimate failed, as "
-          "Kineto's does above 48 KB of shared memory)",
+          "above 48 KB of shared memory left out (Kineto's calculator assumes at most 48 KB per "
+          "block: it found no resident block for kernels that ran)",
           device_id, t.zero_estimate, t.zero_estimate_ns));
     }
     if (t.kernel_ns <= 0) continue;
@@ -100,7 +100,8 @@ std::vector<Finding> FindLowOccupancy(const FindingContext& context) {
           fmt::format("; {} kernels without an estimate not counted", t.without_estimate);
       if (t.zero_estimate > 0) {
         finding.evidence += fmt::format(
-            " ({} of them estimated at 0 %, which a kernel that ran cannot have)", t.zero_estimate);
+            " ({} of them estimated at 0 % above 48 KB of shared memory: a failed estimate)",
+            t.zero_estimate);
       }
     }
     out.push_back(std::move(finding));
