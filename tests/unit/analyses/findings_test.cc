@@ -108,7 +108,8 @@ api start=1500 end=1550 corr=3 name=cudaStreamSynchronize_v3020
 api start=1560 end=1600 corr=4 name=cudaLaunchKernel_v7000
 kernel start=1700 end=2700 corr=4 name=k
 )");
-  const Finding* sync = Find(ComputeFindings(trace, Options()), "sync-call");
+  const FindingsResult result = ComputeFindings(trace, Options());
+  const Finding* sync = Find(result, "sync-call");
   ASSERT_NE(sync, nullptr);
   EXPECT_EQ(sync->count, 2);
   EXPECT_EQ(sync->cost_ns, 350);
@@ -423,8 +424,8 @@ TEST_F(FindingsTest, ZeroPercentOccupancyAbove48KbIsNoEstimate) {
 
   testing::KinetoJsonBuilder tiny;  // 10 us at 0 % (a one-block grid), 3 us at 80 %
   tiny.Raw(OccupancyKernel("one_block", "0", "10", 0)).Raw(OccupancyKernel("wide", "10", "3", 80));
-  const Finding* low =
-      Find(ComputeFindings(Kineto(tiny), Options(WindowSpec::Kind::kAll)), "low-occupancy");
+  const FindingsResult tiny_result = ComputeFindings(Kineto(tiny), Options(WindowSpec::Kind::kAll));
+  const Finding* low = Find(tiny_result, "low-occupancy");
   ASSERT_NE(low, nullptr);
   EXPECT_EQ(low->cost_ns, 10000);
   EXPECT_NE(finding->evidence.find("35.0 %"), std::string::npos) << finding->evidence;
