@@ -102,8 +102,7 @@ std::vector<SteadyMark> MarkSteadyStates(const Trace& trace, const ReportedTrace
   std::map<int32_t, Window> processing;
   if (plan.load.window.kind != WindowSpec::Kind::kProcessing ||
       plan.load.units.kind == UnitsSpec::Kind::kNvtxRanges) {
-    for (const DeviceLoad& load : ComputeEngineLoad(trace, EngineLoadOptions{}))
-      processing[load.device_id] = load.window;
+    processing = ProcessingWindows(trace);
   }
   for (const DeviceTimeline& timeline : reported.timelines) {
     for (const DeviceLoad& device : reported.devices) {

@@ -114,19 +114,55 @@ UnitsSpec ParseUnitsFrom(std::string_view text) {
                    fmt::format("'{}' is not a unit source (use kernel:NAME or nvtx:NAME)", text));
 }
 
-std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOptions& options) {
-  std::map<int32_t, DeviceSpan> spans = ComputeSpans(trace);
-  if (spans.empty()) {
+namespace {
+
+// The span of each device with GPU ops, and of the whole trace (the origin of explicit windows).
+struct TraceSpans {
+  std::map<int32_t, DeviceSpan> devices;
+  int64_t first_start_ns = std::numeric_limits<int64_t>::max();
+  int64_t last_end_ns = std::numeric_limits<int64_t>::min();
+};
+
+TraceSpans SpansWithGpuWork(const Trace& trace) {
+  TraceSpans spans;
+  spans.devices = ComputeSpans(trace);
+  if (spans.devices.empty()) {
     throw InputError(trace.source,
                      "no GPU activity: the trace has no kernel, memcpy or memset records (was "
                      "CUDA tracing on, e.g. nsys profile --trace=cuda?)");
   }
-  int64_t trace_first = std::numeric_limits<int64_t>::max();
-  int64_t trace_last = std::numeric_limits<int64_t>::min();
-  for (const auto& [id, span] : spans) {
-    trace_first = std::min(trace_first, span.first_start_ns);
-    trace_last = std::max(trace_last, span.last_end_ns);
+  for (const auto& [id, span] : spans.devices) {
+    spans.first_start_ns = std::min(spans.first_start_ns, span.first_start_ns);
+    spans.last_end_ns = std::max(spans.last_end_ns, span.last_end_ns);
   }
+  return spans;
+}
+
+void RequireLength(const Trace& trace, int32_t device_id, const Window& window) {
+  if (window.length_ns() <= 0) {
+    throw InputError(trace.source,
+                     fmt::format("device {}: the {} window has zero length (its GPU ops take no "
+                                 "time); choose one with --window START:END",
+                                 device_id, window.policy));
+  }
+}
+
+}  // namespace
+
+std::map<int32_t, Window> ProcessingWindows(const Trace& trace) {
+  const TraceSpans spans = SpansWithGpuWork(trace);
+  std::map<int32_t, Window> windows;
+  for (const auto& [id, span] : spans.devices) {
+    Window window =
+        ResolveWindow(trace, WindowSpec{}, span, spans.first_start_ns, spans.last_end_ns);
+    RequireLength(trace, id, window);
+    windows.emplace(id, std::move(window));
+  }
+  return windows;
+}
+
+std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOptions& options) {
+  const TraceSpans spans = SpansWithGpuWork(trace);
 
   // --units-from nvtx:NAME: the instances and their work, found once for every device.
   std::optional<RangeSelection> unit_ranges;
@@ -140,7 +176,7 @@ std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOp
   // Dense per-device state, indexed through the stream table.
   std::vector<DeviceLoad> loads;
   std::map<int32_t, size_t> device_index;
-  for (const auto& [id, span] : spans) {
+  for (const auto& [id, span] : spans.devices) {
     device_index[id] = loads.size();
     DeviceLoad load;
     load.device_id = id;
@@ -150,14 +186,10 @@ std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOp
       load.window = RangeWorkWindow(trace, *unit_ranges, unit_work, id);
       load.window.text = "processing";
     } else {
-      load.window = ResolveWindow(trace, options.window, span, trace_first, trace_last);
+      load.window =
+          ResolveWindow(trace, options.window, span, spans.first_start_ns, spans.last_end_ns);
     }
-    if (load.window.length_ns() <= 0) {
-      throw InputError(trace.source,
-                       fmt::format("device {}: the {} window has zero length (its GPU ops take no "
-                                   "time); choose one with --window START:END",
-                                   id, load.window.policy));
-    }
+    RequireLength(trace, id, load.window);
     load.unit_name = options.units.unit_name;
     for (Engine engine : kAllEngines)
       load.engines[static_cast<size_t>(EngineIndex(engine))].engine = engine;

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -99,6 +100,11 @@ struct EngineLoadOptions {
 // instances (docs/metrics.md, "Units"). Throws InputError naming the trace when it has no GPU
 // activity, when the window is outside it, or when counted units come to zero.
 std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOptions& options);
+
+// The processing window of each device with GPU ops (docs/metrics.md, "Window"), what
+// ComputeEngineLoad gives with default options, without the pass over the engines. Throws as it
+// does when the trace has no GPU activity or a window has zero length.
+std::map<int32_t, Window> ProcessingWindows(const Trace& trace);
 
 // `given` when the caller has the engine load already (for the same window), else the engine
 // load of `trace` in `window`, kept in `storage`. Kernels and copies take their windows from it,

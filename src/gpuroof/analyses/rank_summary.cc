@@ -12,6 +12,7 @@
 
 #include "gpuroof/analyses/ordered_scan.h"
 #include "gpuroof/analyses/range_selection.h"
+#include "gpuroof/analyses/segments.h"
 #include "gpuroof/analyses/statistics.h"
 #include "gpuroof/model/errors.h"
 
@@ -78,41 +79,6 @@ class DeviceOpList {
   std::vector<Place> places_;
 };
 
-// Appends [start, end) to a union kept as disjoint intervals; starts do not decrease.
-void AppendToUnion(std::vector<std::pair<int64_t, int64_t>>& intervals, int64_t start,
-                   int64_t end) {
-  if (!intervals.empty() && start <= intervals.back().second) {
-    intervals.back().second = std::max(intervals.back().second, end);
-  } else {
-    intervals.emplace_back(start, end);
-  }
-}
-
-int64_t LengthOf(const std::vector<std::pair<int64_t, int64_t>>& intervals) {
-  int64_t total = 0;
-  for (const auto& [start, end] : intervals)
-    total += end - start;
-  return total;
-}
-
-int64_t IntersectionLength(const std::vector<std::pair<int64_t, int64_t>>& a,
-                           const std::vector<std::pair<int64_t, int64_t>>& b) {
-  int64_t total = 0;
-  size_t i = 0;
-  size_t j = 0;
-  while (i < a.size() && j < b.size()) {
-    int64_t start = std::max(a[i].first, b[j].first);
-    int64_t end = std::min(a[i].second, b[j].second);
-    if (end > start) total += end - start;
-    if (a[i].second < b[j].second) {
-      ++i;
-    } else {
-      ++j;
-    }
-  }
-  return total;
-}
-
 // The end of the call that launched `op` among `calls` (ApiCall or LaunchEnd, sorted by
 // (process, correlation)), or nullopt.
 template <typename Call>
@@ -170,9 +136,9 @@ StepFigures FiguresOf(const Trace& trace, const DeviceOpList& ops, size_t first,
   StepFigures figures;
   figures.start_ns = start_ns;
   figures.end_ns = end_ns;
-  std::vector<std::pair<int64_t, int64_t>> compute;
-  std::vector<std::pair<int64_t, int64_t>> comm;
-  std::vector<std::pair<int64_t, int64_t>> copy;
+  Segments compute;
+  Segments comm;
+  Segments copy;
   int64_t busy_end = start_ns;  // end of the union of every op so far (idle before it is done)
   for (size_t i = first; i < ops.size() && ops[i].start_ns < end_ns; ++i) {
     const DeviceOp op = ops[i];
@@ -185,21 +151,21 @@ StepFigures FiguresOf(const Trace& trace, const DeviceOpList& ops, size_t first,
     busy_end = std::max(busy_end, end);
     switch (ClassOf(op.engine)) {
       case OpClass::kCompute:
-        AppendToUnion(compute, start, end);
+        AppendMerged(compute, start, end);
         break;
       case OpClass::kComm:
-        AppendToUnion(comm, start, end);
+        AppendMerged(comm, start, end);
         break;
       case OpClass::kCopy:
-        AppendToUnion(copy, start, end);
+        AppendMerged(copy, start, end);
         break;
     }
   }
   ClassifyIdle(busy_end, end_ns, std::nullopt, figures.idle);
-  figures.compute_busy_ns = LengthOf(compute);
-  figures.comm_busy_ns = LengthOf(comm);
-  figures.copy_busy_ns = LengthOf(copy);
-  figures.overlap_ns = IntersectionLength(compute, comm);
+  figures.compute_busy_ns = SegmentsLengthNs(compute);
+  figures.comm_busy_ns = SegmentsLengthNs(comm);
+  figures.copy_busy_ns = SegmentsLengthNs(copy);
+  figures.overlap_ns = IntersectionLengthNs(compute, comm);
   figures.busy_ns = figures.length_ns() - figures.idle.total_ns();
   return figures;
 }

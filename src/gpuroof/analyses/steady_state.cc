@@ -264,10 +264,7 @@ std::vector<SteadyComparison> CompareSteadyState(const Trace& trace, const Units
   // NVTX units the whole window is the range's work instead, a different set of ops.
   const bool work_window = units.kind == UnitsSpec::Kind::kNvtxRanges;
   std::map<int32_t, Window> processing;
-  if (work_window) {
-    for (const DeviceLoad& load : ComputeEngineLoad(trace, EngineLoadOptions{}))
-      processing[load.device_id] = load.window;
-  }
+  if (work_window) processing = ProcessingWindows(trace);
   std::vector<SteadyComparison> result;
   for (size_t d = 0; d < whole.size(); ++d) {
     SteadyComparison comparison;

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "gpuroof/analyses/segments.h"
 #include "gpuroof/analyses/steady_state.h"
 #include "gpuroof/model/errors.h"
 
@@ -104,14 +105,9 @@ OpSelection SelectOpsRunningIn(const Trace& trace, const RangeSelection& selecti
   for (const NvtxRange* range : selection.ranges)
     spans.emplace_back(range->start_ns, range->end_ns);
   std::sort(spans.begin(), spans.end());
-  std::vector<std::pair<int64_t, int64_t>> merged;
-  for (const auto& span : spans) {
-    if (!merged.empty() && span.first <= merged.back().second) {
-      merged.back().second = std::max(merged.back().second, span.second);
-    } else {
-      merged.push_back(span);
-    }
-  }
+  Segments merged;
+  for (const auto& [start, end] : spans)
+    AppendMerged(merged, start, end);
   OpSelection chosen;
   chosen.selected.reserve(trace.blocks.size());
   for (const ActivityBlock& block : trace.blocks) {

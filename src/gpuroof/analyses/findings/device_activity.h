@@ -8,20 +8,11 @@
 #include <vector>
 
 #include "gpuroof/analyses/engine_load.h"
+#include "gpuroof/analyses/segments.h"
 #include "gpuroof/analyses/window.h"
 #include "gpuroof/model/trace.h"
 
 namespace gpuroof {
-
-// Sorted, disjoint [start, end) intervals.
-using Segments = std::vector<std::pair<int64_t, int64_t>>;
-
-// Total length of `segments`.
-int64_t SegmentsLengthNs(const Segments& segments);
-// Length of the part of `a` not covered by `b` (both sorted and disjoint).
-int64_t UncoveredLengthNs(const Segments& a, const Segments& b);
-// The parts of `a` not covered by `b` (both sorted and disjoint), sorted and disjoint.
-Segments UncoveredSegments(const Segments& a, const Segments& b);
 
 // An idle interval of a device and the op that ended it.
 struct IdleGap {
