@@ -18,6 +18,7 @@
 #include "copies_command.h"
 #include "did_you_mean.h"
 #include "exit_codes.h"
+#include "file_arguments.h"
 #include "findings_command.h"
 #include "gaps_command.h"
 #include "kernels_command.h"
@@ -52,6 +53,13 @@ std::string SuggestOption(CLI::App& app, int argc, char** argv) {
     if (!closest.empty()) return fmt::format(" (did you mean {}?)", closest);
   }
   return "";
+}
+
+// "gpuroof COMMAND" of the command being parsed, or "gpuroof".
+std::string UsageCommand(CLI::App& app) {
+  for (const CLI::App* command : app.get_subcommands())
+    return "gpuroof " + command->get_name();
+  return "gpuroof";
 }
 
 // Whether this process says usage and input errors: all but the later processes of an mpirun,
@@ -110,13 +118,22 @@ int Run(int argc, char** argv, gpuroof::RankSetSpread* spread) {
     }
     return BadInputExit();
   }
+  // After every option is parsed and before the command runs: an output that is an input, an
+  // input given twice.
+  app.parse_complete_callback([&app]() {
+    for (const CLI::App* command : app.get_subcommands()) {
+      gpuroof::RefuseOutputsOverInputs(*command);
+      gpuroof::CheckRepeatedInputs(*command);
+    }
+  });
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     if (SaysErrors()) {
-      fmt::print(stderr, "gpuroof: error: {}{}\n", e.what(), SuggestOption(app, argc, argv));
-      fmt::print(stderr, "Run 'gpuroof --help' or 'gpuroof <command> --help' for usage.\n");
+      // One line, as every error (docs/cli.md, "Exit codes"), with where the usage is.
+      fmt::print(stderr, "gpuroof: error: {}{} (usage: {} --help)\n", e.what(),
+                 SuggestOption(app, argc, argv), UsageCommand(app));
     }
     return BadInputExit();
   }

@@ -5,6 +5,7 @@
 
 #include "cli_runner.h"
 #include "support/nsys_sqlite_builder.h"
+#include "support/trace_description.h"
 
 namespace gpuroof::testing {
 namespace {
@@ -138,6 +139,26 @@ TEST(AnalyzeCliDiagnostics, NoKernelFallsBackToAllAndSaysSo) {
   // ties go to H2D.
   EXPECT_NE(r.out.find(",0.001,0.5,"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(",H2D,0.2,5000000\n"), std::string::npos) << r.out;
+}
+
+TEST(AnalyzeCliDiagnostics, KernelsWithoutDurationFallBackToAllAndSaySo) {
+  // Whole-microsecond traces give a sub-microsecond kernel no duration: a processing window of
+  // zero length would refuse the trace, so the device falls back to all its ops, said.
+  TempDir dir;
+  std::filesystem::path file = dir / "zero_kernel.sqlite";
+  testsupport::BuildFromDescription(
+      "gpu 0 \"Test GPU\"\n"
+      "kernel start=500 end=500 stream=7 corr=1 name=tiny\n"
+      "memcpy start=0 end=400 kind=HtoD bytes=4000 src=pinned dst=device stream=7 corr=2\n"
+      "memcpy start=420 end=480 kind=DtoH bytes=4000 src=device dst=pinned stream=7 corr=3\n",
+      "zero_kernel", file);
+  CliResult r = RunGpuroof({"analyze", file.string(), "--format", "csv"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("device 0: the kernels on this device take no time: the processing "
+                       "window falls back to all GPU ops"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.out.substr(r.out.find('\n') + 1, 10), "0,,0.0005,") << r.out;  // [0, 500)
 }
 
 TEST(AnalyzeCliNsysReport, ExportsThroughNsysThenAnalyzes) {

@@ -329,6 +329,17 @@ constexpr const char* kStepsTrace =
     "nvtx start=1500 end=3000 text=\"ProfilerStep#2\"\n"
     "nvtx start=3000 end=4500 text=\"ProfilerStep#3\"\n";
 
+TEST(FindingsRulesCli, ATraceWithoutGpuActivityIsRefusedEvenAsAGate) {
+  // Every record lost (here: none there) must not let --fail-on pass.
+  TempDir dir;
+  const std::filesystem::path empty = dir / "empty.json";
+  WriteFile(empty, "{\"traceEvents\": []}\n");
+  CliResult r = RunGpuroof({"findings", empty.string(), "--fail-on", "gpu-gap"});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find(empty.string() + ": no GPU activity"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
 TEST(FindingsRulesCli, CostPerStepInCsvJsonAndText) {
   TempDir dir;
   std::filesystem::path trace = WriteTrace(dir, "steps.sqlite", kStepsTrace);

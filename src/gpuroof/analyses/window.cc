@@ -196,9 +196,14 @@ Window ResolveWindow(const Trace& trace, const WindowSpec& spec, const DeviceSpa
         window.start_ns = device.first_kernel_start_ns;
         window.end_ns = device.last_kernel_end_ns;
         if (device.has_d2h) window.end_ns = std::max(window.end_ns, device.last_d2h_end_ns);
-        return window;
+        if (window.end_ns > window.start_ns) return window;
+        // Whole-microsecond traces give sub-microsecond kernels no duration.
+        window.note =
+            "the kernels on this device take no time: the processing window falls back to all "
+            "GPU ops";
+      } else {
+        window.note = "no kernel on this device: the processing window falls back to all GPU ops";
       }
-      window.note = "no kernel on this device: the processing window falls back to all GPU ops";
       [[fallthrough]];
     case WindowSpec::Kind::kAll:
       window.policy = "all";

@@ -13,37 +13,70 @@
 
 namespace gpuroof {
 
-void WriteFileAtomically(const std::filesystem::path& path, std::string_view content) {
-  const std::string target = path.string();
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw InputError(target, "is a directory");
-  std::filesystem::path folder = path.parent_path().empty() ? "." : path.parent_path();
-  std::string temp = (folder / fmt::format(".{}.XXXXXX", path.filename().string())).string();
-  int fd = mkstemp(temp.data());
-  if (fd < 0)
-    throw InputError(target, std::string("cannot create output: ") + std::strerror(errno));
+namespace {
+
+// Writes all of `content` to `fd`; false with errno set when a write fails.
+bool WriteAll(int fd, std::string_view content) {
   size_t written = 0;
   while (written < content.size()) {
     ssize_t n = write(fd, content.data() + written, content.size() - written);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      std::string reason = std::strerror(errno);
-      close(fd);
-      unlink(temp.c_str());
-      throw InputError(target, "cannot write output: " + reason);
-    }
+    if (n <= 0) return false;
     written += static_cast<size_t>(n);
   }
-  // mkstemp creates 0600; outputs are ordinary files.
-  fchmod(fd, 0644);
+  return true;
+}
+
+// A character device or a pipe (/dev/null, /dev/stdout, a FIFO, >(command)) is written as it is:
+// renaming a file over it would replace the device or the pipe with a plain file.
+void WriteInPlace(const std::string& target, std::string_view content) {
+  int fd = open(target.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) throw InputError(target, std::string("cannot open output: ") + std::strerror(errno));
+  const bool ok = WriteAll(fd, content);
+  const std::string reason = ok ? "" : std::strerror(errno);
+  if (close(fd) != 0 && ok) throw InputError(target, "cannot write output: " + reason);
+  if (!ok) throw InputError(target, "cannot write output: " + reason);
+}
+
+}  // namespace
+
+void WriteFileAtomically(const std::filesystem::path& requested, std::string_view content) {
+  const std::string shown = requested.string();
+  std::filesystem::path path = requested;
+  mode_t mode = 0644;  // a new output is an ordinary file
+  struct stat existing {};
+  if (stat(shown.c_str(), &existing) == 0) {
+    if (S_ISDIR(existing.st_mode)) throw InputError(shown, "is a directory");
+    if (S_ISCHR(existing.st_mode) || S_ISFIFO(existing.st_mode) || S_ISSOCK(existing.st_mode))
+      return WriteInPlace(shown, content);
+    if (!S_ISREG(existing.st_mode)) throw InputError(shown, "is not a regular file");
+    // The file a symbolic link names is replaced, not the link, and keeps its permissions.
+    std::error_code ec;
+    std::filesystem::path resolved = std::filesystem::canonical(requested, ec);
+    if (!ec) path = resolved;
+    mode = existing.st_mode & 07777;
+  }
+  const std::string target = path.string();
+  std::filesystem::path folder = path.parent_path().empty() ? "." : path.parent_path();
+  std::string temp = (folder / fmt::format(".{}.XXXXXX", path.filename().string())).string();
+  int fd = mkstemp(temp.data());
+  if (fd < 0) throw InputError(shown, std::string("cannot create output: ") + std::strerror(errno));
+  if (!WriteAll(fd, content)) {
+    std::string reason = std::strerror(errno);
+    close(fd);
+    unlink(temp.c_str());
+    throw InputError(shown, "cannot write output: " + reason);
+  }
+  // mkstemp creates 0600: give the file the mode it had, or an ordinary file's.
+  fchmod(fd, mode);
   if (fsync(fd) != 0 || close(fd) != 0) {
     unlink(temp.c_str());
-    throw InputError(target, std::string("cannot write output: ") + std::strerror(errno));
+    throw InputError(shown, std::string("cannot write output: ") + std::strerror(errno));
   }
   if (std::rename(temp.c_str(), target.c_str()) != 0) {
     std::string reason = std::strerror(errno);
     unlink(temp.c_str());
-    throw InputError(target, "cannot write output: " + reason);
+    throw InputError(shown, "cannot write output: " + reason);
   }
 }
 

@@ -54,12 +54,8 @@ FindingSteps ResolveSteps(const Trace& trace, const std::string& iteration_range
 }  // namespace
 
 FindingsResult ComputeFindings(const Trace& trace, const FindingsOptions& options) {
-  if (trace.activity_count() == 0) {
-    // Nothing ran on a GPU: nothing to fix there, which is an answer, not an error.
-    FindingsResult empty;
-    empty.notes.push_back("the trace has no GPU activity: no rule can fire");
-    return empty;
-  }
+  // A trace without GPU activity is refused as every command refuses it (the engine load
+  // throws): a gate (--fail-on) must not pass on a trace whose records were all lost.
   const std::vector<DeviceActivity> devices = BuildDeviceActivity(
       trace, options.window, options.engine_load, options.thresholds.gap_min_ns);
   const FindingSteps steps = ResolveSteps(trace, options.iteration_range);

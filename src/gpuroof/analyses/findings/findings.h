@@ -35,10 +35,10 @@ struct FindingsResult {
 // Every rule's id, in documentation order.
 const std::vector<std::string>& FindingRuleIds();
 
-// Runs every rule on `trace` (read with correlation ids and every API call). A trace without GPU
-// activity has no finding (and a note saying so). Where the trace has steps, each finding gets
-// its cost per step and the steps its instances fell in (Finding::per_step). Throws InputError
-// naming the trace when the window or the iteration range cannot be resolved.
+// Runs every rule on `trace` (read with correlation ids and every API call). Where the trace has
+// steps, each finding gets its cost per step and the steps its instances fell in
+// (Finding::per_step). Throws InputError naming the trace when it has no GPU activity (as every
+// command), or when the window or the iteration range cannot be resolved.
 FindingsResult ComputeFindings(const Trace& trace, const FindingsOptions& options);
 
 }  // namespace gpuroof

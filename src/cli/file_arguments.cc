@@ -1,0 +1,123 @@
+#include "file_arguments.h"
+
+#include <algorithm>
+#include <array>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "gpuroof/model/errors.h"
+#include "gpuroof/readers/reader_registry.h"
+
+namespace gpuroof {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// The options whose values are files the command writes.
+constexpr std::array<std::string_view, 5> kOutputOptions = {"output", "json", "markdown", "html",
+                                                            "history-append"};
+// The named options whose values are traces the command reads (positionals are too).
+constexpr std::array<std::string_view, 2> kInputOptions = {"baseline", "current"};
+
+bool HasLongName(const CLI::Option& option, const auto& names) {
+  const std::vector<std::string>& own = option.get_lnames();
+  return std::any_of(own.begin(), own.end(), [&names](const std::string& name) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+  });
+}
+
+// Whether `output` names the file `input` names, or a trace read from the directory `input`.
+bool Overwrites(const fs::path& output, const fs::path& input) {
+  std::error_code ec;
+  if (fs::equivalent(output, input, ec)) return true;  // false, with ec, when either is missing
+  if (!fs::is_directory(input, ec) || !fs::is_regular_file(output, ec)) return false;
+  const fs::path folder = fs::weakly_canonical(input, ec);
+  const fs::path file = fs::weakly_canonical(output, ec);
+  if (ec) return false;
+  auto [end, unused] = std::mismatch(folder.begin(), folder.end(), file.begin(), file.end());
+  return end == folder.end() && !TraceFileExtension(output).empty();
+}
+
+// The files the command reads: its positional arguments and --baseline/--current.
+std::vector<std::string> InputsOf(const CLI::App& command) {
+  std::vector<std::string> inputs;
+  for (const CLI::Option* option : command.get_options()) {
+    if (option->count() == 0) continue;
+    if (!option->nonpositional() || HasLongName(*option, kInputOptions)) {
+      for (const std::string& value : option->results())
+        inputs.push_back(value);
+    }
+  }
+  return inputs;
+}
+
+}  // namespace
+
+void RefuseOutputsOverInputs(const CLI::App& command) {
+  const std::vector<std::string> inputs = InputsOf(command);
+  std::vector<std::pair<std::string, std::string>> outputs;  // (option, file)
+  for (const CLI::Option* option : command.get_options()) {
+    if (option->count() == 0 || !HasLongName(*option, kOutputOptions)) continue;
+    for (const std::string& value : option->results()) {
+      if (value != "-") outputs.emplace_back(option->get_name(), value);
+    }
+  }
+  for (const auto& [option, output] : outputs) {
+    for (const std::string& input : inputs) {
+      if (!Overwrites(output, input)) continue;
+      std::error_code ec;
+      const std::string what = fs::is_directory(input, ec)
+                                   ? fmt::format("a trace in the input directory {}", input)
+                                   : std::string(input);
+      throw InputError(output, fmt::format("{} would overwrite {}; choose another "
+                                           "file",
+                                           option, what));
+    }
+  }
+}
+
+void CheckRepeatedInputs(const CLI::App& command) {
+  const std::string& name = command.get_name();
+  // Their positional arguments are not traces.
+  if (name == "record" || name == "sweep" || name == "bench") return;
+  // compare: within one side (--baseline, --current) a trace twice would be two runs; the two
+  // positional profiles may be one file (an A/A check). ranks: any trace twice is two ranks.
+  std::vector<std::vector<std::string>> groups;
+  if (name == "compare") {
+    for (std::string_view side : kInputOptions) {
+      const CLI::Option* option = command.get_option_no_throw("--" + std::string(side));
+      if (option != nullptr) groups.push_back(option->results());
+    }
+  } else {
+    groups.push_back(InputsOf(command));
+  }
+  const bool refuse = name == "compare" || name == "ranks";
+  for (const std::vector<std::string>& inputs : groups) {
+    for (size_t later = 1; later < inputs.size(); ++later) {
+      for (size_t earlier = 0; earlier < later; ++earlier) {
+        std::error_code ec;
+        if (!fs::equivalent(inputs[earlier], inputs[later], ec)) continue;
+        const std::string what = inputs[earlier] == inputs[later]
+                                     ? std::string("is given twice")
+                                     : fmt::format("is the same file as {}", inputs[earlier]);
+        if (refuse) {
+          throw InputError(inputs[later], what + ": each trace is one run (or rank); give it once");
+        }
+        const CLI::Option* quiet = command.get_option_no_throw("--quiet");
+        if (quiet == nullptr || quiet->count() == 0) {
+          fmt::print(stderr, "gpuroof: warning: {}: {}; it is read and shown twice\n",
+                     inputs[later], what);
+        }
+        break;
+      }
+    }
+  }
+}
+
+}  // namespace gpuroof

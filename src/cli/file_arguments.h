@@ -1,0 +1,20 @@
+#pragma once
+
+namespace CLI {
+class App;
+}
+
+namespace gpuroof {
+
+// Refuses, before anything is read, a run whose output file (-o, --json, --markdown, --html,
+// --history-append) is one of its input traces (positional traces, --baseline, --current; a trace
+// inside an input directory), under any spelling: another relative path, `..`, a symbolic or hard
+// link. Writing it would destroy the input. Throws InputError naming the output.
+void RefuseOutputsOverInputs(const CLI::App& command);
+
+// A trace given twice (under any spelling) to a command that reads traces. `compare` and `ranks`
+// refuse it (InputError naming the second): it would count as two runs or two ranks. The other
+// commands show it twice, and say so on stderr unless --quiet.
+void CheckRepeatedInputs(const CLI::App& command);
+
+}  // namespace gpuroof

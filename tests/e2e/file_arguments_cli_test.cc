@@ -1,0 +1,174 @@
+// Nothing the user had is lost through an output option: not an input trace named as the output,
+// not a device or a pipe given as the output file, not a link's target's permissions. A trace
+// given twice is not taken for two runs or two ranks.
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli_runner.h"
+
+namespace gpuroof::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path Example() {
+  return SourceDir() / "examples" / "frame_pipeline.sqlite";
+}
+
+void ExpectRefusedAndInputIntact(const CliResult& r, const fs::path& input,
+                                 const std::string& original) {
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("would overwrite "), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "one line: " << r.err;
+  EXPECT_EQ(ReadFile(input), original) << "the input trace was changed";
+}
+
+TEST(OutputSafety, AnOutputThatIsAnInputTraceIsRefusedUnderAnySpelling) {
+  TempDir dir;
+  const fs::path trace = dir / "t.sqlite";
+  fs::copy_file(Example(), trace);
+  const std::string original = ReadFile(trace);
+  fs::create_directory(dir / "sub");
+  fs::create_hard_link(trace, dir / "hard.sqlite");
+  fs::create_symlink(trace, dir / "link.sqlite");
+  const std::string same = trace.string();
+  const std::string dotdot = (dir / "sub" / ".." / "t.sqlite").string();
+  const std::string hard = (dir / "hard.sqlite").string();
+  const std::string link = (dir / "link.sqlite").string();
+
+  ExpectRefusedAndInputIntact(RunGpuroof({"analyze", same, "-o", same}), trace, original);
+  ExpectRefusedAndInputIntact(RunGpuroof({"kernels", same, "-o", dotdot}), trace, original);
+  ExpectRefusedAndInputIntact(RunGpuroof({"findings", same, "--output", hard}), trace, original);
+  ExpectRefusedAndInputIntact(RunGpuroof({"report", same, "-o", link}), trace, original);
+  ExpectRefusedAndInputIntact(RunGpuroof({"compare", same, Example().string(), "--json", same}),
+                              trace, original);
+  ExpectRefusedAndInputIntact(RunGpuroof({"compare", Example().string(), same, "--markdown", link}),
+                              trace, original);
+  ExpectRefusedAndInputIntact(
+      RunGpuroof({"compare", "--baseline", Example().string(), "--current", same, "--html", hard}),
+      trace, original);
+  // A trace read from an input directory.
+  ExpectRefusedAndInputIntact(RunGpuroof({"ranks", dir.path().string(), "-o", same}), trace,
+                              original);
+}
+
+TEST(OutputSafety, AnOutputBesideTheInputsIsWritten) {
+  TempDir dir;
+  const fs::path trace = dir / "t.sqlite";
+  fs::copy_file(Example(), trace);
+  // A new file in an input directory, and an existing non-trace file there, are outputs.
+  WriteFile(dir / "notes.txt", "old notes\n");
+  CliResult r = RunGpuroof({"ranks", dir.path().string(), "-o", (dir / "notes.txt").string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(ReadFile(dir / "notes.txt"), "old notes\n");
+  CliResult beside = RunGpuroof({"analyze", trace.string(), "-o", (dir / "t.txt").string()});
+  EXPECT_EQ(beside.exit_code, 0) << beside.err;
+  EXPECT_TRUE(fs::is_regular_file(dir / "t.txt"));
+}
+
+TEST(OutputSafety, AFifoIsWrittenThroughNotReplaced) {
+  TempDir dir;
+  const fs::path fifo = dir / "out.fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0644), 0);
+  // The reader opens without blocking, so gpuroof's open for writing finds it; it stops at the
+  // end of what was written, or after 60 s if nothing comes (a failing run, not a hang).
+  const int fd = open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(fd, 0);
+  std::string received;
+  std::thread reader([&] {
+    bool got = false;
+    for (int waited_ms = 0; waited_ms < 60000;) {
+      pollfd p{fd, POLLIN, 0};
+      if (poll(&p, 1, 50) == 0) {
+        waited_ms += 50;
+        continue;
+      }
+      char buffer[4096];
+      const ssize_t n = read(fd, buffer, sizeof buffer);
+      if (n > 0) {
+        received.append(buffer, static_cast<size_t>(n));
+        got = true;
+      } else if (got) {
+        break;  // the writer closed after writing
+      } else {
+        usleep(50000);  // no writer yet
+        waited_ms += 50;
+      }
+    }
+  });
+  CliResult r = RunGpuroof({"analyze", Example().string(), "-o", fifo.string()});
+  reader.join();
+  close(fd);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  struct stat after {};
+  ASSERT_EQ(lstat(fifo.c_str(), &after), 0);
+  EXPECT_TRUE(S_ISFIFO(after.st_mode)) << "the FIFO was replaced by a file";
+  EXPECT_NE(received.find("bottleneck: H2D"), std::string::npos) << received;
+}
+
+TEST(OutputSafety, ALinkedOutputReplacesItsTargetAndKeepsItsPermissions) {
+  TempDir dir;
+  const fs::path target = dir / "result.txt";
+  WriteFile(target, "earlier result\n");
+  fs::permissions(target, fs::perms::owner_read | fs::perms::owner_write);
+  fs::create_symlink(target, dir / "latest.txt");
+  CliResult r = RunGpuroof({"analyze", Example().string(), "-o", (dir / "latest.txt").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::is_symlink(dir / "latest.txt")) << "the link was replaced by a file";
+  EXPECT_NE(ReadFile(target).find("bottleneck: H2D"), std::string::npos);
+  EXPECT_EQ(fs::status(target).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
+}
+
+TEST(OutputSafety, AUsageErrorIsOneLine) {
+  CliResult r = RunGpuroof({"analyze", Example().string(), "--windw", "all"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+  EXPECT_NE(r.err.find("gpuroof analyze --help"), std::string::npos) << r.err;
+}
+
+TEST(RepeatedInputs, CompareAndRanksRefuseATraceGivenTwice) {
+  TempDir dir;
+  const fs::path trace = dir / "t.sqlite";
+  fs::copy_file(Example(), trace);
+  fs::create_hard_link(trace, dir / "hard.sqlite");
+  const std::string same = trace.string();
+  const std::string hard = (dir / "hard.sqlite").string();
+  const std::string other = Example().string();
+
+  CliResult ranks = RunGpuroof({"ranks", same, other, same});
+  EXPECT_EQ(ranks.exit_code, 2) << ranks.out;
+  EXPECT_EQ(ranks.err, "gpuroof: error: " + same +
+                           ": is given twice: each trace is one run (or rank); give it once\n");
+  // One side of a set-of-runs compare: two copies would pass for two runs with no noise.
+  CliResult sides = RunGpuroof({"compare", "--baseline", same, hard, "--current", other});
+  EXPECT_EQ(sides.exit_code, 2) << sides.out;
+  EXPECT_NE(sides.err.find(hard + ": is the same file as " + same), std::string::npos) << sides.err;
+  // The two profiles of a two-sided compare may be one file: an A/A check.
+  CliResult same_pair = RunGpuroof({"compare", same, hard});
+  EXPECT_EQ(same_pair.exit_code, 0) << same_pair.err;
+}
+
+TEST(RepeatedInputs, OtherCommandsShowItTwiceAndSaySo) {
+  const std::string trace = Example().string();
+  CliResult r = RunGpuroof({"kernels", trace, trace, "--format", "csv"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("gpuroof: warning: " + trace +
+                       ": is given twice; it is read and shown "
+                       "twice"),
+            std::string::npos)
+      << r.err;
+  CliResult quiet = RunGpuroof({"kernels", trace, trace, "--format", "csv", "-q"});
+  EXPECT_EQ(quiet.err.find("given twice"), std::string::npos) << quiet.err;
+}
+
+}  // namespace
+}  // namespace gpuroof::testing
