@@ -59,7 +59,7 @@ std::vector<std::string> InputsOf(const CLI::App& command) {
 
 }  // namespace
 
-void RefuseOutputsOverInputs(const CLI::App& command) {
+void CheckOutputFiles(const CLI::App& command) {
   const std::vector<std::string> inputs = InputsOf(command);
   std::vector<std::pair<std::string, std::string>> outputs;  // (option, file)
   for (const CLI::Option* option : command.get_options()) {
@@ -69,15 +69,20 @@ void RefuseOutputsOverInputs(const CLI::App& command) {
     }
   }
   for (const auto& [option, output] : outputs) {
+    // Found now, not after the analysis: the folder the output goes in.
+    std::error_code ec;
+    const fs::path folder = fs::path(output).parent_path();
+    if (!folder.empty() && !fs::is_directory(folder, ec)) {
+      throw InputError(output,
+                       fmt::format("cannot create output: {} is not a folder", folder.string()));
+    }
     for (const std::string& input : inputs) {
       if (!Overwrites(output, input)) continue;
-      std::error_code ec;
       const std::string what = fs::is_directory(input, ec)
                                    ? fmt::format("a trace in the input directory {}", input)
-                                   : std::string(input);
-      throw InputError(output, fmt::format("{} would overwrite {}; choose another "
-                                           "file",
-                                           option, what));
+                                   : "the input trace " + input;
+      throw InputError(output,
+                       fmt::format("{} would overwrite {}; choose another file", option, what));
     }
   }
 }

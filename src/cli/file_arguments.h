@@ -6,11 +6,12 @@ class App;
 
 namespace gpuroof {
 
-// Refuses, before anything is read, a run whose output file (-o, --json, --markdown, --html,
-// --history-append) is one of its input traces (positional traces, --baseline, --current; a trace
-// inside an input directory), under any spelling: another relative path, `..`, a symbolic or hard
-// link. Writing it would destroy the input. Throws InputError naming the output.
-void RefuseOutputsOverInputs(const CLI::App& command);
+// Refuses, before anything is read, an output file (-o, --json, --markdown, --html,
+// --history-append) that could not be written (its folder is missing), or that is one of the
+// command's input traces (positional traces, --baseline, --current; a trace inside an input
+// directory) under any spelling: another relative path, `..`, a symbolic or hard link. Writing
+// it would destroy the input. Throws InputError naming the output.
+void CheckOutputFiles(const CLI::App& command);
 
 // A trace given twice (under any spelling) to a command that reads traces. `compare` and `ranks`
 // refuse it (InputError naming the second): it would count as two runs or two ranks. The other

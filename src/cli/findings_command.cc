@@ -1,6 +1,7 @@
 #include "findings_command.h"
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <set>
 
@@ -84,9 +85,20 @@ int RunFindings(const FindingsCommandOptions& options) {
   return fired.empty() ? kExitOk : kExitCheckFailed;
 }
 
-// A percentage threshold, 0 to 100, with its default shown.
+// A percentage threshold, 0 to 100, with its default shown. NaN is no percentage (CLI::Range
+// lets it through: every comparison with it is false).
 void AddPercentOption(CLI::App& command, const char* name, double& value, const char* help) {
-  command.add_option(name, value, help)->check(CLI::Range(0.0, 100.0))->capture_default_str();
+  command.add_option(name, value, help)
+      ->check(CLI::Range(0.0, 100.0))
+      ->check(CLI::Validator(
+          [](const std::string& text) {
+            double number = 0;
+            return CLI::detail::lexical_cast(text, number) && !std::isnan(number)
+                       ? std::string()
+                       : "not a number: " + text;
+          },
+          "PERCENT"))
+      ->capture_default_str();
 }
 
 // The rule thresholds (docs/findings.md), each with its documented default.

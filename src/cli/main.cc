@@ -118,11 +118,11 @@ int Run(int argc, char** argv, gpuroof::RankSetSpread* spread) {
     }
     return BadInputExit();
   }
-  // After every option is parsed and before the command runs: an output that is an input, an
-  // input given twice.
+  // After every option is parsed and before the command runs: an output that cannot be written
+  // or is an input, an input given twice.
   app.parse_complete_callback([&app]() {
     for (const CLI::App* command : app.get_subcommands()) {
-      gpuroof::RefuseOutputsOverInputs(*command);
+      gpuroof::CheckOutputFiles(*command);
       gpuroof::CheckRepeatedInputs(*command);
     }
   });

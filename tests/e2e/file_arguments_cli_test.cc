@@ -55,9 +55,15 @@ TEST(OutputSafety, AnOutputThatIsAnInputTraceIsRefusedUnderAnySpelling) {
   ExpectRefusedAndInputIntact(
       RunGpuroof({"compare", "--baseline", Example().string(), "--current", same, "--html", hard}),
       trace, original);
+  EXPECT_NE(RunGpuroof({"analyze", same, "-o", same})
+                .err.find("--output would overwrite the input trace " + same),
+            std::string::npos);
   // A trace read from an input directory.
-  ExpectRefusedAndInputIntact(RunGpuroof({"ranks", dir.path().string(), "-o", same}), trace,
-                              original);
+  CliResult in_folder = RunGpuroof({"ranks", dir.path().string(), "-o", same});
+  ExpectRefusedAndInputIntact(in_folder, trace, original);
+  EXPECT_NE(in_folder.err.find("a trace in the input directory " + dir.path().string()),
+            std::string::npos)
+      << in_folder.err;
 }
 
 TEST(OutputSafety, AnOutputBesideTheInputsIsWritten) {
@@ -72,6 +78,21 @@ TEST(OutputSafety, AnOutputBesideTheInputsIsWritten) {
   CliResult beside = RunGpuroof({"analyze", trace.string(), "-o", (dir / "t.txt").string()});
   EXPECT_EQ(beside.exit_code, 0) << beside.err;
   EXPECT_TRUE(fs::is_regular_file(dir / "t.txt"));
+}
+
+TEST(OutputSafety, AMissingOutputFolderIsFoundBeforeTheAnalysis) {
+  TempDir dir;
+  const std::string missing = (dir / "no_such_folder" / "out.csv").string();
+  CliResult r = RunGpuroof({"analyze", Example().string(), "-o", missing});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "gpuroof: error: " + missing + ": cannot create output: " +
+                       (dir / "no_such_folder").string() + " is not a folder\n");
+}
+
+TEST(OutputSafety, ANanThresholdIsRefused) {
+  CliResult r = RunGpuroof({"findings", Example().string(), "--min-cost-pct", "NaN"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--min-cost-pct: not a number: NaN"), std::string::npos) << r.err;
 }
 
 TEST(OutputSafety, AFifoIsWrittenThroughNotReplaced) {
