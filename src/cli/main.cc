@@ -4,6 +4,7 @@
 #include <exception>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -53,6 +54,21 @@ std::string SuggestOption(CLI::App& app, int argc, char** argv) {
     if (!closest.empty()) return fmt::format(" (did you mean {}?)", closest);
   }
   return "";
+}
+
+// An error is one line, whatever a file name or a message holds: line breaks are shown as \n.
+std::string OneLine(std::string_view message) {
+  std::string line;
+  for (char c : message) {
+    if (c == '\n') {
+      line += "\\n";
+    } else if (c == '\r') {
+      line += "\\r";
+    } else {
+      line += c;
+    }
+  }
+  return line;
 }
 
 // "gpuroof COMMAND" of the command being parsed, or "gpuroof".
@@ -132,7 +148,7 @@ int Run(int argc, char** argv, gpuroof::RankSetSpread* spread) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     if (SaysErrors()) {
       // One line, as every error (docs/cli.md, "Exit codes"), with where the usage is.
-      fmt::print(stderr, "gpuroof: error: {}{} (usage: {} --help)\n", e.what(),
+      fmt::print(stderr, "gpuroof: error: {}{} (usage: {} --help)\n", OneLine(e.what()),
                  SuggestOption(app, argc, argv), UsageCommand(app));
     }
     return BadInputExit();
@@ -152,13 +168,13 @@ int main(int argc, char** argv) {
   try {
     return Run(argc, argv, spread.get());
   } catch (const gpuroof::InputError& e) {
-    if (SaysErrors()) fmt::print(stderr, "gpuroof: error: {}\n", e.what());
+    if (SaysErrors()) fmt::print(stderr, "gpuroof: error: {}\n", OneLine(e.what()));
     return BadInputExit();
   } catch (const gpuroof::CheckFailed& e) {
-    fmt::print(stderr, "gpuroof: error: {}\n", e.what());
+    fmt::print(stderr, "gpuroof: error: {}\n", OneLine(e.what()));
     return gpuroof::kExitCheckFailed;
   } catch (const std::exception& e) {
-    fmt::print(stderr, "gpuroof: internal error: {}\n", e.what());
+    fmt::print(stderr, "gpuroof: internal error: {}\n", OneLine(e.what()));
     return gpuroof::kExitInternalError;
   }
 }

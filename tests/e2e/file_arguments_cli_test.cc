@@ -89,6 +89,15 @@ TEST(OutputSafety, AMissingOutputFolderIsFoundBeforeTheAnalysis) {
                        (dir / "no_such_folder").string() + " is not a folder\n");
 }
 
+TEST(OutputSafety, AnErrorAboutAFileWithALineBreakInItsNameIsOneLine) {
+  TempDir dir;
+  const std::string odd = (dir / "two\nlines.sqlite").string();
+  CliResult r = RunGpuroof({"analyze", odd});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+  EXPECT_NE(r.err.find("two\\nlines.sqlite"), std::string::npos) << r.err;
+}
+
 TEST(OutputSafety, ANanThresholdIsRefused) {
   CliResult r = RunGpuroof({"findings", Example().string(), "--min-cost-pct", "NaN"});
   EXPECT_EQ(r.exit_code, 2);
