@@ -10,6 +10,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -150,10 +151,11 @@ ReadOptions Reading(const CompareOptions& o, ReadDetail detail) {
   // Without iterations the gate has kernel-level metrics only, and simple mode sums kernel
   // time: copies need not be read.
   read.kernels_only = o.iteration_range.empty() && !o.across_hardware;
-  // Kernels are keyed by short name and launch shape; copies by engine: the memory kinds and,
-  // unless --kernel-key demangled, the demangled names are not visited.
+  // Kernels are keyed by demangled name (and launch shape): a Kineto trace names kernels by
+  // their demangled signature only, so nsys's demangled names are read for every key (§3.2
+  // step 5). Copies are keyed by engine: the memory kinds are not visited.
   read.memory_kinds = false;
-  read.demangled_names = KernelKeyText(o) == "demangled";
+  read.demangled_names = true;
   return read;
 }
 
@@ -195,7 +197,25 @@ std::vector<ProfileSummary> Summarize(const std::vector<std::string>& paths,
   return out;
 }
 
+// Refuses the output and history options a mode does not write (exit 2), so none is ignored.
+void RefuseGateOutputs(const CompareOptions& o, std::string_view mode) {
+  std::vector<std::string> given;
+  if (!o.json_path.empty()) given.push_back("--json");
+  if (!o.markdown_path.empty()) given.push_back("--markdown");
+  if (!o.html_path.empty()) given.push_back("--html");
+  if (!o.history_path.empty()) given.push_back("--history");
+  if (!o.history_append_path.empty()) given.push_back("--history-append");
+  if (given.empty()) return;
+  std::string list;
+  for (const std::string& flag : given)
+    list += (list.empty() ? "" : ", ") + flag;
+  throw InputError("compare", fmt::format("{} does not support {} (only the statistical gate "
+                                          "writes them)",
+                                          mode, list));
+}
+
 int RunSimple(const CompareOptions& o) {
+  RefuseGateOutputs(o, "simple mode (--epochs)");
   const int64_t epochs = ParseCount(o.epochs, "--epochs", 1);
   const double threshold =
       ParseNumber(o.threshold, "--threshold", 1.0, 1e9, "a ratio >= 1 (e.g. 1.20)");
@@ -207,7 +227,7 @@ int RunSimple(const CompareOptions& o) {
   const Trace base = LoadTrace(o.profiles[0], Reading(o, ReadDetail::kEngineLoad), o.output);
   const Trace cur = LoadTrace(o.profiles[1], Reading(o, ReadDetail::kEngineLoad), o.output);
   const EpochRatio r = CompareKernelTimePerEpoch(TotalKernelTimeNs(base), TotalKernelTimeNs(cur),
-                                                 epochs, threshold, o.profiles[0]);
+                                                 epochs, threshold, o.profiles[0], o.profiles[1]);
   const std::string line = fmt::format(
       "{}: GPU kernel time per epoch baseline={:.3f}ms/epoch current={:.3f}ms/epoch "
       "ratio={:.3f}x (threshold {:.2f}x, {} epochs)\n",
@@ -218,6 +238,7 @@ int RunSimple(const CompareOptions& o) {
 }
 
 int RunCalibrate(const CompareOptions& o) {
+  RefuseGateOutputs(o, "--calibrate");
   const GateSettings settings = ParseSettings(o);
   const ProfileOptions profile = ParseProfileOptions(o, settings);
   if (o.profiles.size() < 2) {
@@ -269,12 +290,7 @@ int RunGate(const CompareOptions& o) {
     cur_paths = {o.profiles[1]};
   }
   if (AreJobDirectories(base_paths, cur_paths)) {
-    if (!o.json_path.empty() || !o.markdown_path.empty() || !o.html_path.empty() ||
-        !o.history_path.empty() || !o.history_append_path.empty()) {
-      throw InputError("compare",
-                       "directories (the job-level compare) take no --json, "
-                       "--markdown, --html, --history or --history-append");
-    }
+    RefuseGateOutputs(o, "the job-level compare (directories)");
     JobCompareOptions job;
     job.baseline_dir = base_paths.front();
     job.current_dir = cur_paths.front();
@@ -360,8 +376,8 @@ void AddCompareCommand(CLI::App& app, int& exit_code) {
   command->add_option("--warmup", options->warmup, "auto (MSER-5) or iterations to drop")
       ->capture_default_str();
   command->add_option("--kernel-key", options->kernel_key,
-                      "launch (name+grid+block; the default) | name (the default with "
-                      "--across-hardware) | demangled");
+                      "launch (demangled name+grid+block; the default) | name (short name, the "
+                      "default with --across-hardware) | demangled");
   command->add_option("--alpha", options->alpha, "Two-sided significance level")
       ->capture_default_str();
   command->add_option("--min-effect", options->min_effect, "Smallest change that can fail")

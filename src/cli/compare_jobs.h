@@ -22,7 +22,8 @@ bool AreJobDirectories(const std::vector<std::string>& baseline,
 
 // Reads both rank sets (rank_set_loading.h), prints the job-level figures side by side with a
 // PASS/FAIL per figure, and returns kExitCheckFailed when one is above the threshold (or, under
-// --strict, when a trace could not be read), else kExitOk. Throws InputError as LoadRankSet.
+// --strict, when a trace lost records), else kExitOk. Throws InputError as LoadRankSet, and when
+// a trace of either directory cannot be read or the runs' GPU models differ (exit 2).
 int RunJobCompare(const JobCompareOptions& options, const OutputOptions& output);
 
 }  // namespace gpuroof

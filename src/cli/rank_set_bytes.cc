@@ -91,6 +91,7 @@ void WriteSummary(ByteWriter& out, const RankSummary& summary) {
   out.String(summary.rank_origin);
   out.String(summary.rank_left_out);
   out.I64(summary.device_id);
+  out.String(summary.device_name);
   out.U64(summary.other_devices);
   out.I64(summary.other_device_ops);
   out.String(summary.steps_label);
@@ -124,6 +125,7 @@ RankSummary ReadSummary(ByteReader& in) {
   summary.rank_origin = in.String();
   summary.rank_left_out = in.String();
   summary.device_id = static_cast<int32_t>(in.I64());
+  summary.device_name = in.String();
   summary.other_devices = in.U64();
   summary.other_device_ops = in.I64();
   summary.steps_label = in.String();

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -39,7 +40,10 @@ const std::string kSaxpy0 = "nsys/nsys2021_5_saxpy_rank0.sqlite";
 const std::string kSaxpy1 = "nsys/nsys2021_5_saxpy_rank1.sqlite";
 const std::string kGaussianA = "nsys/nsys2022_4_gaussian_grid256_a.sqlite";
 const std::string kGaussianB = "nsys/nsys2022_4_gaussian_grid256_b.sqlite";
-const std::string kFan2 = "kernel:Fan2 <<<(256,256,1),(16,16,1)>>>";
+// Kernels are keyed by their demangled name (sqlite3: demangledName of Fan2 in StringIds).
+const std::string kFan2Label =
+    "Fan2(float *, float *, float *, int, int, int) <<<(256,256,1),(16,16,1)>>>";
+const std::string kFan2 = "kernel:" + kFan2Label;
 
 std::string Line(const std::string& out, const std::string& prefix) {
   const size_t at = out.find("\n" + prefix);
@@ -198,7 +202,8 @@ TEST(CompareFixturesCli, AaRunWithAnInconclusiveRowIsNotAPass) {
   EXPECT_NEAR(fan2["ratio"]["ci"].at(0).get_double().value(), std::exp(-t * se), 1e-9);
   EXPECT_NEAR(fan2["ratio"]["ci"].at(1).get_double().value(), std::exp(t * se), 1e-9);
   const std::string result = Line(r.out, "result: ");
-  EXPECT_NE(result.find("PASS WITH WARNINGS: kernel Fan2 <<<(256,256,1),(16,16,1)>>> INCONCLUSIVE "
+  EXPECT_NE(result.find("PASS WITH WARNINGS: kernel " + kFan2Label +
+                        " INCONCLUSIVE "
                         "(+0.0% [-35.5%, +54.9%]): a 5% regression is not ruled out"),
             std::string::npos)
       << r.out;
@@ -235,7 +240,8 @@ TEST(CompareFixturesCli, PerKernelWarmupIsDisclosed) {
   EXPECT_EQ(fan2["baseline"]["median"].get_double().value(), 126224.0);
   EXPECT_EQ(fan2["current"]["median"].get_double().value(), 118591.5);
   EXPECT_LT(fan2["ratio"]["estimate"].get_double().value(), 1.0);
-  EXPECT_NE(r.out.find("warning: NO STEADY STATE: kernel Fan2 <<<(256,256,1),(16,16,1)>>> "
+  EXPECT_NE(r.out.find("warning: NO STEADY STATE: kernel " + kFan2Label +
+                       " "
                        "(baseline): MSER-5 reached its cap (half of 4095 launches); only the "
                        "first launch dropped\n"),
             std::string::npos)
@@ -247,7 +253,8 @@ TEST(CompareFixturesCli, PerKernelWarmupIsDisclosed) {
 
   // A fixed trim above 10% of a kernel's launches is named.
   const CliResult fixed = RunGpuroof({"compare", a, b, "--warmup", "2045", "--quiet"});
-  EXPECT_NE(fixed.out.find("warning: kernel Fan2 <<<(256,256,1),(16,16,1)>>>: warm-up dropped "
+  EXPECT_NE(fixed.out.find("warning: kernel " + kFan2Label +
+                           ": warm-up dropped "
                            "baseline 2045 of 4095, current 2045 of 4095 launches (over 10%)\n"),
             std::string::npos)
       << fixed.out;
@@ -259,6 +266,35 @@ TEST(CompareFixturesCli, PerKernelWarmupIsDisclosed) {
 // 10,670,000 -> 396,315,000 ns, H2D 39,080,000 -> 21,155,000 ns; D2D exists only in the second.
 // The second's 396,315,000 ns of kernels are compute 210,998,000 ns and NCCL (comm) 187,870,000
 // ns (unions of the raw kernel events without and with a name starting "nccl", in Python).
+TEST(CompareFixturesCli, TheTextTableShowsKernelsByBaseNameWithinTheWidth) {
+  // Keys hold the demangled signature (nsys and Kineto agree on it); the table shows the base
+  // name and the launch shape, and fits 160 columns (docs/formats.md, "Tables").
+  REQUIRE_FIXTURES(kGaussianA, kGaussianB, std::string("kineto/hta_compare_base.json.gz"),
+                   std::string("kineto/hta_compare_test.json.gz"));
+  const CliResult nsys =
+      RunGpuroof({"compare", Fixture(kGaussianA).string(), Fixture(kGaussianB).string()});
+  ASSERT_EQ(nsys.exit_code, 0) << nsys.err;
+  EXPECT_NE(nsys.out.find("\nkernel Fan2 <<<(256,256,1),(16,16,1)>>>  "), std::string::npos)
+      << nsys.out;
+  const CliResult kineto =
+      RunGpuroof({"compare", Fixture("kineto/hta_compare_base.json.gz").string(),
+                  Fixture("kineto/hta_compare_test.json.gz").string()});
+  ASSERT_EQ(kineto.exit_code, 0) << kineto.err;
+  EXPECT_NE(kineto.out.find("\nkernel vectorized_elementwise_kernel <<<(1,1,1),(128,1,1)>>> "
+                            "(report)  "),
+            std::string::npos)
+      << kineto.out;
+  for (const std::string& out : {nsys.out, kineto.out}) {
+    std::istringstream lines(out);
+    std::string line;
+    while (std::getline(lines, line)) {
+      if (line.rfind("kernel ", 0) == 0 || line.rfind("metric ", 0) == 0) {
+        EXPECT_LE(line.size(), 160u) << line;
+      }
+    }
+  }
+}
+
 TEST(CompareFixturesCli, DifferentGpusAreDiffedOnlyWhenAsked) {
   const std::string base_file = "kineto/hta_simple_add_a100.json.gz";
   const std::string cur_file = "kineto/hta_rank0_a100.json.gz";
@@ -306,10 +342,10 @@ TEST(CompareFixturesCli, DifferentGpusAreDiffedOnlyWhenAsked) {
   EXPECT_EQ(one_sided, VerdictsOfRows(doc)["new"] + VerdictsOfRows(doc)["removed"]);
   EXPECT_GT(VerdictsOfRows(doc)["new"], 0u);
 
-  // --fail-on, given, applies the gate's rule: the common kernels with too few launches are
-  // LOW-N, which --fail-on inconclusive fails on.
-  const CliResult fail =
-      RunGpuroof({"compare", "--across-hardware", base, cur, "--fail-on", "inconclusive", "-q"});
+  // --fail-on, given, applies the gate's rule: keyed by the full signature, the common kernels
+  // have too few launches and are LOW-N, which --fail-on inconclusive fails on.
+  const CliResult fail = RunGpuroof({"compare", "--across-hardware", base, cur, "--kernel-key",
+                                     "demangled", "--fail-on", "inconclusive", "-q"});
   EXPECT_EQ(fail.exit_code, 1) << fail.out;
   EXPECT_EQ(Line(fail.out, "result: "),
             "result: EXPLORATORY (across hardware, not a gate): --fail-on matched -> exit 1");

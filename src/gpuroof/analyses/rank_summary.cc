@@ -312,6 +312,7 @@ RankSummary SummarizeRank(const Trace& trace, const RankSummaryOptions& options)
   auto busiest = std::max_element(per_device.begin(), per_device.end(),
                                   [](const auto& a, const auto& b) { return a.second < b.second; });
   summary.device_id = busiest->first;
+  summary.device_name = std::string(trace.DeviceName(summary.device_id));
   summary.other_devices = per_device.size() - 1;
   for (const auto& [device, count] : per_device) {
     if (device != summary.device_id) summary.other_device_ops += count;

@@ -63,6 +63,7 @@ struct RankSummary {
   std::string rank_left_out;
 
   int32_t device_id = 0;     // the device analysed: the one with the most ops
+  std::string device_name;   // its GPU model as the trace names it ("" when it does not)
   size_t other_devices = 0;  // active devices left out
   int64_t other_device_ops = 0;
 

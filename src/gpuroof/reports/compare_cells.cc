@@ -55,11 +55,22 @@ std::string MetricLabel(const MetricComparison& m) {
   return label;
 }
 
+namespace {
+
+// A count per iteration: a median of an even number of iterations can be a half (0.5 launches),
+// which must not print as 0 or 1. Whole values print without decimals; "-0" never prints.
+std::string CountText(double value, bool sign) {
+  if (value == 0) return sign ? "+0" : "0";
+  return sign ? fmt::format("{:+}", value) : fmt::format("{}", value);
+}
+
+}  // namespace
+
 std::string SideValue(const MetricComparison& m, const std::optional<SideSummary>& side) {
   if (!side || side->n == 0) return "-";
   switch (m.level) {
     case MetricLevel::kLaunches:
-      return fmt::format("{:.0f}", side->median);
+      return CountText(side->median, false);
     case MetricLevel::kBytes:
       return HumanBytes(side->median);
     default:
@@ -79,7 +90,7 @@ std::string DeltaCell(const MetricComparison& m) {
     const std::string delta =
         m.level == MetricLevel::kBytes
             ? fmt::format("{}{}", *m.delta >= 0 ? "+" : "-", HumanBytes(std::fabs(*m.delta)))
-            : fmt::format("{:+.0f}", *m.delta);
+            : CountText(*m.delta, true);
     return fmt::format("{} (exact)", delta);
   }
   if (m.level == MetricLevel::kIdle && m.delta) {

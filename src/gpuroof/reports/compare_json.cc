@@ -252,6 +252,7 @@ std::string RenderHistoryLine(const HistoryEntry& entry, const std::string& path
   // One line per run: JsonWriter indents, so this is written by hand with its quoting.
   std::string line = "{\"schema\": \"gpuroof.compare-history/1\", \"path\": " + JsonQuote(path) +
                      ", \"device\": " + JsonQuote(entry.device) +
+                     ", \"iteration_range\": " + JsonQuote(entry.iteration_range) +
                      ", \"rules\": " + std::to_string(entry.rules) + ", \"metrics\": {";
   bool first = true;
   for (const auto& [id, median] : entry.medians) {

@@ -1,15 +1,52 @@
+#include <algorithm>
 #include <cmath>
+#include <map>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "gpuroof/format/table_text.h"
+#include "gpuroof/model/kernel_names.h"
 #include "gpuroof/reports/compare_cells.h"
 #include "gpuroof/reports/compare_report.h"
 
 namespace gpuroof {
 
 namespace {
+
+// The metric labels of the text table. A kernel is shown by its base name (ShortKernelName, the
+// rule of every text table: docs/formats.md "Tables") and its launch shape, since its key holds
+// the whole demangled signature; kernels whose labels would then read the same get " #1", " #2"
+// in row order. The JSON and the Markdown keep the whole key.
+std::vector<std::string> TextLabels(const CompareResult& r) {
+  std::vector<std::string> shown;
+  std::map<std::string, std::vector<std::string>> full_labels;  // shown -> distinct full labels
+  std::vector<std::string> full;
+  for (const MetricComparison& m : r.metrics) {
+    full.push_back(MetricLabel(m));
+    std::string label = full.back();
+    if (m.level == MetricLevel::kKernel) {
+      const size_t shape = m.name.find(" <<<");
+      const std::string base = ShortKernelName(m.name.substr(0, shape));
+      if (!base.empty()) {
+        label = "kernel " + base + (shape == std::string::npos ? "" : m.name.substr(shape)) +
+                (m.gated ? "" : " (report)");
+      }
+    }
+    shown.push_back(ShortenedLabel(label));
+    std::vector<std::string>& seen = full_labels[shown.back()];
+    if (std::find(seen.begin(), seen.end(), full.back()) == seen.end()) seen.push_back(full.back());
+  }
+  for (size_t i = 0; i < shown.size(); ++i) {
+    const std::vector<std::string>& seen = full_labels[shown[i]];
+    if (seen.size() < 2) continue;
+    const size_t index = std::find(seen.begin(), seen.end(), full[i]) - seen.begin();
+    shown[i] += fmt::format(" #{}", index + 1);
+  }
+  return shown;
+}
 
 // One row per metric, the figures as compare_cells writes them (docs/regression-gate.md).
 Table MetricsTable(const CompareResult& r) {
@@ -31,8 +68,10 @@ Table MetricsTable(const CompareResult& r) {
   if (trims) columns.push_back(MakeColumn("warm_up", "warm-up", U::kFigure));
   columns.push_back(MakeColumn("verdict", "verdict", U::kFigure, ColumnRole::kLabel));
   Table table(std::move(columns));
-  for (const MetricComparison& m : r.metrics) {
-    std::vector<TableCell> row = {ShortenedLabel(MetricLabel(m)),
+  const std::vector<std::string> labels = TextLabels(r);
+  for (size_t i = 0; i < r.metrics.size(); ++i) {
+    const MetricComparison& m = r.metrics[i];
+    std::vector<TableCell> row = {labels[i],
                                   SideValueWithSpread(m, m.baseline),
                                   SideValueWithSpread(m, m.current),
                                   DeltaCell(m),

@@ -14,9 +14,13 @@ int64_t TotalKernelTimeNs(const Trace& trace) {
 }
 
 EpochRatio CompareKernelTimePerEpoch(int64_t baseline_ns, int64_t current_ns, int64_t epochs,
-                                     double threshold, const std::string& baseline_source) {
+                                     double threshold, const std::string& baseline_source,
+                                     const std::string& current_source) {
   if (baseline_ns <= 0) {
     throw InputError(baseline_source, "no kernel time: the baseline has no kernel records");
+  }
+  if (current_ns <= 0) {
+    throw InputError(current_source, "no kernel time: the current profile has no kernel records");
   }
   EpochRatio r;
   r.baseline_ns_per_epoch = static_cast<double>(baseline_ns) / static_cast<double>(epochs);

@@ -21,9 +21,11 @@ struct EpochRatio {
   bool pass = true;  // ratio <= threshold
 };
 
-// Throws InputError (source `baseline_source`) when the baseline has no kernel time. `epochs`
-// and `threshold` are validated by the caller (>= 1, >= 1.0).
+// Throws InputError naming the file when either side has no kernel time (a current run without
+// kernels is not "infinitely faster": it is not a run of the same work). `epochs` and
+// `threshold` are validated by the caller (>= 1, >= 1.0).
 EpochRatio CompareKernelTimePerEpoch(int64_t baseline_ns, int64_t current_ns, int64_t epochs,
-                                     double threshold, const std::string& baseline_source);
+                                     double threshold, const std::string& baseline_source,
+                                     const std::string& current_source);
 
 }  // namespace gpuroof

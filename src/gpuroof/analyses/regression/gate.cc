@@ -146,6 +146,7 @@ void EstimateSingleRun(MetricComparison& m, const std::vector<double>& x,
   const MannWhitneyResult test = MannWhitneyU(a, b);
   m.test = test.exact ? "mann-whitney-u-exact" : "mann-whitney-u";
   m.p_value = test.p_value;
+  m.identical = test.identical;
   if (bootstrap) m.median_ratio = BootstrapMedianRatio(x, y, alpha);
   ApplyShiftInterval(m, shift.estimate, {shift.ci_low, shift.ci_high, shift.moses_rank}, alpha,
                      settings);
@@ -257,11 +258,10 @@ std::string_view CompareModeName(CompareMode mode) {
   return "?";
 }
 
-namespace {
-
-void CheckComparable(std::span<const ProfileSummary> baseline,
-                     std::span<const ProfileSummary> current, bool across_hardware) {
-  const ProfileSummary& reference = baseline.front();
+void CheckProfilesComparable(std::span<const ProfileSummary> baseline,
+                             std::span<const ProfileSummary> current, bool across_hardware) {
+  if (baseline.empty() && current.empty()) return;
+  const ProfileSummary& reference = baseline.empty() ? current.front() : baseline.front();
   auto check = [&](const ProfileSummary& p) {
     if (p.device_model != reference.device_model && !across_hardware) {
       throw InputError(p.path, fmt::format("not comparable: GPU model '{}' differs from '{}' in {}",
@@ -277,6 +277,36 @@ void CheckComparable(std::span<const ProfileSummary> baseline,
   for (const ProfileSummary& p : current)
     check(p);
 }
+
+void CheckKernelKeysShared(std::span<const MetricComparison> metrics, const std::string& source) {
+  size_t common = 0;
+  size_t removed = 0;
+  size_t added = 0;
+  const MetricComparison* first_removed = nullptr;
+  const MetricComparison* first_added = nullptr;
+  for (const MetricComparison& m : metrics) {
+    if (m.level != MetricLevel::kKernel) continue;
+    if (m.verdict == Verdict::kRemoved) {
+      ++removed;
+      if (!first_removed) first_removed = &m;
+    } else if (m.verdict == Verdict::kNew) {
+      ++added;
+      if (!first_added) first_added = &m;
+    } else {
+      ++common;
+    }
+  }
+  if (common > 0 || removed == 0 || added == 0) return;
+  throw InputError(
+      source,
+      fmt::format("not comparable: no kernel key in common: {} kernel(s) only in the baseline "
+                  "(e.g. '{}'), {} only in the current run (e.g. '{}'); launched with other "
+                  "grids or blocks (--kernel-key name compares them), or named differently "
+                  "(another profiler, or a history written under earlier rules)?",
+                  removed, first_removed->name, added, first_added->name));
+}
+
+namespace {
 
 int LevelOrder(MetricLevel level) {
   switch (level) {
@@ -449,6 +479,34 @@ std::vector<std::string> VerdictReasons(const CompareResult& result,
     } else if (summary.checked == 0) {
       reasons.push_back(fmt::format("nothing checked: all {} gated metric(s) are LOW-N", basis));
     }
+  }
+  // Kernels on one side only are not gated: when they hold a gating share of a side's kernel
+  // time, the pass does not rest on them, and says so with the counts.
+  size_t removed = 0;
+  size_t added = 0;
+  size_t removed_unknown = 0;  // history mode: the history has no kernel times
+  double removed_share = 0;
+  double added_share = 0;
+  for (const MetricComparison& m : result.metrics) {
+    if (m.level != MetricLevel::kKernel || CollectiveKernel(m.name)) continue;
+    if (m.verdict == Verdict::kRemoved) {
+      ++removed;
+      removed_share += m.share.value_or(0);
+      removed_unknown += m.share ? 0 : 1;
+    } else if (m.verdict == Verdict::kNew) {
+      ++added;
+      added_share += m.share.value_or(0);
+    }
+  }
+  if (removed_share >= settings.kernel_min_share || added_share >= settings.kernel_min_share ||
+      removed_unknown > 0) {
+    std::string removed_text = fmt::format("{} REMOVED", removed);
+    if (removed > removed_unknown) {
+      removed_text += fmt::format(" ({:.1f}% of the baseline kernel time)", 100.0 * removed_share);
+    }
+    reasons.push_back(
+        fmt::format("unmatched kernels, not gated: {}, {} NEW ({:.1f}% of the current kernel time)",
+                    removed_text, added, 100.0 * added_share));
   }
   AddListed(reasons, low_n, "LOW-N");
   if (top_level_low_n && kernels_checked > 0) {
@@ -669,7 +727,7 @@ CompareResult CompareProfiles(std::span<const ProfileSummary> baseline,
   if (baseline.empty() || current.empty()) {
     throw InputError("compare", "need at least one baseline and one current profile");
   }
-  CheckComparable(baseline, current, settings.across_hardware);
+  CheckProfilesComparable(baseline, current, settings.across_hardware);
   CompareResult result;
   result.settings = settings;
   MatchDevices(result, baseline, current);
@@ -695,6 +753,9 @@ CompareResult CompareProfiles(std::span<const ProfileSummary> baseline,
   double base_kernel_time = 0;
   for (const ProfileSummary& p : baseline)
     base_kernel_time += p.kernel_time_ns;
+  double cur_kernel_time = 0;
+  for (const ProfileSummary& p : current)
+    cur_kernel_time += p.kernel_time_ns;
   const SideSamples base_iteration = Collect(baseline, "iteration");
   const double base_iteration_median = base_iteration.any() ? Median(base_iteration.Pooled()) : 0.0;
 
@@ -726,6 +787,11 @@ CompareResult CompareProfiles(std::span<const ProfileSummary> baseline,
     if (!b.any() || !c.any()) {
       m.verdict = b.any() ? Verdict::kRemoved : Verdict::kNew;
       (b.any() ? m.baseline : m.current) = Summarize((b.any() ? b : c).Pooled());
+      // A kernel on one side only: its share of that side's kernel time, so the verdict can say
+      // how much of the work has no counterpart.
+      const double side_time = b.any() ? base_kernel_time : cur_kernel_time;
+      if (m.level == MetricLevel::kKernel && side_time > 0)
+        m.share = (b.any() ? b : c).Total() / side_time;
       metrics.push_back(std::move(m));
       continue;
     }
@@ -757,6 +823,8 @@ CompareResult CompareProfiles(std::span<const ProfileSummary> baseline,
                                    name));
     }
   }
+  // An exploratory diff across hardware is no gate: kernels that all differ are its finding.
+  if (!settings.across_hardware) CheckKernelKeysShared(metrics, current.front().path);
   if (common == 0) {
     throw InputError(current.front().path,
                      "not comparable: no metric is present in both the baseline and the current "
@@ -893,6 +961,20 @@ void FinishComparison(CompareResult& result, std::span<const ProfileSummary> bas
     return l.id < r.id;
   });
   WarnAboutTrims(result);
+  // §5 E3: all samples of a metric equal on both sides — the verdict `~` rests on no spread.
+  std::vector<std::string> identical;
+  for (const MetricComparison& m : result.metrics)
+    if (m.identical) identical.push_back(ReasonLabel(m));
+  if (!identical.empty()) {
+    std::string listed;
+    for (size_t i = 0; i < identical.size() && i < 3; ++i)
+      listed += (i == 0 ? "" : ", ") + identical[i];
+    if (identical.size() > 3) listed += fmt::format(" and {} more", identical.size() - 3);
+    result.warnings.push_back(fmt::format(
+        "identical: every sample of {} metric(s) has the same value on both sides ({}): the "
+        "test has no spread to go on (p = 1); a timer too coarse, or the same profile twice?",
+        identical.size(), listed));
+  }
 
   // The verdict and exit code (docs/metrics.md, "compare", verdict table).
   for (const MetricComparison& m : result.metrics)

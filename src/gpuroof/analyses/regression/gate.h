@@ -65,6 +65,9 @@ struct MetricComparison {
   std::optional<double> delta_ci_high;
   std::optional<double> delta_of_iteration;  // GPU idle: shift / baseline median iteration
   double floor = 0;
+  // Every sample of both sides is the same value (§5 E3): the test has no information (p = 1);
+  // said in a warning (a timer too coarse for the metric, or a profile compared with itself).
+  bool identical = false;
   Verdict verdict = Verdict::kNoChange;
   bool low_n_over_threshold = false;
   std::optional<WarmupTrim> baseline_trim;  // per-kernel warm-up (kernel level, no iterations)
@@ -111,10 +114,22 @@ struct CompareResult {
 };
 
 // Compares the profiles. Throws InputError when they are not comparable: different GPU model or
-// device count, iterations on one side only, or no metric present on both sides.
+// device count, iterations on one side only, no metric present on both sides, or (unless
+// --across-hardware) kernels on both sides without a kernel key in common.
 CompareResult CompareProfiles(std::span<const ProfileSummary> baseline,
                               std::span<const ProfileSummary> current,
                               const GateSettings& settings);
+
+// Throws InputError naming the odd profile when a profile of either side differs from the
+// first baseline profile (the first current one when `baseline` is empty) in GPU model (unless
+// `across_hardware`) or in the number of active devices.
+void CheckProfilesComparable(std::span<const ProfileSummary> baseline,
+                             std::span<const ProfileSummary> current, bool across_hardware);
+
+// Throws InputError (source `source`) when both sides have kernel rows but no kernel key in
+// common (every kernel NEW or REMOVED): the kernels are named differently on the two sides, and
+// a gate over no shared kernel would pass on nothing.
+void CheckKernelKeysShared(std::span<const MetricComparison> metrics, const std::string& source);
 
 // The steps every mode shares once `result.metrics` hold their verdicts: summary counts,
 // geomeans, MDE warnings, display order, verdict and exit code. `profiles` are scanned for

@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <optional>
+#include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "gpuroof/analyses/regression/bootstrap.h"
 #include "gpuroof/analyses/regression/distributions.h"
@@ -32,6 +35,10 @@ class LineParser {
         Expect(':');
         if (key == "device") {
           entry.device = ParseString();
+          entry.has_device = true;
+        } else if (key == "iteration_range") {
+          entry.iteration_range = ParseString();
+          entry.has_iteration_range = true;
         } else if (key == "rules") {
           entry.rules = static_cast<int>(ParseNumber());
         } else if (key == "metrics") {
@@ -40,7 +47,15 @@ class LineParser {
             do {
               const std::string id = ParseString();
               Expect(':');
-              entry.medians[id] = ParseNumber();
+              const double value = ParseNumber();
+              // Medians of durations, counts and bytes: never negative. A zero iteration time
+              // or kernel duration is no measurement either (it would be clamped to 1 ns and
+              // compared as a ratio); engines and ranges can be idle (0) in most iterations.
+              if (value < 0 || (value == 0 && (id == "iteration" || id.rfind("kernel:", 0) == 0))) {
+                Fail(fmt::format("metric '{}' is {}: a run summary must be {}", id,
+                                 ShortValue(value), value < 0 ? ">= 0" : "> 0"));
+              }
+              entry.medians[id] = value;
             } while (Consume(','));
             Expect('}');
           }
@@ -56,6 +71,7 @@ class LineParser {
   }
 
  private:
+  static std::string ShortValue(double value) { return fmt::format("{:g}", value); }
   [[noreturn]] void Fail(const std::string& problem) const {
     throw InputError(where_, fmt::format("{} (column {})", problem, pos_ + 1));
   }
@@ -178,12 +194,40 @@ bool HistoryLevel(MetricLevel level) {
          level == MetricLevel::kCommBusy || level == MetricLevel::kRange;
 }
 
+// The level of a metric id a history line stores, for the rows of ids the current run lacks.
+// Unset for ids the history does not compare (launches, bytes, idle).
+std::optional<MetricLevel> HistoryLevelOfId(const std::string& id) {
+  if (id == "iteration") return MetricLevel::kIteration;
+  if (id.rfind("kernel:", 0) == 0) return MetricLevel::kKernel;
+  if (id.rfind("range:", 0) == 0) return MetricLevel::kRange;
+  if (id.rfind("busy:comm:", 0) == 0) return MetricLevel::kCommBusy;
+  if (id.rfind("busy:", 0) == 0) return MetricLevel::kGpuBusy;
+  if (id.rfind("copy:", 0) == 0) return MetricLevel::kCopyBusy;
+  return std::nullopt;
+}
+
+// The row name of a metric id (as SummarizeProfile names it): the key after "kernel:" or
+// "range:"; "ENGINE [dev N]" for "busy:ENGINE:N" and "copy:ENGINE:N" (no suffix for position 0).
+std::string HistoryNameOfId(const std::string& id, MetricLevel level) {
+  if (level == MetricLevel::kIteration) return "iteration";
+  const size_t first = id.find(':');
+  if (level == MetricLevel::kKernel || level == MetricLevel::kRange) return id.substr(first + 1);
+  const size_t last = id.rfind(':');
+  std::string name = id.substr(first + 1, last - first - 1);
+  const std::string device = id.substr(last + 1);
+  if (device != "0") name += " [dev " + device + "]";
+  return name;
+}
+
 }  // namespace
 
 HistoryEntry HistoryEntryOf(const ProfileSummary& profile) {
   HistoryEntry entry;
   entry.device = profile.device_model;
+  entry.has_device = true;
   entry.rules = kHistoryRules;
+  entry.iteration_range = profile.iteration_range;
+  entry.has_iteration_range = true;
   for (const auto& [id, set] : profile.metrics) {
     if (set.values.empty()) continue;
     std::vector<double> values = set.values;
@@ -202,25 +246,65 @@ std::vector<HistoryEntry> ParseHistory(std::string_view text, const std::string&
     text = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
     entries.push_back(LineParser(line, fmt::format("{}:{}", source, line_number)).ParseEntry());
+    entries.back().line = line_number;
   }
   return entries;
 }
 
-CompareResult CompareWithHistory(std::span<const HistoryEntry> history,
+CompareResult CompareWithHistory(std::span<const HistoryEntry> all_history,
                                  std::span<const ProfileSummary> current,
                                  const GateSettings& settings, const std::string& history_source) {
   if (current.empty()) throw InputError("compare", "need at least one current profile");
-  for (const HistoryEntry& entry : history) {
-    if (!entry.device.empty() && entry.device != current.front().device_model) {
-      throw InputError(
-          history_source,
-          fmt::format("not comparable: history device '{}' differs from '{}' in {}", entry.device,
-                      current.front().device_model, current.front().path));
-    }
-  }
+  // The current profiles among themselves: as in the two-sided gate.
+  CheckProfilesComparable(current, {}, false);
+  const ProfileSummary& reference = current.front();
   CompareResult result;
   result.settings = settings;
   result.mode = CompareMode::kHistory;
+  // Lines of another iteration range measure other iterations: left out, with their count.
+  std::vector<HistoryEntry> history;
+  size_t other_range = 0;
+  std::set<std::string> other_ranges;
+  for (const HistoryEntry& entry : all_history) {
+    if (entry.has_iteration_range && entry.iteration_range != reference.iteration_range) {
+      ++other_range;
+      other_ranges.insert(entry.iteration_range.empty() ? "(none)" : entry.iteration_range);
+      continue;
+    }
+    history.push_back(entry);
+  }
+  const std::string range_text =
+      reference.iteration_range.empty() ? std::string("(none)") : reference.iteration_range;
+  if (!all_history.empty() && history.empty()) {
+    throw InputError(history_source,
+                     fmt::format("not comparable: all {} history entries were recorded with "
+                                 "--iteration-range {}, the current run with {}",
+                                 all_history.size(), fmt::join(other_ranges, ", "), range_text));
+  }
+  if (other_range > 0) {
+    result.warnings.push_back(
+        fmt::format("{} of {} history entries left out: recorded with --iteration-range {}, not {}",
+                    other_range, all_history.size(), fmt::join(other_ranges, ", "), range_text));
+  }
+  size_t without_device = 0;
+  for (const HistoryEntry& entry : history) {
+    if (!entry.has_device) {
+      ++without_device;
+      continue;
+    }
+    if (entry.device != reference.device_model) {
+      throw InputError(
+          entry.line > 0 ? fmt::format("{}:{}", history_source, entry.line) : history_source,
+          fmt::format("not comparable: history device '{}' differs from '{}' in {}", entry.device,
+                      reference.device_model, reference.path));
+    }
+  }
+  if (without_device > 0) {
+    result.warnings.push_back(fmt::format(
+        "{} of {} history entries record no device: their GPU model was not checked against "
+        "'{}'",
+        without_device, history.size(), reference.device_model));
+  }
   const auto older = std::count_if(history.begin(), history.end(), [](const HistoryEntry& entry) {
     return entry.rules < kHistoryRules;
   });
@@ -228,9 +312,20 @@ CompareResult CompareWithHistory(std::span<const HistoryEntry> history,
     result.warnings.push_back(fmt::format(
         "{} of {} history entries were written under earlier metric rules: since then whole-graph "
         "CUDA launches count as GPU compute busy and all-reduce kernels outside NCCL as "
-        "communication, so on traces with either, GPU busy, GPU idle and those kernels' rows "
-        "compare different definitions (re-seed the history to compare like with like)",
+        "communication (rules 2), kernels are keyed by their demangled name, so kernel rows of "
+        "older lines do not match (NEW/REMOVED), kernel shares leave collectives out, and lines "
+        "record their iteration range, which older lines do not (rules 3); re-seed the history "
+        "to compare like with like",
         older, history.size()));
+  }
+  const auto unranged = std::count_if(history.begin(), history.end(), [](const HistoryEntry& e) {
+    return e.rules >= kHistoryRules && !e.has_iteration_range;
+  });
+  if (unranged > 0) {
+    result.warnings.push_back(fmt::format(
+        "{} of {} history entries record no iteration range: compared as if measured with "
+        "--iteration-range {}",
+        unranged, history.size(), range_text));
   }
   double kernel_time = 0;
   for (const ProfileSummary& p : current)
@@ -247,19 +342,43 @@ CompareResult CompareWithHistory(std::span<const HistoryEntry> history,
       totals[id] += set.total;
     }
   }
+  for (const std::string& name : settings.gate_ranges) {
+    const std::string id = "range:" + name;
+    const bool in_history = std::any_of(history.begin(), history.end(), [&](const auto& entry) {
+      return entry.medians.count(id) > 0;
+    });
+    if (now.count(id) == 0 && !in_history) {
+      throw InputError("--gate-range",
+                       fmt::format("range '{}' has no instance within the steady iterations of "
+                                   "the current profiles nor in the history",
+                                   name));
+    }
+  }
   const double one_sided_alpha = settings.alpha;
+  size_t common = 0;  // metrics in both the history and the current profiles
   for (const auto& [id, logs] : now) {
     std::vector<double> past;
     for (const HistoryEntry& entry : history) {
       auto it = entry.medians.find(id);
       if (it != entry.medians.end()) past.push_back(std::log(std::max(it->second, 1.0)));
     }
-    if (past.empty()) continue;
     const SampleSet& set = *sets[id];
     MetricComparison m;
     m.id = id;
     m.level = set.level;
     m.name = set.name;
+    if (past.empty()) {
+      // Not in the history: shown and counted (report-only), never silently absent.
+      m.verdict = Verdict::kNew;
+      SideSummary cur;
+      cur.n = logs.size();
+      cur.median = std::exp(Mean(logs));
+      m.current = cur;
+      if (set.level == MetricLevel::kKernel && kernel_time > 0) m.share = totals[id] / kernel_time;
+      result.metrics.push_back(std::move(m));
+      continue;
+    }
+    ++common;
     m.method = "history-prediction-interval";
     const double current_log = Mean(logs);
     const double history_mean = Mean(past);
@@ -347,7 +466,25 @@ CompareResult CompareWithHistory(std::span<const HistoryEntry> history,
       m.verdict = *m.ratio >= 1.0 + settings.target ? Verdict::kInconclusive : Verdict::kNoChange;
     }
   }
-  if (result.metrics.empty()) {
+  // Metrics of the latest history line the current run lacks: REMOVED (report-only).
+  if (!history.empty()) {
+    for (const auto& [id, median] : history.back().medians) {
+      const std::optional<MetricLevel> level = HistoryLevelOfId(id);
+      if (!level || now.count(id) > 0) continue;
+      MetricComparison m;
+      m.id = id;
+      m.level = *level;
+      m.name = HistoryNameOfId(id, *level);
+      m.verdict = Verdict::kRemoved;
+      SideSummary base;
+      base.n = 1;
+      base.median = median;
+      m.baseline = base;
+      result.metrics.push_back(std::move(m));
+    }
+  }
+  CheckKernelKeysShared(result.metrics, history_source);
+  if (common == 0) {
     throw InputError(history_source,
                      "not comparable: no metric is present in both the history and the current "
                      "profiles");

@@ -21,25 +21,37 @@ struct HistoryEntry {
   std::map<std::string, double> medians;
   // The revision of the metric definitions the line was written under ("rules"; 1 when absent).
   // 2: whole-graph launches are GPU compute busy, all-reduce kernels outside NCCL are comm.
+  // 3: kernels are keyed by their demangled name (as Kineto names them), kernel shares leave
+  //    collectives out, and the line records its iteration range.
   int rules = 1;
+  // The --iteration-range the line was measured with ("" without iterations); unknown when the
+  // line does not say (has_iteration_range false: written before rules 3).
+  std::string iteration_range;
+  bool has_iteration_range = false;
+  bool has_device = false;  // the line has "device" (a line without it cannot be checked)
+  size_t line = 0;          // 1-based line in the history file (0: not read from a file)
 };
 
 // The revision of the metric definitions this build writes (HistoryEntry::rules).
-inline constexpr int kHistoryRules = 2;
+inline constexpr int kHistoryRules = 3;
 
 // The run summaries of a profile, as a history line stores them.
 HistoryEntry HistoryEntryOf(const ProfileSummary& profile);
 
-// Parses JSONL text: one object per non-empty line with "device" (string) and "metrics" (object
-// of id -> number); other members are ignored. Throws InputError "SOURCE:LINE: problem".
+// Parses JSONL text: one object per non-empty line with "device" (string), "iteration_range"
+// (string), "rules" (number) and "metrics" (object of id -> number); other members are ignored.
+// Throws InputError "SOURCE:LINE: problem", also for a negative metric value and for a zero
+// iteration time or kernel duration (a run summary that cannot be a measurement).
 std::vector<HistoryEntry> ParseHistory(std::string_view text, const std::string& source);
 
 // Fewer entries than this give LOW-N verdicts (§3.1: >= 5, ideally >= 10).
 inline constexpr size_t kHistoryMinEntries = 5;
 
 // Tests the current profiles (their mean log run summary) against the history of each metric.
-// Throws InputError when the history's device differs from the current profiles' or no metric
-// is present in both.
+// Lines of another iteration range are left out (said with their count). Throws InputError when
+// the current profiles differ from each other in GPU model or device count, the history's device
+// differs from theirs, no history line is left, no metric is present in both, a --gate-range
+// names a range neither has, or both have kernels but no kernel key in common.
 CompareResult CompareWithHistory(std::span<const HistoryEntry> history,
                                  std::span<const ProfileSummary> current,
                                  const GateSettings& settings, const std::string& history_source);

@@ -16,12 +16,17 @@
 #include "gpuroof/analyses/regression/mann_whitney.h"
 #include "gpuroof/analyses/window.h"
 #include "gpuroof/model/errors.h"
+#include "gpuroof/model/kernel_names.h"
 
 namespace gpuroof {
 
 namespace {
 
-// Kernel keys by signature index, computed once per signature.
+// Kernel keys by signature index, computed once per signature. The key is built from the
+// demangled name wherever the trace has one (§3.2 step 5): an nsys export carries a short and a
+// demangled name, a Kineto trace only the demangled signature (its `name`), so keying nsys by its
+// short name would match no kernel of a Kineto trace of the same code. `name` is the short name
+// derived from the demangled one (ShortKernelName), the same rule for both formats.
 class KernelKeys {
  public:
   KernelKeys(const Trace& trace, KernelKey key) : trace_(trace), key_(key) {}
@@ -29,12 +34,21 @@ class KernelKeys {
     auto it = cache_.find(signature);
     if (it != cache_.end()) return it->second;
     const OpSignature& s = trace_.signatures[signature];
-    const std::string_view name = trace_.strings.Get(s.name);
+    std::string_view name = trace_.strings.Get(s.name);
+    if (s.detail_name != 0 && !trace_.strings.Get(s.detail_name).empty()) {
+      name = trace_.strings.Get(s.detail_name);
+    }
     std::string key;
-    if (key_ == KernelKey::kLaunch) {
-      key = LaunchKey(name, s.grid, s.block);
-    } else if (key_ == KernelKey::kDemangled && s.detail_name != 0) {
-      key = std::string(trace_.strings.Get(s.detail_name));
+    switch (key_) {
+      case KernelKey::kLaunch:
+        key = LaunchKey(name, s.grid, s.block);
+        break;
+      case KernelKey::kName:
+        key = ShortKernelName(name);
+        break;
+      case KernelKey::kDemangled:
+        key = std::string(name);
+        break;
     }
     if (key.empty()) key = std::string(name);
     return cache_.emplace(signature, std::move(key)).first->second;
@@ -207,7 +221,8 @@ void SummarizeIterations(const Trace& trace, const ProfileOptions& options,
         SampleSet& kernel = *cached;
         kernel.values.push_back(duration);
         kernel.total += duration;
-        summary.kernel_time_ns += duration;
+        // Shares are of compute kernel time: collectives wait for the other ranks (§3.3).
+        if (engine != Engine::kComm) summary.kernel_time_ns += duration;
       } else {
         moved += static_cast<double>(block.bytes[op.index]);
       }
@@ -268,6 +283,7 @@ void SummarizeLaunches(const Trace& trace, const ProfileOptions& options,
       "no iteration annotation: kernel-level metrics only (give --iteration-range NAME)");
   KernelKeys keys(trace, options.kernel_key);
   std::map<std::string, std::vector<double>> series;
+  std::set<std::string> collectives;  // keys of collective (comm) kernels: not in the shares
   std::unordered_map<uint32_t, std::vector<double>*> by_signature;  // map nodes do not move
   std::map<std::pair<int32_t, Engine>, IntervalUnion> engine_busy;
   ForEachInStartOrder(trace, [&](const ActivityBlock& block, size_t i) {
@@ -277,7 +293,11 @@ void SummarizeLaunches(const Trace& trace, const ProfileOptions& options,
     }
     if (!IsKernelEngine(block.engine[i])) return;  // collectives too: report-only kernel metrics
     std::vector<double>*& cached = by_signature[block.signature[i]];
-    if (!cached) cached = &series[keys.Of(block.signature[i])];
+    if (!cached) {
+      const std::string& key = keys.Of(block.signature[i]);
+      cached = &series[key];
+      if (block.engine[i] == Engine::kComm) collectives.insert(key);
+    }
     cached->push_back(static_cast<double>(block.end_ns[i] - block.start_ns[i]));
   });
   for (auto& [key, values] : series) {
@@ -294,7 +314,8 @@ void SummarizeLaunches(const Trace& trace, const ProfileOptions& options,
     kernel.values.assign(values.begin() + static_cast<ptrdiff_t>(drop), values.end());
     for (double v : kernel.values)
       kernel.total += v;
-    summary.kernel_time_ns += kernel.total;
+    // Shares are of compute kernel time: collectives wait for the other ranks (§3.3).
+    if (collectives.count(key) == 0) summary.kernel_time_ns += kernel.total;
   }
   for (const auto& [key, busy] : engine_busy) {
     const auto [device, engine] = key;
@@ -312,6 +333,7 @@ void SummarizeLaunches(const Trace& trace, const ProfileOptions& options,
 ProfileSummary SummarizeProfile(const Trace& trace, const ProfileOptions& options) {
   ProfileSummary summary;
   summary.path = trace.source;
+  summary.iteration_range = options.iteration_range;
   const std::vector<int32_t> devices = trace.ActiveDeviceIds();
   if (devices.empty()) {
     throw InputError(trace.source, options.iteration_range.empty()

@@ -59,7 +59,8 @@ struct ProfileOptions {
 
 struct ProfileSummary {
   std::string path;
-  std::string device_model;  // distinct names of the devices with activity, joined by " + "
+  std::string iteration_range;  // ProfileOptions::iteration_range ("" without iterations)
+  std::string device_model;     // distinct names of the devices with activity, joined by " + "
   size_t device_count = 0;
   // Ids of the devices with activity, ascending. Metric ids name a device by its position when
   // the profile has one active device ("busy:kernel:0" for rank 1 on device 1, so ranks compare),
@@ -69,9 +70,11 @@ struct ProfileSummary {
   size_t iterations = 0;  // range instances found (0 without iterations)
   size_t steady_iterations = 0;
   size_t warmup_dropped = 0;
-  std::string attribution;                   // "launch-correlation" | "time-overlap" | ""
-  std::vector<std::string> warnings;         // "NONSTATIONARY: ...", "NO STEADY STATE: ...", notes
-  double kernel_time_ns = 0;                 // sum of steady kernel launch times (for shares)
+  std::string attribution;            // "launch-correlation" | "time-overlap" | ""
+  std::vector<std::string> warnings;  // "NONSTATIONARY: ...", "NO STEADY STATE: ...", notes
+  // Sum of steady compute kernel launch times (for shares); collective (comm) kernels are left
+  // out, as everywhere in compare.
+  double kernel_time_ns = 0;
   std::map<std::string, SampleSet> metrics;  // by metric id, e.g. "iteration", "kernel:KEY"
 };
 

@@ -3,10 +3,13 @@
 #include <cmath>
 #include <tuple>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
 #include "gpuroof/analyses/regression/bootstrap.h"
 #include "gpuroof/model/errors.h"
+#include "gpuroof/reports/compare_cells.h"
 
 namespace gpuroof {
 namespace {
@@ -281,6 +284,68 @@ TEST(GateTest, CommBusyIsReportOnlyEvenWithGateCopies) {
   EXPECT_EQ(r.exit_code, 1);  // the copy engine, not the collectives
   settings.gate_copies = false;
   EXPECT_EQ(CompareProfiles(std::vector{base}, std::vector{cur}, settings).exit_code, 0);
+}
+
+// §5 E3: x = y = [5, 5, 5, ...] — no spread, p = 1, verdict ~, and the warning "identical".
+TEST(GateTest, IdenticalSamplesAreReported) {
+  const std::vector<ProfileSummary> base = {Profile("b", std::vector<double>(8, 5.0))};
+  const std::vector<ProfileSummary> cur = {Profile("c", std::vector<double>(8, 5.0))};
+  const CompareResult r = CompareProfiles(base, cur, GateSettings{});
+  ASSERT_EQ(r.metrics.size(), 1u);
+  EXPECT_TRUE(r.metrics[0].identical);
+  EXPECT_EQ(*r.metrics[0].p_value, 1.0);
+  EXPECT_EQ(r.metrics[0].verdict, Verdict::kNoChange);
+  bool warned = false;
+  for (const std::string& w : r.warnings)
+    warned = warned || w.rfind("identical: every sample of 1 metric(s)", 0) == 0;
+  EXPECT_TRUE(warned);
+}
+
+// Kernels on one side only are not gated; when they hold a gating share of a side's kernel
+// time the pass says so, and when no kernel key is shared at all the sides are not comparable.
+TEST(GateTest, UnmatchedKernelsAreSaidAndNoSharedKernelIsAnError) {
+  const std::vector<double> steps(10, 1000.0);
+  ProfileSummary base = Profile("b", steps);
+  ProfileSummary cur = Profile("c", steps);
+  AddKernel(base, "k", std::vector<double>(10, 100.0));
+  AddKernel(cur, "k", std::vector<double>(10, 100.0));
+  AddKernel(base, "old", std::vector<double>(10, 100.0));
+  AddKernel(cur, "fresh", std::vector<double>(10, 300.0));
+  const CompareResult r = CompareProfiles(std::vector{base}, std::vector{cur}, GateSettings{});
+  bool said = false;
+  for (const std::string& reason : r.verdict_reasons) {
+    said = said || reason ==
+                       "unmatched kernels, not gated: 1 REMOVED (50.0% of the baseline "
+                       "kernel time), 1 NEW (75.0% of the current kernel time)";
+  }
+  EXPECT_TRUE(said) << fmt::format("{}", fmt::join(r.verdict_reasons, " | "));
+  EXPECT_EQ(r.verdict, "pass-with-warnings");
+
+  ProfileSummary b2 = Profile("b", steps);
+  ProfileSummary c2 = Profile("c", steps);
+  AddKernel(b2, "gemm", std::vector<double>(10, 100.0));
+  AddKernel(c2, "void gemm(float*)", std::vector<double>(10, 100.0));
+  EXPECT_THROW(CompareProfiles(std::vector{b2}, std::vector{c2}, GateSettings{}), InputError);
+}
+
+// Counts per iteration are medians of the iterations: a half must print as a half, and a delta
+// of zero as +0 (never -0).
+TEST(GateTest, CountCellsKeepHalves) {
+  MetricComparison m;
+  m.level = MetricLevel::kLaunches;
+  m.method = "exact";
+  m.baseline = SideSummary{4, 1.0, 0};
+  m.current = SideSummary{4, 0.5, 0};
+  m.delta = -0.5;
+  EXPECT_EQ(SideValue(m, m.baseline), "1");
+  EXPECT_EQ(SideValue(m, m.current), "0.5");
+  EXPECT_EQ(DeltaCell(m), "-0.5 (exact)");
+  m.delta = 0.0;
+  EXPECT_EQ(DeltaCell(m), "+0 (exact)");
+  m.current = SideSummary{4, 212, 0};
+  m.delta = 211;
+  EXPECT_EQ(SideValue(m, m.current), "212");
+  EXPECT_EQ(DeltaCell(m), "+211 (exact)");
 }
 
 }  // namespace

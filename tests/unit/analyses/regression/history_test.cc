@@ -1,6 +1,8 @@
 #include "gpuroof/analyses/regression/history.h"
 
 #include <cmath>
+#include <map>
+#include <string>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -24,11 +26,28 @@ ProfileSummary Current(double iteration_ms) {
   return p;
 }
 
+// A line as this build writes it: device "GPU X", iteration range "" (as Current()).
+HistoryEntry Entry(std::map<std::string, double> medians) {
+  HistoryEntry entry;
+  entry.device = "GPU X";
+  entry.has_device = true;
+  entry.medians = std::move(medians);
+  entry.rules = kHistoryRules;
+  entry.has_iteration_range = true;
+  return entry;
+}
+
 std::vector<HistoryEntry> E9History() {
   std::vector<HistoryEntry> history;
   for (double ms : {41.2, 41.5, 40.9, 41.3, 41.1, 41.6, 41.0, 41.4, 41.2, 41.3})
-    history.push_back({"GPU X", {{"iteration", ms * 1e6}}, kHistoryRules});
+    history.push_back(Entry({{"iteration", ms * 1e6}}));
   return history;
+}
+
+const std::string* WarningWith(const CompareResult& r, const std::string& text) {
+  for (const std::string& w : r.warnings)
+    if (w.find(text) != std::string::npos) return &w;
+  return nullptr;
 }
 
 // E9: 42.4 ms (+2.79 %) is above the +1.571 % limit and the 2 % minimum effect; 41.9 ms
@@ -69,7 +88,7 @@ TEST(HistoryTest, GatedKernelsAreHolmAdjusted) {
   for (double slower : {1.0205, 1.06}) {
     std::vector<HistoryEntry> history;
     for (double ms : history_ms) {
-      HistoryEntry entry{"GPU X", {}, kHistoryRules};
+      HistoryEntry entry = Entry({});
       for (int k = 0; k < 8; ++k)
         entry.medians[fmt::format("kernel:k{}", k)] = ms * 1e3;
       history.push_back(entry);
@@ -130,7 +149,7 @@ TEST(HistoryTest, EntriesUnderEarlierRulesAreCountedInAWarning) {
 TEST(HistoryTest, AHistoryWithoutSpreadStillCatchesARegressedKernel) {
   std::vector<HistoryEntry> history;
   for (int run = 0; run < 6; ++run)
-    history.push_back({"GPU X", {{"kernel:k0", 1000.0}, {"kernel:k1", 2000.0}}, kHistoryRules});
+    history.push_back(Entry({{"kernel:k0", 1000.0}, {"kernel:k1", 2000.0}}));
   ProfileSummary current = Current(41.2);
   for (const auto& [id, value] : {std::pair{"kernel:k0", 1060.0}, std::pair{"kernel:k1", 2000.0}}) {
     SampleSet& set = current.metrics[id];
@@ -162,9 +181,9 @@ TEST(HistoryTest, ShortHistoryIsLowN) {
 }
 
 TEST(HistoryTest, LinesRoundTripAndBadLinesNameTheLine) {
-  HistoryEntry entry{"GPU \"X\"",
-                     {{"iteration", 41200000.5}, {"kernel:k <<<(1,1,1),(2,1,1)>>>", 7}},
-                     kHistoryRules};
+  HistoryEntry entry = Entry({{"iteration", 41200000.5}, {"kernel:k <<<(1,1,1),(2,1,1)>>>", 7}});
+  entry.device = "GPU \"X\"";
+  entry.iteration_range = "step";
   const std::string text =
       RenderHistoryLine(entry, "a.sqlite") + "\n" + RenderHistoryLine(entry, "b.sqlite");
   const std::vector<HistoryEntry> parsed = ParseHistory(text, "h.jsonl");
@@ -172,6 +191,10 @@ TEST(HistoryTest, LinesRoundTripAndBadLinesNameTheLine) {
   EXPECT_EQ(parsed[1].device, entry.device);
   EXPECT_EQ(parsed[1].medians, entry.medians);
   EXPECT_EQ(parsed[1].rules, kHistoryRules);
+  EXPECT_EQ(parsed[1].iteration_range, "step");
+  EXPECT_TRUE(parsed[1].has_iteration_range);
+  EXPECT_TRUE(parsed[1].has_device);
+  EXPECT_EQ(parsed[1].line, 3u);
   // A line written before "rules" existed is revision 1.
   EXPECT_EQ(ParseHistory(R"({"device": "X", "metrics": {"iteration": 1}})", "h.jsonl")[0].rules, 1);
   try {
@@ -182,6 +205,101 @@ TEST(HistoryTest, LinesRoundTripAndBadLinesNameTheLine) {
   }
   const std::vector<ProfileSummary> other = {Current(41)};
   EXPECT_THROW(CompareWithHistory(parsed, other, GateSettings{}, "h.jsonl"), InputError);
+}
+
+// Several current profiles must agree among themselves (GPU model, device count), as in the
+// two-sided gate; before, only the first was checked against the history.
+TEST(HistoryTest, CurrentProfilesOfDifferentGpusAreRefused) {
+  ProfileSummary other = Current(41.2);
+  other.path = "other.sqlite";
+  other.device_model = "GPU Y";
+  const std::vector<ProfileSummary> current = {Current(41.2), other};
+  EXPECT_THROW(CompareWithHistory(E9History(), current, GateSettings{}, "h.jsonl"), InputError);
+  ProfileSummary two = Current(41.2);
+  two.device_count = 2;
+  const std::vector<ProfileSummary> counts = {Current(41.2), two};
+  EXPECT_THROW(CompareWithHistory(E9History(), counts, GateSettings{}, "h.jsonl"), InputError);
+}
+
+// A metric of the current run that the history lacks is a NEW row (not gated, counted); one the
+// latest history line has and the current run lacks is REMOVED.
+TEST(HistoryTest, MetricsOnOneSideAreRowsToo) {
+  std::vector<HistoryEntry> history = E9History();
+  history.back().medians["range:gone"] = 5e6;
+  ProfileSummary current = Current(41.2);
+  SampleSet& range = current.metrics["range:fresh"];
+  range.level = MetricLevel::kRange;
+  range.name = "fresh";
+  range.values = {20e6};
+  range.total = 20e6;
+  GateSettings settings;
+  settings.gate_ranges = {"fresh"};
+  const CompareResult r = CompareWithHistory(history, std::vector{current}, settings, "h.jsonl");
+  std::map<std::string, Verdict> verdicts;
+  for (const MetricComparison& m : r.metrics)
+    verdicts[m.id] = m.verdict;
+  EXPECT_EQ(verdicts["range:fresh"], Verdict::kNew);
+  EXPECT_EQ(verdicts["range:gone"], Verdict::kRemoved);
+  EXPECT_EQ(r.summary.rows.at(Verdict::kNew), 1u);
+  // A --gate-range neither side has is an input error, as in the two-sided gate.
+  settings.gate_ranges = {"nosuchrange"};
+  EXPECT_THROW(CompareWithHistory(history, std::vector{current}, settings, "h.jsonl"), InputError);
+}
+
+// Lines record their iteration range: lines of another range are left out and counted; when
+// none is left, the history is not comparable. Lines without the field are pre-revision lines.
+TEST(HistoryTest, LinesOfAnotherIterationRangeAreLeftOut) {
+  std::vector<HistoryEntry> history = E9History();
+  for (size_t i = 0; i < 3; ++i)
+    history[i].iteration_range = "fwd";
+  const std::vector<ProfileSummary> slow = {Current(42.4)};
+  const CompareResult r = CompareWithHistory(history, slow, GateSettings{}, "h.jsonl");
+  const std::string* left = WarningWith(r, "history entries left out");
+  ASSERT_NE(left, nullptr);
+  EXPECT_EQ(left->rfind("3 of 10 history entries left out: recorded with --iteration-range fwd", 0),
+            0u)
+      << *left;
+  EXPECT_EQ(r.metrics[0].baseline->n, 7u);
+  for (HistoryEntry& entry : history)
+    entry.iteration_range = "fwd";
+  EXPECT_THROW(CompareWithHistory(history, slow, GateSettings{}, "h.jsonl"), InputError);
+  // Written before the field existed: compared, and counted as written under earlier rules.
+  const std::vector<HistoryEntry> old =
+      ParseHistory(R"({"device": "GPU X", "rules": 2, "metrics": {"iteration": 41200000}})"
+                   "\n"
+                   R"({"device": "GPU X", "rules": 2, "metrics": {"iteration": 41300000}})",
+                   "h.jsonl");
+  EXPECT_FALSE(old[0].has_iteration_range);
+  const CompareResult o = CompareWithHistory(old, slow, GateSettings{}, "h.jsonl");
+  EXPECT_NE(WarningWith(o, "2 of 2 history entries were written under earlier metric rules"),
+            nullptr);
+}
+
+// Values a run summary cannot have are refused with the line; a line without "device" is not
+// checked against the GPU model, and said with the count.
+TEST(HistoryTest, ImpossibleValuesAreRefusedAndMissingDevicesCounted) {
+  for (const char* bad : {R"({"device": "X", "metrics": {"iteration": -1}})",
+                          R"({"device": "X", "metrics": {"iteration": 0}})",
+                          R"({"device": "X", "metrics": {"kernel:k": 0}})",
+                          R"({"device": "X", "metrics": {"iteration": NaN}})",
+                          R"({"device": "X", "metrics": {"busy:kernel:0": -5}})"}) {
+    SCOPED_TRACE(bad);
+    try {
+      ParseHistory(std::string(R"({"device": "X", "metrics": {"iteration": 1}})") + "\n" + bad,
+                   "h.jsonl");
+      FAIL() << "no error";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.source(), "h.jsonl:2");
+    }
+  }
+  // An engine idle in most iterations has a median busy time of 0: a real value.
+  EXPECT_NO_THROW(ParseHistory(R"({"device": "X", "metrics": {"copy:H2D:0": 0}})", "h.jsonl"));
+  std::vector<HistoryEntry> history = E9History();
+  history[2].has_device = false;
+  history[2].device.clear();
+  const std::vector<ProfileSummary> slow = {Current(42.4)};
+  const CompareResult r = CompareWithHistory(history, slow, GateSettings{}, "h.jsonl");
+  EXPECT_NE(WarningWith(r, "1 of 10 history entries record no device"), nullptr);
 }
 
 }  // namespace
