@@ -23,11 +23,20 @@ struct BenchCommandOptions {
 };
 
 int RunBenchCommand(BenchCommandOptions& options) {
+  TerminationScope termination;  // see RunSweepCommand
   SweepSpec spec = LoadSweepSpec(options.file);
   options.campaign.gpuroof_version = GPUROOF_VERSION;
   LiveCampaignSystem live;
-  CampaignSession session = OpenCampaign(spec, options.campaign, live.get());
-  BenchOutcome outcome = RunBench(session, options.bench, live.get());
+  CampaignSession session;
+  if (int stopped = OpenCampaignUnlessStopped(spec, options.campaign, live.get(), session)) {
+    return stopped;
+  }
+  BenchOutcome outcome;
+  try {
+    outcome = RunBench(session, options.bench, live.get());
+  } catch (const Interrupted& stop) {
+    return ReportInterrupted(stop, session.results);
+  }
   fmt::print("{}", RenderBenchTable(outcome, spec.unit_name));
   return outcome.failed > 0 ? kExitCheckFailed : kExitOk;
 }

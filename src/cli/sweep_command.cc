@@ -23,29 +23,71 @@ struct SweepCommandOptions {
 };
 
 int RunSweepCommand(SweepCommandOptions& options) {
+  // SIGTERM/SIGINT/SIGHUP reach the profiled command's process group; the sweep then stops,
+  // its partial files removed and its finished rows kept.
+  TerminationScope termination;
   SweepSpec spec = LoadSweepSpec(options.file);
   // A dry run still shows the plan on a machine without the profiler (no nsys, no GPU).
   if (!options.campaign.dry_run) CheckProfilerAvailable(spec);
   options.campaign.gpuroof_version = GPUROOF_VERSION;
   LiveCampaignSystem live;
-  CampaignSession session = OpenCampaign(spec, options.campaign, live.get());
+  CampaignSession session;
+  if (int stopped = OpenCampaignUnlessStopped(spec, options.campaign, live.get(), session)) {
+    return stopped;
+  }
   if (options.campaign.dry_run) {
     fmt::print("{}", RenderSweepPlan(session));
     return kExitOk;
   }
-  SweepOutcome outcome = RunSweep(session, options.resume, live.get());
+  SweepOutcome outcome;
+  try {
+    outcome = RunSweep(session, options.resume, live.get());
+  } catch (const Interrupted& stop) {
+    return ReportInterrupted(stop, session.results);
+  }
   fmt::print("{}", RenderSweepTable(outcome));
   return outcome.failed > 0 ? kExitCheckFailed : kExitOk;
 }
 
 }  // namespace
 
+int ReportInterrupted(const Interrupted& stop, const std::filesystem::path& results) {
+  if (results.empty()) {
+    fmt::print(stderr, "gpuroof: {}: stopped before anything ran\n", stop.what());
+  } else {
+    fmt::print(stderr,
+               "gpuroof: {}: stopped; the configuration that was running is not recorded, "
+               "finished rows are kept in {}\n",
+               stop.what(), results.string());
+  }
+  return 128 + stop.signal_number();
+}
+
+int OpenCampaignUnlessStopped(const SweepSpec& spec, const CampaignOptions& options,
+                              CampaignSystem& system, CampaignSession& session) {
+  try {
+    session = OpenCampaign(spec, options, system);
+    ThrowIfTerminated();
+  } catch (const Interrupted& stop) {
+    return ReportInterrupted(stop, {});
+  } catch (const std::exception&) {
+    // A signal kills the git or nvidia-smi OpenCampaign asks; what fails then is the signal.
+    if (int signal_number = TerminationSignal(); signal_number != 0) {
+      return ReportInterrupted(Interrupted(signal_number), {});
+    }
+    throw;
+  }
+  return 0;
+}
+
 void AddCampaignOptions(CLI::App& command, CampaignOptions& options) {
   command.add_option("--only", options.only, "Run only these labels");
   command.add_option("--tag", options.tag, "Suffix of the results folder");
   command.add_option("--set", options.overrides,
                      "Override a parameter in every configuration: name=value");
-  command.add_option("--results", options.results_root, "Where results folders go")
+  command
+      .add_option("--results", options.results_root,
+                  "Where results folders go (relative to the current folder)")
       ->capture_default_str();
   command.add_flag("--allow-busy-gpu", options.allow_busy_gpu,
                    "Run on a busy GPU, marking every row not quotable");
@@ -59,7 +101,7 @@ void AddSweepCommand(CLI::App& app, int& exit_code) {
   command->add_flag("--dry-run", options->campaign.dry_run,
                     "Print the plan and the guards' verdicts; run and write nothing");
   command->add_flag("--resume", options->resume,
-                    "Skip configurations whose rows exist for the same build");
+                    "Skip configurations whose rows exist for the same build and parameters");
   command->callback([options, &exit_code]() { exit_code = RunSweepCommand(*options); });
 }
 

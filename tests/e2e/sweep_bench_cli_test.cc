@@ -1,8 +1,14 @@
 // End-to-end `gpuroof bench`: the ladder of fresh processes, joined with the sweep's probes.csv
 // of the same key only.
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <thread>
+
 #include <gtest/gtest.h>
 
 #include "sweep_cli_fixture.h"
+#include "sweep_workload.h"
 
 namespace gpuroof::testing {
 namespace {
@@ -46,6 +52,34 @@ TEST_F(SweepCli, BenchNeverUsesARooflineTakenAtAnotherKey) {
       << r.err;
   // Wall time per unit: 10 frames over a positive wall time.
   EXPECT_GT(std::stod(ladder[0].at("cold_units_per_s")), 0);
+}
+
+// SIGTERM during a rep: the rep's process group is stopped, its scratch trace removed, the
+// configuration benched before it kept, exit 143.
+TEST_F(SweepCli, BenchStopsOnSigtermAndRemovesItsScratchTrace) {
+  std::filesystem::path spec =
+      WriteSpec("sleep = 0\n", {"--touch", "--pid-file", "{label}.pid", "--sleep", "{sleep}"},
+                "[[configurations]]\nlabel = \"first\"\n[[configurations]]\nlabel = "
+                "\"slow\"\nsleep = 300\n");
+  pid_t pid = StartGpuroof({"bench", spec.string(), "--results", Results().string(), "--reps", "1"},
+                           dir.path(), "bench");
+  const std::filesystem::path pid_file = dir.path() / "slow.pid";
+  for (int i = 0; i < 600 && !std::filesystem::exists(pid_file); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_TRUE(std::filesystem::exists(pid_file)) << ReadFile(dir.path() / "bench.err");
+  const pid_t workload_pid = std::stoi(ReadFile(pid_file));
+  kill(pid, SIGTERM);
+  EXPECT_EQ(WaitFor(pid), 128 + SIGTERM);
+  errno = 0;
+  EXPECT_EQ(kill(workload_pid, 0), -1);
+  EXPECT_EQ(errno, ESRCH);
+  if (kill(workload_pid, 0) == 0) kill(-workload_pid, SIGKILL);
+  std::filesystem::path folder = OnlyResultsFolder();
+  for (const auto& entry : std::filesystem::directory_iterator(folder))
+    EXPECT_EQ(entry.path().filename().string().find(".bench-scratch-"), std::string::npos) << entry;
+  auto ladder = Csv(folder / "ladder.csv");
+  ASSERT_EQ(ladder.size(), 1u);
+  EXPECT_EQ(ladder[0].at("label"), "first");
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // gpuroof-trace-builder, and nvidia-smi a fake on PATH, so the whole sweep runs without a GPU.
 // Figures are worked out by hand from the workload's frame layout (sweep_workload.h).
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <thread>
@@ -184,7 +185,7 @@ TEST_F(SweepCli, AFailedConfigurationIsRecordedTheRestRunAndTheExitIsNonZero) {
 
 TEST_F(SweepCli, KillNineMidSweepLeavesValidFilesWithEveryFinishedRow) {
   std::filesystem::path spec = WriteSpec(
-      "sleep = 0\n", {"--sleep", "{sleep}"},
+      "sleep = 0\n", {"--pid-file", "{label}.pid", "--sleep", "{sleep}"},
       "[[configurations]]\nlabel = \"first\"\n[[configurations]]\nlabel = \"slow\"\nsleep = 30\n");
   pid_t pid =
       StartGpuroof({"sweep", spec.string(), "--results", Results().string()}, dir.path(), "killed");
@@ -199,9 +200,15 @@ TEST_F(SweepCli, KillNineMidSweepLeavesValidFilesWithEveryFinishedRow) {
     }
   }
   ASSERT_TRUE(first_done);
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const std::filesystem::path slow_pid = dir.path() / "slow.pid";
+  for (int i = 0; i < 600 && !std::filesystem::exists(slow_pid); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_TRUE(std::filesystem::exists(slow_pid));
   kill(-pid, SIGKILL);
   EXPECT_EQ(WaitFor(pid), 128 + SIGKILL);
+  // The workload leads a process group of its own (so SIGTERM can be forwarded to it); nothing
+  // can forward SIGKILL, so the test ends it itself.
+  kill(-std::stoi(ReadFile(slow_pid)), SIGKILL);
   std::filesystem::path folder = OnlyResultsFolder();
   auto rows = Csv(folder / "probes.csv");
   ASSERT_EQ(rows.size(), 1u);
@@ -271,6 +278,74 @@ TEST_F(SweepCli, BundledExampleDryRunsWithoutItsBuild) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("build identity unknown"), std::string::npos) << r.err;
   EXPECT_NE(r.out.find("c9-cap1700__cluster-9__cap-1700__streams-4"), std::string::npos) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(Results()));
+}
+
+// SIGTERM to gpuroof alone (not its group, as `kill PID` does): it reaches the workload's own
+// process group, the partial trace goes, the finished row stays and the exit status is 143.
+TEST_F(SweepCli, SigtermStopsTheProfiledCommandAndRemovesItsPartialTrace) {
+  std::filesystem::path spec =
+      WriteSpec("sleep = 0\n", {"--touch", "--pid-file", "{label}.pid", "--sleep", "{sleep}"},
+                "[[configurations]]\nlabel = \"first\"\n[[configurations]]\nlabel = "
+                "\"slow\"\nsleep = 300\n");
+  pid_t pid =
+      StartGpuroof({"sweep", spec.string(), "--results", Results().string()}, dir.path(), "term");
+  const std::filesystem::path pid_file = dir.path() / "slow.pid";
+  for (int i = 0; i < 600 && !std::filesystem::exists(pid_file); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_TRUE(std::filesystem::exists(pid_file)) << ReadFile(dir.path() / "term.err");
+  const pid_t workload_pid = std::stoi(ReadFile(pid_file));
+  kill(pid, SIGTERM);
+  EXPECT_EQ(WaitFor(pid), 128 + SIGTERM);
+  // gpuroof waited for (and reaped) the workload before it exited: it is gone.
+  errno = 0;
+  EXPECT_EQ(kill(workload_pid, 0), -1);
+  EXPECT_EQ(errno, ESRCH);
+  if (kill(workload_pid, 0) == 0) kill(-workload_pid, SIGKILL);  // not to outlive the test
+  std::string err = ReadFile(dir.path() / "term.err");
+  EXPECT_NE(err.find("gpuroof: interrupted by signal 15"), std::string::npos) << err;
+  std::filesystem::path folder = OnlyResultsFolder();
+  for (const auto& entry : std::filesystem::directory_iterator(folder))
+    EXPECT_EQ(entry.path().filename().string().find(".partial-"), std::string::npos) << entry;
+  auto rows = Csv(folder / "probes.csv");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].at("label"), "first");
+}
+
+// The results folder is relative to where gpuroof runs, not to the command's workdir.
+TEST_F(SweepCli, ARelativeResultsFolderWorksFromAnotherFolder) {
+  WriteSpec();
+  std::filesystem::create_directories(dir.path() / "elsewhere");
+  CliResult r = RunProgram({"sh", "-c", "cd \"$1\" && shift && exec \"$@\"", "sh",
+                            (dir.path() / "elsewhere").string(), GPUROOF_BINARY, "sweep",
+                            "../sweep.toml", "--results", "res"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::filesystem::path> folders;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path() / "elsewhere" / "res"))
+    folders.push_back(entry.path());
+  ASSERT_EQ(folders.size(), 1u);
+  EXPECT_TRUE(std::filesystem::exists(folders[0] / "k5__kernel-5000.sqlite"));
+  EXPECT_EQ(Csv(folders[0] / "probes.csv").size(), 2u);
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "res"));
+}
+
+TEST_F(SweepCli, MisusedArgumentsEndInOneLine) {
+  std::filesystem::path spec = WriteSpec();
+  CliResult folder = RunGpuroof({"sweep", dir.path().string()});
+  EXPECT_EQ(folder.exit_code, 2);
+  EXPECT_EQ(folder.err, "gpuroof: error: " + dir.path().string() +
+                            ": is a directory, expected a sweep file (TOML)\n");
+  CliResult empty = RunGpuroof({"sweep", spec.string(), "--results", ""});
+  EXPECT_EQ(empty.exit_code, 2);
+  EXPECT_EQ(empty.err.rfind("gpuroof: error: --results: is empty", 0), 0u) << empty.err;
+  // A label that would overwrite env.json (a Kineto trace is <label>.json), under --dry-run too.
+  WriteSpec("", {}, "[[configurations]]\nlabel = \"env\"\n");
+  CliResult reserved =
+      RunGpuroof({"sweep", spec.string(), "--results", Results().string(), "--dry-run"});
+  EXPECT_EQ(reserved.exit_code, 2);
+  EXPECT_NE(reserved.err.find(spec.string() + ":8: label 'env' would write env.*"),
+            std::string::npos)
+      << reserved.err;
   EXPECT_FALSE(std::filesystem::exists(Results()));
 }
 

@@ -40,6 +40,8 @@ while [ $# -gt 0 ]; do
     --fail) fail=$2; shift 2 ;;
     --note) note=$2; shift 2 ;;
     --note-file) note_file=$2; shift 2 ;;
+    --touch) : > "$out"; shift ;;
+    --pid-file) printf '%s' $$ > "$2.tmp"; mv "$2.tmp" "$2"; shift 2 ;;
     -o) out=$2; shift 2 ;;
     *) echo "workload: unknown argument $1" >&2; exit 64 ;;
   esac

@@ -7,9 +7,11 @@
 
 #include "gpuroof/campaign/guards.h"
 #include "gpuroof/campaign/manifest.h"
+#include "gpuroof/campaign/profiler.h"
 #include "gpuroof/campaign/regex_search.h"
 #include "gpuroof/format/number_format.h"
 #include "gpuroof/model/errors.h"
+#include "gpuroof/process/process_runner.h"
 
 namespace gpuroof {
 
@@ -29,6 +31,18 @@ std::string Join(const std::vector<std::string>& parts) {
   for (const std::string& part : parts)
     out += (out.empty() ? "" : " | ") + part;
   return out;
+}
+
+// The labels of a ladder.csv's rows, in its order, joined by ";".
+std::string LabelsIn(const std::filesystem::path& ladder) {
+  CsvTable table = ReadCsvFile(ladder);
+  int label = table.Column("label");
+  std::vector<std::string> labels;
+  for (const auto& row : table.rows) {
+    if (label >= 0 && std::find(labels.begin(), labels.end(), row[label]) == labels.end())
+      labels.push_back(row[label]);
+  }
+  return fmt::format("{}", fmt::join(labels, ";"));
 }
 
 }  // namespace
@@ -151,12 +165,20 @@ BenchOutcome RunBench(const CampaignSession& session, const BenchOptions& option
   outcome.results = session.results;
   const CsvTable probes = ReadCsvFile(session.results / "probes.csv");
   const std::filesystem::path ladder = session.results / "ladder.csv";
+  // Files this bench would refuse to merge into are refused before anything runs.
+  CheckCsvHeader(ladder, LadderHeader());
+  CheckCsvHeader(session.results / "manifest.csv", ManifestHeader());
+  for (const std::string& name : RemoveStalePartialFiles(session.results)) {
+    system.message(
+        fmt::format("gpuroof: note: removed {} (left by a sweep or bench that was killed)",
+                    (session.results / name).string()));
+  }
   // A command that writes a trace (profiler "command") gets a scratch path, removed after each rep.
   const std::filesystem::path scratch =
       session.results / fmt::format(".bench-scratch-{}.sqlite", getpid());
-  std::vector<std::string> labels_done;
   Progress progress(system, session.plan.runs.size());
   for (size_t i = 0; i < session.plan.runs.size(); ++i) {
+    ThrowIfTerminated();
     const PlannedRun& run = session.plan.runs[i];
     progress.Starting(i, run.label);
     LadderRow row;
@@ -177,6 +199,7 @@ BenchOutcome RunBench(const CampaignSession& session, const BenchOptions& option
                              ExpandEnv(spec, run, scratch, session.results)});
       std::error_code ec;
       std::filesystem::remove(scratch, ec);
+      ThrowIfTerminated();  // the rep was cut short: no row for this configuration
       if (result.exit_code != 0) {
         row.status = "failed";
         row.exit_code = result.exit_code;
@@ -207,7 +230,18 @@ BenchOutcome RunBench(const CampaignSession& session, const BenchOptions& option
       row.roofline_units_per_s = roofline.units_per_s;
       if (roofline.units_per_s && row.figures.warm) {
         row.pct_of_roofline = 100 * *row.figures.warm / *roofline.units_per_s;
-        row.peak_units_per_s = std::min(*roofline.units_per_s, *row.figures.warm);
+        if (*row.pct_of_roofline > 100 + kRooflineTolerancePct) {
+          // The roofline bounds the rate from above: beating it means the probe and the bench
+          // measured different work (units, build, settings), so neither peak can be quoted.
+          row.quotable = false;
+          warnings.push_back(fmt::format(
+              "the warm rate is {:.1f}% of the roofline, above the {:.0f}% an upper bound "
+              "allows: the probe and the bench do not measure the same work (units, build or "
+              "settings differ); no peak, not quotable",
+              *row.pct_of_roofline, 100 + kRooflineTolerancePct));
+        } else {
+          row.peak_units_per_s = std::min(*roofline.units_per_s, *row.figures.warm);
+        }
       }
     } else {
       row.quotable = false;
@@ -218,12 +252,10 @@ BenchOutcome RunBench(const CampaignSession& session, const BenchOptions& option
       system.message(fmt::format("gpuroof: warning: {}: {}", run.label, warning));
     row.warnings = Join(warnings);
     MergeCsvRows(ladder, LadderHeader(), "key", {LadderCells(row)});
-    labels_done.push_back(run.label);
-    RecordArtifacts(
-        session.results, {{ladder, "ladder"}}, fmt::format("{}", fmt::join(labels_done, ";")),
-        session.env.build,
-        fmt::format("gpuroof {} bench (reps {})", session.env.gpuroof_version, options.reps),
-        row.timestamp);
+    // The manifest row describes the whole ladder.csv, rows of earlier benches included: every
+    // label in it (each row has its own reps column).
+    RecordArtifacts(session.results, {{ladder, "ladder"}}, LabelsIn(ladder), session.env.build,
+                    fmt::format("gpuroof {} bench", session.env.gpuroof_version), row.timestamp);
     outcome.rows.push_back(std::move(row));
   }
   return outcome;

@@ -33,6 +33,10 @@ struct RooflineMatch {
 RooflineMatch FindRoofline(const CsvTable& probes, const std::string& key,
                            const std::string& build);
 
+// How far above 100 % of the roofline a warm rate may be before the row is refused as a
+// mismatch (timer granularity and clock drift between the probe's session and the bench's).
+inline constexpr double kRooflineTolerancePct = 2;
+
 struct LadderRow {
   std::string key;
   std::string label;
@@ -44,7 +48,7 @@ struct LadderRow {
   LadderFigures figures;
   std::optional<double> roofline_units_per_s;
   std::optional<double> pct_of_roofline;   // 100 warm / roofline
-  std::optional<double> peak_units_per_s;  // min(roofline, warm)
+  std::optional<double> peak_units_per_s;  // min(roofline, warm); unset above the tolerance
   bool quotable = true;
   std::string status = "ok";
   std::optional<int> exit_code;

@@ -10,6 +10,9 @@ namespace gpuroof {
 
 CampaignSession OpenCampaign(const SweepSpec& spec, const CampaignOptions& options,
                              CampaignSystem& system) {
+  if (options.results_root.empty()) {
+    throw InputError("--results", "is empty: name the folder results go under (default: results)");
+  }
   CampaignSession session;
   session.spec = spec;
   session.plan = PlanSweep(spec, options.overrides, options.only);
@@ -56,8 +59,12 @@ CampaignSession OpenCampaign(const SweepSpec& spec, const CampaignOptions& optio
         "called '{}' ({})",
         spec.source, build.value, build.source == "git" ? "the git revision" : "no git either"));
   }
-  session.results = std::filesystem::path(options.results_root) /
-                    ResultsFolderName(FormatUtcDate(system.clock.Now()), build.value, options.tag);
+  // Absolute: {trace}, {results} and nsys --output= reach a process that runs in `workdir`.
+  std::filesystem::path root = std::filesystem::absolute(options.results_root, ec);
+  if (ec) root = options.results_root;
+  session.results =
+      (root / ResultsFolderName(FormatUtcDate(system.clock.Now()), build.value, options.tag))
+          .lexically_normal();
   if (!options.dry_run) {
     std::filesystem::create_directories(session.results, ec);
     if (ec) {

@@ -124,6 +124,32 @@ CsvTable ReadCsvFile(const std::filesystem::path& path) {
   return ParseCsv(text.str(), path.string());
 }
 
+namespace {
+
+// Columns are only ever appended to gpuroof's CSV files: a file whose header is a proper prefix
+// of `header` was written by an older version and is read as it is (its rows get empty cells
+// for the newer columns when merged).
+bool IsOlderHeader(const std::vector<std::string>& old_header,
+                   const std::vector<std::string>& header) {
+  return !old_header.empty() && old_header.size() < header.size() &&
+         std::equal(old_header.begin(), old_header.end(), header.begin());
+}
+
+void RequireHeader(const std::filesystem::path& path, const CsvTable& table,
+                   const std::vector<std::string>& header) {
+  if (!table.header.empty() && table.header != header && !IsOlderHeader(table.header, header)) {
+    throw InputError(path.string(),
+                     "has other columns than this gpuroof writes (an older version?); move it "
+                     "away or use another results folder");
+  }
+}
+
+}  // namespace
+
+void CheckCsvHeader(const std::filesystem::path& path, const std::vector<std::string>& header) {
+  RequireHeader(path, ReadCsvFile(path), header);
+}
+
 void MergeCsvRows(const std::filesystem::path& path, const std::vector<std::string>& header,
                   const std::string& key_column,
                   const std::vector<std::vector<std::string>>& rows) {
@@ -133,16 +159,13 @@ void MergeCsvRows(const std::filesystem::path& path, const std::vector<std::stri
   std::filesystem::path folder = path.parent_path().empty() ? "." : path.parent_path();
   FileLock lock(folder);
   CsvTable table = ReadCsvFile(path);
-  if (!table.header.empty() && table.header != header) {
-    throw InputError(path.string(),
-                     "has other columns than this gpuroof writes (an older version?); move it "
-                     "away or use another results folder");
-  }
+  RequireHeader(path, table, header);
   std::set<std::string> replaced;
   for (const auto& row : rows)
     replaced.insert(row.at(key));
   std::vector<std::vector<std::string>> merged;
   for (auto& row : table.rows) {
+    row.resize(header.size());  // an older file's rows: empty cells for the newer columns
     if (replaced.count(row[key]) == 0) merged.push_back(std::move(row));
   }
   merged.insert(merged.end(), rows.begin(), rows.end());

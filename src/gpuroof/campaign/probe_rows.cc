@@ -69,7 +69,8 @@ const std::vector<std::string>& ProbesHeader() {
                                                   "error",
                                                   "warnings",
                                                   "trace",
-                                                  "timestamp"};
+                                                  "timestamp",
+                                                  "git_rev"};
   return header;
 }
 
@@ -99,7 +100,8 @@ std::vector<std::string> ProbeCells(const ProbeRow& row) {
           row.error,
           row.warnings,
           row.trace,
-          row.timestamp};
+          row.timestamp,
+          row.git_rev};
 }
 
 std::vector<ProbeRow> AnalyzeProbeTrace(const std::filesystem::path& trace_path,

@@ -37,6 +37,9 @@ struct ProbeRow {
   std::string warnings;
   std::string trace;  // file name inside the results folder
   std::string timestamp;
+  // The workdir's git revision when the row was made, "-dirty" appended when tracked files were
+  // modified; "" outside git. Per row, as env.json describes only the folder's latest sweep.
+  std::string git_rev;
 };
 
 const std::vector<std::string>& ProbesHeader();

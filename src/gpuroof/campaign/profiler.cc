@@ -1,9 +1,12 @@
 #include "gpuroof/campaign/profiler.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <optional>
+#include <string_view>
 
 #include <fmt/format.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include "gpuroof/model/errors.h"
@@ -44,6 +47,33 @@ bool Publish(const std::filesystem::path& from, const std::filesystem::path& to,
   return true;
 }
 
+// Whether `check` accepts the candidate trace; if not, records why in `run` and keeps the
+// candidate as "<final>.unreadable" (or deletes it), never touching `final_name`.
+bool Accept(const std::filesystem::path& candidate, const std::filesystem::path& final_name,
+            const TraceCheck& check, ProfiledRun& run) {
+  if (!check) return true;
+  try {
+    check(candidate);
+    return true;
+  } catch (const InputError& error) {
+    const std::filesystem::path kept = UnreadableTracePath(final_name);
+    std::error_code ec;
+    std::filesystem::rename(candidate, kept, ec);
+    const std::string earlier =
+        IsFile(final_name) ? fmt::format("; the earlier {} is kept", final_name.filename().string())
+                           : "";
+    if (ec) {
+      Discard(candidate);
+      run.error = fmt::format("the new trace cannot be read ({}); it was deleted{}",
+                              error.problem(), earlier);
+    } else {
+      run.error = fmt::format("the new trace cannot be read ({}); it is kept as {}{}",
+                              error.problem(), kept.filename().string(), earlier);
+    }
+    return false;
+  }
+}
+
 ProfiledRun Failed(const ProcessResult& result, const std::string& what) {
   ProfiledRun run;
   run.exit_code = result.exit_code;
@@ -56,10 +86,15 @@ ProfiledRun Failed(const ProcessResult& result, const std::string& what) {
 
 ProfiledRun RunCommandProfiler(const SweepSpec& spec, const PlannedRun& planned,
                                const std::filesystem::path& results,
-                               const std::filesystem::path& workdir, ProcessRunner& runner) {
+                               const std::filesystem::path& workdir, ProcessRunner& runner,
+                               const TraceCheck& check) {
   std::filesystem::path partial = PartialPath(results, planned.file_stem, ".sqlite");
   ProcessResult result = runner.Run({ExpandArgv(spec, planned, partial, results), workdir,
                                      ExpandEnv(spec, planned, partial, results)});
+  if (TerminationSignal() != 0) {
+    Discard(partial);
+    ThrowIfTerminated();
+  }
   if (result.exit_code != 0) {
     Discard(partial);
     return Failed(result, "the command");
@@ -75,6 +110,7 @@ ProfiledRun RunCommandProfiler(const SweepSpec& spec, const PlannedRun& planned,
   std::string extension = TraceFileExtension(partial);
   const std::filesystem::path trace =
       results / (planned.file_stem + (extension.empty() ? ".sqlite" : extension));
+  if (!Accept(partial, trace, check, run)) return run;
   if (!Publish(partial, trace, run)) return run;
   run.ok = true;
   run.trace = trace;
@@ -84,7 +120,8 @@ ProfiledRun RunCommandProfiler(const SweepSpec& spec, const PlannedRun& planned,
 
 ProfiledRun RunNsysProfiler(const SweepSpec& spec, const PlannedRun& planned,
                             const std::filesystem::path& results,
-                            const std::filesystem::path& workdir, ProcessRunner& runner) {
+                            const std::filesystem::path& workdir, ProcessRunner& runner,
+                            const TraceCheck& check) {
   const std::string nsys = FindNsysProgram();
   std::filesystem::path partial_base = PartialPath(results, planned.file_stem, "");
   std::filesystem::path partial_rep = partial_base;
@@ -103,6 +140,10 @@ ProfiledRun RunNsysProfiler(const SweepSpec& spec, const PlannedRun& planned,
   for (std::string& arg : ExpandArgv(spec, planned, trace, results))
     argv.push_back(std::move(arg));
   ProcessResult profiled = runner.Run({argv, workdir, ExpandEnv(spec, planned, trace, results)});
+  if (TerminationSignal() != 0) {
+    Discard(partial_rep);
+    ThrowIfTerminated();
+  }
   if (profiled.exit_code != 0) {
     Discard(partial_rep);
     return Failed(profiled, "nsys profile");
@@ -119,12 +160,21 @@ ProfiledRun RunNsysProfiler(const SweepSpec& spec, const PlannedRun& planned,
                    partial_sqlite.string(), partial_rep.string()},
                   {},
                   {}});
+  if (TerminationSignal() != 0) {
+    Discard(partial_rep);
+    Discard(partial_sqlite);
+    ThrowIfTerminated();
+  }
   if (exported.exit_code != 0 || !IsFile(partial_sqlite)) {
     Discard(partial_rep);
     Discard(partial_sqlite);
     ProfiledRun failed = Failed(exported, "nsys export");
     failed.wall_ns = profiled.wall_ns;
     return failed;
+  }
+  if (!Accept(partial_sqlite, trace, check, run)) {
+    Discard(partial_rep);
+    return run;
   }
   if (!Publish(partial_rep, rep, run) || !Publish(partial_sqlite, trace, run)) return run;
   run.ok = true;
@@ -139,7 +189,8 @@ ProfiledRun RunNsysProfiler(const SweepSpec& spec, const PlannedRun& planned,
 // only when the command succeeded and its recorder reported the trace complete.
 ProfiledRun RunRecordProfiler(const SweepSpec& spec, const PlannedRun& planned,
                               const std::filesystem::path& results,
-                              const std::filesystem::path& workdir, ProcessRunner& runner) {
+                              const std::filesystem::path& workdir, ProcessRunner& runner,
+                              const TraceCheck& check) {
   ProfiledRun run;
   const std::optional<std::filesystem::path> library = recorder::FindRecorderLibrary();
   if (!library) {
@@ -158,6 +209,7 @@ ProfiledRun RunRecordProfiler(const SweepSpec& spec, const PlannedRun& planned,
       env.emplace_back(std::move(name), std::move(value));
   }
   ProcessResult result = runner.Run({ExpandArgv(spec, planned, trace, results), workdir, env});
+  ThrowIfTerminated();  // the scratch folder goes with `scratch`
   if (result.exit_code != 0) return Failed(result, "the command");
   run.wall_ns = result.wall_ns;
   std::vector<std::string> unwritten;
@@ -171,6 +223,7 @@ ProfiledRun RunRecordProfiler(const SweepSpec& spec, const PlannedRun& planned,
     }
     const std::filesystem::path target =
         run.trace.empty() ? trace : recorder::SiblingTracePath(trace, recorded.pid);
+    if (run.trace.empty() && !Accept(recorded.file, target, check, run)) return run;
     if (!Publish(recorded.file, target, run)) return run;
     if (run.trace.empty()) run.trace = target;
     run.artifacts.push_back({target, "trace"});
@@ -207,14 +260,71 @@ void CheckProfilerAvailable(const SweepSpec& spec) {
 
 ProfiledRun RunProfiled(const SweepSpec& spec, const PlannedRun& run,
                         const std::filesystem::path& results, const std::filesystem::path& workdir,
-                        ProcessRunner& runner) {
+                        ProcessRunner& runner, const TraceCheck& check) {
   if (spec.profiler == ProfilerKind::kCommand) {
-    return RunCommandProfiler(spec, run, results, workdir, runner);
+    return RunCommandProfiler(spec, run, results, workdir, runner, check);
   }
   if (spec.profiler == ProfilerKind::kRecord) {
-    return RunRecordProfiler(spec, run, results, workdir, runner);
+    return RunRecordProfiler(spec, run, results, workdir, runner, check);
   }
-  return RunNsysProfiler(spec, run, results, workdir, runner);
+  return RunNsysProfiler(spec, run, results, workdir, runner, check);
+}
+
+std::filesystem::path UnreadableTracePath(const std::filesystem::path& trace) {
+  std::filesystem::path kept = trace;
+  kept += ".unreadable";
+  return kept;
+}
+
+namespace {
+
+// "123" -> 123; anything else (empty, signs, other characters, too long) -> 0.
+pid_t ParsePid(std::string_view text) {
+  if (text.empty() || text.size() > 9) return 0;
+  pid_t pid = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return 0;
+    pid = pid * 10 + (c - '0');
+  }
+  return pid;
+}
+
+// The pid in ".<stem>.partial-<pid>[.<ext>]" or ".bench-scratch-<pid>.sqlite"; 0 for other names.
+pid_t StalePatternPid(const std::string& name) {
+  if (name.size() < 2 || name[0] != '.') return 0;
+  static const std::string kScratch = ".bench-scratch-";
+  if (name.rfind(kScratch, 0) == 0 && name.size() > kScratch.size() + 7 &&
+      name.compare(name.size() - 7, 7, ".sqlite") == 0) {
+    return ParsePid(
+        std::string_view(name).substr(kScratch.size(), name.size() - 7 - kScratch.size()));
+  }
+  static const std::string kPartial = ".partial-";
+  size_t at = name.rfind(kPartial);
+  if (at == std::string::npos || at < 2) return 0;
+  std::string_view rest = std::string_view(name).substr(at + kPartial.size());
+  return ParsePid(rest.substr(0, rest.find('.')));
+}
+
+bool ProcessAlive(pid_t pid) {
+  return kill(pid, 0) == 0 || errno == EPERM;
+}
+
+}  // namespace
+
+std::vector<std::string> RemoveStalePartialFiles(const std::filesystem::path& results) {
+  std::vector<std::string> removed;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(results, ec)) {
+    std::error_code type_ec;
+    if (!entry.is_regular_file(type_ec)) continue;
+    const std::string name = entry.path().filename().string();
+    pid_t pid = StalePatternPid(name);
+    if (pid <= 0 || pid == getpid() || ProcessAlive(pid)) continue;
+    std::error_code remove_ec;
+    if (std::filesystem::remove(entry.path(), remove_ec)) removed.push_back(name);
+  }
+  std::sort(removed.begin(), removed.end());
+  return removed;
 }
 
 }  // namespace gpuroof

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -33,12 +34,27 @@ struct ProfiledRun {
 // library and a usable CUDA driver, as `gpuroof record` does. Called before anything runs.
 void CheckProfilerAvailable(const SweepSpec& spec);
 
+// Reads (analyses) a new trace before it is published; throws InputError when it cannot.
+using TraceCheck = std::function<void(const std::filesystem::path& trace)>;
+
 // Runs one configuration under the spec's profiler, leaving `<results>/<file_stem>.sqlite` (and,
 // for nsys, the `.nsys-rep`; for record, `<file_stem>.<pid>.sqlite` for each further CUDA
 // process of the command). Outputs are written under temporary names and renamed only after
-// success, so a killed sweep never leaves a partial trace under a real name.
+// success, so a killed sweep never leaves a partial trace under a real name. Success includes
+// `check` accepting the command's trace (called with its temporary name): a trace it refuses is
+// kept as `<final name>.unreadable` (deleted when even that rename fails) and an earlier trace
+// of the same name stays as it was. Throws Interrupted, its partial files removed, when a
+// termination signal arrived while the profiler ran.
 ProfiledRun RunProfiled(const SweepSpec& spec, const PlannedRun& run,
                         const std::filesystem::path& results, const std::filesystem::path& workdir,
-                        ProcessRunner& runner);
+                        ProcessRunner& runner, const TraceCheck& check = {});
+
+// The name a trace that could not be read is kept under: "<trace>.unreadable".
+std::filesystem::path UnreadableTracePath(const std::filesystem::path& trace);
+
+// Removes `.<stem>.partial-<pid><ext>` and `.bench-scratch-<pid>.sqlite` files in `results` that
+// a sweep or bench left when it was killed: only those whose process <pid> is gone. Returns the
+// names removed.
+std::vector<std::string> RemoveStalePartialFiles(const std::filesystem::path& results);
 
 }  // namespace gpuroof

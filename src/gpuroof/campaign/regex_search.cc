@@ -12,7 +12,9 @@ namespace {
 class CompiledRegex {
  public:
   CompiledRegex(const std::string& pattern, const std::string& source) {
-    int rc = regcomp(&regex_, pattern.c_str(), REG_EXTENDED);
+    // REG_NEWLINE: '.' and [^...] stop at line ends and ^/$ match at them, as in grep; POSIX's
+    // default lets '.' run across lines, so 'fps: (.*)' would take the rest of the output.
+    int rc = regcomp(&regex_, pattern.c_str(), REG_EXTENDED | REG_NEWLINE);
     if (rc != 0) {
       char message[256] = {};
       regerror(rc, &regex_, message, sizeof message);

@@ -6,7 +6,8 @@
 namespace gpuroof {
 
 // The first match of a POSIX extended regular expression (glibc's, so `\w`, `\s` and `\b` work)
-// in `text`: group 1 when the pattern has one, else the whole match; unset when nothing matches.
+// in `text`, matched line by line (REG_NEWLINE: `.` never crosses a newline, `^`/`$` match at line
+// ends): group 1 when the pattern has one, else the whole match; unset when nothing matches.
 // POSIX regex rather than std::regex: the patterns come from users, and glibc's engine neither
 // recurses per character nor trips g++ 12's -Wmaybe-uninitialized under the sanitizers.
 // Throws InputError naming `source` when the pattern is invalid.

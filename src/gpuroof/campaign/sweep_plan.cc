@@ -1,7 +1,9 @@
 #include "gpuroof/campaign/sweep_plan.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
+#include <iterator>
 #include <set>
 
 #include <fmt/format.h>
@@ -21,6 +23,22 @@ std::map<std::string, std::string> PlaceholderValues(const PlannedRun& run,
   values["trace"] = trace.string();
   values["results"] = results.string();
   return values;
+}
+
+// The results folder's own files (env.json, probes.csv, ladder.csv, manifest.csv): a trace named
+// "<stem>.<ext>" must never be one of them, on a case-insensitive file system either.
+constexpr const char* kReservedStems[] = {"env", "probes", "ladder", "manifest"};
+
+bool IsReservedStem(const std::string& stem) {
+  std::string lower = stem;
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return std::find(std::begin(kReservedStems), std::end(kReservedStems), lower) !=
+         std::end(kReservedStems);
+}
+
+std::string ReservedNamesText() {
+  return "env.json, probes.csv, ladder.csv and manifest.csv";
 }
 
 std::map<std::string, std::string> ParseOverrides(const SweepSpec& spec,
@@ -112,9 +130,6 @@ SweepPlan PlanSweep(const SweepSpec& spec, const std::vector<std::string>& overr
   plan.key_parameters = KeyParameters(spec, set);
   std::map<std::string, std::string> stems;  // file stem -> label, to refuse collisions
   for (const SweepConfiguration& configuration : spec.configurations) {
-    if (!only.empty() && std::find(only.begin(), only.end(), configuration.label) == only.end()) {
-      continue;
-    }
     PlannedRun run;
     run.label = configuration.label;
     run.values = spec.defaults;
@@ -131,6 +146,16 @@ SweepPlan PlanSweep(const SweepSpec& spec, const std::vector<std::string>& overr
     }
     for (const std::string& name : spec.parameter_order)
       run.params += (run.params.empty() ? "" : ";") + name + "=" + run.values.at(name);
+    if (IsReservedStem(run.file_stem)) {
+      throw InputError(configuration.origin,
+                       fmt::format("label '{}' would write {}.* over the results folder's own "
+                                   "{}; choose another label",
+                                   run.label, run.file_stem, ReservedNamesText()));
+    }
+    // Checked for every configuration, so --only never hides a label that cannot be run.
+    if (!only.empty() && std::find(only.begin(), only.end(), configuration.label) == only.end()) {
+      continue;
+    }
     run.units = ResolveUnits(spec, run);
     auto [it, fresh] = stems.emplace(run.file_stem, run.label);
     if (!fresh) {

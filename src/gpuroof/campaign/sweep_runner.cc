@@ -1,6 +1,6 @@
 #include "gpuroof/campaign/sweep_runner.h"
 
-#include <set>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -12,6 +12,7 @@
 #include "gpuroof/format/number_format.h"
 #include "gpuroof/format/output_file.h"
 #include "gpuroof/model/errors.h"
+#include "gpuroof/process/process_runner.h"
 
 namespace gpuroof {
 
@@ -24,16 +25,18 @@ std::string JoinWarnings(const std::vector<std::string>& warnings) {
   return out;
 }
 
-// Keys whose rows are already in probes.csv, complete and from this build.
-std::set<std::string> FinishedKeys(const std::filesystem::path& probes, const std::string& build) {
+// The ok rows of this build already in probes.csv: key -> the params they were run with.
+std::map<std::string, std::string> FinishedKeys(const std::filesystem::path& probes,
+                                                const std::string& build) {
   CsvTable table = ReadCsvFile(probes);
-  std::set<std::string> keys;
+  std::map<std::string, std::string> keys;
   int key = table.Column("key");
   int row_build = table.Column("build");
   int status = table.Column("status");
-  if (key < 0 || row_build < 0 || status < 0) return keys;
+  int params = table.Column("params");
+  if (key < 0 || row_build < 0 || status < 0 || params < 0) return keys;
   for (const auto& row : table.rows) {
-    if (row[row_build] == build && row[status] == "ok") keys.insert(row[key]);
+    if (row[row_build] == build && row[status] == "ok") keys[row[key]] = row[params];
   }
   return keys;
 }
@@ -56,9 +59,17 @@ SweepOutcome RunSweep(const CampaignSession& session, bool resume, CampaignSyste
   const SweepSpec& spec = session.spec;
   SweepOutcome outcome;
   outcome.results = session.results;
-  WriteFileAtomically(session.results / "env.json", RenderEnvJson(session.env));
   const std::filesystem::path probes = session.results / "probes.csv";
-  std::set<std::string> finished;
+  // Files this sweep would refuse to merge into are refused before anything runs or is written.
+  CheckCsvHeader(probes, ProbesHeader());
+  CheckCsvHeader(session.results / "manifest.csv", ManifestHeader());
+  for (const std::string& name : RemoveStalePartialFiles(session.results)) {
+    system.message(
+        fmt::format("gpuroof: note: removed {} (left by a sweep or bench that was killed)",
+                    (session.results / name).string()));
+  }
+  WriteFileAtomically(session.results / "env.json", RenderEnvJson(session.env));
+  std::map<std::string, std::string> finished;
   if (resume) finished = FinishedKeys(probes, session.env.build);
   std::vector<std::string> session_warnings = session.warnings;
   if (spec.window == "all") {
@@ -73,14 +84,21 @@ SweepOutcome RunSweep(const CampaignSession& session, bool resume, CampaignSyste
       "gpuroof {} sweep (profiler {})", session.env.gpuroof_version, ProfilerName(spec.profiler));
   Progress progress(system, session.plan.runs.size());
   for (size_t i = 0; i < session.plan.runs.size(); ++i) {
+    ThrowIfTerminated();
     const PlannedRun& run = session.plan.runs[i];
-    if (finished.count(run.key) > 0) {
-      system.message(
-          fmt::format("gpuroof: note: --resume: {} already has rows for build {}; "
-                      "skipped",
-                      run.label, session.env.build));
-      ++outcome.skipped;
-      continue;
+    if (auto done = finished.find(run.key); done != finished.end()) {
+      if (done->second == run.params) {
+        system.message(
+            fmt::format("gpuroof: note: --resume: {} already has rows for build {}; "
+                        "skipped",
+                        run.label, session.env.build));
+        ++outcome.skipped;
+        continue;
+      }
+      system.message(fmt::format(
+          "gpuroof: note: --resume: {} has rows for build {} run with other parameters ({}; "
+          "now {}); running it again",
+          run.label, session.env.build, done->second, run.params));
     }
     progress.Starting(i, run.label);
     ProbeRow base;
@@ -91,6 +109,8 @@ SweepOutcome RunSweep(const CampaignSession& session, bool resume, CampaignSyste
     base.units = run.units;
     base.unit_name = spec.unit_name;
     base.timestamp = FormatUtc(system.clock.Now());
+    if (!session.env.git_rev.empty())
+      base.git_rev = session.env.git_rev + (session.env.git_dirty.value_or(false) ? "-dirty" : "");
     std::vector<std::string> warnings = session_warnings;
     std::string short_run = CheckMinimumUnits(run.units, spec.min_units, spec.unit_name);
     if (!short_run.empty()) {
@@ -100,7 +120,14 @@ SweepOutcome RunSweep(const CampaignSession& session, bool resume, CampaignSyste
     base.quotable = session.quotable && short_run.empty();
     base.warnings = JoinWarnings(warnings);
 
-    ProfiledRun profiled = RunProfiled(spec, run, session.results, session.workdir, system.runner);
+    // The trace is analysed under its temporary name: one that cannot be read never replaces an
+    // earlier good trace.
+    std::vector<ProbeRow> rows;
+    auto analyse = [&](const std::filesystem::path& trace) {
+      rows = AnalyzeProbeTrace(trace, spec.window, base);
+    };
+    ProfiledRun profiled =
+        RunProfiled(spec, run, session.results, session.workdir, system.runner, analyse);
     base.profiled_wall_s = static_cast<double>(profiled.wall_ns) / 1e9;
     if (!profiled.warnings.empty()) {
       for (const std::string& warning : profiled.warnings) {
@@ -110,14 +137,12 @@ SweepOutcome RunSweep(const CampaignSession& session, bool resume, CampaignSyste
       base.warnings = JoinWarnings(warnings);
       base.quotable = false;
     }
-    std::vector<ProbeRow> rows;
     if (profiled.ok) {
-      base.trace = profiled.trace.filename().string();
-      try {
-        rows = AnalyzeProbeTrace(profiled.trace, spec.window, base);
-      } catch (const InputError& e) {
-        profiled.ok = false;
-        profiled.error = std::string("analysis failed: ") + e.what();
+      for (ProbeRow& row : rows) {
+        row.trace = profiled.trace.filename().string();
+        row.profiled_wall_s = base.profiled_wall_s;
+        row.warnings = base.warnings;
+        row.quotable = base.quotable;
       }
     }
     if (!profiled.ok) {

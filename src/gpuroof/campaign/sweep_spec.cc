@@ -419,6 +419,10 @@ SweepSpec ParseSweepSpec(const std::string& text, const std::string& source) {
 }
 
 SweepSpec LoadSweepSpec(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw InputError(path, "is a directory, expected a sweep file (TOML)");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, std::string("cannot open: ") + std::strerror(errno));
   std::ostringstream text;

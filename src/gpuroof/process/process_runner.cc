@@ -3,7 +3,9 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <iterator>
 #include <map>
+#include <string>
 
 #include <fcntl.h>
 #include <poll.h>
@@ -66,7 +68,55 @@ class InterruptsToChild {
   struct sigaction old_quit_ {};
 };
 
+// Termination state, shared with the signal handler (async-signal-safe: plain sig_atomic_t).
+volatile sig_atomic_t g_scope_active = 0;
+volatile sig_atomic_t g_termination_signal = 0;
+volatile sig_atomic_t g_child_group = 0;  // the running child's process group, 0 when none
+
+constexpr int kTerminationSignals[] = {SIGTERM, SIGINT, SIGHUP};
+struct sigaction g_old_actions[3];
+
+void OnTerminationSignal(int signal_number) {
+  const int saved_errno = errno;
+  g_termination_signal = signal_number;
+  const pid_t group = static_cast<pid_t>(g_child_group);
+  if (group > 0) kill(-group, signal_number);
+  errno = saved_errno;
+}
+
 }  // namespace
+
+TerminationScope::TerminationScope() {
+  g_termination_signal = 0;
+  g_child_group = 0;
+  g_scope_active = 1;
+  struct sigaction action {};
+  action.sa_handler = OnTerminationSignal;
+  sigemptyset(&action.sa_mask);
+  for (size_t i = 0; i < std::size(kTerminationSignals); ++i)
+    sigaction(kTerminationSignals[i], &action, &g_old_actions[i]);
+}
+
+TerminationScope::~TerminationScope() {
+  for (size_t i = 0; i < std::size(kTerminationSignals); ++i)
+    sigaction(kTerminationSignals[i], &g_old_actions[i], nullptr);
+  g_scope_active = 0;
+  g_child_group = 0;
+  g_termination_signal = 0;
+}
+
+int TerminationSignal() {
+  return static_cast<int>(g_termination_signal);
+}
+
+Interrupted::Interrupted(int signal_number)
+    : std::runtime_error(std::string("interrupted by signal ") + std::to_string(signal_number) +
+                         " (" + strsignal(signal_number) + ")"),
+      signal_number_(signal_number) {}
+
+void ThrowIfTerminated() {
+  if (int signal_number = TerminationSignal(); signal_number != 0) throw Interrupted(signal_number);
+}
 
 ProcessResult PosixProcessRunner::Run(const ProcessRequest& request) {
   ProcessResult result;
@@ -99,6 +149,22 @@ ProcessResult PosixProcessRunner::Run(const ProcessRequest& request) {
   }
   posix_spawnattr_t attributes;
   posix_spawnattr_init(&attributes);
+  // Inside a TerminationScope the child leads a process group of its own, so a forwarded
+  // signal reaches everything it started (nsys and the application under it).
+  const bool forward = g_scope_active != 0 && !request.child_takes_interrupts;
+  if (forward && g_termination_signal != 0) {
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attributes);
+    ClosePipe(out_pipe);
+    ClosePipe(err_pipe);
+    result.exit_code = 128 + static_cast<int>(g_termination_signal);
+    result.err = "not started: gpuroof is stopping";
+    return result;
+  }
+  if (forward) {
+    posix_spawnattr_setpgroup(&attributes, 0);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+  }
   if (request.child_takes_interrupts) {
     sigset_t defaults;
     sigemptyset(&defaults);
@@ -121,6 +187,11 @@ ProcessResult PosixProcessRunner::Run(const ProcessRequest& request) {
   int rc = posix_spawnp(&pid, args[0], &actions, &attributes, args.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attributes);
+  if (rc == 0 && forward) {
+    g_child_group = static_cast<sig_atomic_t>(pid);
+    // A signal that came before the line above was not forwarded by the handler.
+    if (g_termination_signal != 0) kill(-pid, static_cast<int>(g_termination_signal));
+  }
   if (out_pipe[1] >= 0) close(out_pipe[1]);
   if (err_pipe[1] >= 0) close(err_pipe[1]);
   if (rc != 0) {
@@ -167,6 +238,7 @@ ProcessResult PosixProcessRunner::Run(const ProcessRequest& request) {
       break;
     }
   }
+  if (forward) g_child_group = 0;
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   result.pid = static_cast<int>(pid);
   result.wall_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(

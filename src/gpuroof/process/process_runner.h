@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -51,6 +52,37 @@ class PosixProcessRunner : public ProcessRunner {
  public:
   ProcessResult Run(const ProcessRequest& request) override;
 };
+
+// While a TerminationScope lives, SIGTERM, SIGINT and SIGHUP do not kill gpuroof: the signal is
+// remembered, and forwarded to the process group of the child PosixProcessRunner is running
+// (each child of a request without `child_takes_interrupts` gets a group of its own, so the
+// signal reaches a profiler's application too). The child's exit is waited for as usual; the
+// caller then sees TerminationSignal() != 0, removes its partial files and throws Interrupted,
+// which the command turns into exit status 128 + N. One scope at a time (the CLI's command).
+class TerminationScope {
+ public:
+  TerminationScope();
+  ~TerminationScope();
+  TerminationScope(const TerminationScope&) = delete;
+  TerminationScope& operator=(const TerminationScope&) = delete;
+};
+
+// The termination signal received inside the current scope, 0 when none (and outside a scope).
+int TerminationSignal();
+
+// Thrown by a campaign once it stopped for a termination signal: the running configuration was
+// dropped, its partial files removed, finished rows kept.
+class Interrupted : public std::runtime_error {
+ public:
+  explicit Interrupted(int signal_number);
+  int signal_number() const { return signal_number_; }
+
+ private:
+  int signal_number_;
+};
+
+// Throws Interrupted when a termination signal arrived.
+void ThrowIfTerminated();
 
 // The last `count` non-empty lines of `text`, joined by " | " (for one-line CSV cells).
 std::string LastLines(const std::string& text, int count);

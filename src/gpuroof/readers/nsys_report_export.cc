@@ -35,8 +35,9 @@ std::string FindNsysProgram() {
   return {};
 }
 
-std::filesystem::path ResolveNsysReport(const std::filesystem::path& report,
-                                        ProcessRunner& runner) {
+std::filesystem::path ResolveNsysReport(const std::filesystem::path& report, ProcessRunner& runner,
+                                        bool* exported) {
+  if (exported != nullptr) *exported = false;
   const std::string source = report.string();
   std::error_code ec;
   if (!std::filesystem::is_regular_file(report, ec)) {
@@ -77,6 +78,7 @@ std::filesystem::path ResolveNsysReport(const std::filesystem::path& report,
   }
   std::filesystem::rename(partial, sqlite, ec);
   if (ec) throw InputError(sqlite.string(), "cannot write the export: " + ec.message());
+  if (exported != nullptr) *exported = true;
   return sqlite;
 }
 

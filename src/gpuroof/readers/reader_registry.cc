@@ -68,9 +68,21 @@ Trace ReadTrace(const std::filesystem::path& path, const ReadOptions& options) {
     case Format::kNsysReport: {
       PosixProcessRunner spawn;
       ProcessRunner& runner = options.runner != nullptr ? *options.runner : spawn;
-      Trace trace = ReadNsysSqlite(ResolveNsysReport(path, runner), nsys_options);
-      trace.metadata["exported_from"] = path.string();
-      return trace;
+      bool exported = false;
+      const std::filesystem::path sqlite = ResolveNsysReport(path, runner, &exported);
+      try {
+        Trace trace = ReadNsysSqlite(sqlite, nsys_options);
+        trace.metadata["exported_from"] = path.string();
+        return trace;
+      } catch (const InputError& error) {
+        // An export made just now that cannot be read goes: kept, it would be reused next time
+        // for being newer than the report. One that was there before is the user's; it stays.
+        if (!exported) throw;
+        std::filesystem::remove(sqlite, ec);
+        throw InputError(error.source(), error.problem() +
+                                             " (the export was removed; the next "
+                                             "run exports the report again)");
+      }
     }
     case Format::kUnknown:
       break;

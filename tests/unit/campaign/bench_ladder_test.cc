@@ -1,5 +1,7 @@
 // The bench ladder: cold, warm and spread by hand, the join with probes.csv by exact key, and a
 // bench over a fake runner whose wall times are scripted.
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -134,6 +136,99 @@ TEST_F(BenchRunnerTest, MetricRegexAndFailures) {
   EXPECT_EQ(failed.rows[0].error, "rep 1: --metric-regex found no positive number in stdout");
   options.metric_regex = "(unclosed";
   EXPECT_THROW(RunBench(session, options, fake.system), InputError);
+}
+
+TEST_F(BenchRunnerTest, AWarmRateAboveTheRooflineIsAMismatchNotAPeak) {
+  // 1000 frames in 1 s: 1000 frames/s against rooflines of 990 (101 %, inside the 2 % a
+  // measurement may be off) and of 900 (111 %: the probe and the bench measured other work).
+  fake.runner.handler = [&](const ProcessRequest& request) {
+    if (request.argv[0] != "app") return ProcessResult{127, "", "", 0};
+    return ProcessResult{0, "", "", 1'000'000'000};
+  };
+  CampaignSession session = OpenCampaign(Spec(), Options(), fake.system);
+  BenchOptions options;
+  options.reps = 2;
+  testing::WriteText(session.results / "probes.csv",
+                     "key,build,status,roofline_units_per_s,streams,quotable,timestamp\n"
+                     "label=a,unknown,ok,990,1,yes,T\n");
+  BenchOutcome close = RunBench(session, options, fake.system);
+  ASSERT_EQ(close.rows.size(), 1u);
+  EXPECT_TRUE(close.rows[0].quotable);
+  EXPECT_EQ(close.rows[0].peak_units_per_s, 990);
+  testing::WriteText(session.results / "probes.csv",
+                     "key,build,status,roofline_units_per_s,streams,quotable,timestamp\n"
+                     "label=a,unknown,ok,900,1,yes,T\n");
+  fake.messages.clear();
+  BenchOutcome over = RunBench(session, options, fake.system);
+  ASSERT_EQ(over.rows.size(), 1u);
+  const LadderRow& row = over.rows[0];
+  EXPECT_NEAR(*row.pct_of_roofline, 100.0 * 1000 / 900, 1e-9);
+  EXPECT_FALSE(row.quotable);
+  EXPECT_FALSE(row.peak_units_per_s.has_value());
+  EXPECT_NE(row.warnings.find("111.1% of the roofline, above the 102%"), std::string::npos)
+      << row.warnings;
+  bool warned = std::any_of(fake.messages.begin(), fake.messages.end(), [](const auto& m) {
+    return m.rfind("gpuroof: warning: a: the warm rate is 111.1% of the roofline", 0) == 0;
+  });
+  EXPECT_TRUE(warned);
+}
+
+TEST_F(BenchRunnerTest, MetricRegexMatchesWithinOneLine) {
+  // POSIX '.' matches a newline unless REG_NEWLINE: "(.*)" would take "12\ndone" and fail.
+  fake.runner.handler = [&](const ProcessRequest& request) {
+    if (request.argv[0] != "app") return ProcessResult{127, "", "", 0};
+    return ProcessResult{0, "fps: 12\ndone\n", "", 1};
+  };
+  CampaignSession session = OpenCampaign(Spec(), Options(), fake.system);
+  BenchOptions options;
+  options.reps = 2;
+  options.metric_regex = "fps: (.*)";
+  BenchOutcome outcome = RunBench(session, options, fake.system);
+  ASSERT_EQ(outcome.failed, 0) << outcome.rows[0].error;
+  EXPECT_EQ(outcome.rows[0].figures.warm, 12);
+}
+
+TEST_F(BenchRunnerTest, LadderManifestRowNamesEveryLabelInLadderCsv) {
+  fake.runner.handler = [&](const ProcessRequest& request) {
+    if (request.argv[0] != "app") return ProcessResult{127, "", "", 0};
+    return ProcessResult{0, "", "", 1'000'000'000};
+  };
+  SweepSpec spec = ParseSweepSpec(
+      fmt::format("[command]\nargv = [\"app\", \"{{frames}}\"]\nworkdir = \"{}\"\n"
+                  "[parameters]\nframes = 1000\n"
+                  "[[configurations]]\nlabel = \"a\"\n[[configurations]]\nlabel = \"b\"\n"
+                  "[run]\nunits = \"{{frames}}\"\n",
+                  dir.path().string()),
+      "s.toml");
+  BenchOptions options;
+  options.reps = 1;
+  RunBench(OpenCampaign(spec, Options(), fake.system), options, fake.system);
+  CampaignOptions only_a = Options();
+  only_a.only = {"a"};
+  options.reps = 2;
+  CampaignSession session = OpenCampaign(spec, only_a, fake.system);
+  RunBench(session, options, fake.system);
+  CsvTable ladder = ReadCsvFile(session.results / "ladder.csv");
+  ASSERT_EQ(ladder.rows.size(), 2u);  // b's row from the first bench stays
+  CsvTable manifest = ReadCsvFile(session.results / "manifest.csv");
+  ASSERT_EQ(manifest.rows.size(), 1u);
+  EXPECT_EQ(manifest.rows[0][manifest.Column("config")], "a;b");
+  EXPECT_EQ(manifest.rows[0][manifest.Column("produced_by")].find("reps"), std::string::npos);
+}
+
+TEST_F(BenchRunnerTest, ALadderWithOtherColumnsIsRefusedBeforeAnyRep) {
+  int runs = 0;
+  fake.runner.handler = [&](const ProcessRequest& request) {
+    if (request.argv[0] != "app") return ProcessResult{127, "", "", 0};
+    ++runs;
+    return ProcessResult{0, "", "", 1'000'000'000};
+  };
+  CampaignSession session = OpenCampaign(Spec(), Options(), fake.system);
+  testing::WriteText(session.results / "ladder.csv", "key,old\nlabel=a,1\n");
+  BenchOptions options;
+  EXPECT_THROW(RunBench(session, options, fake.system), InputError);
+  EXPECT_EQ(runs, 0);
+  EXPECT_EQ(testing::ReadText(session.results / "ladder.csv"), "key,old\nlabel=a,1\n");
 }
 
 }  // namespace

@@ -119,5 +119,22 @@ TEST(SweepPlan, ArgvExpansionKeepsEachValueOneArgument) {
   EXPECT_EQ(ResultsFolderName("2026-11-30", "v1/../x", "ab test"), "2026-11-30_v1_.._x_ab_test");
 }
 
+TEST(SweepPlan, LabelsThatWouldOverwriteTheResultsFilesAreRefused) {
+  for (const std::string label : {"env", "probes", "ladder", "manifest", "Env"}) {
+    SweepSpec spec = ParseSweepSpec(
+        "[command]\nargv = [\"app\", \"{trace}\"]\n[parameters]\nn = 1\n"
+        "[[configurations]]\nlabel = \"ok\"\n[[configurations]]\nlabel = \"" +
+            label + "\"\n",
+        "s.toml");
+    try {
+      PlanSweep(spec, {}, {"ok"});  // --only never hides it
+      ADD_FAILURE() << label;
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("s.toml:7: label '" + label + "' would write", 0), 0u)
+          << e.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace gpuroof

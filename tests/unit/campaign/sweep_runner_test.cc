@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "gpuroof/campaign/csv_store.h"
 #include "gpuroof/campaign/sha256.h"
@@ -205,7 +207,7 @@ TEST_F(SweepRunnerTest, ATraceKeepsTheExtensionOfItsFormat) {
   options.only = {"k5"};
   CampaignSession session = OpenCampaign(Spec(), options, fake.system);
   SweepOutcome outcome = RunSweep(session, false, fake.system);
-  EXPECT_EQ(outcome.failed, 0);
+  ASSERT_EQ(outcome.failed, 0) << outcome.rows[0].error;
   EXPECT_TRUE(std::filesystem::exists(session.results / "k5__kernel-5000.json"));
   EXPECT_FALSE(std::filesystem::exists(session.results / "k5__kernel-5000.sqlite"));
   CsvTable probes = ReadCsvFile(session.results / "probes.csv");
@@ -255,6 +257,153 @@ TEST_F(SweepRunnerTest, DryRunPlanQuotesEveryArgument) {
   EXPECT_NE(plan.find("key: label, kernel"), std::string::npos) << plan;
   EXPECT_NE(plan.find("\"1 \\\"x\\\"\""), std::string::npos) << plan;
   EXPECT_EQ(workload_runs, 0);
+}
+
+TEST_F(SweepRunnerTest, AnUnreadableReRunKeepsTheEarlierTrace) {
+  CampaignSession session = OpenCampaign(Spec(), Options(), fake.system);
+  ASSERT_EQ(RunSweep(session, false, fake.system).failed, 0);
+  const std::filesystem::path trace = session.results / "k5__kernel-5000.sqlite";
+  const std::string good_sha = Sha256OfFile(trace);
+  // The re-run's command writes garbage where its trace goes.
+  fake.runner.handler = [](const ProcessRequest& request) {
+    testing::WriteText(Arg(request, "-o"), "not a trace\n");
+    return ProcessResult{0, "", "", 1};
+  };
+  CampaignOptions only = Options();
+  only.only = {"k5"};
+  CampaignSession rerun = OpenCampaign(Spec(), only, fake.system);
+  SweepOutcome outcome = RunSweep(rerun, false, fake.system);
+  EXPECT_EQ(outcome.failed, 1);
+  EXPECT_EQ(Sha256OfFile(trace), good_sha);
+  const std::filesystem::path kept = session.results / "k5__kernel-5000.sqlite.unreadable";
+  EXPECT_EQ(testing::ReadText(kept), "not a trace\n");
+  ASSERT_EQ(outcome.rows.size(), 1u);
+  EXPECT_NE(outcome.rows[0].error.find("the new trace cannot be read ("), std::string::npos);
+  EXPECT_NE(outcome.rows[0].error.find("it is kept as k5__kernel-5000.sqlite.unreadable; the "
+                                       "earlier k5__kernel-5000.sqlite is kept"),
+            std::string::npos)
+      << outcome.rows[0].error;
+  // The manifest still describes the good trace.
+  CsvTable manifest = ReadCsvFile(session.results / "manifest.csv");
+  bool found = false;
+  for (const auto& row : manifest.rows) {
+    if (row[0] != "k5__kernel-5000.sqlite") continue;
+    found = true;
+    EXPECT_EQ(row[manifest.Column("sha256")], good_sha);
+  }
+  EXPECT_TRUE(found);
+  // No partial file is left behind.
+  for (const auto& entry : std::filesystem::directory_iterator(session.results))
+    EXPECT_EQ(entry.path().filename().string().find(".partial-"), std::string::npos);
+}
+
+TEST_F(SweepRunnerTest, ResumeRerunsRowsWhoseParametersChanged) {
+  CampaignSession session = OpenCampaign(Spec(), Options(), fake.system);
+  RunSweep(session, false, fake.system);
+  EXPECT_EQ(workload_runs, 2);
+  // frames is no key parameter (both configurations share it): same keys, other params.
+  SweepSpec changed = Spec();
+  changed.defaults["frames"] = "20";
+  fake.messages.clear();
+  SweepOutcome outcome = RunSweep(OpenCampaign(changed, Options(), fake.system), true, fake.system);
+  EXPECT_EQ(workload_runs, 4);
+  EXPECT_EQ(outcome.skipped, 0);
+  bool said = std::any_of(fake.messages.begin(), fake.messages.end(), [](const auto& m) {
+    return m ==
+           "gpuroof: note: --resume: k5 has rows for build unknown run with other "
+           "parameters (kernel=5000;frames=10; now kernel=5000;frames=20); running it again";
+  });
+  EXPECT_TRUE(said);
+  CsvTable probes = ReadCsvFile(session.results / "probes.csv");
+  for (const auto& row : probes.rows)
+    EXPECT_EQ(row[probes.Column("units")], "20");
+  // Unchanged now: --resume skips both.
+  SweepOutcome again = RunSweep(OpenCampaign(changed, Options(), fake.system), true, fake.system);
+  EXPECT_EQ(again.skipped, 2);
+  EXPECT_EQ(workload_runs, 4);
+}
+
+TEST_F(SweepRunnerTest, ResultsFilesWithOtherColumnsAreRefusedBeforeAnythingRuns) {
+  for (const char* name : {"probes.csv", "manifest.csv"}) {
+    CampaignSession session = OpenCampaign(Spec(), Options(), fake.system);
+    testing::WriteText(session.results / name, "key,old\nx,1\n");
+    EXPECT_THROW(RunSweep(session, false, fake.system), InputError) << name;
+    EXPECT_EQ(workload_runs, 0) << name;
+    EXPECT_FALSE(std::filesystem::exists(session.results / "env.json")) << name;
+    EXPECT_FALSE(std::filesystem::exists(session.results / "k5__kernel-5000.sqlite")) << name;
+    EXPECT_EQ(testing::ReadText(session.results / name), "key,old\nx,1\n");
+    std::filesystem::remove(session.results / name);
+  }
+}
+
+TEST_F(SweepRunnerTest, PartialFilesOfProcessesThatAreGoneAreRemoved) {
+  // A pid that is certainly gone: a child that exited and was reaped.
+  pid_t gone = fork();
+  if (gone == 0) _exit(0);
+  ASSERT_GT(gone, 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(gone, &status, 0), gone);
+  CampaignSession session = OpenCampaign(Spec(), Options(), fake.system);
+  const std::string dead = std::to_string(gone);
+  const std::string alive = std::to_string(getppid());  // our parent runs as long as we do
+  std::vector<std::string> removed = {".k5__kernel-5000.partial-" + dead + ".sqlite",
+                                      ".x.partial-" + dead + ".nsys-rep",
+                                      ".bench-scratch-" + dead + ".sqlite"};
+  std::vector<std::string> kept = {".k5__kernel-5000.partial-" + alive + ".sqlite",
+                                   ".bench-scratch-" + alive + ".sqlite",
+                                   "k5.partial-" + dead + ".sqlite",  // no leading dot: not ours
+                                   ".notes-" + dead + ".sqlite", ".x.partial-" + dead + "x"};
+  for (const std::string& name : removed)
+    testing::WriteText(session.results / name, "x");
+  for (const std::string& name : kept)
+    testing::WriteText(session.results / name, "x");
+  RunSweep(session, false, fake.system);
+  for (const std::string& name : removed)
+    EXPECT_FALSE(std::filesystem::exists(session.results / name)) << name;
+  for (const std::string& name : kept)
+    EXPECT_TRUE(std::filesystem::exists(session.results / name)) << name;
+}
+
+TEST_F(SweepRunnerTest, ResultsPathsReachTheCommandAbsolute) {
+  CampaignOptions options = Options();
+  options.results_root = "relative-results";
+  CampaignSession session = OpenCampaign(Spec(), options, fake.system);
+  EXPECT_TRUE(session.results.is_absolute()) << session.results;
+  EXPECT_EQ(session.results,
+            std::filesystem::current_path() / "relative-results" / "2024-10-04_unknown");
+  std::filesystem::remove_all(std::filesystem::current_path() / "relative-results");
+  options.results_root = "";
+  EXPECT_THROW(OpenCampaign(Spec(), options, fake.system), InputError);
+}
+
+TEST_F(SweepRunnerTest, RowsCarryTheGitRevisionAndOlderProbesFilesAreStillMerged) {
+  const std::string rev = "0123456789abcdef0123456789abcdef01234567";
+  auto workload = fake.runner.handler;
+  fake.runner.handler = [&](const ProcessRequest& request) {
+    if (request.argv[0] != "git") return workload(request);
+    if (request.argv[1] == "status") return ProcessResult{0, " M src/kernel.cu\n", "", 1};
+    if (request.argv.back() == "HEAD" && request.argv.size() == 3)
+      return ProcessResult{0, rev + "\n", "", 1};
+    return ProcessResult{0, "main\n", "", 1};
+  };
+  CampaignOptions options = Options();
+  options.only = {"k5"};
+  CampaignSession session = OpenCampaign(Spec(), options, fake.system);
+  // probes.csv as gpuroof wrote it before the git_rev column: one row of another configuration.
+  std::vector<std::string> old_header = ProbesHeader();
+  old_header.pop_back();
+  ASSERT_EQ(ProbesHeader().back(), "git_rev");
+  std::string old_row(old_header.size() - 1, ',');
+  testing::WriteText(
+      session.results / "probes.csv",
+      fmt::format("{}\nlabel=k4;kernel=4000{}\n", fmt::join(old_header, ","), old_row));
+  ASSERT_EQ(RunSweep(session, false, fake.system).failed, 0);
+  CsvTable probes = ReadCsvFile(session.results / "probes.csv");
+  EXPECT_EQ(probes.header, ProbesHeader());
+  ASSERT_EQ(probes.rows.size(), 2u);
+  EXPECT_EQ(probes.rows[0][0], "label=k4;kernel=4000");
+  EXPECT_EQ(probes.rows[0][probes.Column("git_rev")], "");
+  EXPECT_EQ(probes.rows[1][probes.Column("git_rev")], rev + "-dirty");
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "gpuroof/process/process_runner.h"
 
+#include <csignal>
 #include <filesystem>
 
 #include <gtest/gtest.h>
@@ -58,6 +59,20 @@ TEST(PosixProcessRunner, AProgramThatCannotStartIs127) {
 
 TEST(PosixProcessRunner, ASignalIs128PlusItsNumber) {
   EXPECT_EQ(PosixProcessRunner().Run(Shell("kill -TERM $$")).exit_code, 128 + 15);
+}
+
+// The child signals us; the scope forwards SIGTERM to the child's own process group, so its
+// `sleep` (a grandchild) dies too and Run returns at once rather than after 300 s.
+TEST(PosixProcessRunner, ATerminationSignalReachesTheChildsProcessGroup) {
+  TerminationScope scope;
+  ProcessResult result = PosixProcessRunner().Run(
+      Shell("test \"$(ps -o pgid= -p $$ | tr -d ' ')\" = $$ || exit 9; kill -TERM $PPID; "
+            "sleep 300; exit 0"));
+  EXPECT_EQ(result.exit_code, 128 + SIGTERM);  // not 9: it led its own process group
+  EXPECT_EQ(TerminationSignal(), SIGTERM);
+  EXPECT_THROW(ThrowIfTerminated(), Interrupted);
+  // Once stopping, nothing more is started.
+  EXPECT_EQ(PosixProcessRunner().Run(Shell("exit 0")).exit_code, 128 + SIGTERM);
 }
 
 }  // namespace

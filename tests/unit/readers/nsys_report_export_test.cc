@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "gpuroof/model/errors.h"
+#include "gpuroof/readers/reader_registry.h"
 
 namespace gpuroof {
 namespace {
@@ -116,6 +117,17 @@ TEST_F(NsysReportExport, WithoutNsysTheErrorSaysHowToExport) {
 TEST_F(NsysReportExport, MissingReportIsAnError) {
   FakeLauncher launcher(0);
   EXPECT_THROW(ResolveNsysReport(dir_ / "absent.nsys-rep", launcher), InputError);
+}
+
+TEST_F(NsysReportExport, AnExportThatCannotBeReadIsNotKeptForReuse) {
+  FakeLauncher launcher(0);  // exits 0 but writes "exported", no SQLite database
+  ReadOptions options;
+  options.runner = &launcher;
+  EXPECT_THROW(ReadTrace(report_, options), InputError);
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "run.sqlite"));
+  // A later read exports again rather than trusting the corrupt file for being newer.
+  EXPECT_THROW(ReadTrace(report_, options), InputError);
+  EXPECT_EQ(launcher.calls.size(), 2u);
 }
 
 }  // namespace
