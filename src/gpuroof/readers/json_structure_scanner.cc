@@ -15,6 +15,9 @@ struct BlockMasks {
   uint64_t backslash = 0;
   uint64_t open = 0;   // { or [
   uint64_t close = 0;  // } or ]
+  // What may follow a string's closing quote: whitespace (here: any byte up to 0x20), ',', ':',
+  // and (from `close`) '}' or ']'.
+  uint64_t after_string = 0;
 };
 
 // '{' (0x7b) and '[' (0x5b) differ only in bit 0x20, as do '}' and ']': OR-ing 0x20 folds each
@@ -27,6 +30,9 @@ BlockMasks Classify(const char* block) {
   const __m128i open = _mm_set1_epi8('{');
   const __m128i close = _mm_set1_epi8('}');
   const __m128i fold = _mm_set1_epi8(0x20);
+  const __m128i space = _mm_set1_epi8(' ');
+  const __m128i comma = _mm_set1_epi8(',');
+  const __m128i colon = _mm_set1_epi8(':');
   for (int i = 0; i < 4; ++i) {
     __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 16 * i));
     __m128i folded = _mm_or_si128(v, fold);
@@ -38,6 +44,9 @@ BlockMasks Classify(const char* block) {
     m.backslash |= bits(_mm_cmpeq_epi8(v, backslash)) << shift;
     m.open |= bits(_mm_cmpeq_epi8(folded, open)) << shift;
     m.close |= bits(_mm_cmpeq_epi8(folded, close)) << shift;
+    __m128i blank = _mm_cmpeq_epi8(_mm_min_epu8(v, space), v);
+    __m128i separator = _mm_or_si128(_mm_cmpeq_epi8(v, comma), _mm_cmpeq_epi8(v, colon));
+    m.after_string |= bits(_mm_or_si128(blank, separator)) << shift;
   }
 #else
   for (int i = 0; i < 64; ++i) {
@@ -47,6 +56,7 @@ BlockMasks Classify(const char* block) {
     if (c == '\\') m.backslash |= bit;
     if ((c | 0x20) == '{') m.open |= bit;
     if ((c | 0x20) == '}') m.close |= bit;
+    if (static_cast<unsigned char>(c) <= ' ' || c == ',' || c == ':') m.after_string |= bit;
   }
 #endif
   return m;
@@ -61,6 +71,9 @@ __attribute__((target("avx2"))) BlockMasks ClassifyAvx2(const char* block) {
   const __m256i open = _mm256_set1_epi8('{');
   const __m256i close = _mm256_set1_epi8('}');
   const __m256i fold = _mm256_set1_epi8(0x20);
+  const __m256i space = _mm256_set1_epi8(' ');
+  const __m256i comma = _mm256_set1_epi8(',');
+  const __m256i colon = _mm256_set1_epi8(':');
   BlockMasks m;
   for (int i = 0; i < 2; ++i) {
     __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 32 * i));
@@ -76,6 +89,11 @@ __attribute__((target("avx2"))) BlockMasks ClassifyAvx2(const char* block) {
               << shift;
     m.close |=
         uint64_t{static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(folded, close)))}
+        << shift;
+    __m256i blank = _mm256_cmpeq_epi8(_mm256_min_epu8(v, space), v);
+    __m256i separator = _mm256_or_si256(_mm256_cmpeq_epi8(v, comma), _mm256_cmpeq_epi8(v, colon));
+    m.after_string |=
+        uint64_t{static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_or_si256(blank, separator)))}
         << shift;
   }
   return m;
@@ -129,6 +147,17 @@ size_t JsonStructureScanner::ScanBlock(const char* block, size_t base, int recor
   uint64_t quotes = m.quote & ~escaped;
   uint64_t in_string = PrefixXor(quotes) ^ in_string_;
   in_string_ = static_cast<uint64_t>(static_cast<int64_t>(in_string) >> 63);
+  // Text that cannot be JSON, the mark of a stray quote before it: a string's closing quote
+  // followed by anything but whitespace, ',', ':', '}' or ']'. Only the byte right after it is
+  // looked at (cheap): what a stray quote in a name leaves ("@"sP(0)") and, once the string
+  // state is inverted, the first letter of the next string.
+  uint64_t closing = quotes & ~in_string;
+  uint64_t after_closing = (closing << 1) | after_closing_;
+  after_closing_ = closing >> 63;
+  uint64_t broken = after_closing & ~(m.after_string | m.close);
+  if (broken != 0 && not_json_at_ == kNone) {
+    not_json_at_ = base + static_cast<size_t>(LowestBit(broken));
+  }
   uint64_t structural = (m.open | m.close) & ~in_string;
   while (structural != 0) {
     int i = LowestBit(structural);
@@ -144,6 +173,7 @@ size_t JsonStructureScanner::ScanBlock(const char* block, size_t base, int recor
       // Whatever follows belongs to the caller; string state past this point is not tracked.
       in_string_ = 0;
       escaped_ = 0;
+      after_closing_ = 0;
       return static_cast<size_t>(i) + 1;
     }
   }
@@ -153,13 +183,14 @@ size_t JsonStructureScanner::ScanBlock(const char* block, size_t base, int recor
 JsonStructureScanner::Result JsonStructureScanner::Scan(const char* data, size_t size,
                                                         int record_depth,
                                                         std::vector<size_t>& ends) {
+  not_json_at_ = kNone;
   size_t offset = 0;
   while (offset + kBlockBytes <= size) {
     size_t left_at = ScanBlock(data + offset, offset, record_depth, ends);
-    if (left_at != kStayed) return {offset + left_at, true};
+    if (left_at != kStayed) return {offset + left_at, true, not_json_at_};
     offset += kBlockBytes;
   }
-  return {offset, false};
+  return {offset, false, not_json_at_};
 }
 
 JsonStructureScanner::Result JsonStructureScanner::ScanTail(const char* data, size_t size,
@@ -173,8 +204,8 @@ JsonStructureScanner::Result JsonStructureScanner::ScanTail(const char* data, si
   size_t offset = result.scanned;
   std::memcpy(block, data + offset, size - offset);
   size_t left_at = ScanBlock(block, offset, record_depth, ends);
-  if (left_at != kStayed) return {offset + left_at, true};
-  return {size, false};
+  if (left_at != kStayed) return {offset + left_at, true, not_json_at_};
+  return {size, false, not_json_at_};
 }
 
 }  // namespace gpuroof

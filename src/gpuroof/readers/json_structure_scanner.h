@@ -18,9 +18,16 @@ class JsonStructureScanner {
   // Starts at `depth` (the nesting level of the text about to be scanned), outside any string.
   explicit JsonStructureScanner(int depth = 0) : depth_(depth) {}
 
+  static constexpr size_t kNone = ~size_t{0};
+
   struct Result {
     size_t scanned = 0;  // bytes consumed from `data`
     bool left = false;   // a bracket took the depth below `record_depth`; `scanned` ends there
+    // The offset of the first byte that the string state says cannot be JSON, or kNone: a byte
+    // other than whitespace, ',', ':', '}' or ']' right after a string's closing quote. Valid
+    // JSON has none, so from a quote before it on (a stray unescaped quote) the string state may
+    // be inverted and the ends found after it wrong. Scanning goes on as if the text were valid.
+    size_t not_json_at = kNone;
   };
 
   // Scans whole 64-byte blocks of `data[0, size)`; the rest waits for more data (or for
@@ -42,8 +49,10 @@ class JsonStructureScanner {
   size_t ScanBlock(const char* block, size_t base, int record_depth, std::vector<size_t>& ends);
 
   int depth_ = 0;
-  uint64_t in_string_ = 0;  // all ones while inside a string at a block boundary
-  uint64_t escaped_ = 0;    // 1 when the previous block ended in an unescaped backslash
+  uint64_t in_string_ = 0;      // all ones while inside a string at a block boundary
+  uint64_t escaped_ = 0;        // 1 when the previous block ended in an unescaped backslash
+  uint64_t after_closing_ = 0;  // 1 when the previous block ended in a string's closing quote
+  size_t not_json_at_ = kNone;  // of the current Scan() call
 };
 
 }  // namespace gpuroof

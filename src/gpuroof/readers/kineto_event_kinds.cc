@@ -100,8 +100,9 @@ std::optional<CopyShape> ParseMemcpyName(std::string_view name) {
     std::string_view prefix;
     Engine engine;
   };
-  // Array copies go with the host or device side they touch, as nsys's copy kinds do.
-  static constexpr std::array<Entry, 9> kEntries = {{
+  // Array copies go with the host or device side they touch, and array to array is D2D, as nsys's
+  // copy kinds do (docs/metrics.md, "Engines": copyKind 3-7).
+  static constexpr std::array<Entry, 10> kEntries = {{
       {"Memcpy HtoD", Engine::kH2D},
       {"Memcpy DtoH", Engine::kD2H},
       {"Memcpy DtoD", Engine::kD2D},
@@ -111,6 +112,7 @@ std::optional<CopyShape> ParseMemcpyName(std::string_view name) {
       {"Memcpy AtoH", Engine::kD2H},
       {"Memcpy AtoD", Engine::kD2D},
       {"Memcpy DtoA", Engine::kD2D},
+      {"Memcpy AtoA", Engine::kD2D},
   }};
   for (const Entry& entry : kEntries) {
     if (!StartsWithIgnoringCase(name, entry.prefix)) continue;

@@ -26,8 +26,9 @@ enum class KinetoEventKind : uint8_t {
 // 2021-2022 typo "gpu_user_Annotation").
 KinetoEventKind ClassifyKinetoCategory(std::string_view category);
 
-// A copy's engine and memory kinds from its name, "Memcpy <kind> (<src> -> <dst>)". Unknown
-// kinds (AtoA, <unknown>) give nullopt: the caller counts the event as skipped.
+// A copy's engine and memory kinds from its name, "Memcpy <kind> (<src> -> <dst>)". Array kinds
+// follow nsys's copy kinds (HtoA H2D, AtoH D2H, AtoD/DtoA/AtoA D2D). Unknown kinds ("<unknown>")
+// give nullopt: the caller counts the event as skipped.
 struct CopyShape {
   Engine engine = Engine::kH2D;
   MemoryKind src = MemoryKind::kUnknown;

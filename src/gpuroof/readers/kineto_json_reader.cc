@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <memory>
+#include <optional>
+#include <span>
 #include <vector>
 
 #include <fmt/format.h>
@@ -22,8 +25,11 @@ namespace od = simdjson::ondemand;
 using simdjson::error_code;
 using simdjson::SUCCESS;
 
-// Top-level values larger than this (other than traceEvents) are skipped, not parsed.
+// Top-level values larger than this (other than traceEvents) are skipped, not parsed; a note
+// says so for the ones read, and distributedInfo's rank is still found (LongTopLevelValue).
 constexpr size_t kMaxCapturedBytes = size_t{16} << 20;
+// How far past the start of a damaged event its end is looked for (FindDamagedEventEnd).
+constexpr uint64_t kMaxDamagedEventBytes = uint64_t{1} << 20;
 // Bytes readable past any document handed to simdjson, which reads ahead in 64-byte blocks.
 constexpr size_t kPadding = simdjson::SIMDJSON_PADDING + JsonStructureScanner::kBlockBytes;
 
@@ -68,11 +74,18 @@ std::optional<int64_t> ReadInteger(od::value value) {
 
 // A string value's text between its quotes, still escaped. Stage 1 validated it (UTF-8,
 // control characters), so without a backslash it is the string itself: most names are never
-// copied or unescaped.
+// copied or unescaped. INCORRECT_TYPE when the value is not a string; STRING_ERROR when it
+// starts as one but something other than ',', '}' or ']' follows its closing quote: the string
+// held a stray unescaped quote (pytorch #121219 writes names such as "@"\xef\xbf\xbdsP(0): x"),
+// which On Demand would not notice in an event whose other fields are never read.
 error_code ReadRawString(od::value value, std::string_view& out) {
-  std::string_view token = TrimRight(value.raw_json_token());
-  if (token.size() < 2 || token.front() != '"' || token.back() != '"') {
-    return simdjson::INCORRECT_TYPE;
+  std::string_view raw = value.raw_json_token();
+  std::string_view token = TrimRight(raw);
+  if (token.empty() || token.front() != '"') return simdjson::INCORRECT_TYPE;
+  // The token runs to the next structural character, which the buffer always holds.
+  char next = raw.data()[raw.size()];
+  if (token.size() < 2 || token.back() != '"' || (next != ',' && next != '}' && next != ']')) {
+    return simdjson::STRING_ERROR;
   }
   out = token.substr(1, token.size() - 2);
   return SUCCESS;
@@ -86,11 +99,12 @@ error_code ReadTimeText(od::value value, std::optional<std::string_view>& out) {
   std::string_view text;
   if (type == od::json_type::number) {
     out = TrimRight(value.raw_json_token());
-  } else if (type == od::json_type::string && ReadRawString(value, text) == SUCCESS) {
-    out = text;
-  } else {
-    out = std::string_view();  // present but not a number
+    return SUCCESS;
   }
+  out = std::string_view();  // present but not a number
+  if (type != od::json_type::string) return SUCCESS;
+  if (error_code e = ReadRawString(value, text)) return e;
+  out = text;
   return SUCCESS;
 }
 
@@ -101,16 +115,20 @@ error_code ReadId(od::value value, KinetoId& out) {
   if (type == od::json_type::number) {
     out.type = KinetoId::Type::kNumber;
     out.text = TrimRight(value.raw_json_token());
-  } else if (type == od::json_type::string && ReadRawString(value, text) == SUCCESS) {
+  } else if (type == od::json_type::string) {
+    if (error_code e = ReadRawString(value, text)) return e;
     out.type = KinetoId::Type::kString;
     out.text = text;
   }
   return SUCCESS;  // other types: absent for our purposes
 }
 
-// A string field; values of another type are ignored (left empty).
-void ReadString(od::value value, std::string_view& out) {
-  if (ReadRawString(value, out) != SUCCESS) out = {};
+// A string field; values of another type are ignored (left empty). Fails on a damaged string.
+error_code ReadString(od::value value, std::string_view& out) {
+  error_code e = ReadRawString(value, out);
+  if (e == SUCCESS) return SUCCESS;
+  out = {};
+  return e == simdjson::INCORRECT_TYPE ? SUCCESS : e;
 }
 
 error_code ReadDims(od::value value, std::array<uint32_t, 3>& out) {
@@ -207,7 +225,7 @@ error_code ReadEvent(od::object object, const KinetoTraceBuilder& builder, Kinet
     switch (key.raw()[0]) {
       case 'p':
         if (key.unsafe_is_equal("ph")) {
-          ReadString(value, event.phase);
+          e = ReadString(value, event.phase);
           values_wanted = event.phase == "X";
         } else if (values_wanted && key.unsafe_is_equal("pid")) {
           e = ReadId(value, event.pid);
@@ -215,14 +233,14 @@ error_code ReadEvent(od::object object, const KinetoTraceBuilder& builder, Kinet
         break;
       case 'c':
         if (key.unsafe_is_equal("cat")) {
-          ReadString(value, event.category);
+          e = ReadString(value, event.category);
           event.kind = ClassifyKinetoCategory(event.category);
           has_category = true;
         }
         break;
       case 'n':
         if (key.unsafe_is_equal("name")) {
-          ReadString(value, event.name);
+          e = ReadString(value, event.name);
           has_name = true;
         }
         break;
@@ -257,6 +275,134 @@ error_code ReadEvent(od::object object, const KinetoTraceBuilder& builder, Kinet
   return SUCCESS;
 }
 
+// Reads the top-level scalar members of a JSON object whose text comes in pieces, without
+// keeping the text: how the rank is read from a distributedInfo too large to capture (its
+// pg_config lists every process group's ranks). One byte at a time, only on such values.
+class TopLevelScalarFinder {
+ public:
+  void Feed(std::string_view text) {
+    for (char c : text)
+      Step(c);
+  }
+  // The value of the top-level member `key` as written: a number's text, or a string's text
+  // between its quotes (still escaped). Empty when absent or not a scalar.
+  std::string Get(std::string_view key) const {
+    auto it = std::find_if(found_.begin(), found_.end(),
+                           [&](const auto& member) { return member.first == key; });
+    return it == found_.end() ? std::string() : it->second;
+  }
+
+ private:
+  // Keys and values longer than this are not kept (no wanted one is).
+  static constexpr size_t kLongest = 64;
+  enum class Phase {
+    kStart,
+    kBeforeKey,
+    kKey,
+    kAfterKey,
+    kBeforeValue,
+    kString,
+    kScalar,
+    kNested,
+    kAfterValue,
+    kDone
+  };
+
+  void Keep(std::string& text, char c) {
+    if (text.size() <= kLongest) text += c;
+  }
+  void Found() {
+    if (key_.size() <= kLongest && value_.size() <= kLongest) found_.emplace_back(key_, value_);
+  }
+  void Step(char c) {
+    switch (phase_) {
+      case Phase::kStart:
+        if (!IsSpace(c)) phase_ = c == '{' ? Phase::kBeforeKey : Phase::kDone;
+        break;
+      case Phase::kBeforeKey:
+        if (c == '"') {
+          key_.clear();
+          phase_ = Phase::kKey;
+        } else if (!IsSpace(c)) {
+          phase_ = Phase::kDone;  // '}' (an empty object) or not JSON
+        }
+        break;
+      case Phase::kKey:
+      case Phase::kString:
+        if (escaped_) {
+          escaped_ = false;
+        } else if (c == '\\') {
+          escaped_ = true;
+        } else if (c == '"') {
+          if (phase_ == Phase::kString) Found();
+          phase_ = phase_ == Phase::kKey ? Phase::kAfterKey : Phase::kAfterValue;
+          break;
+        }
+        Keep(phase_ == Phase::kKey ? key_ : value_, c);
+        break;
+      case Phase::kAfterKey:
+        if (!IsSpace(c)) phase_ = c == ':' ? Phase::kBeforeValue : Phase::kDone;
+        break;
+      case Phase::kBeforeValue:
+        if (IsSpace(c)) break;
+        value_.clear();
+        if (c == '"') {
+          phase_ = Phase::kString;
+        } else if (c == '{' || c == '[') {
+          depth_ = 1;
+          phase_ = Phase::kNested;
+        } else {
+          value_ += c;
+          phase_ = Phase::kScalar;
+        }
+        break;
+      case Phase::kScalar:
+        if (IsSpace(c) || c == ',' || c == '}') {
+          Found();
+          phase_ = Phase::kAfterValue;
+          Step(c);
+        } else {
+          Keep(value_, c);
+        }
+        break;
+      case Phase::kNested:
+        if (in_string_) {
+          if (escaped_) {
+            escaped_ = false;
+          } else if (c == '\\') {
+            escaped_ = true;
+          } else if (c == '"') {
+            in_string_ = false;
+          }
+        } else if (c == '"') {
+          in_string_ = true;
+        } else if (c == '{' || c == '[') {
+          ++depth_;
+        } else if ((c == '}' || c == ']') && --depth_ == 0) {
+          phase_ = Phase::kAfterValue;
+        }
+        break;
+      case Phase::kAfterValue:
+        if (c == ',') {
+          phase_ = Phase::kBeforeKey;
+        } else if (!IsSpace(c)) {
+          phase_ = Phase::kDone;  // '}': the end
+        }
+        break;
+      case Phase::kDone:
+        break;
+    }
+  }
+
+  Phase phase_ = Phase::kStart;
+  int64_t depth_ = 0;
+  bool in_string_ = false;
+  bool escaped_ = false;
+  std::string key_;
+  std::string value_;
+  std::vector<std::pair<std::string, std::string>> found_;
+};
+
 class KinetoJsonParser {
  public:
   KinetoJsonParser(ByteSource& input, std::string source, const KinetoReadOptions& options)
@@ -287,11 +433,40 @@ class KinetoJsonParser {
   int SkipSpace();
   std::string ReadStringToken();
   std::string ReadScalarToken();
-  bool CaptureContainer(std::string& out);
+  // Reads the object or array at pos_ (not traceEvents). Returns true with its text in `out`
+  // when it is at most kMaxCapturedBytes long; longer values are skipped without being kept,
+  // their text fed to `finder` when one is given. `*bytes`: the value's length.
+  bool CaptureContainer(std::string& out, uint64_t* bytes, TopLevelScalarFinder* finder);
+  // What a top-level value too long to capture costs: said in a note; for distributedInfo, the
+  // rank and world size `finder` read from it.
+  void LongTopLevelValue(const std::string& key, uint64_t bytes,
+                         const TopLevelScalarFinder& finder);
+  void SetDistributedIdentity(std::optional<int64_t> rank, std::optional<int64_t> world_size);
   void ReadEvents(int depth, bool array_form);
-  void ProcessEvents(uint64_t region, const std::vector<uint64_t>& ends);
-  error_code ProcessBatch(uint64_t region, const std::vector<uint64_t>& ends, size_t* done);
-  void ProcessOneByOne(uint64_t region, const std::vector<uint64_t>& ends, size_t from);
+  // An element of traceEvents that is not valid JSON.
+  struct Damage {
+    size_t index = 0;    // in the `ends` handed over
+    uint64_t start = 0;  // its first byte, past the separators
+    std::string_view problem;
+  };
+  // Adds the events ending at `ends` (the first starts after `region`) until one is not valid
+  // JSON: that one is returned, not counted, and the events after it are left.
+  std::optional<Damage> ProcessEvents(uint64_t region, std::span<const uint64_t> ends);
+  error_code ProcessBatch(uint64_t region, std::span<const uint64_t> ends, size_t* done);
+  std::optional<Damage> ProcessOneByOne(uint64_t region, std::span<const uint64_t> ends,
+                                        size_t from);
+  // Whether the '}' at `close` ends an event of traceEvents, judged by the bytes after it alone:
+  // the start of the next event (',', '{', and a key events start with: "ph", "cat", "name",
+  // "pid", "tid", "ts") or the end of the array (']' and then '}', ',' and a key, or the end of
+  // the input). kMore: the buffer ends before that can be told.
+  enum class Boundary { kYes, kNo, kMore };
+  Boundary MatchEventBoundary(uint64_t close) const;
+  // The '}' that ends the damaged event starting at `start`, found without the string state
+  // (which a stray quote inverted): the first one at an event boundary, within
+  // kMaxDamagedEventBytes. Reads more input as needed; nullopt when there is none.
+  std::optional<uint64_t> FindDamagedEventEnd(uint64_t start);
+  // The first byte from `from` on that is not a space or a comma (End() when none is buffered).
+  uint64_t SkipSeparators(uint64_t from) const;
   void TopLevelValue(const std::string& key, const std::string& raw, uint64_t offset);
   // Unescapes the name of an event gpuroof keeps, when it has escapes, into scratch_.
   error_code Unescape(KinetoEvent& event);
@@ -311,6 +486,7 @@ class KinetoJsonParser {
   std::vector<uint8_t> scratch_;
   std::vector<uint64_t> ends_;
   int64_t elements_ = 0;
+  bool array_form_ = false;
 };
 
 void KinetoJsonParser::Fail(uint64_t offset, std::string_view problem) const {
@@ -400,9 +576,8 @@ std::string KinetoJsonParser::ReadScalarToken() {
   return std::string(Ptr(start), static_cast<size_t>(pos_ - start));
 }
 
-// Reads the object or array at pos_ (not traceEvents). Returns true with its text in `out` when
-// it is at most kMaxCapturedBytes long; longer values are skipped without being kept.
-bool KinetoJsonParser::CaptureContainer(std::string& out) {
+bool KinetoJsonParser::CaptureContainer(std::string& out, uint64_t* bytes,
+                                        TopLevelScalarFinder* finder) {
   uint64_t start = pos_;
   JsonStructureScanner scanner(0);
   uint64_t scan = pos_;
@@ -416,12 +591,15 @@ bool KinetoJsonParser::CaptureContainer(std::string& out) {
     if (keep && out.size() + (stop - scan) <= kMaxCapturedBytes) {
       out.append(Ptr(scan), static_cast<size_t>(stop - scan));
     } else {
+      if (keep && finder != nullptr) finder->Feed(out);
+      if (finder != nullptr) finder->Feed(std::string_view(Ptr(scan), stop - scan));
       keep = false;
       out.clear();
     }
     scan = stop;
     if (!scan_ends_.empty()) {
       pos_ = scan;
+      *bytes = pos_ - start;
       return keep;
     }
     if (result.left) Fail(scan - 1, "unbalanced brackets");
@@ -431,20 +609,63 @@ bool KinetoJsonParser::CaptureContainer(std::string& out) {
 }
 
 void KinetoJsonParser::ReadEvents(int depth, bool array_form) {
+  array_form_ = array_form;
   JsonStructureScanner scanner(depth);
   uint64_t region = pos_;  // start of the bytes not yet handed over as events
   uint64_t scan = pos_;
+  // Cuts out the damaged event that starts at `start`: it is counted as one malformed event and
+  // scanning starts afresh after it, so that a stray quote costs that event alone
+  // (docs/formats.md, "Kineto JSON traces"). False when no end for it is found.
+  auto resync = [&](uint64_t start, std::string_view problem) {
+    std::optional<uint64_t> close = FindDamagedEventEnd(start);
+    if (!close) return false;
+    builder_.AddMalformed(start, problem);
+    ++elements_;
+    region = scan = *close + 1;
+    scanner = JsonStructureScanner(depth);
+    return true;
+  };
+  // Hands over the events ending at ends_[from, to); true when a damaged one was cut out (the
+  // scanner restarted: the other ends are void).
+  auto hand_over = [&](size_t from, size_t to) {
+    while (from < to) {
+      std::span<const uint64_t> ends(ends_.data() + from, to - from);
+      std::optional<Damage> damage = ProcessEvents(region, ends);
+      if (!damage) {
+        region = ends_[to - 1];
+        return false;
+      }
+      if (resync(damage->start, damage->problem)) return true;
+      // No event boundary after it: the element as the scanner cut it is the malformed event.
+      builder_.AddMalformed(damage->start, damage->problem);
+      ++elements_;
+      from += damage->index;
+      region = ends_[from++];
+    }
+    return false;
+  };
   for (;;) {
     scan_ends_.clear();
     auto result = eof_ ? scanner.ScanTail(Ptr(scan), End() - scan, depth, scan_ends_)
                        : scanner.Scan(Ptr(scan), End() - scan, depth, scan_ends_);
-    if (!scan_ends_.empty()) {
-      ends_.clear();
-      for (size_t e : scan_ends_)
-        ends_.push_back(scan + e);
-      ProcessEvents(region, ends_);
-      region = ends_.back();
+    ends_.clear();
+    for (size_t e : scan_ends_)
+      ends_.push_back(scan + e);
+    // Events ending before text that cannot be JSON are read first; the one around it was
+    // damaged by a stray quote, unless its end cannot be found (then it is read as cut).
+    uint64_t broken = result.not_json_at < result.scanned ? scan + result.not_json_at
+                                                          : std::numeric_limits<uint64_t>::max();
+    size_t before_broken =
+        static_cast<size_t>(std::lower_bound(ends_.begin(), ends_.end(), broken) - ends_.begin());
+    if (hand_over(0, before_broken)) continue;
+    if (broken != std::numeric_limits<uint64_t>::max()) {
+      uint64_t start = SkipSeparators(region);
+      if (start < broken && At(start) == '{') {
+        if (resync(start, "a stray quote (text that cannot be JSON after a string)")) continue;
+        region = start;  // only separators before it, which the search may have let go
+      }
     }
+    if (hand_over(before_broken, ends_.size())) continue;
     scan += result.scanned;
     // Whether only separators follow the last event, up to `end`.
     auto blank_until = [&](uint64_t end) {
@@ -454,8 +675,13 @@ void KinetoJsonParser::ReadEvents(int depth, bool array_form) {
       return true;
     };
     if (result.left) {
-      // A scalar among the events (not an object): counted, not fatal.
-      if (!blank_until(scan - 1)) builder_.AddMalformed(region, "an element that is not an object");
+      if (!blank_until(scan - 1)) {
+        // An object whose brackets or quotes do not balance (a stray quote hid some), or a
+        // scalar among the events: counted, not fatal.
+        uint64_t start = SkipSeparators(region);
+        if (At(start) == '{' && resync(start, "unbalanced brackets or quotes")) continue;
+        builder_.AddMalformed(region, "an element that is not an object");
+      }
       pos_ = scan;
       return;
     }
@@ -466,6 +692,13 @@ void KinetoJsonParser::ReadEvents(int depth, bool array_form) {
         builder_.SetMetadata("kineto_unterminated_array", "true");
         pos_ = End();
         return;
+      }
+      // A string or bracket left open to the end: a stray quote, when an event boundary
+      // follows the event it started in; else the file is truncated.
+      uint64_t start = SkipSeparators(region);
+      if (start < End() && At(start) == '{' &&
+          resync(start, "a string or bracket that never closes (an unescaped quote?)")) {
+        continue;
       }
       Fail(region, fmt::format("truncated JSON: the file ends inside traceEvents, after {} "
                                "complete events",
@@ -478,15 +711,92 @@ void KinetoJsonParser::ReadEvents(int depth, bool array_form) {
   }
 }
 
-void KinetoJsonParser::ProcessEvents(uint64_t region, const std::vector<uint64_t>& ends) {
+uint64_t KinetoJsonParser::SkipSeparators(uint64_t from) const {
+  while (from < End() && (IsSpace(At(from)) || At(from) == ','))
+    ++from;
+  return from;
+}
+
+KinetoJsonParser::Boundary KinetoJsonParser::MatchEventBoundary(uint64_t close) const {
+  uint64_t i = close + 1;
+  auto skip_space = [&] {
+    while (i < End() && IsSpace(At(i)))
+      ++i;
+    return i < End();
+  };
+  // Out of buffered bytes: at the end of the input, only the end of a bare array fits.
+  const Boundary more = eof_ ? Boundary::kNo : Boundary::kMore;
+  if (!skip_space()) return eof_ && array_form_ ? Boundary::kYes : more;
+  if (At(i) == ']') {
+    ++i;
+    if (!skip_space()) return eof_ ? Boundary::kYes : Boundary::kMore;
+    if (At(i) == '}') return Boundary::kYes;
+    if (At(i) != ',') return Boundary::kNo;
+    ++i;
+    if (!skip_space()) return more;
+    return At(i) == '"' ? Boundary::kYes : Boundary::kNo;
+  }
+  if (At(i) != ',') return Boundary::kNo;
+  ++i;
+  if (!skip_space()) return more;
+  if (At(i) != '{') return Boundary::kNo;
+  ++i;
+  if (!skip_space()) return more;
+  if (At(i) != '"') return Boundary::kNo;
+  uint64_t key = ++i;
+  constexpr uint64_t kLongestKey = 4;
+  while (i < End() && i - key <= kLongestKey && At(i) != '"')
+    ++i;
+  if (i == End()) return more;
+  if (At(i) != '"') return Boundary::kNo;
+  std::string_view name(data_.get() + (key - base_), static_cast<size_t>(i - key));
+  static constexpr std::string_view kFirstKeys[] = {"ph", "cat", "name", "pid", "tid", "ts"};
+  if (std::find(std::begin(kFirstKeys), std::end(kFirstKeys), name) == std::end(kFirstKeys)) {
+    return Boundary::kNo;
+  }
+  ++i;
+  if (!skip_space()) return more;
+  return At(i) == ':' ? Boundary::kYes : Boundary::kNo;
+}
+
+std::optional<uint64_t> KinetoJsonParser::FindDamagedEventEnd(uint64_t start) {
+  const uint64_t limit =
+      start + std::min<uint64_t>(kMaxDamagedEventBytes, options_.max_value_bytes / 2);
+  uint64_t i = start + 1;
+  for (;;) {
+    bool need_more = false;
+    while (i < std::min(End(), limit)) {
+      const void* hit = std::memchr(Ptr(i), '}', static_cast<size_t>(std::min(End(), limit) - i));
+      if (hit == nullptr) {
+        i = std::min(End(), limit);
+        break;
+      }
+      i = base_ + static_cast<uint64_t>(static_cast<const char*>(hit) - data_.get());
+      Boundary boundary = MatchEventBoundary(i);
+      if (boundary == Boundary::kYes) return i;
+      if (boundary == Boundary::kMore) {
+        need_more = true;
+        break;
+      }
+      ++i;
+    }
+    if (!need_more && (i >= limit || eof_)) return std::nullopt;
+    ReadMore(start);  // at the end of the input, the candidate is judged again with eof_ set
+  }
+}
+
+std::optional<KinetoJsonParser::Damage> KinetoJsonParser::ProcessEvents(
+    uint64_t region, std::span<const uint64_t> ends) {
   size_t done = 0;
-  if (ProcessBatch(region, ends, &done) != SUCCESS) ProcessOneByOne(region, ends, done);
-  elements_ += static_cast<int64_t>(ends.size());
+  std::optional<Damage> damage;
+  if (ProcessBatch(region, ends, &done) != SUCCESS) damage = ProcessOneByOne(region, ends, done);
+  elements_ += static_cast<int64_t>(damage ? damage->index : ends.size());
+  return damage;
 }
 
 // Parses the events ending at `ends` as one JSON array: the separator before the first event
 // (or the byte before it) becomes '[' and the byte after the last one ']', restored afterwards.
-error_code KinetoJsonParser::ProcessBatch(uint64_t region, const std::vector<uint64_t>& ends,
+error_code KinetoJsonParser::ProcessBatch(uint64_t region, std::span<const uint64_t> ends,
                                           size_t* done) {
   uint64_t first = region;
   while (first < ends[0] && IsSpace(At(first)))
@@ -522,10 +832,10 @@ error_code KinetoJsonParser::ProcessBatch(uint64_t region, const std::vector<uin
   return error;
 }
 
-// The fallback when a batch fails: each event on its own, so that one malformed event (invalid
-// UTF-8, an unescaped quote or control character) is counted and the others are kept.
-void KinetoJsonParser::ProcessOneByOne(uint64_t region, const std::vector<uint64_t>& ends,
-                                       size_t from) {
+// The fallback when a batch fails: each event on its own, up to the first that is malformed
+// (invalid UTF-8, an unescaped quote or control character).
+std::optional<KinetoJsonParser::Damage> KinetoJsonParser::ProcessOneByOne(
+    uint64_t region, std::span<const uint64_t> ends, size_t from) {
   uint64_t previous = from == 0 ? region : ends[from - 1];
   for (size_t i = from; i < ends.size(); ++i) {
     uint64_t start = previous;
@@ -542,12 +852,10 @@ void KinetoJsonParser::ProcessOneByOne(uint64_t region, const std::vector<uint64
     if (error == SUCCESS) error = doc.get_object().get(object);
     if (error == SUCCESS) error = ReadEvent(object, builder_, event, &used);
     if (error == SUCCESS && used) error = Unescape(event);
-    if (error == SUCCESS) {
-      builder_.Add(event);
-    } else {
-      builder_.AddMalformed(start, simdjson::error_message(error));
-    }
+    if (error != SUCCESS) return Damage{i, start, simdjson::error_message(error)};
+    builder_.Add(event);
   }
+  return std::nullopt;
 }
 
 error_code KinetoJsonParser::Unescape(KinetoEvent& event) {
@@ -595,21 +903,18 @@ void KinetoJsonParser::TopLevelValue(const std::string& key, const std::string& 
     // The rank of a distributed job (torch.distributed): `gpuroof ranks` tells ranks apart by it.
     od::object object;
     if (doc.get_object().get(object) != SUCCESS) return;
+    std::optional<int64_t> rank;
+    std::optional<int64_t> world_size;
     for (auto field_result : object) {
       od::field field;
       if (std::move(field_result).get(field) != SUCCESS) break;
-      std::optional<int64_t> value;
       if (field.key().unsafe_is_equal("rank")) {
-        value = ReadInteger(field.value());
-        if (value) {
-          builder_.SetMetadata("distributed_rank", std::to_string(*value));
-          builder_.SetMetadata("distributed_rank_origin", "distributedInfo.rank");
-        }
+        rank = ReadInteger(field.value());
       } else if (field.key().unsafe_is_equal("world_size")) {
-        value = ReadInteger(field.value());
-        if (value) builder_.SetMetadata("distributed_world_size", std::to_string(*value));
+        world_size = ReadInteger(field.value());
       }
     }
+    SetDistributedIdentity(rank, world_size);
     return;
   }
   if (key == "baseTimeNanoseconds") {
@@ -638,6 +943,36 @@ void KinetoJsonParser::TopLevelValue(const std::string& key, const std::string& 
     return;
   }
   builder_.SetMetadata("kineto_" + key, std::string(TrimRight(text_value)));
+}
+
+void KinetoJsonParser::SetDistributedIdentity(std::optional<int64_t> rank,
+                                              std::optional<int64_t> world_size) {
+  if (rank) {
+    builder_.SetMetadata("distributed_rank", std::to_string(*rank));
+    builder_.SetMetadata("distributed_rank_origin", "distributedInfo.rank");
+  }
+  if (world_size) builder_.SetMetadata("distributed_world_size", std::to_string(*world_size));
+}
+
+void KinetoJsonParser::LongTopLevelValue(const std::string& key, uint64_t bytes,
+                                         const TopLevelScalarFinder& finder) {
+  std::string size = fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1 << 20));
+  constexpr size_t kLimitMiB = kMaxCapturedBytes >> 20;
+  if (key == "distributedInfo") {
+    std::optional<int64_t> rank = ParseInteger(finder.Get("rank"));
+    std::optional<int64_t> world_size = ParseInteger(finder.Get("world_size"));
+    SetDistributedIdentity(rank, world_size);
+    builder_.Note(fmt::format(
+        "distributedInfo is {}, over the {} MiB read limit on top-level values: only its "
+        "top-level rank and world_size were looked for ({}, {})",
+        size, kLimitMiB, rank ? fmt::format("rank {}", *rank) : "no rank",
+        world_size ? fmt::format("world size {}", *world_size) : "no world size"));
+  } else if (key == "deviceProperties") {
+    builder_.Note(
+        fmt::format("deviceProperties is {}, over the {} MiB read limit on top-level "
+                    "values: device names were not read",
+                    size, kLimitMiB));
+  }
 }
 
 Trace KinetoJsonParser::Parse() {
@@ -681,7 +1016,13 @@ Trace KinetoJsonParser::Parse() {
         ReadEvents(2, false);
       } else if (c == '{' || c == '[') {
         std::string raw;
-        if (CaptureContainer(raw)) TopLevelValue(key, raw, value_offset);
+        uint64_t bytes = 0;
+        TopLevelScalarFinder finder;
+        if (CaptureContainer(raw, &bytes, key == "distributedInfo" ? &finder : nullptr)) {
+          TopLevelValue(key, raw, value_offset);
+        } else {
+          LongTopLevelValue(key, bytes, finder);
+        }
       } else if (c == '"') {
         TopLevelValue(key, ReadStringToken(), value_offset);
       } else if (c == -1) {

@@ -113,6 +113,8 @@ class KinetoTraceBuilder {
   void SetMetadata(std::string key, std::string value) {
     trace_.metadata[std::move(key)] = std::move(value);
   }
+  // A note for the trace's diagnostics (shown with it, e.g. by `gpuroof ranks`).
+  void Note(std::string message) { trace_.diagnostics.Note(std::move(message)); }
 
   // Finishes the trace: applies baseTimeNanoseconds, links launch calls to streams, keeps only
   // the calls that launched a traced GPU op, and sorts every table. Throws InputError when

@@ -144,19 +144,132 @@ TEST(KinetoBadInput, TwoGigabyteStringInAGzipFile) {
   EXPECT_NE(error.find("of the decompressed JSON"), std::string::npos) << error;
 }
 
-// An odd number of unescaped quotes desynchronises every later string: the file cannot be
-// split into events any more, which must still end in a clear error.
-TEST(KinetoBadInput, OddUnescapedQuoteIsAClearError) {
-  std::string json =
-      KinetoJsonBuilder()
-          .Kernel("ok", "1", "1")
-          .Raw(
-              R"j({"ph": "X", "cat": "kernel", "name": "f(")", "pid": 0, "tid": 7, "ts": 2, "dur": 1})j")
-          .Kernel("later", "3", "1")
-          .ObjectJson();
-  std::string error = TextError(json);
-  EXPECT_NE(error.find("bad.json: "), std::string::npos) << error;
-  EXPECT_NE(error.find("(at byte "), std::string::npos) << error;
+// A stray unescaped quote in a name (pytorch #121219 writes Python 3.11 frame names such as
+// "@"\xef\xbf\xbdsP(0): flat_tensor"; #146900) used to invert the string state up to the next
+// stray quote: one such name made the whole file "truncated JSON", two swallowed every event
+// between them as "1 malformed JSON event". Only the damaged events are lost, each counted.
+const std::string kStrayQuoteName = "@\"\xef\xbf\xbdsP(0): flat_tensor";
+
+std::string PythonFunction(const std::string& name, const std::string& ts) {
+  return R"({"ph": "X", "cat": "python_function", "name": ")" + name +
+         R"(", "pid": 1, "tid": 1, "ts": )" + ts + R"(, "dur": 1, "args": {"Python id": 3}})";
+}
+
+int64_t Malformed(const Trace& trace) {
+  int64_t n = 0;
+  for (const SkipCount& skip : trace.diagnostics.skips()) {
+    if (skip.reason == "malformed JSON event") n += skip.count;
+  }
+  return n;
+}
+
+TEST(KinetoBadInput, OneStrayQuoteCostsOnlyItsEvent) {
+  std::string json = KinetoJsonBuilder()
+                         .Kernel("a", "1", "1")
+                         .Raw(PythonFunction(kStrayQuoteName, "2"))
+                         .Kernel("b", "3", "1")
+                         .Kernel("c", "5", "1")
+                         .ObjectJson();
+  Trace trace = ReadKinetoJsonText(json, "odd1.json");
+  EXPECT_EQ(trace.activity_count(), 3u);  // a, b, c
+  EXPECT_EQ(Malformed(trace), 1);
+  EXPECT_EQ(trace.diagnostics.records_read(), 4);  // 3 kernels + the damaged event
+  EXPECT_EQ(trace.diagnostics.records_skipped(), 1);
+  ASSERT_FALSE(trace.diagnostics.notes().empty());
+  // The note points at the damaged event.
+  std::string offset = std::to_string(json.find("{\"ph\": \"X\", \"cat\": \"python_function\""));
+  EXPECT_NE(trace.diagnostics.notes()[0].find("at byte " + offset + ": "), std::string::npos)
+      << trace.diagnostics.notes()[0];
+}
+
+TEST(KinetoBadInput, EventsBetweenTwoStrayQuotesAreKept) {
+  KinetoJsonBuilder b;
+  b.Kernel("a", "1", "1").Raw(PythonFunction(kStrayQuoteName, "2"));
+  for (int i = 0; i < 1000; ++i)
+    b.Kernel("k", std::to_string(10 + 2 * i), "1");
+  b.Raw(PythonFunction(kStrayQuoteName, "3000")).Kernel("e", "3001", "1");
+  Trace trace = ReadKinetoJsonText(b.ObjectJson(), "odd2.json");
+  EXPECT_EQ(trace.activity_count(), 1002u);  // a, the 1,000 k, e
+  EXPECT_EQ(Malformed(trace), 2);
+  EXPECT_EQ(trace.diagnostics.records_read(), 1004);
+  EXPECT_EQ(trace.diagnostics.records_used(), 1002);
+}
+
+// The same in every layout a writer may choose: all on one line (no line break for the
+// scanner to trip on), Kineto's own multi-line events, the bare array with and without its
+// closing bracket, a damaged event first, last, twice in a row, and stray quotes in an argument
+// the reader never looks at (in an unused event: the events around must still be kept).
+TEST(KinetoBadInput, StrayQuotesInEveryLayout) {
+  auto kernel = [](const std::string& name, int ts) {
+    return R"({"ph": "X", "cat": "kernel", "name": ")" + name + R"(", "pid": 0, "tid": 7, "ts": )" +
+           std::to_string(ts) +
+           R"(, "dur": 1, "args": {"device": 0, "stream": 7, "grid": [1, 1, 1]}})";
+  };
+  const std::string bad_args =
+      R"({"ph": "X", "cat": "cpu_op", "name": "f", "pid": 1, "tid": 1, "ts": 4, "dur": 1, )"
+      R"("args": {"Call stack": "x@"y", "Ev Idx": 5}})";
+  struct Case {
+    std::vector<std::string> events;
+    size_t kernels;
+    int64_t damaged;
+  };
+  const std::string bad = PythonFunction(kStrayQuoteName, "2");
+  const std::vector<Case> cases = {
+      {{kernel("a", 1), bad, kernel("b", 3), kernel("c", 5)}, 3, 1},
+      {{bad, kernel("a", 1), kernel("b", 3)}, 2, 1},
+      {{kernel("a", 1), kernel("b", 3), bad}, 2, 1},
+      {{kernel("a", 1), bad, bad, kernel("b", 3)}, 2, 2},
+      {{kernel("a", 1), bad, kernel("b", 3), kernel("c", 5), bad, kernel("d", 7)}, 4, 2},
+      {{kernel("a", 1), bad_args, kernel("b", 3), kernel("c", 5), bad_args, kernel("d", 7)}, 4, 2},
+      {{kernel("a", 1), kernel(kStrayQuoteName, 2), kernel("b", 3)}, 2, 1},
+  };
+  // Kineto's layout: one line per key group, the event's braces on lines of their own.
+  auto kineto_lines = [](std::string event) {
+    for (const char* key : {"\"pid\"", "\"ts\"", "\"args\""}) {
+      size_t at = event.find(std::string(", ") + key);
+      if (at != std::string::npos) event.replace(at, 2, ",\n    ");
+    }
+    return "  {\n    " + event.substr(1, event.size() - 2) + "\n  }";
+  };
+  for (size_t c = 0; c < cases.size(); ++c) {
+    std::vector<std::string> layouts;
+    auto join = [&](const std::string& separator, bool kineto) {
+      std::string out;
+      for (size_t i = 0; i < cases[c].events.size(); ++i) {
+        if (i > 0) out += separator;
+        out += kineto ? kineto_lines(cases[c].events[i]) : cases[c].events[i];
+      }
+      return out;
+    };
+    layouts.push_back(R"({"schemaVersion": 1, "traceEvents": [)" + join(", ", false) +
+                      R"(], "traceName": "x"})");
+    layouts.push_back("{\n  \"traceEvents\": [\n" + join(",\n", true) +
+                      "\n  ],\n  \"traceName\": \"x\"\n}\n");
+    layouts.push_back("[\n" + join(",\n", false) + "\n]\n");
+    layouts.push_back("[\n" + join(",\n", false) + "\n");  // a killed writer's array
+    for (size_t l = 0; l < layouts.size(); ++l) {
+      SCOPED_TRACE("case " + std::to_string(c) + ", layout " + std::to_string(l));
+      Trace trace;
+      ASSERT_NO_THROW(trace = ReadKinetoJsonText(layouts[l], "odd.json")) << layouts[l];
+      EXPECT_EQ(trace.activity_count(), cases[c].kernels) << layouts[l];
+      EXPECT_EQ(Malformed(trace), cases[c].damaged) << layouts[l];
+      EXPECT_EQ(trace.diagnostics.records_read(),
+                trace.diagnostics.records_used() + trace.diagnostics.records_skipped());
+    }
+  }
+}
+
+// A file cut inside a damaged event is still truncated, not one more malformed event.
+TEST(KinetoBadInput, TruncatedInsideADamagedEventIsStillAnError) {
+  std::string json = KinetoJsonBuilder()
+                         .Kernel("a", "1", "1")
+                         .Raw(PythonFunction(kStrayQuoteName, "2"))
+                         .ObjectJson();
+  std::string cut = json.substr(0, json.find("flat_tensor") + 4);
+  std::string error = TextError(cut);
+  EXPECT_NE(error.find("truncated JSON: the file ends inside traceEvents, after 1 complete events"),
+            std::string::npos)
+      << error;
 }
 
 // Finding 3: events at ±9.2e15 µs passed the reader (only ts + dur was checked) and produced a

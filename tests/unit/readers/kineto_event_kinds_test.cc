@@ -34,7 +34,12 @@ TEST(KinetoEventKinds, CopyNamesGiveDirectionAndMemory) {
   EXPECT_EQ(ParseMemcpyName("Memcpy PtoP (Device -> Device)")->engine, Engine::kP2P);
   EXPECT_EQ(ParseMemcpyName("Memcpy DtoH")->src, MemoryKind::kUnknown);  // no "(..)" part
   EXPECT_EQ(ParseMemcpyName("Memcpy AtoH (Array -> Pinned)")->engine, Engine::kD2H);
-  EXPECT_FALSE(ParseMemcpyName("Memcpy AtoA (Array -> Array)"));
+  // Array to array is D2D, as nsys's copyKind 5 (docs/metrics.md, "Engines").
+  std::optional<CopyShape> array_copy = ParseMemcpyName("Memcpy AtoA (Array -> Array)");
+  ASSERT_TRUE(array_copy);
+  EXPECT_EQ(array_copy->engine, Engine::kD2D);
+  EXPECT_EQ(array_copy->src, MemoryKind::kArray);
+  EXPECT_EQ(array_copy->dst, MemoryKind::kArray);
   EXPECT_FALSE(ParseMemcpyName("Memcpy <unknown> (Unknown -> Unknown)"));
   EXPECT_EQ(ParseMemsetName("Memset (Device)"), MemoryKind::kDevice);
   EXPECT_EQ(ParseMemsetName("Memset (Unknown)"), MemoryKind::kUnknown);

@@ -84,6 +84,51 @@ TEST(KinetoJsonReader, ObjectAndArrayFormsWithUnknownTopLevelKeys) {
   EXPECT_EQ(object.format, "kineto-json");
 }
 
+// 1. distributedInfo names the rank (`gpuroof ranks`). One larger than the 16 MiB read limit on
+// top-level values (a pg_config listing every group's ranks) was dropped without a word, so the
+// ranks fell back to file order: its top-level rank and world_size are read by a streaming scan,
+// and a note says the rest was not read. A "rank" nested in pg_config is not the rank.
+TEST(KinetoJsonReader, RankIsReadFromADistributedInfoTooLargeToCapture) {
+  std::string ranks;
+  while (ranks.size() < (size_t{17} << 20))
+    ranks += "16383, ";
+  ranks += "0";
+  const std::string info = R"({"backend": "nccl", "pg_config": [{"pg_name": "0", "rank": 99, )"
+                           R"("ranks": [)" +
+                           ranks + R"(]}], "rank": 5, "world_size": "8", "pg_count": 1})";
+  for (bool after_events : {false, true}) {
+    Trace trace = Read(KinetoJsonBuilder()
+                           .Kernel("k", "1", "1")
+                           .TopLevel("distributedInfo", info, after_events)
+                           .ObjectJson());
+    EXPECT_EQ(trace.activity_count(), 1u);
+    EXPECT_EQ(trace.metadata.at("distributed_rank"), "5");
+    EXPECT_EQ(trace.metadata.at("distributed_rank_origin"), "distributedInfo.rank");
+    EXPECT_EQ(trace.metadata.at("distributed_world_size"), "8");
+    ASSERT_EQ(trace.diagnostics.notes().size(), 1u);
+    EXPECT_EQ(trace.diagnostics.notes()[0],
+              "distributedInfo is 17.0 MiB, over the 16 MiB read limit on top-level values: only "
+              "its top-level rank and world_size were looked for (rank 5, world size 8)");
+  }
+  // Under the limit: read whole, as before, and no note.
+  Trace small = Read(KinetoJsonBuilder()
+                         .Kernel("k", "1", "1")
+                         .TopLevel("distributedInfo", R"({"rank": 3, "world_size": 4})")
+                         .ObjectJson());
+  EXPECT_EQ(small.metadata.at("distributed_rank"), "3");
+  EXPECT_EQ(small.metadata.at("distributed_world_size"), "4");
+  EXPECT_TRUE(small.diagnostics.notes().empty());
+  // Too large and without a top-level rank: said so.
+  Trace no_rank = Read(KinetoJsonBuilder()
+                           .Kernel("k", "1", "1")
+                           .TopLevel("distributedInfo", R"({"pg_config": [)" + ranks + "]}")
+                           .ObjectJson());
+  EXPECT_EQ(no_rank.metadata.count("distributed_rank"), 0u);
+  ASSERT_EQ(no_rank.diagnostics.notes().size(), 1u);
+  EXPECT_NE(no_rank.diagnostics.notes()[0].find("(no rank, no world size)"), std::string::npos)
+      << no_rank.diagnostics.notes()[0];
+}
+
 // 1. .json.gz, chosen by content through the registry whatever the name.
 TEST(KinetoJsonReader, GzipFileIsReadThroughTheRegistry) {
   std::string json = KinetoJsonBuilder()
@@ -182,16 +227,21 @@ TEST(KinetoJsonReader, CategoriesAndCopyNamesGiveEngines) {
       .Raw(
           R"({"ph": "C", "cat": "hardware_counters", "name": "sm", "pid": 0, "tid": 7, "ts": 0, "args": {"v": 3}})")
       .Raw(R"j({"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy AtoA (Array -> Array)", )j"
-           R"j("pid": 0, "tid": 7, "ts": 95, "dur": 1})j");
+           R"j("pid": 0, "tid": 7, "ts": 95, "dur": 1})j")
+      .Raw(R"j({"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy <unknown> (Unknown -> Unknown)", )j"
+           R"j("pid": 0, "tid": 7, "ts": 97, "dur": 1})j");
   Trace trace = Read(b.ObjectJson());
   std::vector<Op> ops = Ops(trace);
-  ASSERT_EQ(ops.size(), 8u);
+  ASSERT_EQ(ops.size(), 9u);
   std::vector<Engine> engines;
   for (const Op& op : ops)
     engines.push_back(op.engine);
-  EXPECT_EQ(engines,
-            (std::vector<Engine>{Engine::kKernel, Engine::kKernel, Engine::kH2D, Engine::kD2H,
-                                 Engine::kD2D, Engine::kP2P, Engine::kH2D, Engine::kMemset}));
+  // Array to array is D2D, as nsys's copyKind 5 (docs/metrics.md, "Engines").
+  EXPECT_EQ(engines, (std::vector<Engine>{Engine::kKernel, Engine::kKernel, Engine::kH2D,
+                                          Engine::kD2H, Engine::kD2D, Engine::kP2P, Engine::kH2D,
+                                          Engine::kMemset, Engine::kD2D}));
+  EXPECT_EQ(ops[8].signature->src_kind, MemoryKind::kArray);
+  EXPECT_EQ(ops[8].signature->dst_kind, MemoryKind::kArray);
   EXPECT_EQ(ops[2].signature->src_kind, MemoryKind::kPinned);
   EXPECT_EQ(ops[2].signature->dst_kind, MemoryKind::kDevice);
   EXPECT_EQ(ops[2].bytes, 4096u);
@@ -203,7 +253,7 @@ TEST(KinetoJsonReader, CategoriesAndCopyNamesGiveEngines) {
   EXPECT_EQ(ops[7].signature->src_kind, MemoryKind::kUnknown);
   EXPECT_EQ(trace.strings.Get(ops[0].signature->name), "gemm");
   EXPECT_EQ(ops[0].signature->grid, (std::array<uint32_t, 3>{4, 2, 1}));
-  // The GPU annotation is a range, not an op; AtoA has no engine and is counted as skipped.
+  // The GPU annotation is a range, not an op; "<unknown>" has no engine and is counted as skipped.
   ASSERT_EQ(trace.nvtx_ranges.size(), 1u);
   EXPECT_TRUE(trace.nvtx_ranges[0].on_gpu);
   EXPECT_EQ(

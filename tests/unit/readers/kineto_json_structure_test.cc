@@ -108,5 +108,29 @@ TEST(JsonStructureScanner, MatchesTheReferenceOnRandomTexts) {
   }
 }
 
+// Text that cannot be JSON, where a stray quote inverted the string state: a string's closing
+// quote followed by something other than whitespace , : } ].
+size_t NotJsonAt(const std::string& text) {
+  JsonStructureScanner scanner(1);
+  std::vector<size_t> ends;
+  return scanner.ScanTail(text.data(), text.size(), 1, ends).not_json_at;
+}
+
+TEST(JsonStructureScanner, MarksTextThatCannotBeJson) {
+  EXPECT_EQ(NotJsonAt(R"({"a": "x", "b": ["y" , "z"]}, {"c": "\"}"} )"
+                      "\n {\"d\":\t\"e\"\n}]"),
+            JsonStructureScanner::kNone);
+  // pytorch #121219: the closing quote of "@" is followed by a letter.
+  std::string stray = R"({"name": "@"sP(0): x", "pid": 1},)";
+  EXPECT_EQ(NotJsonAt(stray), stray.find("sP"));
+  // An unescaped quote then a space: the next closing quote is followed by a letter.
+  std::string spaced = "{\"name\": \"a\" b\", \"pid\": 1},\n{\"name\": \"c\"}]";
+  EXPECT_EQ(NotJsonAt(spaced), spaced.find("pid"));
+  // Across a 64-byte block boundary: the quote is the block's last byte.
+  std::string boundary = "{\"n\": \"" + std::string(63 - 7, 'a') + "\"b\"}]";
+  ASSERT_EQ(boundary[63], '"');
+  EXPECT_EQ(NotJsonAt(boundary), 64u);
+}
+
 }  // namespace
 }  // namespace gpuroof
