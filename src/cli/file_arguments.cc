@@ -74,7 +74,8 @@ void CheckOutputFiles(const CLI::App& command) {
     const fs::path folder = fs::path(output).parent_path();
     if (!folder.empty() && !fs::is_directory(folder, ec)) {
       throw InputError(output,
-                       fmt::format("cannot create output: {} is not a folder", folder.string()));
+                       fmt::format("cannot create output: the folder {} {}", folder.string(),
+                                   fs::exists(folder, ec) ? "is not a folder" : "does not exist"));
     }
     for (const std::string& input : inputs) {
       if (!Overwrites(output, input)) continue;

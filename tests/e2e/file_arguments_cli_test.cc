@@ -85,8 +85,8 @@ TEST(OutputSafety, AMissingOutputFolderIsFoundBeforeTheAnalysis) {
   const std::string missing = (dir / "no_such_folder" / "out.csv").string();
   CliResult r = RunGpuroof({"analyze", Example().string(), "-o", missing});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "gpuroof: error: " + missing + ": cannot create output: " +
-                       (dir / "no_such_folder").string() + " is not a folder\n");
+  EXPECT_EQ(r.err, "gpuroof: error: " + missing + ": cannot create output: the folder " +
+                       (dir / "no_such_folder").string() + " does not exist\n");
 }
 
 TEST(OutputSafety, AnErrorAboutAFileWithALineBreakInItsNameIsOneLine) {

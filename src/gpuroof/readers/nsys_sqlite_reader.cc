@@ -357,6 +357,12 @@ bool HandleRow(const Row& row, const ChunkTask& task, const NsysEnums& enums, Ch
   }
   int64_t start = row.Int64(kStart);
   int64_t end = row.Int64(kEnd);
+  // CUPTI's "timestamps could not be collected" (a device buffer ran out, work in flight at
+  // exit): an op at the session's first instant would stretch every window back to it.
+  if (start == 0 && end == 0) {
+    out.diagnostics.Skip(task.table, "no timestamp (start = end = 0)", Severity::kDataLoss);
+    return false;
+  }
   // Bounded times keep every later difference and sum in int64 (model/time_limits.h).
   if (std::string_view problem = IntervalProblem(start, end); !problem.empty()) {
     out.diagnostics.Skip(task.table, problem, Severity::kError);
@@ -812,13 +818,14 @@ void MergeChunks(std::vector<ChunkResult>& chunks, const FileStrings& strings, T
 
 // Replaces each call's file nameId by the trace's interned name (distinct names are few).
 // nsys names runtime functions with their API version ("cudaLaunchKernel_v7000"); its reports
-// print the function ("cudaLaunchKernel"). A suffix "_v" + 4 or 5 digits is that version; shorter
-// ones are part of a driver function's own name (cuMemAlloc_v2).
+// print the function ("cudaLaunchKernel") where the suffix is "_v" + 4 digits, and keep a 5-digit
+// one ("cudaLaunchKernelExC_v11060": its cuda_api_sum cuts the last 6 characters only when they
+// start with "_v"). Shorter suffixes are part of a driver function's own name (cuMemAlloc_v2).
 std::string_view ApiFunctionName(std::string_view name) {
   const size_t at = name.rfind("_v");
   if (at == std::string_view::npos || at == 0) return name;
   const std::string_view digits = name.substr(at + 2);
-  if (digits.size() < 4 || digits.size() > 5) return name;
+  if (digits.size() != 4) return name;
   for (char c : digits) {
     if (c < '0' || c > '9') return name;
   }

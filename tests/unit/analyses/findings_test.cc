@@ -4,9 +4,11 @@
 // nothing for that rule.
 #include "gpuroof/analyses/findings/findings.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -469,6 +471,31 @@ kernel start=720 end=900 corr=4 name=k
   EXPECT_EQ(summary.rows[1].name, "cudaFree");
   EXPECT_EQ(summary.calls, 4);
   EXPECT_EQ(summary.total_ns, 460);
+}
+
+// nsys's reports drop a 4-digit API version and keep a 5-digit one (cuda_api_sum cuts the last
+// six characters only when they start with "_v"); the sync-call rule sees the function either way.
+TEST_F(FindingsTest, ApiNamesDropOnlyAFourDigitVersionAsNsysDoes) {
+  Trace trace = Nsys(R"(
+api start=0 end=100 corr=1 name=cudaGraphInstantiate_v10000
+api start=200 end=300 corr=2 name=cudaGraphInstantiate_v12000
+api start=400 end=410 corr=3 name=cudaLaunchKernelExC_v11060
+api start=500 end=510 corr=4 name=cudaLaunchKernel_v7000
+kernel start=520 end=900 corr=4 name=k
+)");
+  ApiSummaryOptions options;
+  options.window.kind = WindowSpec::Kind::kAll;
+  ApiSummary summary = ComputeApiSummary(trace, options);
+  std::vector<std::string> names;
+  for (const ApiFunctionRow& row : summary.rows)
+    names.push_back(row.name);
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"cudaGraphInstantiate_v10000", "cudaGraphInstantiate_v12000",
+                                      "cudaLaunchKernel", "cudaLaunchKernelExC_v11060"}));
+  EXPECT_TRUE(IsSynchronizingCall("cudaStreamSynchronize_v12000"));
+  EXPECT_TRUE(IsSynchronizingCall("cudaDeviceSynchronize"));
+  EXPECT_FALSE(IsSynchronizingCall("cudaLaunchKernelExC_v11060"));
 }
 
 // Launch 100-200 -> kernel 300-1300: overhead 100, queue 100, latency 200. Launch 1500-1600 ->

@@ -134,6 +134,7 @@ TEST_F(ReaderTest, CountsEverySkippedRecordByReason) {
     null_start.start_ns.reset();
     builder.AddKernel(null_start);
     builder.AddKernel(Kernel(50, 40));        // end before start
+    builder.AddKernel(Kernel(0, 0));          // CUPTI collected no timestamp
     builder.AddMemcpy(Copy(0, 10, 0, 100));   // unknown copy kind
     builder.AddMemcpy(Copy(0, 10, 99, 100));  // not in any enum table
     builder.AddMemcpy(Copy(0, 10, 2, 100));
@@ -141,9 +142,9 @@ TEST_F(ReaderTest, CountsEverySkippedRecordByReason) {
   }
   Trace trace = ReadNsysSqlite(file);
   const Diagnostics& d = trace.diagnostics;
-  EXPECT_EQ(d.records_read(), 6);
+  EXPECT_EQ(d.records_read(), 7);
   EXPECT_EQ(d.records_used(), 2);
-  EXPECT_EQ(d.records_skipped(), 4);
+  EXPECT_EQ(d.records_skipped(), 5);
   EXPECT_EQ(d.records_read(), d.records_used() + d.records_skipped());
   EXPECT_TRUE(d.has_data_loss());
   std::map<std::string, int64_t> reasons;
@@ -151,9 +152,10 @@ TEST_F(ReaderTest, CountsEverySkippedRecordByReason) {
     reasons[skip.reason] += skip.count;
   EXPECT_EQ(reasons["null timestamp"], 1);
   EXPECT_EQ(reasons["end before start"], 1);
+  EXPECT_EQ(reasons["no timestamp (start = end = 0)"], 1);
   EXPECT_EQ(reasons["unknown copy kind 0"], 1);
   EXPECT_EQ(reasons["unknown copy kind 99"], 1);
-  EXPECT_NE(d.Summary().find("skipped 4"), std::string::npos);
+  EXPECT_NE(d.Summary().find("skipped 5"), std::string::npos);
 }
 
 TEST_F(ReaderTest, HonoursTheFilesOwnEnumTables) {

@@ -11,6 +11,13 @@
 namespace gpuroof {
 
 bool IsSynchronizingCall(std::string_view name) {
+  // A 5-digit API version stays in nsys's names ("cudaStreamSynchronize_v12000"): not part of
+  // the function.
+  if (const size_t at = name.rfind("_v");
+      at != std::string_view::npos && at + 7 == name.size() &&
+      name.find_first_not_of("0123456789", at + 2) == std::string_view::npos) {
+    name = name.substr(0, at);
+  }
   // The per-thread default stream builds' entry points (nvcc --default-stream per-thread) carry
   // a suffix: cudaStreamSynchronize_ptsz, cudaMemcpy_ptds.
   for (std::string_view suffix : {"_ptsz", "_ptds"}) {
