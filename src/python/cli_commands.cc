@@ -1,11 +1,13 @@
 #include "cli_commands.h"
 
 #include <cstdio>
-#include <fstream>
-#include <sstream>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
 
 #include <CLI/CLI.hpp>
-#include <unistd.h>
 
 #include "gpuroof/format/json_writer.h"
 #include "gpuroof/model/errors.h"
@@ -21,49 +23,53 @@ namespace gpuroof::python {
 
 namespace {
 
-// Sends the process's stdout (fd 1, where the CLI's commands write) to a temporary file while it
-// lives, and gives back what was written.
-class StdoutCapture {
- public:
-  StdoutCapture() {
-    std::fflush(stdout);
-    file_ = std::tmpfile();
-    saved_fd_ = dup(STDOUT_FILENO);
-    if (file_ == nullptr || saved_fd_ < 0 || dup2(fileno(file_), STDOUT_FILENO) < 0) {
-      throw std::runtime_error("cannot capture stdout");
-    }
-  }
-  StdoutCapture(const StdoutCapture&) = delete;
-  StdoutCapture& operator=(const StdoutCapture&) = delete;
-  ~StdoutCapture() { Restore(); }
+// Held by every run that captures stdout: `stdout` is one variable of the process.
+std::mutex stdout_mutex;
 
+// While it lives, C stdio's `stdout` (where the CLI's commands print) is a memory stream
+// (open_memstream: no file descriptor, no file), and the capture mutex is held. glibc documents
+// stdin, stdout and stderr as ordinary variables a program may assign. Restores `stdout` and
+// frees the stream on every path, exceptions included.
+class StdoutToMemory {
+ public:
+  StdoutToMemory() : lock_(stdout_mutex) {
+    memory_ = open_memstream(&buffer_, &size_);
+    if (memory_ == nullptr) throw std::runtime_error("cannot capture the command's output");
+    saved_ = stdout;
+    stdout = memory_;
+  }
+  StdoutToMemory(const StdoutToMemory&) = delete;
+  StdoutToMemory& operator=(const StdoutToMemory&) = delete;
+  ~StdoutToMemory() {
+    Restore();
+    std::fclose(memory_);
+    std::free(buffer_);
+  }
+
+  // What was printed; `stdout` is the process's own again.
   std::string Finish() {
     Restore();
-    std::string text;
-    std::rewind(file_);
-    char buffer[4096];
-    size_t n = 0;
-    while ((n = std::fread(buffer, 1, sizeof buffer, file_)) > 0)
-      text.append(buffer, n);
-    return text;
+    if (std::fflush(memory_) != 0) throw std::runtime_error("cannot capture the command's output");
+    return std::string(buffer_ == nullptr ? "" : buffer_, size_);
   }
 
  private:
   void Restore() {
-    if (saved_fd_ < 0) return;
-    std::fflush(stdout);
-    dup2(saved_fd_, STDOUT_FILENO);
-    close(saved_fd_);
-    saved_fd_ = -1;
+    if (saved_ == nullptr) return;
+    stdout = saved_;
+    saved_ = nullptr;
   }
 
-  std::FILE* file_ = nullptr;
-  int saved_fd_ = -1;
+  std::lock_guard<std::mutex> lock_;
+  char* buffer_ = nullptr;
+  size_t size_ = 0;
+  std::FILE* memory_ = nullptr;
+  std::FILE* saved_ = nullptr;
 };
 
 }  // namespace
 
-CommandRun RunCliCommand(const std::vector<std::string>& args) {
+CommandRun RunCliCommand(const std::vector<std::string>& args, bool capture_stdout) {
   CLI::App app{"gpuroof"};
   app.require_subcommand(1);
   int exit_code = 0;
@@ -75,15 +81,15 @@ CommandRun RunCliCommand(const std::vector<std::string>& args) {
   AddRanksCommand(app, exit_code);
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 parses from the back
   CommandRun run;
-  JsonDoublesMarked marked;  // the --json file's doubles stay floats in Python
-  StdoutCapture capture;
+  JsonDoublesMarked marked;  // this thread's JSON files mark their doubles (floats in Python)
+  std::optional<StdoutToMemory> capture;
+  if (capture_stdout) capture.emplace();
   try {
     app.parse(reversed);
   } catch (const CLI::ParseError& e) {
-    capture.Finish();
     throw InputError("", e.what());
   }
-  run.stdout_text = capture.Finish();
+  if (capture) run.stdout_text = capture->Finish();
   run.exit_code = exit_code;
   return run;
 }

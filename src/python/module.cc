@@ -25,6 +25,12 @@ namespace gpuroof::python {
 
 namespace {
 
+// A path or argument with a NUL byte would be cut short by the C library (open() reads up to the
+// first NUL): refused as Python's open() refuses it.
+void RefuseNul(const std::string& text) {
+  if (text.find('\0') != std::string::npos) throw py::value_error("embedded null byte");
+}
+
 std::unique_ptr<TraceFile> Open(const std::string& path, int threads,
                                 std::vector<std::string>* warnings) {
   if (threads < 0 || threads > 64) {
@@ -95,6 +101,8 @@ PYBIND11_MODULE(_gpuroof, m) {
 
   py::class_<TraceFile>(m, "NativeTrace")
       .def_property_readonly("source", [](const TraceFile& f) { return f.first().source; })
+      .def_property_readonly("absolute_path", [](const TraceFile& f) { return f.absolute_path(); })
+      .def("check_unchanged", [](const TraceFile& f) { f.CheckUnchanged(); })
       .def_property_readonly("format", [](const TraceFile& f) { return f.first().format; })
       .def_property_readonly("metadata", [](const TraceFile& f) { return f.first().metadata; })
       .def_property_readonly("devices", [](const TraceFile& f) { return Devices(f.first()); })
@@ -159,6 +167,7 @@ PYBIND11_MODULE(_gpuroof, m) {
   m.def(
       "open",
       [](const std::string& path, int threads) {
+        RefuseNul(path);
         std::vector<std::string> warnings;
         std::unique_ptr<TraceFile> file;
         {
@@ -171,15 +180,17 @@ PYBIND11_MODULE(_gpuroof, m) {
       "Reads a trace (any supported format) as `gpuroof analyze` does: (NativeTrace, warnings)");
   m.def(
       "run_cli",
-      [](const std::vector<std::string>& args) {
+      [](const std::vector<std::string>& args, bool capture_stdout) {
+        for (const std::string& arg : args)
+          RefuseNul(arg);
         CommandRun run;
         {
           py::gil_scoped_release release;
-          run = RunCliCommand(args);
+          run = RunCliCommand(args, capture_stdout);
         }
         return py::make_tuple(run.exit_code, run.stdout_text);
       },
-      py::arg("args"),
-      "Runs `gpuroof compare|report|api|launches|findings|ranks ARGS` in-process: (exit code, "
-      "stdout)");
+      py::arg("args"), py::arg("capture_stdout") = false,
+      "Runs `gpuroof compare|report|api|launches|findings|ranks ARGS` in-process, its result "
+      "written to the files ARGS name: (exit code, stdout when captured, else '')");
 }

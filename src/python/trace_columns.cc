@@ -131,7 +131,7 @@ py::dict OpsColumns(const Trace& trace, std::optional<Engine> engine, bool corre
     correlation_column = NewColumn<uint32_t>(n);
   }
   py::array_t<int32_t> device = NewColumn<int32_t>(n);
-  py::array_t<int32_t> stream = NewColumn<int32_t>(n);
+  py::array_t<uint32_t> stream = NewColumn<uint32_t>(n);
   py::array_t<int32_t> name = NewColumn<int32_t>(n);
   // Raw pointers taken with the GIL held; the columns are filled without it.
   int64_t* start_out = views ? nullptr : Data(start_ns);
@@ -141,7 +141,7 @@ py::dict OpsColumns(const Trace& trace, std::optional<Engine> engine, bool corre
   uint32_t* correlation_out =
       !correlation || (views && has_correlation) ? nullptr : Data(correlation_column);
   int32_t* device_out = Data(device);
-  int32_t* stream_out = Data(stream);
+  uint32_t* stream_out = Data(stream);
   int32_t* name_out = Data(name);
   {
     py::gil_scoped_release release;
@@ -155,7 +155,7 @@ py::dict OpsColumns(const Trace& trace, std::optional<Engine> engine, bool corre
         if (engine && block.engine[i] != *engine) continue;
         const StreamInfo& info = trace.streams[block.stream[i]];
         device_out[row] = info.device_id;
-        stream_out[row] = static_cast<int32_t>(info.stream_id);
+        stream_out[row] = info.stream_id;
         name_out[row] = name_codes[block.signature[i]];
         if (!views) {
           start_out[row] = block.start_ns[i];

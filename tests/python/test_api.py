@@ -20,7 +20,7 @@ ENGINE_COLUMNS = {
     "duty_pct": np.float64, "bytes": np.int64, "op_time_ns": np.int64,
 }
 OPS_DTYPES = {
-    "start_ns": np.int64, "end_ns": np.int64, "device": np.int32, "stream": np.int32,
+    "start_ns": np.int64, "end_ns": np.int64, "device": np.int32, "stream": np.uint32,
     "bytes": np.uint64,
 }
 

@@ -16,7 +16,7 @@ import tempfile as _tempfile
 import warnings as _warnings
 
 from . import _gpuroof
-from ._results import Result, _flatten, _frame, _is_table, pandas
+from ._results import Result, _flatten, _frame, pandas
 
 __version__ = _gpuroof.__version__
 InputError = _gpuroof.InputError
@@ -43,8 +43,11 @@ def _text(value):
 
 def load(path, threads=0):
     """Reads a trace file (nsys .sqlite/.nsys-rep, Kineto JSON, ...) as `gpuroof analyze` reads
-    it. Raises InputError. The GIL is released while reading; skipped records are reported as a
-    GpuroofWarning.
+    it. Raises InputError (ValueError for a path with a NUL byte). The GIL is released while
+    reading; skipped records are reported as a GpuroofWarning.
+
+    The file is named by its absolute path from here on (``Trace.absolute_path``): later reads
+    read it whatever the working directory is then, and raise InputError if it changed since.
 
     The other methods read the file again, once each, when their CLI command reads more (the
     kernels' full names, the CUDA API calls for NVTX ranges): so each result is the CLI's own,
@@ -62,7 +65,11 @@ class Trace:
     def __init__(self, native):
         self._native = native
 
-    path = property(lambda self: self._native.source)
+    path = property(lambda self: self._native.source,
+                    doc="The path as given to load(); the file is read from ``absolute_path``")
+    absolute_path = property(lambda self: self._native.absolute_path,
+                             doc="The file's absolute path, made at load(): what every later "
+                                 "read uses, whatever the working directory is then")
     format = property(lambda self: self._native.format)
     metadata = property(lambda self: dict(self._native.metadata))
     devices = property(lambda self: self._native.devices, doc="[{'id', 'name'}] as the file lists them")
@@ -161,58 +168,167 @@ def _option_args(options):
 
 
 def _paths(paths):
-    """File paths from paths or loaded Traces (which are read again by the command)."""
-    if isinstance(paths, (str, _os.PathLike, Trace)):
+    """File paths from paths or loaded Traces. A Trace is read again by the command from its
+    absolute path, after checking that the file is still the one loaded (InputError if not)."""
+    if isinstance(paths, (str, bytes, _os.PathLike, Trace)):
         paths = [paths]
-    return [p.path if isinstance(p, Trace) else _os.fspath(p) for p in paths]
+    out = []
+    for p in paths:
+        if isinstance(p, Trace):
+            p._native.check_unchanged()
+            out.append(p.absolute_path)
+        else:
+            out.append(_os.fsdecode(_os.fspath(p)))
+    return out
+
+
+def _run_cli(args, capture_stdout=False):
+    """Runs the CLI command in-process: (exit code, stdout if captured, else "")."""
+    return _gpuroof.run_cli(args, capture_stdout=capture_stdout)
+
+
+def _read_text(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
 
 
 class CompareResult(Result):
-    """`gpuroof compare`: ``verdict``, ``exit_code``, ``metrics`` (a DataFrame),
-    ``to_markdown()``, ``to_dict()`` (gpuroof.compare/1), ``text`` (the CLI's table)."""
+    """`gpuroof compare`: ``mode``, ``verdict``, ``exit_code``, ``metrics`` (a DataFrame),
+    ``to_markdown()``, ``to_dict()`` (gpuroof.compare/1), ``text`` (what the CLI prints)."""
 
-    def __init__(self, report, markdown, text, exit_code):
+    def __init__(self, report, markdown, text, exit_code, mode="gate", verdict=None):
         super().__init__(report)
         self._markdown = markdown
         self.text = text
         self.exit_code = exit_code
+        self.mode = mode
+        self._verdict = verdict
 
-    verdict = property(lambda self: self._report.get("verdict"))
+    @property
+    def verdict(self):
+        return self._report.get("verdict", self._verdict)
 
     @property
     def tables(self):
-        return [k for k, v in self._report.items() if v and _is_table(v)]
+        if self.mode != "gate":
+            return []
+        return ["metrics"]
 
     def table(self, name):
-        return _frame([_flatten(row) for row in self._report.get(name) or []])
+        if name not in self.tables:
+            raise AttributeError(f"CompareResult has no table '{name}' (tables: {self.tables})")
+        rows = [_flatten(row) for row in self._report.get(name) or []]
+        return _frame(rows, "gpuroof.compare/1", name)
 
     def to_markdown(self):
         return self._markdown
 
 
-def compare(baseline, current, iteration_range=None, **options):
-    """`gpuroof compare --baseline ... --current ...` (options as the CLI's, with _ for -)."""
+def _compare_mode(profiles, baseline, current, epochs, calibrate):
+    """The mode the CLI will run (src/cli/compare_command.cc): epochs, calibrate, job or gate."""
+    if epochs is not None and epochs is not False and _text(epochs) != "":
+        return "epochs"
+    if calibrate:
+        return "calibrate"
+    pair = profiles if profiles and not baseline and not current else [*baseline, *current]
+    if len(pair) == 2 and (profiles or (len(baseline) == 1 and len(current) == 1)) and all(
+            _os.path.isdir(p) for p in pair):
+        return "job"
+    return "gate"
+
+
+def _last_verdict(text, mode):
+    """The verdict the CLI printed, for the modes without JSON: job ("verdict: PASS") and epochs
+    ("PASS: ..."); None when it printed none (calibrate)."""
+    for line in reversed(text.splitlines()):
+        if mode == "job" and line.startswith("verdict: "):
+            return line[len("verdict: "):].strip()
+        if mode == "epochs" and line.split(":", 1)[0] in ("PASS", "FAIL"):
+            return line.split(":", 1)[0]
+    return None
+
+
+def compare(baseline=None, current=None, iteration_range=None, profiles=None, epochs=None,
+            calibrate=False, json=None, markdown=None, **options):  # noqa: A002 - CLI names
+    """`gpuroof compare` in each of its modes (options as the CLI's, with _ for -):
+
+    * the statistical gate: ``baseline=[...]``, ``current=[...]`` (or ``profiles=[BASE,
+      CURRENT]``), also with ``history=``; ``to_dict()`` is gpuroof.compare/1;
+    * the job-level compare: ``baseline`` and ``current`` one directory each;
+    * simple mode: ``epochs=N`` with one baseline and one current profile (or ``profiles``);
+    * A/A calibration: ``calibrate=True, profiles=[...]`` (two or more of the same code).
+
+    The last three write no JSON (as the CLI): their result is ``text``, ``exit_code`` and, for
+    the job-level and simple modes, the ``verdict`` the CLI printed. ``json=``/``markdown=``
+    (gate only) also keep those files where given.
+    """
+    baseline = _paths(baseline) if baseline is not None else []
+    current = _paths(current) if current is not None else []
+    profiles = _paths(profiles) if profiles is not None else []
+    mode = _compare_mode(profiles, baseline, current, epochs, calibrate)
+    if mode in ("epochs", "calibrate"):
+        if baseline or current:
+            if profiles:
+                raise InputError("compare: give profiles= or baseline=/current=, not both")
+            if mode == "calibrate":
+                raise InputError("compare: calibrate=True takes profiles=[...] (two or more "
+                                 "profiles of the same code), not baseline=/current=")
+            profiles = baseline + current  # --epochs BASE CURRENT
+            baseline, current = [], []
+    if mode != "gate":
+        given = [name for name, value in (("json", json), ("markdown", markdown),
+                                          ("html", options.get("html"))) if value]
+        if given:
+            what = {"epochs": "simple mode (epochs=)", "calibrate": "calibrate=True",
+                    "job": "the job-level compare (directories)"}[mode]
+            raise InputError(f"compare: {what} writes no {', '.join(given)} (only the "
+                             "statistical gate does)")
+    args = ["compare"]
+    if baseline:
+        args += ["--baseline", *baseline]
+    if current:
+        args += ["--current", *current]
+    args += _option_args({"iteration_range": iteration_range, "epochs": epochs,
+                          "calibrate": calibrate, **options})
+    if profiles:
+        args += ["--", *profiles]
+    if mode != "gate":
+        exit_code, text = _run_cli(args, capture_stdout=True)
+        return CompareResult({}, "", text, exit_code, mode, _last_verdict(text, mode))
     with _tempfile.TemporaryDirectory(prefix="gpuroof-") as folder:
-        json_path = _os.path.join(folder, "compare.json")
-        markdown_path = _os.path.join(folder, "compare.md")
-        args = ["compare", "--baseline", *_paths(baseline), "--current", *_paths(current),
-                "--json", json_path, "--markdown", markdown_path]
-        args += _option_args({"iteration_range": iteration_range, **options})
-        exit_code, text = _gpuroof.run_cli(args)
-        if not _os.path.exists(json_path):  # refused without an error line (not seen so far)
-            raise InputError(f"compare: exit code {exit_code}, no result: {text.strip()}")
-        with open(json_path, encoding="utf-8") as f:
-            report = _json.load(f)
-        with open(markdown_path, encoding="utf-8") as f:
-            markdown = f.read()
-    return CompareResult(report, markdown, text, exit_code)
+        json_path = _os.fspath(json) if json else _os.path.join(folder, "compare.json")
+        markdown_path = _os.fspath(markdown) if markdown else _os.path.join(folder, "compare.md")
+        for path in (json_path, markdown_path):
+            if path == "-":
+                raise InputError("compare: json= and markdown= take a file path, not '-'")
+        args[1:1] = ["--json", json_path, "--markdown", markdown_path]
+        before = {p: _stamp(p) for p in (json_path, markdown_path)}
+        exit_code, text = _run_cli(args, capture_stdout=True)
+        written = [p for p in (json_path, markdown_path) if _stamp(p) not in (None, before[p])]
+        if json_path not in written:
+            # --history-append with no baseline seeds the history and compares nothing.
+            return CompareResult({}, "", text, exit_code, "gate")
+        report = _json.loads(_read_text(json_path))
+        markdown_text = _read_text(markdown_path) if markdown_path in written else ""
+    return CompareResult(report, markdown_text, text, exit_code)
+
+
+def _stamp(path):
+    """(inode, size, mtime) of a file, or None: tells whether a run wrote it."""
+    try:
+        st = _os.stat(path)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
 class Report:
-    """`gpuroof report`: one self-contained HTML page; shows inline in Jupyter."""
+    """`gpuroof report`: one self-contained HTML page; shows inline in Jupyter. ``html`` is the
+    page; ``path`` is the file the CLI wrote it to when ``output=`` was given, else None."""
 
-    def __init__(self, html):
+    def __init__(self, html, path=None):
         self.html = html
+        self.path = path
 
     def _repr_html_(self):
         return self.html
@@ -223,10 +339,17 @@ class Report:
         return path
 
 
-def report(traces, **options):
-    """`gpuroof report TRACES [options]` (units=, units_from=, window=, gap_min=, top=, ...)."""
-    _, html = _gpuroof.run_cli(["report", *_paths(traces), *_option_args(options)])
-    return Report(html)
+def report(traces, output=None, **options):
+    """`gpuroof report TRACES [options]` (units=, units_from=, window=, gap_min=, top=, ...).
+    ``output=PATH`` also keeps the page there (written atomically by the CLI, as its -o)."""
+    paths = _paths(traces)
+    if output is not None and _os.fspath(output) == "-":
+        output = None  # stdout: the page is returned
+    with _tempfile.TemporaryDirectory(prefix="gpuroof-") as folder:
+        page = _os.fspath(output) if output is not None else _os.path.join(folder, "report.html")
+        _run_cli(["report", *paths, *_option_args(options), "-o", page])
+        html = _read_text(page)
+    return Report(html, page if output is not None else None)
 
 
 class CommandResult(Result):
@@ -239,9 +362,16 @@ class CommandResult(Result):
 
 
 def _json_command(command, traces, options, result=CommandResult):
-    """`gpuroof COMMAND TRACES --format json [options]` in-process, as a CommandResult."""
-    args = [command, *_paths(traces), "--format", "json", *_option_args(options)]
-    exit_code, text = _gpuroof.run_cli(args)
+    """`gpuroof COMMAND TRACES --format json -o TMP [options]` in-process, as a CommandResult:
+    the command writes its JSON to a file of this call's own, read back here."""
+    paths = _paths(traces)
+    with _tempfile.TemporaryDirectory(prefix="gpuroof-") as folder:
+        out = _os.path.join(folder, command + ".json")
+        args = [command, *paths, "--format", "json", *_option_args(options), "-o", out]
+        exit_code, _ = _run_cli(args)
+        if not _os.path.exists(out):
+            raise InputError(f"{command}: exit code {exit_code} and no result written")
+        text = _read_text(out)
     return result(_json.loads(text), exit_code)
 
 
@@ -294,7 +424,7 @@ class RanksResult(CommandResult):
             rows = self._report.get(name) or []
         else:
             raise AttributeError(f"RanksResult has no table '{name}' (tables: {self.tables})")
-        return _frame([_flatten(row) for row in rows])
+        return _frame([_flatten(row) for row in rows], "gpuroof.ranks/1", name)
 
     world_size = property(lambda self: self._report.get("world_size"))
     failed = property(lambda self: list(self._report.get("failed") or []))
