@@ -6,7 +6,9 @@
 # interleaved (a b c, a b c, ...) REPS times after one untimed warm-up run:
 #   a  bare:                  gpuroof_pipeline ARGS
 #   b  recorded:              gpuroof record -o TRACE -- gpuroof_pipeline ARGS
-#   c  recorded with NVTX:    gpuroof record --nvtx -o TRACE -- gpuroof_pipeline ARGS
+#   c  recorded with NVTX:    gpuroof record --nvtx -o TRACE -- gpuroof_pipeline ARGS --nvtx 1
+#      (the pipeline then wraps each frame in an NVTX push/pop range, so (c) exercises the
+#      recorder's NVTX path; (a) and (b) make no NVTX calls)
 # Frames/s is the pipeline's own wall-clock figure ("wall ... -> N frames/s": the timed frames
 # only, after its warm-up frames, before the recorder's flush at exit), median over the reps.
 # Overhead % = (1 - median(b or c) / median(a)) x 100: the throughput the recorder took.
@@ -19,9 +21,14 @@
 #
 # Goals (from issue 7), each printed PASS or FAIL:
 #   1. overhead of (b) <= 3 % in every configuration
-#   2. zero records dropped in every recorded run (b and c)
+#   2. zero records lost in every recorded run (b and c): none dropped by CUPTI, none left out for
+#      want of a timestamp (gpuroof record's "N records ... had no timestamps" warning)
 #   3. binding-engine busy per frame within 1 % of the pipeline's event time per frame (median
 #      over the (b) runs of each configuration), and the binding engine is the one intended
+#   4. every recorded run holds exactly the pipeline's work (examples/cuda/pipeline.cu: one
+#      untimed frame per stream plus FRAMES frames, each a kernel, an H2D and a D2H copy):
+#      (b) 3 x (FRAMES + STREAMS) records = kernels (FRAMES + STREAMS) + copies
+#      2 x (FRAMES + STREAMS); (c) that plus one NVTX range per frame, 4 x (FRAMES + STREAMS)
 # Exits 0 when every goal passes, 1 when one fails, 2 on a usage or tool error (no GPU, no
 # driver, a build or run that failed, output that could not be parsed).
 #
@@ -132,10 +139,18 @@ pipeline_figures() {
        END { if (!found) exit 1 }' "$1"
 }
 
-# The first "N records written to FILE (D dropped)" line of gpuroof record: prints "N D".
+# The first "N records written to FILE (D dropped)" line of gpuroof record (the output, the
+# trace with the most records): prints "N D".
 record_counts() {
   sed -n 's/^gpuroof record: \([0-9][0-9]*\) records written to .* (\([0-9][0-9]*\) dropped)$/\1 \2/p' \
     "$1" | head -n 1
+}
+
+# Records left out for want of a timestamp, summed over gpuroof record's warnings
+# ("warning: N records in process P had no timestamps ..."): prints the sum (0 without any).
+zero_timestamp_count() {
+  sed -n 's/^gpuroof record: warning: \([0-9][0-9]*\) records in process [0-9]* had no timestamps.*/\1/p' \
+    "$1" | awk '{ n += $1 } END { print n + 0 }'
 }
 
 # From `analyze --format csv`, device 0's bottleneck and its busy per frame: prints "ENGINE US".
@@ -148,7 +163,7 @@ trace_binding() {
 
 # --- the runs ----------------------------------------------------------------------------------
 runs_csv=$work_dir/runs.csv
-echo "config,intended,frames,mode,rep,events_s,wall_s,wall_fps,records,dropped,bottleneck,trace_us_per_frame" \
+echo "config,intended,frames,mode,rep,events_s,wall_s,wall_fps,records,expected_records,dropped,zero_timestamps,bottleneck,trace_us_per_frame" \
   > "$runs_csv"
 
 run_one() { # config intended-engine frames mode rep pipeline-args...
@@ -158,7 +173,7 @@ run_one() { # config intended-engine frames mode rep pipeline-args...
   local -a command=("$pipeline" "$@")
   case $mode in
     b) command=("$gpuroof" record -o "$stem.sqlite" -- "${command[@]}") ;;
-    c) command=("$gpuroof" record --nvtx -o "$stem.sqlite" -- "${command[@]}") ;;
+    c) command=("$gpuroof" record --nvtx -o "$stem.sqlite" -- "${command[@]}" --nvtx 1) ;;
   esac
   "${command[@]}" > "$stem.out" 2> "$stem.err" ||
     die "$config, mode $mode, run $rep: exited with status $?: $(head -n 1 "$stem.err") (see $stem.err)"
@@ -166,12 +181,16 @@ run_one() { # config intended-engine frames mode rep pipeline-args...
   figures=$(pipeline_figures "$stem.out") ||
     die "$stem.out: no 'pipeline: events ... wall ...' line in the pipeline's output"
   read -r events_s wall_s wall_fps <<< "$figures"
-  local records=- dropped=- bottleneck=- trace_us=-
+  local records=- expected=- dropped=- zero_ts=- bottleneck=- trace_us=-
   if [[ $mode != a ]]; then
     local counts
     counts=$(record_counts "$stem.err")
     [[ -n $counts ]] || die "$stem.err: gpuroof record printed no 'N records written' line"
     read -r records dropped <<< "$counts"
+    zero_ts=$(zero_timestamp_count "$stem.err")
+    # Kernels (frames + streams) and copies 2 x (frames + streams); with NVTX one range per frame.
+    expected=$((3 * (frames + streams)))
+    [[ $mode == c ]] && expected=$((4 * (frames + streams)))
   fi
   if [[ $mode == b ]]; then
     "$gpuroof" analyze "$stem.sqlite" --units $((frames + streams)) --window all --format csv \
@@ -182,7 +201,7 @@ run_one() { # config intended-engine frames mode rep pipeline-args...
       die "$stem.csv: no bottleneck in the analyze output"
     read -r bottleneck trace_us <<< "$binding"
   fi
-  echo "$config,$intended,$frames,$mode,$rep,$events_s,$wall_s,$wall_fps,$records,$dropped,$bottleneck,$trace_us" \
+  echo "$config,$intended,$frames,$mode,$rep,$events_s,$wall_s,$wall_fps,$records,$expected,$dropped,$zero_ts,$bottleneck,$trace_us" \
     >> "$runs_csv"
 }
 
@@ -217,9 +236,15 @@ awk -F, -v OFS=, '
   NR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i; next }
   {
     c = $col["config"]; m = $col["mode"]
-    if (!(c in intended)) { order[++n] = c; intended[c] = $col["intended"]; dropped[c] = 0 }
+    if (!(c in intended)) {
+      order[++n] = c; intended[c] = $col["intended"]; dropped[c] = 0; zero[c] = 0; off[c] = 0
+    }
     fps[c, m] = fps[c, m] " " $col["wall_fps"]
-    if (m != "a") { records[c, m] = records[c, m] " " $col["records"]; dropped[c] += $col["dropped"] }
+    if (m != "a") {
+      records[c, m] = records[c, m] " " $col["records"]; dropped[c] += $col["dropped"]
+      zero[c] += $col["zero_timestamps"]
+      if ($col["records"] != $col["expected_records"]) off[c] += 1
+    }
     if (m == "b") {
       e = $col["bottleneck"]
       if (index(";" bound[c] ";", ";" e ";") == 0) bound[c] = bound[c] (bound[c] == "" ? "" : ";") e
@@ -232,12 +257,12 @@ awk -F, -v OFS=, '
   END {
     print "config", "intended", "bound", "a_fps", "b_fps", "c_fps", "b_overhead_pct",
       "c_overhead_pct", "b_records", "c_records", "dropped", "trace_us_per_frame",
-      "pipeline_us_per_frame", "engine_diff_pct"
+      "pipeline_us_per_frame", "engine_diff_pct", "zero_timestamps", "runs_with_wrong_count"
     for (i = 1; i <= n; ++i) {
       c = order[i]; a = median(fps[c, "a"]); b = median(fps[c, "b"]); cc = median(fps[c, "c"])
       print c, intended[c], bound[c], a, b, cc, (1 - b / a) * 100, (1 - cc / a) * 100,
         median(records[c, "b"]), median(records[c, "c"]), dropped[c], median(trace[c]),
-        median(piped[c]), median(diff[c])
+        median(piped[c]), median(diff[c]), zero[c], off[c]
     }
   }' "$runs_csv" > "$summary_csv"
 
@@ -248,31 +273,38 @@ echo
 awk -F, -v goal_o="$goal_overhead_pct" -v goal_e="$goal_engine_pct" '
   NR == 1 { next }
   {
-    rows[++n] = sprintf("%-13s %-10s %10.1f %10.1f %10.1f %7.2f %7.2f %9d %9d %7d %9.2f %9.2f %7.2f",
-      $1, ($3 == $2 ? $3 : $3 "(!" $2 ")"), $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+    rows[++n] = sprintf("%-13s %-10s %10.1f %10.1f %10.1f %7.2f %7.2f %9d %9d %7d %7d %9.2f %9.2f %7.2f",
+      $1, ($3 == $2 ? $3 : $3 "(!" $2 ")"), $4, $5, $6, $7, $8, $9, $10, $11, $15, $12, $13, $14)
     if ($7 > goal_o) { over = 1; over_at = over_at " " $1 }
     if ($7 > worst_o || n == 1) { worst_o = $7; worst_at = $1 }
     drops += $11
+    zeros += $15
+    if ($16 > 0) { wrong += $16; wrong_at = wrong_at " " $1 }
     d = $14 < 0 ? -$14 : $14
     if (d > goal_e || $3 != $2) { engine = 1; engine_at = engine_at " " $1 }
     if (d > worst_e || n == 1) { worst_e = d; worst_e_at = $1 }
   }
   END {
-    printf "%-13s %-10s %10s %10s %10s %7s %7s %9s %9s %7s %9s %9s %7s\n", "config", "binds",
+    printf "%-13s %-10s %10s %10s %10s %7s %7s %9s %9s %7s %7s %9s %9s %7s\n", "config", "binds",
       "a fps", "b fps", "c fps", "b ovh%", "c ovh%", "b records", "c records", "dropped",
-      "trace us", "pipe us", "diff%"
+      "no ts", "trace us", "pipe us", "diff%"
     for (i = 1; i <= n; ++i) print rows[i]
     print ""
     print "trace us: the binding engine'"'"'s busy per frame in the (b) traces; pipe us: the pipeline'"'"'s"
-    print "event time per timed frame; diff%: trace / pipe - 1 (medians over the (b) runs)"
+    print "event time per timed frame; diff%: trace / pipe - 1 (medians over the (b) runs); no ts:"
+    print "records left out for want of a timestamp (all recorded runs)"
     print ""
     printf "goal 1, overhead of gpuroof record <= %s %% everywhere: %s (worst %.2f %% in %s)\n",
       goal_o, over ? "FAIL" : "PASS", worst_o, worst_at
-    printf "goal 2, no dropped records: %s (%d dropped)\n", drops ? "FAIL" : "PASS", drops
+    printf "goal 2, no records lost: %s (%d dropped, %d without timestamps)\n",
+      drops || zeros ? "FAIL" : "PASS", drops, zeros
     printf "goal 3, binding engine busy within %s %% of the pipeline'"'"'s timing: %s (worst %.2f %% in %s)\n",
       goal_e, engine ? "FAIL" : "PASS", worst_e, worst_e_at
     if (engine) print "  off:" engine_at
-    exit (over || drops || engine)
+    printf "goal 4, every recorded run holds the pipeline'"'"'s work (3 or 4 x (frames + streams) records): %s (%d runs off)\n",
+      wrong ? "FAIL" : "PASS", wrong
+    if (wrong) print "  off:" wrong_at
+    exit (over || drops || zeros || engine || wrong)
   }' "$summary_csv" && status=0 || status=$?
 echo
 echo "runs: $runs_csv; summary: $summary_csv; logs and traces: $work_dir"

@@ -4,6 +4,10 @@
 // prints its own throughput so a recorded run can be checked against it:
 //   gpuroof record -o run.sqlite -- ./gpuroof_pipeline --frames 2000 --streams 3
 //   gpuroof analyze run.sqlite --units 2000
+// Its GPU work, for checking a trace's record counts: one untimed frame per stream, then
+// --frames frames, each one kernel and two copies (H2D, D2H): (frames + streams) kernels and
+// 2 x (frames + streams) copies, no memsets. With --nvtx 1 each frame's launches sit inside an
+// NVTX push/pop range named "frame" (NVTX3, header-only): (frames + streams) ranges.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -12,6 +16,7 @@
 #include <vector>
 
 #include <cuda_runtime.h>
+#include <nvtx3/nvToolsExt.h>
 
 namespace {
 
@@ -21,6 +26,7 @@ struct Options {
   long frame_bytes = 8L << 20;
   long result_bytes = 1L << 20;
   long kernel_us = 200;
+  bool nvtx = false;
 };
 
 void Check(cudaError_t rc, const char* what) {
@@ -33,7 +39,7 @@ void Check(cudaError_t rc, const char* what) {
 [[noreturn]] void Usage(const char* problem) {
   std::fprintf(stderr,
                "pipeline: %s\nusage: pipeline [--frames N] [--streams N] [--frame-bytes N] "
-               "[--result-bytes N] [--kernel-us N]\n",
+               "[--result-bytes N] [--kernel-us N] [--nvtx 0|1]\n",
                problem);
   std::exit(2);
 }
@@ -56,6 +62,8 @@ Options Parse(int argc, char** argv) {
       o.result_bytes = value;
     else if (flag == "--kernel-us")
       o.kernel_us = value;
+    else if (flag == "--nvtx" && value <= 1)
+      o.nvtx = value == 1;
     else
       Usage(("unknown option " + flag).c_str());
   }
@@ -104,6 +112,7 @@ int main(int argc, char** argv) {
   const unsigned long long kernel_ns = static_cast<unsigned long long>(o.kernel_us) * 1000;
   auto frame = [&](long f) {
     const size_t s = static_cast<size_t>(f) % s_count;
+    if (o.nvtx) nvtxRangePushA("frame");
     Check(cudaMemcpyAsync(dev_in[s], host_in[s], o.frame_bytes, cudaMemcpyHostToDevice, streams[s]),
           "H2D copy");
     ProcessFrame<<<1, 256, 0, streams[s]>>>(dev_in[s], o.frame_bytes, dev_out[s], o.result_bytes,
@@ -112,6 +121,7 @@ int main(int argc, char** argv) {
     Check(cudaMemcpyAsync(host_out[s], dev_out[s], o.result_bytes, cudaMemcpyDeviceToHost,
                           streams[s]),
           "D2H copy");
+    if (o.nvtx) nvtxRangePop();
   };
   // One untimed frame per stream: first-use costs (module load, page mapping) stay out.
   for (size_t s = 0; s < s_count; ++s)
@@ -144,8 +154,9 @@ int main(int argc, char** argv) {
   Check(cudaEventElapsedTime(&gpu_ms, start, stop), "cudaEventElapsedTime");
   const double gpu_s = gpu_ms * 1e-3;
   std::printf(
-      "pipeline: frames %ld, streams %ld, frame-bytes %ld, result-bytes %ld, kernel-us %ld\n",
-      o.frames, o.streams, o.frame_bytes, o.result_bytes, o.kernel_us);
+      "pipeline: frames %ld, streams %ld, frame-bytes %ld, result-bytes %ld, kernel-us %ld, "
+      "nvtx %d\n",
+      o.frames, o.streams, o.frame_bytes, o.result_bytes, o.kernel_us, o.nvtx ? 1 : 0);
   std::printf("pipeline: events %.6f s -> %.1f frames/s; wall %.6f s -> %.1f frames/s\n", gpu_s,
               o.frames / gpu_s, wall_s, o.frames / wall_s);
   for (size_t s = 0; s < s_count; ++s) {

@@ -56,6 +56,13 @@ int RunRecord(const RecordOptions& options) {
   const recorder::RecordSessionResult result = recorder::RunRecordSession(request, runner);
   for (const std::string& line : result.messages)
     fmt::print(stderr, "gpuroof record: {}\n", line);
+  if (result.traces_kept == 0 && result.traces_lost > 0) {
+    fmt::print(stderr,
+               "gpuroof: error: record: no trace recorded: {} process(es) started recording but "
+               "never finished (killed or _exit); {} was not written\n",
+               result.traces_lost, request.output.string());
+    return result.command_exit_code != 0 ? result.command_exit_code : kExitBadInput;
+  }
   if (result.traces_kept == 0) {
     fmt::print(stderr,
                "gpuroof: error: record: no trace recorded (did {} use CUDA?); {} was not "

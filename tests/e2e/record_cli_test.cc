@@ -188,6 +188,25 @@ TEST_F(RecordCliTest, NoTraceLeavesTheOldFileAndFails) {
   EXPECT_EQ(r.exit_code, 7);
 }
 
+// A process that leaves without its exit handler (a signal, _exit) leaves a temporary trace and no
+// status: it is said, the partial file is removed, and the error does not blame CUDA.
+TEST_F(RecordCliTest, AProcessKilledWhileRecordingIsSaid) {
+  UseFakeGpu();
+  const fs::path output = dir_ / "run.sqlite";
+  CliResult r =
+      RunGpuroof({"record", "-o", output.string(), "--", GPUROOF_FAKE_APP, "0", "killed"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("started recording but never finished (killed or _exit): its trace is "
+                       "lost"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("no trace recorded: 1 process(es) started recording but never finished"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("did "), std::string::npos) << r.err;
+  EXPECT_TRUE(Listing(dir_.path()).empty());
+}
+
 TEST_F(RecordCliTest, RecorderFailureIsShown) {
   UseFakeGpu();
   const fs::path output = dir_ / "run.sqlite";

@@ -4,6 +4,7 @@
 // Usage: gpuroof_record_fake_app EXIT_CODE MODE, MODE one of
 //   trace    a kernel and an H2D copy            dropped  the same, reporting 3 dropped records
 //   error    a status saying the recorder failed none     nothing (a program that never used CUDA)
+//   killed   starts a trace and leaves through _exit, as a killed process would: no status
 // It prints the injection variables it saw, so tests can check the environment.
 #include <cstdio>
 #include <cstdlib>
@@ -18,7 +19,8 @@ namespace rec = gpuroof::recorder;
 
 int main(int argc, char** argv) {
   if (argc != 3) {
-    std::fprintf(stderr, "usage: gpuroof_record_fake_app EXIT_CODE trace|dropped|error|none\n");
+    std::fprintf(stderr,
+                 "usage: gpuroof_record_fake_app EXIT_CODE trace|dropped|error|none|killed\n");
     return 100;
   }
   const int exit_code = std::atoi(argv[1]);
@@ -35,6 +37,17 @@ int main(int argc, char** argv) {
     rec::RecorderStatus status;
     status.error = "cannot subscribe to CUPTI: CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED";
     rec::WriteRecorderStatus(rec::StatusPath(config.output), status);
+  } else if (mode == "killed") {
+    std::fflush(stdout);
+    // Never destroyed: the exit handler that would finish it does not run.
+    auto* sink =
+        new rec::RecordSink(config.output, rec::SinkOptions{static_cast<uint32_t>(getpid()), ""});
+    rec::KernelRecord kernel;
+    kernel.start_ns = 1'700'000'000'000'000'000;
+    kernel.end_ns = kernel.start_ns + 1000;
+    kernel.mangled_name = "_Z7processv";
+    sink->AddKernel(kernel);
+    _exit(exit_code);
   } else if (mode == "trace" || mode == "dropped") {
     const int64_t t0 = 1'700'000'000'000'000'000;
     rec::RecordSink sink(config.output, rec::SinkOptions{static_cast<uint32_t>(getpid()), ""});

@@ -36,7 +36,7 @@ void CopyActivityFields(const Cupti& c, GpuActivity& r) {
   r.context = c.contextId;
   r.stream = c.streamId;
   r.correlation = c.correlationId;
-  r.graph_node_id = static_cast<uint32_t>(c.graphNodeId);
+  r.graph_node_id = c.graphNodeId;
 }
 
 template <typename Cupti>

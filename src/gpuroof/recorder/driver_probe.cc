@@ -22,7 +22,9 @@ std::string ProbeCudaDriver() {
   auto count = reinterpret_cast<CountFn>(dlsym(handle, "cuDeviceGetCount"));
   std::string problem;
   int devices = 0;
-  if (init == nullptr || count == nullptr) {
+  // Once cuInit has run, the driver may have threads and state pointing into the library.
+  const bool initialised = init != nullptr && count != nullptr;
+  if (!initialised) {
     problem = library + " lacks cuInit or cuDeviceGetCount";
   } else if (int rc = init(0); rc != 0) {
     problem = "cuInit failed with CUDA error " + std::to_string(rc) + " (no usable GPU or driver)";
@@ -31,7 +33,9 @@ std::string ProbeCudaDriver() {
   } else if (devices <= 0) {
     problem = "the CUDA driver sees no GPU";
   }
-  dlclose(handle);
+  // Unloading the driver under its own threads is undefined: after cuInit the handle stays open
+  // for the life of gpuroof.
+  if (!initialised) dlclose(handle);
   return problem;
 }
 

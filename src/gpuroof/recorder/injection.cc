@@ -15,9 +15,11 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <cupti.h>
 #include <pthread.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include "gpuroof/recorder/buffer_pool.h"
@@ -33,10 +35,17 @@ namespace {
 
 constexpr size_t kBufferBytes = size_t{8} << 20;  // CUPTI suggests 1-10 MB
 constexpr size_t kPrefilledBuffers = 4;
-// Device records carry TARGET_INFO_GPU; CONCURRENT_KERNEL, not KERNEL, which serialises kernels.
-constexpr CUpti_ActivityKind kRecordedKinds[] = {
-    CUPTI_ACTIVITY_KIND_DEVICE, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-    CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET};
+// CONCURRENT_KERNEL, not KERNEL, which serialises kernels. Without these three there is no trace
+// worth writing; the optional kinds (DEVICE: TARGET_INFO_GPU, MEMCPY2: peer copies, MARKER: NVTX)
+// may fail to enable (e.g. CUPTI_ERROR_NOT_COMPATIBLE): the status says which, and we go on.
+constexpr CUpti_ActivityKind kRequiredKinds[] = {
+    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET};
+struct OptionalKind {
+  CUpti_ActivityKind kind;
+  const char* name;
+};
+constexpr OptionalKind kOptionalKinds[] = {{CUPTI_ACTIVITY_KIND_DEVICE, "DEVICE"},
+                                           {CUPTI_ACTIVITY_KIND_MEMCPY2, "MEMCPY2"}};
 
 struct CompletedBuffer {
   uint8_t* data;
@@ -53,6 +62,8 @@ struct Recorder {
   std::mutex mutex;
   std::condition_variable wake;
   std::deque<CompletedBuffer> queue;
+  bool decoding = false;            // the writer holds a buffer taken off `queue`
+  std::condition_variable drained;  // signalled when `queue` is empty and nothing is decoding
   bool stopping = false;
   std::thread writer;
   std::atomic<int64_t> dropped{0};
@@ -60,6 +71,7 @@ struct Recorder {
   std::atomic<bool> stopped{false};
   std::string write_error;  // set by the writer thread; read after join
   int64_t undecodable_buffers = 0;
+  std::vector<std::string> unrecorded;  // "KIND: reason" per optional kind CUPTI refused
 };
 
 Recorder* g_recorder = nullptr;
@@ -108,6 +120,7 @@ void WriterLoop(Recorder& r) {
       if (r.queue.empty()) return;  // stopping and drained
       buffer = r.queue.front();
       r.queue.pop_front();
+      r.decoding = true;
     }
     if (r.write_error.empty() && buffer.valid_bytes > 0) {
       try {
@@ -119,6 +132,35 @@ void WriterLoop(Recorder& r) {
       }
     }
     r.pool->Release(buffer.data);
+    {
+      std::lock_guard lock(r.mutex);
+      r.decoding = false;
+    }
+    r.drained.notify_all();
+  }
+}
+
+// Kernel records point at names owned by their module: after a forced flush, wait until the
+// writer has decoded every buffer, before the program may tear the modules down.
+void WaitUntilDrained(Recorder& r) {
+  std::unique_lock lock(r.mutex);
+  r.drained.wait(lock, [&] { return r.stopping || (r.queue.empty() && !r.decoding); });
+}
+
+// The writer must not take the program's signals (it is created inside cuInit, on whatever
+// thread called it, and would inherit that thread's mask).
+std::thread StartWriter(Recorder& r) {
+  sigset_t all;
+  sigset_t previous;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &previous);
+  try {
+    std::thread writer(WriterLoop, std::ref(r));
+    pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+    return writer;
+  } catch (...) {
+    pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+    throw;
   }
 }
 
@@ -129,9 +171,11 @@ void WriteStatus(const Recorder& r, const SinkStats* stats, const std::string& e
   if (stats != nullptr) {
     status.records = stats->RecordsWritten();
     status.dropped = stats->dropped;
+    status.failed_buffer_requests = stats->failed_buffer_requests;
     status.zero_timestamps = stats->zero_timestamps;
     status.unpaired_markers = stats->unpaired_markers;
     status.finish_ns = finish_ns;
+    status.unrecorded = r.unrecorded;
   }
   WriteRecorderStatus(StatusPath(r.config.output), status);
 }
@@ -143,6 +187,11 @@ void Stop() {
   if (r == nullptr || r->pid != getpid() || r->stopped.exchange(true)) return;
   const auto began = std::chrono::steady_clock::now();
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  // Records dropped after the last completed buffer are counted only in CUPTI's global queue.
+  size_t late_dropped = 0;
+  if (cuptiActivityGetNumDroppedRecords(nullptr, 0, &late_dropped) == CUPTI_SUCCESS) {
+    r->dropped.fetch_add(static_cast<int64_t>(late_dropped), std::memory_order_relaxed);
+  }
   {
     std::lock_guard lock(r->mutex);
     r->stopping = true;
@@ -152,10 +201,17 @@ void Stop() {
   std::string error = r->write_error;
   if (error.empty()) {
     try {
-      const int64_t dropped = r->dropped.load() + r->failed_buffer_requests.load();
-      SinkStats stats = r->sink->Finish(dropped);
+      // CUPTI's dropped count already includes the records lost for want of a buffer, so the
+      // failed requests (a count of requests, not records) are kept apart.
+      SinkStats stats = r->sink->Finish(r->dropped.load(), r->failed_buffer_requests.load());
       Log("wrote " + std::to_string(stats.RecordsWritten()) + " records to " + r->config.output +
-          (stats.dropped > 0 ? "; " + std::to_string(stats.dropped) + " records DROPPED" : ""));
+          (stats.dropped > 0 ? "; " + std::to_string(stats.dropped) + " records DROPPED" : "") +
+          (stats.zero_timestamps > 0 ? "; " + std::to_string(stats.zero_timestamps) +
+                                           " records without timestamps left out"
+                                     : ""));
+      if (stats.failed_buffer_requests > 0) {
+        Log(std::to_string(stats.failed_buffer_requests) + " buffer requests could not be met");
+      }
       if (r->undecodable_buffers > 0) {
         Log(std::to_string(r->undecodable_buffers) + " activity buffers could not be read");
       }
@@ -177,9 +233,17 @@ void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id
   if (domain == CUPTI_CB_DOMAIN_RUNTIME_API &&
       id == CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020) {
     const auto* info = static_cast<const CUpti_CallbackData*>(data);
-    // The reset destroys the contexts whose records are still in device buffers.
-    if (info->callbackSite == CUPTI_API_ENTER)
+    // The reset destroys the contexts whose records are still in device buffers, and the modules
+    // whose kernel names the records point at: flush, and let the writer decode them first.
+    if (info->callbackSite == CUPTI_API_ENTER && g_recorder != nullptr && !g_recorder->stopped) {
       cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+      WaitUntilDrained(*g_recorder);
+    }
+  } else if (domain == CUPTI_CB_DOMAIN_RESOURCE &&
+             id == CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING && g_recorder != nullptr &&
+             !g_recorder->stopped) {
+    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    WaitUntilDrained(*g_recorder);
   } else if (domain == CUPTI_CB_DOMAIN_STATE && id == CUPTI_CBID_STATE_FATAL_ERROR) {
     const auto* state = static_cast<const CUpti_StateData*>(data);
     Log(std::string("CUPTI fatal error: ") + ResultText(state->notification.result) + ": " +
@@ -219,18 +283,26 @@ bool Enable(Recorder& r) {
   uint8_t zeroed = 1;
   size_t zeroed_size = sizeof(zeroed);
   cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &zeroed_size, &zeroed);
-  for (CUpti_ActivityKind kind : kRecordedKinds) {
+  for (CUpti_ActivityKind kind : kRequiredKinds) {
     if (!check(cuptiActivityEnable(kind), "cuptiActivityEnable")) return false;
   }
+  auto optional = [&r](CUpti_ActivityKind kind, const char* name) {
+    const CUptiResult result = cuptiActivityEnable(kind);
+    if (result == CUPTI_SUCCESS) return;
+    r.unrecorded.push_back(std::string(name) + ": " + ResultText(result));
+    Log(std::string("cannot record ") + name + " activity: " + ResultText(result) +
+        "; recording the rest");
+  };
+  for (const OptionalKind& kind : kOptionalKinds)
+    optional(kind.kind, kind.name);
   // NVTX marker records then carry OS thread ids (gettid), as nsys's globalTid does.
   cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
-  if (r.config.nvtx &&
-      !check(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MARKER), "cuptiActivityEnable(MARKER)")) {
-    return false;
-  }
-  // Two rare callbacks only: enabling a whole API domain would cost every CUDA call.
+  if (r.config.nvtx) optional(CUPTI_ACTIVITY_KIND_MARKER, "MARKER (NVTX)");
+  // Three rare callbacks only: enabling a whole API domain would cost every CUDA call.
   cuptiEnableCallback(1, r.subscriber, CUPTI_CB_DOMAIN_RUNTIME_API,
                       CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020);
+  cuptiEnableCallback(1, r.subscriber, CUPTI_CB_DOMAIN_RESOURCE,
+                      CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING);
   cuptiEnableCallback(1, r.subscriber, CUPTI_CB_DOMAIN_STATE, CUPTI_CBID_STATE_FATAL_ERROR);
   return true;
 }
@@ -260,8 +332,10 @@ void Start() noexcept {
     r->pool = new BufferPool(kBufferBytes, kPrefilledBuffers);
     g_recorder = r;
     if (!Enable(*r)) {
-      for (CUpti_ActivityKind kind : kRecordedKinds)
+      for (CUpti_ActivityKind kind : kRequiredKinds)
         cuptiActivityDisable(kind);
+      for (const OptionalKind& kind : kOptionalKinds)
+        cuptiActivityDisable(kind.kind);
       cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MARKER);
       cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
       cuptiUnsubscribe(r->subscriber);
@@ -271,7 +345,17 @@ void Start() noexcept {
       // g_recorder stays: CUPTI may still hand back buffers, which then wait in the queue.
       return;
     }
-    r->writer = std::thread(WriterLoop, std::ref(*r));
+    try {
+      r->writer = StartWriter(*r);
+    } catch (...) {
+      // No writer: nothing may wait for it to drain (WaitUntilDrained), and no trace is written.
+      {
+        std::lock_guard lock(r->mutex);
+        r->stopping = true;
+      }
+      WriteStatus(*r, nullptr, "cannot start the writer thread");
+      throw;
+    }
     std::atexit(Stop);
   } catch (const std::exception& e) {
     Log(std::string("cannot start: ") + e.what() + "; recording nothing");

@@ -3,6 +3,7 @@
 #include <system_error>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "gpuroof/model/errors.h"
 #include "gpuroof/recorder/recorder_launch.h"
@@ -42,8 +43,15 @@ RecordSessionResult RunRecordSession(const RecordSessionRequest& request, Proces
   result.command_exit_code = child.exit_code;
   std::vector<std::string> kept;
   std::vector<std::string> warnings;
+  std::vector<std::string> siblings;
   int64_t finish_ns = 0;
+  pid_t output_pid = 0;
   for (const RecordedTrace& trace : CollectRecordedTraces(scratch.path(), child.pid)) {
+    if (trace.lost) {
+      ++result.traces_lost;
+      warnings.push_back(fmt::format("warning: process {} {}", trace.pid, kLostTraceText));
+      continue;
+    }
     if (trace.file.empty()) {
       warnings.push_back(
           fmt::format("the recorder in process {} wrote no trace: {}", trace.pid,
@@ -57,14 +65,48 @@ RecordSessionResult RunRecordSession(const RecordSessionRequest& request, Proces
     if (error) {
       throw InputError(target.string(), "cannot move the trace into place: " + error.message());
     }
-    if (kept.empty()) finish_ns = trace.status.finish_ns;
+    if (kept.empty()) {
+      finish_ns = trace.status.finish_ns;
+      output_pid = trace.pid;
+    } else {
+      siblings.push_back(fmt::format("process {} to {}", trace.pid, target.string()));
+    }
     kept.push_back(fmt::format("{} records written to {} ({} dropped)", trace.status.records,
                                target.string(), trace.status.dropped));
-    if (trace.status.dropped > 0) {
+    const RecorderStatus& status = trace.status;
+    if (status.records == 0) {
+      warnings.push_back(fmt::format(
+          "warning: the trace of process {} ({}) has 0 records: it ran no GPU work that was "
+          "recorded",
+          trace.pid, target.string()));
+    }
+    if (status.dropped > 0) {
       warnings.push_back(fmt::format(
           "warning: {} records were DROPPED in process {}; the trace undercounts GPU work",
-          trace.status.dropped, trace.pid));
+          status.dropped, trace.pid));
     }
+    if (status.failed_buffer_requests > 0) {
+      warnings.push_back(fmt::format(
+          "warning: the recorder in process {} had no free buffer for CUPTI {} times (the "
+          "records lost that way are among the dropped ones)",
+          trace.pid, status.failed_buffer_requests));
+    }
+    if (status.zero_timestamps > 0) {
+      warnings.push_back(fmt::format(
+          "warning: {} records in process {} had no timestamps (still on the GPU at exit, or the "
+          "device buffer was too small) and were left out; the trace undercounts GPU work",
+          status.zero_timestamps, trace.pid));
+    }
+    for (const std::string& kind : status.unrecorded) {
+      warnings.push_back(fmt::format(
+          "warning: process {} recorded no {} records; the rest was recorded", trace.pid, kind));
+    }
+  }
+  if (!siblings.empty()) {
+    warnings.push_back(fmt::format(
+        "{} is the trace of process {}, the one with the most records; the other processes' "
+        "traces went beside it: {}",
+        request.output.string(), output_pid, fmt::join(siblings, ", ")));
   }
   std::string exit_line =
       fmt::format("{} exited with code {} after {:.3f} s wall time", request.command[0],

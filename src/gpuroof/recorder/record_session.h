@@ -21,17 +21,21 @@ struct RecordSessionRequest {
 struct RecordSessionResult {
   int command_exit_code = 0;  // the command's own exit code
   int traces_kept = 0;        // 0: no process recorded anything, `output` was not written
-  // What to tell the user, one line each, in order: the command's exit and wall time, where each
-  // trace went and how many records it has, and a warning per process that dropped records or
-  // wrote no trace.
+  int traces_lost = 0;        // processes that started recording but never finished (killed)
+  // What to tell the user, one line each: warnings first (per process: dropped records, failed
+  // buffer requests, records without timestamps, 0 records, kinds not recorded, no trace written,
+  // killed while recording; which process the output is), then the command's exit and wall time,
+  // then where each trace went and how many records it has.
   std::vector<std::string> messages;
 };
 
 // Runs `request.command` (exec, no shell, our stdio; Ctrl-C goes to the command) under the
-// recorder, in a scratch folder beside the output that is removed afterwards. The command's own
-// process's trace becomes `output`; other CUDA processes' traces go beside it as
-// "<stem>.<pid><ext>". Throws InputError naming the command when it cannot be started, or the
-// output when a trace cannot be moved into place.
+// recorder, in a scratch folder beside the output that is removed afterwards. The trace with the
+// most records (ties: the command's own process) becomes `output`; other CUDA processes' traces go
+// beside it as "<stem>.<pid><ext>", and a message says which process is which. Processes killed
+// while recording (no exit handler ran) are reported as lost, their partial files removed. Throws
+// InputError naming the command when it cannot be started, or the output when a trace cannot be
+// moved into place.
 RecordSessionResult RunRecordSession(const RecordSessionRequest& request, ProcessRunner& runner);
 
 }  // namespace gpuroof::recorder

@@ -108,8 +108,11 @@ struct StmtDeleter {
 };
 using Stmt = std::unique_ptr<sqlite3_stmt, StmtDeleter>;
 
+// CUPTI leaves start or end 0 for a record still on the GPU at exit or lost in a too-small
+// device buffer; an end before its start is as unusable. Such a record is counted, not written:
+// readers would reject it (end before start) or place it at the epoch.
 bool HasTimestamp(int64_t start_ns, int64_t end_ns) {
-  return start_ns != 0 || end_ns != 0;
+  return start_ns != 0 && end_ns != 0 && end_ns >= start_ns;
 }
 
 }  // namespace
@@ -215,8 +218,9 @@ class RecordSink::Impl {
     return stats_;
   }
 
-  SinkStats Finish(int64_t dropped) {
+  SinkStats Finish(int64_t dropped, int64_t failed_buffer_requests) {
     stats_.dropped = dropped;
+    stats_.failed_buffer_requests = failed_buffer_requests;
     stats_.unpaired_markers = nvtx_.Unpaired();
     WriteDevices();
     WriteEnum("ENUM_CUDA_MEMCPY_OPER", kCopyKinds);
@@ -264,7 +268,10 @@ class RecordSink::Impl {
     // SQLite integers are signed; larger byte counts cannot come from one CUDA operation.
     Bind& Bytes(uint64_t value) { return Int(static_cast<int64_t>(value & ~(uint64_t{1} << 63))); }
     Bind& OptionalInt(int64_t value) { return value < 0 ? Null() : Int(value); }
-    Bind& OptionalId(uint32_t value) { return value == 0 ? Null() : Int(value); }
+    // Graph node ids are 64-bit; above INT64_MAX they keep their bits as a negative integer.
+    Bind& OptionalId(uint64_t value) {
+      return value == 0 ? Null() : Int(static_cast<int64_t>(value));
+    }
     void Step() {
       if (sqlite3_step(stmt_) != SQLITE_DONE) sink_->Fail("writing a row");
       sqlite3_reset(stmt_);
@@ -420,14 +427,16 @@ class RecordSink::Impl {
   }
 
   void WriteStats() {
-    const std::pair<const char*, int64_t> rows[] = {{"kernels", stats_.kernels},
-                                                    {"memcpys", stats_.memcpys},
-                                                    {"memsets", stats_.memsets},
-                                                    {"nvtx_events", stats_.nvtx_events},
-                                                    {"records_written", stats_.RecordsWritten()},
-                                                    {"zero_timestamps", stats_.zero_timestamps},
-                                                    {"unpaired_markers", stats_.unpaired_markers},
-                                                    {"dropped", stats_.dropped}};
+    const std::pair<const char*, int64_t> rows[] = {
+        {"kernels", stats_.kernels},
+        {"memcpys", stats_.memcpys},
+        {"memsets", stats_.memsets},
+        {"nvtx_events", stats_.nvtx_events},
+        {"records_written", stats_.RecordsWritten()},
+        {"zero_timestamps", stats_.zero_timestamps},
+        {"unpaired_markers", stats_.unpaired_markers},
+        {"dropped", stats_.dropped},
+        {"failed_buffer_requests", stats_.failed_buffer_requests}};
     Stmt insert = PrepareSql("INSERT INTO RECORDER_STATS (name, value) VALUES (?, ?)");
     for (const auto& [name, value] : rows) {
       Bind(this, insert.get()).Text(name).Int(value).Step();
@@ -470,8 +479,8 @@ void RecordSink::AddDevice(const DeviceRecord& record) {
 const SinkStats& RecordSink::Stats() const {
   return impl_->Stats();
 }
-SinkStats RecordSink::Finish(int64_t dropped_records) {
-  return impl_->Finish(dropped_records);
+SinkStats RecordSink::Finish(int64_t dropped_records, int64_t failed_buffer_requests) {
+  return impl_->Finish(dropped_records, failed_buffer_requests);
 }
 
 }  // namespace gpuroof::recorder

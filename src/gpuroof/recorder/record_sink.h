@@ -24,9 +24,12 @@ struct SinkStats {
   int64_t memcpys = 0;
   int64_t memsets = 0;
   int64_t nvtx_events = 0;
-  int64_t zero_timestamps = 0;  // records without a timestamp: counted, not written
+  // Records without a usable timestamp (start or end 0, or end before start): counted, not
+  // written.
+  int64_t zero_timestamps = 0;
   int64_t unpaired_markers = 0;
-  int64_t dropped = 0;  // records CUPTI reported as dropped
+  int64_t dropped = 0;                 // records CUPTI reported as dropped
+  int64_t failed_buffer_requests = 0;  // buffer requests we could not meet (not a record count)
   int64_t RecordsWritten() const { return kernels + memcpys + memsets + nvtx_events; }
 };
 
@@ -48,8 +51,10 @@ class RecordSink {
   void AddDevice(const DeviceRecord& record);  // the last record for an id wins
 
   const SinkStats& Stats() const;
-  // `dropped_records`: what CUPTI reported lost (cuptiActivityGetNumDroppedRecords).
-  SinkStats Finish(int64_t dropped_records);
+  // `dropped_records`: what CUPTI reported lost (cuptiActivityGetNumDroppedRecords), which
+  // includes the records lost for want of a buffer; `failed_buffer_requests`: how often the
+  // recorder had no buffer to give CUPTI. Both go into RECORDER_STATS.
+  SinkStats Finish(int64_t dropped_records, int64_t failed_buffer_requests = 0);
 
  private:
   class Impl;

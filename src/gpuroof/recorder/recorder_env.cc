@@ -43,9 +43,12 @@ void WriteRecorderStatus(const std::filesystem::path& status_file, const Recorde
   }
   out << "records " << status.records << "\n"
       << "dropped " << status.dropped << "\n"
+      << "failed_buffer_requests " << status.failed_buffer_requests << "\n"
       << "zero_timestamps " << status.zero_timestamps << "\n"
       << "unpaired_markers " << status.unpaired_markers << "\n"
       << "finish_ns " << status.finish_ns << "\n";
+  for (const std::string& kind : status.unrecorded)
+    out << "unrecorded " << kind << "\n";
 }
 
 std::optional<RecorderStatus> ReadRecorderStatus(const std::filesystem::path& status_file) {
@@ -63,6 +66,10 @@ std::optional<RecorderStatus> ReadRecorderStatus(const std::filesystem::path& st
       fields >> status.records;
     } else if (key == "dropped") {
       fields >> status.dropped;
+    } else if (key == "failed_buffer_requests") {
+      fields >> status.failed_buffer_requests;
+    } else if (key == "unrecorded") {
+      if (line.size() > 11) status.unrecorded.push_back(line.substr(11));
     } else if (key == "zero_timestamps") {
       fields >> status.zero_timestamps;
     } else if (key == "unpaired_markers") {

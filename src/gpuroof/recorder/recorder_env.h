@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <sys/types.h>
 
@@ -25,17 +26,21 @@ RecorderConfig ReadRecorderConfig(pid_t pid);
 std::string ExpandOutputPattern(const std::string& pattern, pid_t pid);
 
 // The status file written next to a trace when the recorder finishes (or fails): lines
-// "records N", "dropped N", "zero_timestamps N", "unpaired_markers N", "finish_ns N" (the
-// flush and write at exit), "error TEXT".
+// "records N", "dropped N", "failed_buffer_requests N", "zero_timestamps N",
+// "unpaired_markers N", "finish_ns N" (the flush and write at exit), "unrecorded TEXT" (once per
+// optional activity kind CUPTI would not enable, e.g. "MARKER: CUPTI_ERROR_NOT_COMPATIBLE"),
+// "error TEXT".
 std::filesystem::path StatusPath(const std::filesystem::path& trace);
 
 struct RecorderStatus {
   int64_t records = 0;
-  int64_t dropped = 0;
+  int64_t dropped = 0;                 // records CUPTI reported dropped
+  int64_t failed_buffer_requests = 0;  // times we had no buffer to give CUPTI (not records)
   int64_t zero_timestamps = 0;
   int64_t unpaired_markers = 0;
   int64_t finish_ns = 0;
-  std::string error;  // empty: the trace was written
+  std::vector<std::string> unrecorded;  // "KIND: reason" per optional kind left off
+  std::string error;                    // empty: the trace was written
 };
 
 // Writes `status` (records and counts only when `status.error` is empty). Never throws: a

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <system_error>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -88,8 +89,10 @@ fs::path RecordScratch::OutputPattern() const {
 
 std::vector<RecordedTrace> CollectRecordedTraces(const fs::path& scratch, pid_t command_pid) {
   std::vector<RecordedTrace> traces;
+  std::vector<fs::path> unfinished;  // "<pid>.sqlite.tmp" files
   for (const fs::directory_entry& entry : fs::directory_iterator(scratch)) {
     const fs::path& path = entry.path();
+    if (path.extension() == ".tmp") unfinished.push_back(path);
     if (path.extension() != ".status") continue;
     RecordedTrace trace;
     fs::path trace_file = path;
@@ -99,11 +102,28 @@ std::vector<RecordedTrace> CollectRecordedTraces(const fs::path& scratch, pid_t 
     if (trace.status.error.empty() && fs::is_regular_file(trace_file)) trace.file = trace_file;
     traces.push_back(std::move(trace));
   }
+  // A recorder that started writes "<pid>.sqlite.tmp"; one that finished (or failed) writes the
+  // status file. A temporary file without a status is a process that never ran its exit handler
+  // (killed by a signal, _exit): its rows were never committed, so the file holds no usable trace.
+  for (const fs::path& temp : unfinished) {
+    fs::path trace_file = temp;
+    trace_file.replace_extension();  // "<pid>.sqlite"
+    if (fs::exists(StatusPath(trace_file))) continue;
+    RecordedTrace trace;
+    trace.pid = static_cast<pid_t>(std::atol(trace_file.stem().c_str()));
+    trace.lost = true;
+    trace.status.error = kLostTraceText;
+    std::error_code ignored;
+    fs::remove(temp, ignored);
+    traces.push_back(std::move(trace));
+  }
+  // Written traces first, the most records first (a launcher process that only counted devices
+  // must not take the output name from the workers), the command's own process breaking ties.
+  auto key = [command_pid](const RecordedTrace& t) {
+    return std::make_tuple(t.file.empty(), -t.status.records, t.pid != command_pid, t.pid);
+  };
   std::sort(traces.begin(), traces.end(),
-            [command_pid](const RecordedTrace& a, const RecordedTrace& b) {
-              return std::make_pair(a.pid != command_pid, a.pid) <
-                     std::make_pair(b.pid != command_pid, b.pid);
-            });
+            [&key](const RecordedTrace& a, const RecordedTrace& b) { return key(a) < key(b); });
   return traces;
 }
 

@@ -53,14 +53,22 @@ class RecordScratch {
   std::filesystem::path path_;
 };
 
+// What a process that started recording but never finished left: why its trace is missing.
+inline constexpr char kLostTraceText[] =
+    "started recording but never finished (killed or _exit): its trace is lost";
+
 struct RecordedTrace {
   pid_t pid = 0;
   std::filesystem::path file;  // empty when the recorder of that process wrote no trace
-  RecorderStatus status;
+  RecorderStatus status;       // status.error says why `file` is empty
+  // The process started recording (its temporary trace exists) but never wrote a status: it was
+  // killed or left through _exit, so its exit handler never ran. The temporary file is removed.
+  bool lost = false;
 };
 
-// One entry per process whose recorder finished (or reported failing), the command's own
-// process (`command_pid`) first, then by pid.
+// One entry per process whose recorder started: those that wrote a trace first, the one with the
+// most records first (the command's own process, then the lowest pid, breaking ties), then those
+// that wrote none (failed, or `lost`), by pid.
 std::vector<RecordedTrace> CollectRecordedTraces(const std::filesystem::path& scratch,
                                                  pid_t command_pid);
 

@@ -20,7 +20,7 @@ struct GpuActivity {
   uint32_t context = 0;
   uint32_t stream = 0;
   uint32_t correlation = 0;
-  uint32_t graph_node_id = 0;  // 0: not launched from a CUDA graph
+  uint64_t graph_node_id = 0;  // 0: not launched from a CUDA graph
 };
 
 struct KernelRecord : GpuActivity {

@@ -42,22 +42,28 @@ check "pass: run order" test "$(tr -d '\n' < "$FAKE_LOG")" = "baabcabcaabcabcaab
 check "pass: h2d-bound row" row_has h2d-bound "H2D            1489.4     1474.6     1474.6    0.99    0.99"
 check "pass: kernel-bound row" row_has kernel-bound "kernel         3998.0     3958.4     3958.4    0.99    0.99"
 check "pass: d2h-bound row" row_has d2h-bound "D2H            2978.7     2949.3     2949.3    0.99    0.99"
-check "pass: records and dropped" row_has h2d-bound "     6009      6009       0"
+# Records: 3 x (1500 frames + 4 streams) = 4512 in (b); (c) passes --nvtx 1, one range per frame
+# more: 4 x 1504 = 6016; then 0 dropped, 0 without timestamps.
+check "pass: records and dropped" row_has h2d-bound "     4512      6016       0       0"
 # 1000 us / 4 streams x 1.01 = 252.50 us per frame, in the trace and in the event time.
 check "pass: engine figures" row_has kernel-bound "252.50    252.50"
 check "pass: goal 1" out_has "goal 1, overhead of gpuroof record <= 3 % everywhere: PASS (worst 0.99 %"
-check "pass: goal 2" out_has "goal 2, no dropped records: PASS (0 dropped)"
+check "pass: goal 2" out_has "goal 2, no records lost: PASS (0 dropped, 0 without timestamps)"
 check "pass: goal 3" out_has "binding engine busy within 1 % of the pipeline's timing: PASS"
+check "pass: goal 4" out_has "goal 4, every recorded run holds the pipeline's work (3 or 4 x (frames + streams) records): PASS (0 runs off)"
 check "pass: summary.csv" test -f "$WORK_DIR/summary.csv"
 
 # Every goal missed, exit 1: 5 % slower when recorded (1 - 1418.4 / 1489.4 = 4.77 %), 2 records
-# dropped in each of 3 configurations x (b + c) runs, and the traces 2 % busier than the pipeline.
-run REPS=1 FAKE_RECORD_SLOWDOWN_PCT=5 FAKE_DROPPED=2 FAKE_ENGINE_ERROR_PCT=2
+# dropped and 1 without timestamps in each of 3 configurations x (b + c) runs, each of those runs
+# one record short, and the traces 2 % busier than the pipeline.
+run REPS=1 FAKE_RECORD_SLOWDOWN_PCT=5 FAKE_DROPPED=2 FAKE_ENGINE_ERROR_PCT=2 \
+  FAKE_ZERO_TIMESTAMPS=1 FAKE_MISSING_RECORDS=1
 check "fail: exit 1" test "$status" -eq 1
 check "fail: goal 1" out_has "everywhere: FAIL (worst 4.77 % in h2d-bound)"
-check "fail: goal 2" out_has "goal 2, no dropped records: FAIL (12 dropped)"
+check "fail: goal 2" out_has "goal 2, no records lost: FAIL (12 dropped, 6 without timestamps)"
 check "fail: goal 3" out_has "pipeline's timing: FAIL (worst 2.00 %"
 check "fail: goal 3 names them" out_has "  off: h2d-bound kernel-bound d2h-bound"
+check "fail: goal 4" out_has "records): FAIL (6 runs off)"
 
 # No GPU, no driver, a failing run, bad usage: exit 2 and one clear line, before any timed run.
 run NVIDIA_SMI=/nonexistent/nvidia-smi

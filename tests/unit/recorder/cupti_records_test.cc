@@ -111,6 +111,12 @@ TEST(CuptiRecordsTest, KernelFieldsAreCopied) {
   EXPECT_EQ(r.grid_id, 77);
 }
 
+TEST(CuptiRecordsTest, GraphNodeIdsKeepAll64Bits) {
+  CUpti_ActivityKernel10 k = Kernel();
+  k.graphNodeId = (uint64_t{3} << 32) | 9;
+  EXPECT_EQ(ToKernelRecord(k).graph_node_id, (uint64_t{3} << 32) | 9);
+}
+
 TEST(CuptiRecordsTest, CopiesKeepCuptiKindsForTheSinkToConvert) {
   MemcpyRecord c = ToMemcpyRecord(Memcpy());
   EXPECT_EQ(c.copy_kind, 1);

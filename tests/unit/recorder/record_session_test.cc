@@ -24,6 +24,7 @@ namespace fs = std::filesystem;
 struct ScriptedProcess {
   pid_t pid = 0;
   bool writes_trace = true;
+  bool killed = false;  // started recording (the temporary trace) and never finished
   RecorderStatus status;
 };
 
@@ -48,6 +49,10 @@ class ScriptedRunner : public ProcessRunner {
     }
     for (const ScriptedProcess& process : processes) {
       const fs::path trace = ExpandOutputPattern(pattern, process.pid);
+      if (process.killed) {
+        std::ofstream(trace.string() + ".tmp") << "partial trace of " << process.pid;
+        continue;
+      }
       if (process.writes_trace) std::ofstream(trace) << "trace of " << process.pid;
       WriteRecorderStatus(StatusPath(trace), process.status);
     }
@@ -131,8 +136,9 @@ TEST_F(RecordSessionTest, RunsTheCommandUnderTheRecorderAndKeepsItsTrace) {
 }
 
 TEST_F(RecordSessionTest, OtherCudaProcessesGoBesideTheOutputNamedByPid) {
-  // The command's own process (pid 300) is the output even though a child has a lower pid.
-  runner_.processes = {Process(300, 10), Process(200, 20), Process(250, 30)};
+  // Equal record counts: the command's own process (pid 300) is the output even though a child
+  // has a lower pid.
+  runner_.processes = {Process(300, 20), Process(200, 20), Process(250, 20)};
   const RecordSessionResult result = RunRecordSession(request_, runner_);
   EXPECT_EQ(result.traces_kept, 3);
   EXPECT_EQ(Contents(request_.output), "trace of 300");
@@ -140,6 +146,94 @@ TEST_F(RecordSessionTest, OtherCudaProcessesGoBesideTheOutputNamedByPid) {
   EXPECT_EQ(Contents(dir_ / "run.250.sqlite"), "trace of 250");
   EXPECT_EQ(FolderEntries(),
             (std::vector<std::string>{"run.200.sqlite", "run.250.sqlite", "run.sqlite"}));
+  EXPECT_NE(Joined(result.messages)
+                .find(request_.output.string() +
+                      " is the trace of process 300, the one with the most records; the other "
+                      "processes' traces went beside it: process 200 to " +
+                      (dir_ / "run.200.sqlite").string() + ", process 250 to " +
+                      (dir_ / "run.250.sqlite").string()),
+            std::string::npos)
+      << Joined(result.messages);
+}
+
+TEST_F(RecordSessionTest, TheTraceWithTheMostRecordsTakesTheOutputName) {
+  // A launcher (pid 300) that only counted devices; its workers did the GPU work.
+  runner_.processes = {Process(300, 0), Process(200, 20), Process(250, 30)};
+  const RecordSessionResult result = RunRecordSession(request_, runner_);
+  EXPECT_EQ(result.traces_kept, 3);
+  EXPECT_EQ(Contents(request_.output), "trace of 250");
+  EXPECT_EQ(Contents(dir_ / "run.200.sqlite"), "trace of 200");
+  EXPECT_EQ(Contents(dir_ / "run.300.sqlite"), "trace of 300");
+  const std::string messages = Joined(result.messages);
+  EXPECT_NE(messages.find(request_.output.string() + " is the trace of process 250, the one with "
+                                                     "the most records"),
+            std::string::npos)
+      << messages;
+  EXPECT_NE(messages.find("warning: the trace of process 300 (" +
+                          (dir_ / "run.300.sqlite").string() + ") has 0 records"),
+            std::string::npos)
+      << messages;
+}
+
+TEST_F(RecordSessionTest, AProcessKilledWhileRecordingIsReportedAndItsPartialFileRemoved) {
+  ScriptedProcess killed;
+  killed.pid = 200;
+  killed.killed = true;
+  runner_.processes = {Process(100, 50), killed};
+  const RecordSessionResult result = RunRecordSession(request_, runner_);
+  EXPECT_EQ(result.traces_kept, 1);
+  EXPECT_EQ(result.traces_lost, 1);
+  EXPECT_EQ(Contents(request_.output), "trace of 100");
+  EXPECT_EQ(FolderEntries(), std::vector<std::string>{"run.sqlite"});
+  EXPECT_NE(Joined(result.messages)
+                .find("warning: process 200 started recording but never finished (killed or "
+                      "_exit): its trace is lost"),
+            std::string::npos)
+      << Joined(result.messages);
+}
+
+TEST_F(RecordSessionTest, TheCommandKilledWhileRecordingLeavesNoTraceAndSaysSo) {
+  ScriptedProcess killed;
+  killed.pid = 100;
+  killed.killed = true;
+  runner_.processes = {killed};
+  runner_.exit_code = 137;
+  const RecordSessionResult result = RunRecordSession(request_, runner_);
+  EXPECT_EQ(result.traces_kept, 0);
+  EXPECT_EQ(result.traces_lost, 1);
+  EXPECT_TRUE(FolderEntries().empty());
+  EXPECT_NE(Joined(result.messages).find("process 100 started recording but never finished"),
+            std::string::npos);
+}
+
+TEST_F(RecordSessionTest, RecordsWithoutTimestampsAreAWarningWithTheCount) {
+  ScriptedProcess process = Process(100, 900);
+  process.status.zero_timestamps = 12;
+  runner_.processes = {process};
+  const RecordSessionResult result = RunRecordSession(request_, runner_);
+  EXPECT_NE(Joined(result.messages)
+                .find("warning: 12 records in process 100 had no timestamps (still on the GPU at "
+                      "exit, or the device buffer was too small) and were left out"),
+            std::string::npos)
+      << Joined(result.messages);
+}
+
+TEST_F(RecordSessionTest, FailedBufferRequestsAndUnrecordedKindsAreSaid) {
+  ScriptedProcess process = Process(100, 900, 40);
+  process.status.failed_buffer_requests = 2;
+  process.status.unrecorded = {"MEMCPY2: CUPTI_ERROR_NOT_COMPATIBLE"};
+  runner_.processes = {process};
+  const RecordSessionResult result = RunRecordSession(request_, runner_);
+  const std::string messages = Joined(result.messages);
+  EXPECT_NE(messages.find("warning: 40 records were DROPPED in process 100"), std::string::npos);
+  EXPECT_NE(messages.find("warning: the recorder in process 100 had no free buffer for CUPTI 2 "
+                          "times"),
+            std::string::npos)
+      << messages;
+  EXPECT_NE(messages.find("warning: process 100 recorded no MEMCPY2: CUPTI_ERROR_NOT_COMPATIBLE "
+                          "records; the rest was recorded"),
+            std::string::npos)
+      << messages;
 }
 
 TEST_F(RecordSessionTest, DroppedRecordsAreAWarningWithTheCount) {

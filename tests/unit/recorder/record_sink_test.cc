@@ -355,5 +355,72 @@ TEST_F(RecordSinkTest, UnwritableFolderThrowsNamingTheFile) {
   }
 }
 
+// Only start or only end set, or an end before the start: as unusable as no timestamp at all
+// (the nsys reader would reject the row as end-before-start). Counted, not written.
+TEST_F(RecordSinkTest, RecordsWithOnlyOneTimestampAreCountedNotWritten) {
+  const fs::path path = dir_ / "rec.sqlite";
+  SinkStats stats;
+  {
+    RecordSink sink(path, SinkOptions{kPid, ""});
+    KernelRecord kernel;
+    kernel.mangled_name = "k";
+    kernel.start_ns = kT0;
+    kernel.end_ns = kT0 + 10;
+    sink.AddKernel(kernel);  // the one good record
+    kernel.end_ns = 0;       // start only
+    sink.AddKernel(kernel);
+    MemcpyRecord copy;
+    copy.start_ns = 0;  // end only
+    copy.end_ns = kT0;
+    sink.AddMemcpy(copy);
+    MemsetRecord memset;
+    memset.start_ns = kT0 + 10;  // end before start
+    memset.end_ns = kT0;
+    sink.AddMemset(memset);
+    stats = sink.Finish(0, 3);
+  }
+  EXPECT_EQ(stats.zero_timestamps, 3);
+  EXPECT_EQ(stats.RecordsWritten(), 1);
+  EXPECT_EQ(QueryInt(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"), 1);
+  EXPECT_EQ(QueryInt(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY"), 0);
+  EXPECT_EQ(QueryInt(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMSET"), 0);
+  EXPECT_EQ(QueryInt(path, "SELECT value FROM RECORDER_STATS WHERE name = 'zero_timestamps'"), 3);
+  // Failed buffer requests are their own row, not added to the dropped records.
+  EXPECT_EQ(QueryInt(path, "SELECT value FROM RECORDER_STATS WHERE name = 'dropped'"), 0);
+  EXPECT_EQ(
+      QueryInt(path, "SELECT value FROM RECORDER_STATS WHERE name = 'failed_buffer_requests'"), 3);
+}
+
+TEST_F(RecordSinkTest, GraphNodeIdsKeepAll64Bits) {
+  const fs::path path = dir_ / "rec.sqlite";
+  constexpr uint64_t kNode = (uint64_t{5} << 32) | 7;  // the high half must survive
+  {
+    RecordSink sink(path, SinkOptions{kPid, ""});
+    KernelRecord kernel;
+    kernel.mangled_name = "k";
+    kernel.start_ns = kT0;
+    kernel.end_ns = kT0 + 10;
+    kernel.graph_node_id = kNode;
+    sink.AddKernel(kernel);
+    MemcpyRecord copy;
+    copy.start_ns = kT0;
+    copy.end_ns = kT0 + 10;
+    copy.graph_node_id = kNode + 1;
+    sink.AddMemcpy(copy);
+    MemsetRecord memset;
+    memset.start_ns = kT0;
+    memset.end_ns = kT0 + 10;
+    memset.graph_node_id = kNode + 2;
+    sink.AddMemset(memset);
+    sink.Finish(0);
+  }
+  EXPECT_EQ(QueryInt(path, "SELECT graphNodeId FROM CUPTI_ACTIVITY_KIND_KERNEL"),
+            static_cast<int64_t>(kNode));
+  EXPECT_EQ(QueryInt(path, "SELECT graphNodeId FROM CUPTI_ACTIVITY_KIND_MEMCPY"),
+            static_cast<int64_t>(kNode + 1));
+  EXPECT_EQ(QueryInt(path, "SELECT graphNodeId FROM CUPTI_ACTIVITY_KIND_MEMSET"),
+            static_cast<int64_t>(kNode + 2));
+}
+
 }  // namespace
 }  // namespace gpuroof::recorder

@@ -159,6 +159,8 @@ TEST(RecorderEnvTest, StatusRoundTrips) {
   written.zero_timestamps = 5;
   written.unpaired_markers = 6;
   written.finish_ns = 7890;
+  written.failed_buffer_requests = 8;
+  written.unrecorded = {"DEVICE: CUPTI_ERROR_NOT_COMPATIBLE", "MEMCPY2: CUPTI_ERROR_UNKNOWN"};
   WriteRecorderStatus(file, written);
   std::optional<RecorderStatus> read = ReadRecorderStatus(file);
   ASSERT_TRUE(read);
@@ -167,6 +169,8 @@ TEST(RecorderEnvTest, StatusRoundTrips) {
   EXPECT_EQ(read->zero_timestamps, 5);
   EXPECT_EQ(read->unpaired_markers, 6);
   EXPECT_EQ(read->finish_ns, 7890);
+  EXPECT_EQ(read->failed_buffer_requests, 8);
+  EXPECT_EQ(read->unrecorded, written.unrecorded);
   EXPECT_EQ(read->error, "");
   RecorderStatus failed;
   failed.error = "cannot subscribe to CUPTI: CUPTI_ERROR_UNKNOWN";
