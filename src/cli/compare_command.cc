@@ -420,6 +420,8 @@ void AddCompareCommand(CLI::App& app, int& exit_code) {
                       "Write a pull-request comment (Markdown, < 60 KB) to FILE ('-': stdout)");
   command->add_option("--html", options->html_path,
                       "Write the verdict as a self-contained HTML page to FILE ('-': stdout)");
+  command->add_option("-o,--output", options->output.output_path,
+                      "Write the verdict table (text) to FILE instead of stdout ('-': stdout)");
   AddThreadsOption(*command, options->threads);
   command->add_flag("--strict", options->output.strict,
                     "Fail (exit 1) when records had to be skipped (data loss)");

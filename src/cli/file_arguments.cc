@@ -126,4 +126,13 @@ void CheckRepeatedInputs(const CLI::App& command) {
   }
 }
 
+void InstallFileArgumentChecks(CLI::App& app) {
+  app.parse_complete_callback([&app]() {
+    for (const CLI::App* command : app.get_subcommands()) {
+      CheckOutputFiles(*command);
+      CheckRepeatedInputs(*command);
+    }
+  });
+}
+
 }  // namespace gpuroof

@@ -18,4 +18,8 @@ void CheckOutputFiles(const CLI::App& command);
 // commands show it twice, and say so on stderr unless --quiet.
 void CheckRepeatedInputs(const CLI::App& command);
 
+// Has `app` run both checks on its parsed command after parsing, before the command runs: for the
+// CLI's main() and for the Python module's in-process runs alike.
+void InstallFileArgumentChecks(CLI::App& app);
+
 }  // namespace gpuroof

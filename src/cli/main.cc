@@ -136,12 +136,7 @@ int Run(int argc, char** argv, gpuroof::RankSetSpread* spread) {
   }
   // After every option is parsed and before the command runs: an output that cannot be written
   // or is an input, an input given twice.
-  app.parse_complete_callback([&app]() {
-    for (const CLI::App* command : app.get_subcommands()) {
-      gpuroof::CheckOutputFiles(*command);
-      gpuroof::CheckRepeatedInputs(*command);
-    }
-  });
+  gpuroof::InstallFileArgumentChecks(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

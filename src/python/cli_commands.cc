@@ -1,19 +1,21 @@
 #include "cli_commands.h"
 
-#include <cstdio>
-#include <cstdlib>
-#include <memory>
-#include <mutex>
+#include <filesystem>
+#include <fstream>
 #include <optional>
+#include <sstream>
 #include <stdexcept>
+#include <string>
 
 #include <CLI/CLI.hpp>
+#include <stdlib.h>
 
 #include "gpuroof/format/json_writer.h"
 #include "gpuroof/model/errors.h"
 
 #include "api_command.h"
 #include "compare_command.h"
+#include "file_arguments.h"
 #include "findings_command.h"
 #include "launches_command.h"
 #include "ranks_command.h"
@@ -23,49 +25,33 @@ namespace gpuroof::python {
 
 namespace {
 
-// Held by every run that captures stdout: `stdout` is one variable of the process.
-std::mutex stdout_mutex;
-
-// While it lives, C stdio's `stdout` (where the CLI's commands print) is a memory stream
-// (open_memstream: no file descriptor, no file), and the capture mutex is held. glibc documents
-// stdin, stdout and stderr as ordinary variables a program may assign. Restores `stdout` and
-// frees the stream on every path, exceptions included.
-class StdoutToMemory {
+// A private folder for one run's text output, removed with what is in it.
+class PrivateFolder {
  public:
-  StdoutToMemory() : lock_(stdout_mutex) {
-    memory_ = open_memstream(&buffer_, &size_);
-    if (memory_ == nullptr) throw std::runtime_error("cannot capture the command's output");
-    saved_ = stdout;
-    stdout = memory_;
+  PrivateFolder() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "gpuroof-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr)
+      throw std::runtime_error("cannot create a temporary folder for the command's output");
+    path_ = pattern;
   }
-  StdoutToMemory(const StdoutToMemory&) = delete;
-  StdoutToMemory& operator=(const StdoutToMemory&) = delete;
-  ~StdoutToMemory() {
-    Restore();
-    std::fclose(memory_);
-    std::free(buffer_);
+  PrivateFolder(const PrivateFolder&) = delete;
+  PrivateFolder& operator=(const PrivateFolder&) = delete;
+  ~PrivateFolder() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
   }
-
-  // What was printed; `stdout` is the process's own again.
-  std::string Finish() {
-    Restore();
-    if (std::fflush(memory_) != 0) throw std::runtime_error("cannot capture the command's output");
-    return std::string(buffer_ == nullptr ? "" : buffer_, size_);
-  }
+  const std::filesystem::path& path() const { return path_; }
 
  private:
-  void Restore() {
-    if (saved_ == nullptr) return;
-    stdout = saved_;
-    saved_ = nullptr;
-  }
-
-  std::lock_guard<std::mutex> lock_;
-  char* buffer_ = nullptr;
-  size_t size_ = 0;
-  std::FILE* memory_ = nullptr;
-  std::FILE* saved_ = nullptr;
+  std::filesystem::path path_;
 };
+
+std::string ReadIfThere(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return in ? text.str() : std::string();
+}
 
 }  // namespace
 
@@ -79,17 +65,25 @@ CommandRun RunCliCommand(const std::vector<std::string>& args, bool capture_stdo
   AddLaunchesCommand(app, exit_code);
   AddFindingsCommand(app, exit_code);
   AddRanksCommand(app, exit_code);
-  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 parses from the back
+  // The same checks as the CLI's: an output over an input trace, a trace given twice.
+  InstallFileArgumentChecks(app);
+  // What the command would print on stdout goes to a private file (-o): nothing the process
+  // shares (its stdout, its file descriptors) is touched, so runs in several threads are apart.
+  std::optional<PrivateFolder> folder;
+  std::vector<std::string> full = args;
+  if (capture_stdout && !full.empty()) {
+    folder.emplace();
+    full.insert(full.begin() + 1, {"-o", (folder->path() / "stdout.txt").string()});
+  }
+  std::vector<std::string> reversed(full.rbegin(), full.rend());  // CLI11 parses from the back
   CommandRun run;
   JsonDoublesMarked marked;  // this thread's JSON files mark their doubles (floats in Python)
-  std::optional<StdoutToMemory> capture;
-  if (capture_stdout) capture.emplace();
   try {
     app.parse(reversed);
   } catch (const CLI::ParseError& e) {
     throw InputError("", e.what());
   }
-  if (capture) run.stdout_text = capture->Finish();
+  if (folder) run.stdout_text = ReadIfThere(folder->path() / "stdout.txt");
   run.exit_code = exit_code;
   return run;
 }

@@ -24,7 +24,8 @@ struct ProfileSpec {
   int64_t noise_ns = 0;      // amplitude of the +-30-step pseudo-random noise on gemm
   int seed = 0;              // varies the noise sequence between profiles
   int iterations = 200;
-  int64_t forward_ns = 0;  // > 0: a CPU range "forward" of this (noisy) length, and "log" (5 us)
+  int64_t forward_ns = 0;     // > 0: a CPU range "forward" of this (noisy) length, and "log" (5 us)
+  std::string block = "128";  // gemm's block; "small" is launched with block 64 (or this + 1)
 };
 
 // `iterations` steps of 1 ms: an NVTX range "step" (CPU) that launches gemm (grid 256,2 block
@@ -46,12 +47,13 @@ gpu 0 "{}"
 repeat {} step=1ms {{
   nvtx start=0 end=900us text="step"
   api start=10us end=20us corr=1+2*i
-  kernel start=100us end=100us+{}+((i*7919+{})%61-30)*{} corr=1+2*i name=gemm grid=256,2 block=128
+  kernel start=100us end=100us+{}+((i*7919+{})%61-30)*{} corr=1+2*i name=gemm grid=256,2 block={}
   api start=30us end=40us corr=2+2*i
-  kernel start=500us end=700us corr=2+2*i name=small grid=64 block=64{}
+  kernel start=500us end=700us corr=2+2*i name=small grid=64 block={}{}
 }}
 )desc",
-                  spec.gpu, spec.iterations, spec.gemm_ns, spec.seed, spec.noise_ns, ranges);
+                  spec.gpu, spec.iterations, spec.gemm_ns, spec.seed, spec.noise_ns, spec.block,
+                  spec.block == "128" ? "64" : "65", ranges);
   testsupport::BuildFromDescription(description, name, file);
   return file;
 }
@@ -530,6 +532,25 @@ TEST(CompareCli, NoSharedKernelKeyIsNotComparable) {
   EXPECT_EQ(none.out, "");
   EXPECT_NE(none.err.find("not comparable: no kernel key in common"), std::string::npos)
       << none.err;
+}
+
+// Every kernel relaunched with another block: no kernel key in common, but the iteration and
+// GPU busy times are gated, so the gate rests on them and the verdict names the unmatched kernels.
+TEST(CompareCli, KernelsRelaunchedWithOtherShapesLeaveTheIterationGate) {
+  TempDir dir;
+  const auto base = WriteProfile(dir, "base", {.iterations = 40});
+  const auto cur = WriteProfile(dir, "cur", {.iterations = 40, .block = "256"});
+  const CliResult r =
+      RunGpuroof({"compare", base.string(), cur.string(), "--iteration-range", "step"});
+  EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_NE(RowOf(r.out, "iteration time [step]").find("~"), std::string::npos) << r.out;
+  EXPECT_NE(RowOf(r.out, "result: ").find("unmatched kernels, not gated: 2 REMOVED"),
+            std::string::npos)
+      << r.out;
+  // Without iterations the kernels are all the gate has: not comparable.
+  const CliResult launches = RunGpuroof({"compare", base.string(), cur.string()});
+  EXPECT_EQ(launches.exit_code, 2) << launches.out;
+  EXPECT_NE(launches.err.find("no kernel key in common"), std::string::npos) << launches.err;
 }
 
 // History mode checks every current profile, not only the first, as the two-sided gate does.

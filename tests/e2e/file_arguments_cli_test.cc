@@ -144,6 +144,22 @@ TEST(OutputSafety, AFifoIsWrittenThroughNotReplaced) {
   EXPECT_NE(received.find("bottleneck: H2D"), std::string::npos) << received;
 }
 
+TEST(OutputSafety, DevStdoutRedirectedToAFileGetsBothDocuments) {
+  // `--json /dev/stdout > out.txt`: the JSON goes through the shell's descriptor, then the table;
+  // resolving /dev/stdout to out.txt and renaming over it lost the table, a new open wrote over.
+  TempDir dir;
+  const fs::path out = dir / "out.txt";
+  const std::string example = Example().string();
+  CliResult r = RunProgram({"sh", "-c",
+                            std::string("'") + GPUROOF_BINARY + "' compare '" + example + "' '" +
+                                example + "' --json /dev/stdout > '" + out.string() + "'"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string text = ReadFile(out);
+  EXPECT_EQ(text.rfind("{\n", 0), 0u) << text.substr(0, 200);
+  EXPECT_NE(text.find("\"schema\": \"gpuroof.compare/1\""), std::string::npos);
+  EXPECT_NE(text.find("result: PASS"), std::string::npos) << text;
+}
+
 TEST(OutputSafety, ALinkedOutputReplacesItsTargetAndKeepsItsPermissions) {
   TempDir dir;
   const fs::path target = dir / "result.txt";

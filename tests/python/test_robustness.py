@@ -390,3 +390,25 @@ def test_every_column_written_is_declared(rank_trace):
             frame = result.results if name == "results" else result.table(name)
             declared = {column for column, _, _ in _declared(result.schema, name) or []}
             assert set(frame.columns) <= declared, (result.schema, name)
+
+
+# The CLI's file checks hold for the module's calls too (they run the same parser).
+
+def test_an_output_over_an_input_trace_is_refused_and_the_trace_kept(tmp_path):
+    trace = tmp_path / "t.sqlite"
+    trace.write_bytes(EXAMPLE.read_bytes() if hasattr(EXAMPLE, "read_bytes")
+                      else open(EXAMPLE, "rb").read())
+    before = trace.read_bytes()
+    with pytest.raises(gpuroof.InputError, match="would overwrite the input trace"):
+        gpuroof.report(str(trace), output=str(trace))
+    assert trace.read_bytes() == before
+
+
+def test_a_trace_given_twice_to_compare_is_refused():
+    with pytest.raises(gpuroof.InputError, match="is given twice"):
+        gpuroof.compare(baseline=[str(EXAMPLE), str(EXAMPLE)], current=[str(EXAMPLE)])
+
+
+def test_compare_html_dash_is_refused():
+    with pytest.raises(gpuroof.InputError, match="not '-'"):
+        gpuroof.compare(baseline=[str(EXAMPLE)], current=[str(EXAMPLE)], html="-")

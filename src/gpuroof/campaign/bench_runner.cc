@@ -168,14 +168,11 @@ BenchOutcome RunBench(const CampaignSession& session, const BenchOptions& option
   // Files this bench would refuse to merge into are refused before anything runs.
   CheckCsvHeader(ladder, LadderHeader());
   CheckCsvHeader(session.results / "manifest.csv", ManifestHeader());
-  for (const std::string& name : RemoveStalePartialFiles(session.results)) {
-    system.message(
-        fmt::format("gpuroof: note: removed {} (left by a sweep or bench that was killed)",
-                    (session.results / name).string()));
-  }
+  RemoveStalePartialFiles(session.results,
+                          [&system](const std::string& line) { system.message(line); });
   // A command that writes a trace (profiler "command") gets a scratch path, removed after each rep.
   const std::filesystem::path scratch =
-      session.results / fmt::format(".bench-scratch-{}.sqlite", getpid());
+      session.results / fmt::format(".bench-scratch-{}.sqlite", ProcessTag());
   Progress progress(system, session.plan.runs.size());
   for (size_t i = 0; i < session.plan.runs.size(); ++i) {
     ThrowIfTerminated();

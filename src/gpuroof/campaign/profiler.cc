@@ -22,7 +22,7 @@ constexpr int kStderrLinesKept = 5;
 
 std::filesystem::path PartialPath(const std::filesystem::path& results, const std::string& stem,
                                   const std::string& extension) {
-  return results / fmt::format(".{}.partial-{}{}", stem, getpid(), extension);
+  return results / fmt::format(".{}.partial-{}{}", stem, ProcessTag(), extension);
 }
 
 bool IsFile(const std::filesystem::path& path) {
@@ -71,6 +71,10 @@ bool Accept(const std::filesystem::path& candidate, const std::filesystem::path&
                               error.problem(), kept.filename().string(), earlier);
     }
     return false;
+  } catch (...) {
+    // Anything else (a bug, memory) ends the sweep: the candidate goes with it, never published.
+    Discard(candidate);
+    throw;
   }
 }
 
@@ -289,20 +293,28 @@ pid_t ParsePid(std::string_view text) {
   return pid;
 }
 
-// The pid in ".<stem>.partial-<pid>[.<ext>]" or ".bench-scratch-<pid>.sqlite"; 0 for other names.
+// The pid in ".<stem>.partial-<tag>[.<ext>]" or ".bench-scratch-<tag>.sqlite", where <tag> is
+// "<pid>-<host>" (ProcessTag) or, from earlier versions, "<pid>"; 0 for other names and for
+// another machine's files, whose pids say nothing here.
 pid_t StalePatternPid(const std::string& name) {
   if (name.size() < 2 || name[0] != '.') return 0;
+  std::string_view tag;
   static const std::string kScratch = ".bench-scratch-";
+  static const std::string kPartial = ".partial-";
   if (name.rfind(kScratch, 0) == 0 && name.size() > kScratch.size() + 7 &&
       name.compare(name.size() - 7, 7, ".sqlite") == 0) {
-    return ParsePid(
-        std::string_view(name).substr(kScratch.size(), name.size() - 7 - kScratch.size()));
+    tag = std::string_view(name).substr(kScratch.size(), name.size() - 7 - kScratch.size());
+  } else {
+    size_t at = name.rfind(kPartial);
+    if (at == std::string::npos || at < 2) return 0;
+    std::string_view rest = std::string_view(name).substr(at + kPartial.size());
+    tag = rest.substr(0, rest.find('.'));
   }
-  static const std::string kPartial = ".partial-";
-  size_t at = name.rfind(kPartial);
-  if (at == std::string::npos || at < 2) return 0;
-  std::string_view rest = std::string_view(name).substr(at + kPartial.size());
-  return ParsePid(rest.substr(0, rest.find('.')));
+  const size_t dash = tag.find('-');
+  if (dash == std::string_view::npos) return ParsePid(tag);
+  const std::string own = ProcessTag();
+  if (tag.substr(dash) != std::string_view(own).substr(own.find('-'))) return 0;
+  return ParsePid(tag.substr(0, dash));
 }
 
 bool ProcessAlive(pid_t pid) {
@@ -311,7 +323,20 @@ bool ProcessAlive(pid_t pid) {
 
 }  // namespace
 
-std::vector<std::string> RemoveStalePartialFiles(const std::filesystem::path& results) {
+// A results folder can be shared by machines (csv_store takes a lock for that),
+// and a pid tells whether the process is alive only on its own machine. <host> is 8 hex digits
+// of FNV-1a over the host name.
+std::string ProcessTag() {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  uint32_t hash = 2166136261u;
+  for (const char* c = host; *c != 0; ++c)
+    hash = (hash ^ static_cast<unsigned char>(*c)) * 16777619u;
+  return fmt::format("{}-{:08x}", getpid(), hash);
+}
+
+std::vector<std::string> RemoveStalePartialFiles(
+    const std::filesystem::path& results, const std::function<void(const std::string&)>& say) {
   std::vector<std::string> removed;
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(results, ec)) {
@@ -324,6 +349,10 @@ std::vector<std::string> RemoveStalePartialFiles(const std::filesystem::path& re
     if (std::filesystem::remove(entry.path(), remove_ec)) removed.push_back(name);
   }
   std::sort(removed.begin(), removed.end());
+  for (const std::string& name : removed) {
+    say(fmt::format("gpuroof: note: removed {} (left by a sweep or bench that was killed)",
+                    (results / name).string()));
+  }
   return removed;
 }
 

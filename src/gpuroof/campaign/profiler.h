@@ -52,9 +52,15 @@ ProfiledRun RunProfiled(const SweepSpec& spec, const PlannedRun& run,
 // The name a trace that could not be read is kept under: "<trace>.unreadable".
 std::filesystem::path UnreadableTracePath(const std::filesystem::path& trace);
 
-// Removes `.<stem>.partial-<pid><ext>` and `.bench-scratch-<pid>.sqlite` files in `results` that
-// a sweep or bench left when it was killed: only those whose process <pid> is gone. Returns the
-// names removed.
-std::vector<std::string> RemoveStalePartialFiles(const std::filesystem::path& results);
+// "<pid>-<host>" (host: 8 hex digits of a hash of the host name): what names this process's
+// temporary files in a results folder, which machines may share.
+std::string ProcessTag();
+
+// Removes `.<stem>.partial-<tag><ext>` and `.bench-scratch-<tag>.sqlite` files in `results` that
+// a sweep or bench of this machine left when it was killed: only those whose process is gone
+// (another machine's files are left alone: its pids say nothing here). Each removal is said
+// through `say` ("gpuroof: note: removed …"). Returns the names removed.
+std::vector<std::string> RemoveStalePartialFiles(
+    const std::filesystem::path& results, const std::function<void(const std::string&)>& say);
 
 }  // namespace gpuroof

@@ -63,11 +63,8 @@ SweepOutcome RunSweep(const CampaignSession& session, bool resume, CampaignSyste
   // Files this sweep would refuse to merge into are refused before anything runs or is written.
   CheckCsvHeader(probes, ProbesHeader());
   CheckCsvHeader(session.results / "manifest.csv", ManifestHeader());
-  for (const std::string& name : RemoveStalePartialFiles(session.results)) {
-    system.message(
-        fmt::format("gpuroof: note: removed {} (left by a sweep or bench that was killed)",
-                    (session.results / name).string()));
-  }
+  RemoveStalePartialFiles(session.results,
+                          [&system](const std::string& line) { system.message(line); });
   WriteFileAtomically(session.results / "env.json", RenderEnvJson(session.env));
   std::map<std::string, std::string> finished;
   if (resume) finished = FinishedKeys(probes, session.env.build);

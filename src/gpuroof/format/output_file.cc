@@ -1,7 +1,10 @@
 #include "gpuroof/format/output_file.h"
 
 #include <cerrno>
+#include <charconv>
+#include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include <fcntl.h>
@@ -33,9 +36,25 @@ void WriteInPlace(const std::string& target, std::string_view content) {
   int fd = open(target.c_str(), O_WRONLY | O_CLOEXEC);
   if (fd < 0) throw InputError(target, std::string("cannot open output: ") + std::strerror(errno));
   const bool ok = WriteAll(fd, content);
-  const std::string reason = ok ? "" : std::strerror(errno);
-  if (close(fd) != 0 && ok) throw InputError(target, "cannot write output: " + reason);
-  if (!ok) throw InputError(target, "cannot write output: " + reason);
+  std::string reason = ok ? "" : std::strerror(errno);
+  if (close(fd) != 0 && ok) reason = std::strerror(errno);
+  if (!reason.empty()) throw InputError(target, "cannot write output: " + reason);
+}
+
+// The descriptor a path names when it is one of this process's own ("/dev/stdout" -> 1).
+std::optional<int> OwnDescriptor(std::string_view path) {
+  if (path == "/dev/stdout") return 1;
+  if (path == "/dev/stderr") return 2;
+  for (std::string_view prefix : {"/dev/fd/", "/proc/self/fd/"}) {
+    if (!path.starts_with(prefix)) continue;
+    int fd = -1;
+    const std::string_view digits = path.substr(prefix.size());
+    auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), fd);
+    if (error == std::errc() && end == digits.data() + digits.size() && fd >= 0 &&
+        fcntl(fd, F_GETFD) != -1)
+      return fd;
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -44,6 +63,17 @@ void WriteFileAtomically(const std::filesystem::path& requested, std::string_vie
   const std::string shown = requested.string();
   std::filesystem::path path = requested;
   mode_t mode = 0644;  // a new output is an ordinary file
+  // /dev/stdout, /dev/fd/N, /proc/self/fd/N name an open file of this process (the shell's
+  // redirection): written through that descriptor, at its offset, after what stdio holds; a
+  // rename would leave the shell writing to a deleted file, a new open would write over it.
+  if (const std::optional<int> fd = OwnDescriptor(shown)) {
+    std::fflush(nullptr);
+    if (!WriteAll(*fd, content))
+      throw InputError(shown, std::string("cannot write output: ") + std::strerror(errno));
+    return;
+  }
+  if (shown.starts_with("/dev/") || shown.starts_with("/proc/"))
+    return WriteInPlace(shown, content);
   struct stat existing {};
   if (stat(shown.c_str(), &existing) == 0) {
     if (S_ISDIR(existing.st_mode)) throw InputError(shown, "is a directory");

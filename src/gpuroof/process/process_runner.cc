@@ -161,9 +161,21 @@ ProcessResult PosixProcessRunner::Run(const ProcessRequest& request) {
     result.err = "not started: gpuroof is stopping";
     return result;
   }
+  // The termination signals wait (blocked) from before the spawn until the child's group is
+  // known, so the handler forwards each exactly once; the child starts with the mask we had.
+  sigset_t termination;
+  sigset_t mask_before;
+  sigemptyset(&termination);
+  sigemptyset(&mask_before);
+  for (int signal_number : kTerminationSignals)
+    sigaddset(&termination, signal_number);
+  int signal_before_block = 0;
   if (forward) {
+    pthread_sigmask(SIG_BLOCK, &termination, &mask_before);
+    signal_before_block = static_cast<int>(g_termination_signal);
     posix_spawnattr_setpgroup(&attributes, 0);
-    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setsigmask(&attributes, &mask_before);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK);
   }
   if (request.child_takes_interrupts) {
     sigset_t defaults;
@@ -187,10 +199,14 @@ ProcessResult PosixProcessRunner::Run(const ProcessRequest& request) {
   int rc = posix_spawnp(&pid, args[0], &actions, &attributes, args.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attributes);
-  if (rc == 0 && forward) {
-    g_child_group = static_cast<sig_atomic_t>(pid);
-    // A signal that came before the line above was not forwarded by the handler.
-    if (g_termination_signal != 0) kill(-pid, static_cast<int>(g_termination_signal));
+  if (forward) {
+    if (rc == 0) {
+      g_child_group = static_cast<sig_atomic_t>(pid);
+      // One handled before the block found no child to forward to; those during it are pending
+      // and reach the handler, which now knows the group, when the mask is restored.
+      if (signal_before_block != 0) kill(-pid, signal_before_block);
+    }
+    pthread_sigmask(SIG_SETMASK, &mask_before, nullptr);
   }
   if (out_pipe[1] >= 0) close(out_pipe[1]);
   if (err_pipe[1] >= 0) close(err_pipe[1]);

@@ -30,6 +30,9 @@ using simdjson::SUCCESS;
 constexpr size_t kMaxCapturedBytes = size_t{16} << 20;
 // How far past the start of a damaged event its end is looked for (FindDamagedEventEnd).
 constexpr uint64_t kMaxDamagedEventBytes = uint64_t{1} << 20;
+// How far past an event's end the start of the next one is looked for before that end is
+// trusted (ReadEvents): a long run of whitespace between events must not be kept in the buffer.
+constexpr uint64_t kMaxEndLookaheadBytes = 4096;
 // Bytes readable past any document handed to simdjson, which reads ahead in 64-byte blocks.
 constexpr size_t kPadding = simdjson::SIMDJSON_PADDING + JsonStructureScanner::kBlockBytes;
 
@@ -455,15 +458,18 @@ class KinetoJsonParser {
   error_code ProcessBatch(uint64_t region, std::span<const uint64_t> ends, size_t* done);
   std::optional<Damage> ProcessOneByOne(uint64_t region, std::span<const uint64_t> ends,
                                         size_t from);
-  // Whether the '}' at `close` ends an event of traceEvents, judged by the bytes after it alone:
-  // the start of the next event (',', '{', and a key events start with: "ph", "cat", "name",
-  // "pid", "tid", "ts") or the end of the array (']' and then '}', ',' and a key, or the end of
-  // the input). kMore: the buffer ends before that can be told.
+  // Whether the '}' at `close` ends an event of traceEvents, judged by the bytes after it alone
+  // (structure, not key names: files re-serialised with sorted keys start events with "args"):
+  // the start of the next event (',', '{', then '}' or a string and ':') or the end of the array
+  // (']' and then '}', ',' and a string, or the end of the input). `lenient` (the check of the
+  // scanner's own ends): ']' alone, and ',' followed by anything but '{', also pass (what
+  // follows is judged where it is read). kMore: the buffer ends before that can be told.
   enum class Boundary { kYes, kNo, kMore };
-  Boundary MatchEventBoundary(uint64_t close) const;
+  Boundary MatchEventBoundary(uint64_t close, bool lenient = false) const;
   // The '}' that ends the damaged event starting at `start`, found without the string state
-  // (which a stray quote inverted): the first one at an event boundary, within
-  // kMaxDamagedEventBytes. Reads more input as needed; nullopt when there is none.
+  // (which a stray quote inverted): the first one at an event boundary that does not look nested
+  // in the event (see there), within kMaxDamagedEventBytes. Reads more input as needed; nullopt
+  // when there is none.
   std::optional<uint64_t> FindDamagedEventEnd(uint64_t start);
   // The first byte from `from` on that is not a space or a comma (End() when none is buffered).
   uint64_t SkipSeparators(uint64_t from) const;
@@ -626,8 +632,11 @@ void KinetoJsonParser::ReadEvents(int depth, bool array_form) {
     return true;
   };
   // Hands over the events ending at ends_[from, to); true when a damaged one was cut out (the
-  // scanner restarted: the other ends are void).
-  auto hand_over = [&](size_t from, size_t to) {
+  // scanner restarted: the other ends are void). `trusted`: the ends lie before any text that
+  // cannot be JSON and each is followed by what may follow an event, so an event that fails to
+  // parse (invalid UTF-8, a misplaced quote that left the structure whole) ends where the
+  // scanner says: it alone is counted, and no boundary is searched for.
+  auto hand_over = [&](size_t from, size_t to, bool trusted) {
     while (from < to) {
       std::span<const uint64_t> ends(ends_.data() + from, to - from);
       std::optional<Damage> damage = ProcessEvents(region, ends);
@@ -635,8 +644,9 @@ void KinetoJsonParser::ReadEvents(int depth, bool array_form) {
         region = ends_[to - 1];
         return false;
       }
-      if (resync(damage->start, damage->problem)) return true;
-      // No event boundary after it: the element as the scanner cut it is the malformed event.
+      if (!trusted && resync(damage->start, damage->problem)) return true;
+      // Trusted, or no event boundary after it: the element as the scanner cut it is the
+      // malformed event.
       builder_.AddMalformed(damage->start, damage->problem);
       ++elements_;
       from += damage->index;
@@ -655,17 +665,43 @@ void KinetoJsonParser::ReadEvents(int depth, bool array_form) {
     // damaged by a stray quote, unless its end cannot be found (then it is read as cut).
     uint64_t broken = result.not_json_at < result.scanned ? scan + result.not_json_at
                                                           : std::numeric_limits<uint64_t>::max();
+    // An end that is not followed by what may follow an event ("ke"}rn5", or "ke"}, {"x5",
+    // with a quote that no text after it flags) is false: the event around it is damaged too.
+    // One look at the few bytes after each end.
+    bool unsure = false;  // an end too near the end of the buffer to be judged yet
+    for (size_t j = 0; j < ends_.size() && ends_[j] <= broken; ++j) {
+      Boundary boundary = MatchEventBoundary(ends_[j] - 1, /*lenient=*/true);
+      if (boundary == Boundary::kYes) continue;
+      // Kilobytes of whitespace after an end (allowed between events) are not read up to the
+      // next event to judge it: what follows will be judged where it is read.
+      if (boundary == Boundary::kMore && End() - ends_[j] > kMaxEndLookaheadBytes) continue;
+      if (boundary == Boundary::kNo) {
+        broken = ends_[j] - 1;
+      } else {
+        ends_.resize(j);
+        broken = std::numeric_limits<uint64_t>::max();
+        unsure = true;
+      }
+      break;
+    }
     size_t before_broken =
         static_cast<size_t>(std::lower_bound(ends_.begin(), ends_.end(), broken) - ends_.begin());
-    if (hand_over(0, before_broken)) continue;
+    if (hand_over(0, before_broken, true)) continue;
+    if (unsure) {
+      // Scanned again from the last event handed over, with more input.
+      scan = region;
+      scanner = JsonStructureScanner(depth);
+      ReadMore(region);
+      continue;
+    }
     if (broken != std::numeric_limits<uint64_t>::max()) {
       uint64_t start = SkipSeparators(region);
-      if (start < broken && At(start) == '{') {
+      if (start <= broken && At(start) == '{') {
         if (resync(start, "a stray quote (text that cannot be JSON after a string)")) continue;
         region = start;  // only separators before it, which the search may have let go
       }
     }
-    if (hand_over(before_broken, ends_.size())) continue;
+    if (hand_over(before_broken, ends_.size(), false)) continue;
     scan += result.scanned;
     // Whether only separators follow the last event, up to `end`.
     auto blank_until = [&](uint64_t end) {
@@ -717,7 +753,8 @@ uint64_t KinetoJsonParser::SkipSeparators(uint64_t from) const {
   return from;
 }
 
-KinetoJsonParser::Boundary KinetoJsonParser::MatchEventBoundary(uint64_t close) const {
+KinetoJsonParser::Boundary KinetoJsonParser::MatchEventBoundary(uint64_t close,
+                                                                bool lenient) const {
   uint64_t i = close + 1;
   auto skip_space = [&] {
     while (i < End() && IsSpace(At(i)))
@@ -726,8 +763,12 @@ KinetoJsonParser::Boundary KinetoJsonParser::MatchEventBoundary(uint64_t close) 
   };
   // Out of buffered bytes: at the end of the input, only the end of a bare array fits.
   const Boundary more = eof_ ? Boundary::kNo : Boundary::kMore;
-  if (!skip_space()) return eof_ && array_form_ ? Boundary::kYes : more;
+  if (!skip_space()) {
+    if (eof_) return array_form_ || lenient ? Boundary::kYes : Boundary::kNo;
+    return Boundary::kMore;
+  }
   if (At(i) == ']') {
+    if (lenient) return Boundary::kYes;
     ++i;
     if (!skip_space()) return eof_ ? Boundary::kYes : Boundary::kMore;
     if (At(i) == '}') return Boundary::kYes;
@@ -739,21 +780,16 @@ KinetoJsonParser::Boundary KinetoJsonParser::MatchEventBoundary(uint64_t close) 
   if (At(i) != ',') return Boundary::kNo;
   ++i;
   if (!skip_space()) return more;
-  if (At(i) != '{') return Boundary::kNo;
+  if (At(i) != '{') return lenient ? Boundary::kYes : Boundary::kNo;
   ++i;
   if (!skip_space()) return more;
+  if (At(i) == '}') return Boundary::kYes;  // an empty object
   if (At(i) != '"') return Boundary::kNo;
-  uint64_t key = ++i;
-  constexpr uint64_t kLongestKey = 4;
-  while (i < End() && i - key <= kLongestKey && At(i) != '"')
-    ++i;
-  if (i == End()) return more;
-  if (At(i) != '"') return Boundary::kNo;
-  std::string_view name(data_.get() + (key - base_), static_cast<size_t>(i - key));
-  static constexpr std::string_view kFirstKeys[] = {"ph", "cat", "name", "pid", "tid", "ts"};
-  if (std::find(std::begin(kFirstKeys), std::end(kFirstKeys), name) == std::end(kFirstKeys)) {
-    return Boundary::kNo;
+  // Any key: up to its closing quote, then ':'.
+  for (++i; i < End() && At(i) != '"'; ++i) {
+    if (At(i) == '\\') ++i;
   }
+  if (i >= End()) return more;
   ++i;
   if (!skip_space()) return more;
   return At(i) == ':' ? Boundary::kYes : Boundary::kNo;
@@ -762,25 +798,34 @@ KinetoJsonParser::Boundary KinetoJsonParser::MatchEventBoundary(uint64_t close) 
 std::optional<uint64_t> KinetoJsonParser::FindDamagedEventEnd(uint64_t start) {
   const uint64_t limit =
       start + std::min<uint64_t>(kMaxDamagedEventBytes, options_.max_value_bytes / 2);
+  // Brackets counted without the string state: a boundary-like '}' inside an array of objects
+  // in the event's arguments ([{"a": 1}, {"b": 2}]) leaves two or more open and is passed over.
+  // Any other depth (0 at the event's real end; 1 or below when its strings held brackets) is
+  // taken. When every one looked nested, the first is taken.
+  int64_t depth = 1;
+  std::optional<uint64_t> first;
   uint64_t i = start + 1;
   for (;;) {
     bool need_more = false;
-    while (i < std::min(End(), limit)) {
-      const void* hit = std::memchr(Ptr(i), '}', static_cast<size_t>(std::min(End(), limit) - i));
-      if (hit == nullptr) {
-        i = std::min(End(), limit);
-        break;
+    for (; i < std::min(End(), limit); ++i) {
+      char c = At(i);
+      if (c == '{' || c == '[') {
+        ++depth;
+        continue;
       }
-      i = base_ + static_cast<uint64_t>(static_cast<const char*>(hit) - data_.get());
+      if (c == ']') --depth;
+      if (c != '}') continue;
       Boundary boundary = MatchEventBoundary(i);
-      if (boundary == Boundary::kYes) return i;
       if (boundary == Boundary::kMore) {
-        need_more = true;
+        need_more = true;  // judged again, the '}' not yet counted
         break;
       }
-      ++i;
+      --depth;
+      if (boundary != Boundary::kYes) continue;
+      if (depth < 2) return i;
+      if (!first) first = i;
     }
-    if (!need_more && (i >= limit || eof_)) return std::nullopt;
+    if (!need_more && (i >= limit || eof_)) return first;
     ReadMore(start);  // at the end of the input, the candidate is judged again with eof_ set
   }
 }

@@ -298,9 +298,9 @@ def compare(baseline=None, current=None, iteration_range=None, profiles=None, ep
     with _tempfile.TemporaryDirectory(prefix="gpuroof-") as folder:
         json_path = _os.fspath(json) if json else _os.path.join(folder, "compare.json")
         markdown_path = _os.fspath(markdown) if markdown else _os.path.join(folder, "compare.md")
-        for path in (json_path, markdown_path):
-            if path == "-":
-                raise InputError("compare: json= and markdown= take a file path, not '-'")
+        for path in (json_path, markdown_path, options.get("html")):
+            if path is not None and _os.fspath(path) == "-":
+                raise InputError("compare: json=, markdown= and html= take a file path, not '-'")
         args[1:1] = ["--json", json_path, "--markdown", markdown_path]
         before = {p: _stamp(p) for p in (json_path, markdown_path)}
         exit_code, text = _run_cli(args, capture_stdout=True)

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "gpuroof/campaign/csv_store.h"
+#include "gpuroof/campaign/profiler.h"
 #include "gpuroof/campaign/sha256.h"
 #include "gpuroof/model/errors.h"
 
@@ -346,11 +347,20 @@ TEST_F(SweepRunnerTest, PartialFilesOfProcessesThatAreGoneAreRemoved) {
   CampaignSession session = OpenCampaign(Spec(), Options(), fake.system);
   const std::string dead = std::to_string(gone);
   const std::string alive = std::to_string(getppid());  // our parent runs as long as we do
-  std::vector<std::string> removed = {".k5__kernel-5000.partial-" + dead + ".sqlite",
-                                      ".x.partial-" + dead + ".nsys-rep",
-                                      ".bench-scratch-" + dead + ".sqlite"};
+  // This machine's tag ("<pid>-<host>"), and the pid-only names of earlier versions.
+  const std::string own = ProcessTag();
+  const std::string host = own.substr(own.find('-'));
+  const std::string other_host = host == "-00000000" ? "-00000001" : "-00000000";
+  std::vector<std::string> removed = {
+      ".k5__kernel-5000.partial-" + dead + ".sqlite", ".x.partial-" + dead + ".nsys-rep",
+      ".bench-scratch-" + dead + ".sqlite", ".y.partial-" + dead + host + ".sqlite",
+      ".bench-scratch-" + dead + host + ".sqlite"};
   std::vector<std::string> kept = {".k5__kernel-5000.partial-" + alive + ".sqlite",
                                    ".bench-scratch-" + alive + ".sqlite",
+                                   ".y.partial-" + alive + host + ".sqlite",
+                                   // Another machine sharing the folder: its pid says nothing here.
+                                   ".y.partial-" + dead + other_host + ".sqlite",
+                                   ".bench-scratch-" + dead + other_host + ".sqlite",
                                    "k5.partial-" + dead + ".sqlite",  // no leading dot: not ours
                                    ".notes-" + dead + ".sqlite", ".x.partial-" + dead + "x"};
   for (const std::string& name : removed)

@@ -259,6 +259,86 @@ TEST(KinetoBadInput, StrayQuotesInEveryLayout) {
   }
 }
 
+// Events whose first key is not a fixed one: `json.dump(sort_keys=True)` starts each with
+// "args". A damaged event (invalid UTF-8; a stray quote followed by a letter, by '}', by
+// '}, {"x' or by ':') costs that event alone, counted, in key order as written and sorted, in
+// every chunk alignment (the whitespace before the array moves the events across the buffer's
+// end, where the bytes after an event's end may not be read yet).
+TEST(KinetoBadInput, DamageInSortedKeyEventsCostsOnlyThatEvent) {
+  auto kernel = [](int i, const std::string& name, bool sorted) {
+    std::string args = R"({"block": [32, 1, 1], "correlation": )" + std::to_string(i) +
+                       R"(, "device": 0, "grid": [1, 1, 1], "stream": 7})";
+    std::string ts = std::to_string(1000 + 10 * i);
+    if (sorted) {
+      return R"({"args": )" + args + R"(, "cat": "kernel", "dur": 5, "name": ")" + name +
+             R"(", "ph": "X", "pid": 0, "tid": 7, "ts": )" + ts + "}";
+    }
+    return R"({"ph": "X", "cat": "kernel", "name": ")" + name + R"(", "pid": 0, "tid": 7, "ts": )" +
+           ts + R"(, "dur": 5, "args": )" + args + "}";
+  };
+  const std::vector<std::string> damages = {"kern\xff",   "ke\"rn",  "ke\"}rn", "ke\"}, {\"x",
+                                            "ke\": \"rn", "ke\",rn", "a\"b\"c"};
+  constexpr int kEvents = 40;
+  KinetoReadOptions options;
+  options.chunk_bytes = 4096;  // several chunks
+  for (bool sorted : {true, false}) {
+    for (size_t d = 0; d < damages.size(); ++d) {
+      for (int bad : {0, 5, 17, kEvents - 1}) {
+        std::string events;
+        for (int i = 0; i < kEvents; ++i) {
+          if (i > 0) events += ",\n";
+          events += kernel(i, i == bad ? damages[d] : "kern" + std::to_string(i), sorted);
+        }
+        for (size_t pad = 0; pad < 64; pad += 7) {
+          SCOPED_TRACE(::testing::Message() << "sorted " << sorted << ", damage " << d << ", event "
+                                            << bad << ", pad " << pad);
+          std::string json =
+              R"({"schemaVersion": 1, "traceEvents": [)" + std::string(pad, ' ') + events + "]}";
+          Trace trace;
+          ASSERT_NO_THROW(trace = ReadKinetoJsonText(json, "sorted.json", options));
+          EXPECT_EQ(trace.activity_count(), size_t{kEvents - 1});
+          EXPECT_EQ(Malformed(trace), 1);
+          EXPECT_EQ(trace.diagnostics.records_read(), kEvents);
+          EXPECT_EQ(trace.diagnostics.records_used(), kEvents - 1);
+          EXPECT_EQ(trace.diagnostics.records_skipped(), 1);
+        }
+      }
+    }
+  }
+  // An array of objects in the damaged event's arguments holds text like an event boundary
+  // ("}, {\"b\":"): the search for the damaged event's end passes over it.
+  {
+    std::string events;
+    for (int i = 0; i < 10; ++i) {
+      if (i > 0) events += ", ";
+      events += R"({"ph": "X", "cat": "kernel", "name": ")" +
+                (i == 4 ? std::string("ke\"rn") : "k" + std::to_string(i)) +
+                R"(", "pid": 0, "tid": 7, "ts": )" + std::to_string(10 * i) +
+                R"(, "dur": 5, "args": {"device": 0, "stream": 7, "list": [{"a": 1}, {"b": 2}]}})";
+    }
+    Trace trace;
+    ASSERT_NO_THROW(trace = ReadKinetoJsonText("[" + events + "]", "nested.json"));
+    EXPECT_EQ(trace.activity_count(), 9u);
+    EXPECT_EQ(Malformed(trace), 1);
+    EXPECT_EQ(trace.diagnostics.records_read(), 10);
+  }
+  // Well-formed, in every alignment: nothing lost, nothing skipped.
+  for (bool sorted : {true, false}) {
+    std::string events;
+    for (int i = 0; i < kEvents; ++i) {
+      if (i > 0) events += ", ";
+      events += kernel(i, "kern" + std::to_string(i), sorted);
+    }
+    for (size_t pad = 0; pad < 64; ++pad) {
+      SCOPED_TRACE(::testing::Message() << "well-formed, sorted " << sorted << ", pad " << pad);
+      Trace trace =
+          ReadKinetoJsonText("[" + std::string(pad, ' ') + events + "]", "sorted_ok.json", options);
+      EXPECT_EQ(trace.activity_count(), size_t{kEvents});
+      EXPECT_EQ(trace.diagnostics.records_skipped(), 0);
+    }
+  }
+}
+
 // A file cut inside a damaged event is still truncated, not one more malformed event.
 TEST(KinetoBadInput, TruncatedInsideADamagedEventIsStillAnError) {
   std::string json = KinetoJsonBuilder()

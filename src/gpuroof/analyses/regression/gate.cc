@@ -284,8 +284,13 @@ void CheckKernelKeysShared(std::span<const MetricComparison> metrics, const std:
   size_t added = 0;
   const MetricComparison* first_removed = nullptr;
   const MetricComparison* first_added = nullptr;
+  size_t gated_elsewhere = 0;  // shared metrics other than kernels that the gate checks
   for (const MetricComparison& m : metrics) {
-    if (m.level != MetricLevel::kKernel) continue;
+    if (m.level != MetricLevel::kKernel) {
+      if (m.gated && m.verdict != Verdict::kRemoved && m.verdict != Verdict::kNew)
+        ++gated_elsewhere;
+      continue;
+    }
     if (m.verdict == Verdict::kRemoved) {
       ++removed;
       if (!first_removed) first_removed = &m;
@@ -296,7 +301,9 @@ void CheckKernelKeysShared(std::span<const MetricComparison> metrics, const std:
       ++common;
     }
   }
-  if (common > 0 || removed == 0 || added == 0) return;
+  // With the iteration time or GPU busy time gated, the gate rests on them: kernels relaunched
+  // with other shapes (or keys of an older history) are NEW/REMOVED rows, said in the verdict.
+  if (common > 0 || removed == 0 || added == 0 || gated_elsewhere > 0) return;
   throw InputError(
       source,
       fmt::format("not comparable: no kernel key in common: {} kernel(s) only in the baseline "

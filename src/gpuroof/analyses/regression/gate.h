@@ -127,8 +127,10 @@ void CheckProfilesComparable(std::span<const ProfileSummary> baseline,
                              std::span<const ProfileSummary> current, bool across_hardware);
 
 // Throws InputError (source `source`) when both sides have kernel rows but no kernel key in
-// common (every kernel NEW or REMOVED): the kernels are named differently on the two sides, and
-// a gate over no shared kernel would pass on nothing.
+// common (every kernel NEW or REMOVED) and nothing else is gated (no iterations): the kernels are
+// named or launched differently on the two sides, and a gate over no shared kernel would pass on
+// nothing. With a gated iteration or busy time the gate rests on those, and the unmatched kernels
+// are said in the verdict.
 void CheckKernelKeysShared(std::span<const MetricComparison> metrics, const std::string& source);
 
 // The steps every mode shares once `result.metrics` hold their verdicts: summary counts,

@@ -321,10 +321,24 @@ TEST(GateTest, UnmatchedKernelsAreSaidAndNoSharedKernelIsAnError) {
   EXPECT_TRUE(said) << fmt::format("{}", fmt::join(r.verdict_reasons, " | "));
   EXPECT_EQ(r.verdict, "pass-with-warnings");
 
+  // No kernel key in common: with iterations the gate rests on the iteration time and says so;
+  // with per-launch samples only (no iterations) the kernels are all it has: not comparable.
   ProfileSummary b2 = Profile("b", steps);
   ProfileSummary c2 = Profile("c", steps);
   AddKernel(b2, "gemm", std::vector<double>(10, 100.0));
   AddKernel(c2, "void gemm(float*)", std::vector<double>(10, 100.0));
+  const CompareResult with_steps =
+      CompareProfiles(std::vector{b2}, std::vector{c2}, GateSettings{});
+  EXPECT_EQ(with_steps.verdict, "pass-with-warnings");
+  EXPECT_NE(fmt::format("{}", fmt::join(with_steps.verdict_reasons, " | "))
+                .find("unmatched kernels, not gated: 1 REMOVED"),
+            std::string::npos);
+  for (ProfileSummary* p : {&b2, &c2}) {
+    p->metrics.erase("iteration");
+    p->has_iterations = false;
+    p->iterations = 0;
+    p->steady_iterations = 0;
+  }
   EXPECT_THROW(CompareProfiles(std::vector{b2}, std::vector{c2}, GateSettings{}), InputError);
 }
 

@@ -279,8 +279,6 @@ TEST(HistoryTest, LinesOfAnotherIterationRangeAreLeftOut) {
 // checked against the GPU model, and said with the count.
 TEST(HistoryTest, ImpossibleValuesAreRefusedAndMissingDevicesCounted) {
   for (const char* bad : {R"({"device": "X", "metrics": {"iteration": -1}})",
-                          R"({"device": "X", "metrics": {"iteration": 0}})",
-                          R"({"device": "X", "metrics": {"kernel:k": 0}})",
                           R"({"device": "X", "metrics": {"iteration": NaN}})",
                           R"({"device": "X", "metrics": {"busy:kernel:0": -5}})"}) {
     SCOPED_TRACE(bad);
@@ -292,8 +290,11 @@ TEST(HistoryTest, ImpossibleValuesAreRefusedAndMissingDevicesCounted) {
       EXPECT_EQ(e.source(), "h.jsonl:2");
     }
   }
-  // An engine idle in most iterations has a median busy time of 0: a real value.
+  // An engine idle in most iterations has a median busy time of 0, and a kernel under a
+  // microsecond in a whole-microsecond Kineto trace a median of 0: values gpuroof writes itself,
+  // so a history holding them stays readable.
   EXPECT_NO_THROW(ParseHistory(R"({"device": "X", "metrics": {"copy:H2D:0": 0}})", "h.jsonl"));
+  EXPECT_NO_THROW(ParseHistory(R"({"device": "X", "metrics": {"kernel:k": 0}})", "h.jsonl"));
   std::vector<HistoryEntry> history = E9History();
   history[2].has_device = false;
   history[2].device.clear();
