@@ -3,13 +3,11 @@
 #include <memory>
 
 #include <CLI/CLI.hpp>
-#include <fmt/format.h>
 
 #include "gpuroof/campaign/bench_runner.h"
 #include "gpuroof/campaign/live_system.h"
 
 #include "command_help.h"
-#include "exit_codes.h"
 #include "sweep_command.h"
 
 namespace gpuroof {
@@ -31,14 +29,9 @@ int RunBenchCommand(BenchCommandOptions& options) {
   if (int stopped = OpenCampaignUnlessStopped(spec, options.campaign, live.get(), session)) {
     return stopped;
   }
-  BenchOutcome outcome;
-  try {
-    outcome = RunBench(session, options.bench, live.get());
-  } catch (const Interrupted& stop) {
-    return ReportInterrupted(stop, session.results);
-  }
-  fmt::print("{}", RenderBenchTable(outcome, spec.unit_name));
-  return outcome.failed > 0 ? kExitCheckFailed : kExitOk;
+  return RunCampaignAndPrint(
+      session, [&] { return RunBench(session, options.bench, live.get()); },
+      [&](const BenchOutcome& outcome) { return RenderBenchTable(outcome, spec.unit_name); });
 }
 
 }  // namespace

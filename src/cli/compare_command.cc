@@ -69,6 +69,24 @@ struct CompareOptions {
   OutputOptions output;
 };
 
+// The gate's result files: one list declares --json, --markdown and --html, refuses them in the
+// modes that do not write them, and writes them.
+struct ResultFileOption {
+  const char* flag;
+  std::string CompareOptions::*path;
+  const char* help;
+  std::string (*render)(const CompareReport&);
+};
+
+constexpr ResultFileOption kResultFiles[] = {
+    {"--json", &CompareOptions::json_path, "Write gpuroof.compare/1 JSON to FILE ('-': stdout)",
+     RenderCompareJson},
+    {"--markdown", &CompareOptions::markdown_path,
+     "Write a pull-request comment (Markdown, < 60 KB) to FILE ('-': stdout)",
+     RenderCompareMarkdown},
+    {"--html", &CompareOptions::html_path,
+     "Write the verdict as a self-contained HTML page to FILE ('-': stdout)", RenderCompareHtml}};
+
 double ParseNumber(const std::string& text, const std::string& flag, double min, double max,
                    const std::string& what) {
   double value = 0;
@@ -200,9 +218,9 @@ std::vector<ProfileSummary> Summarize(const std::vector<std::string>& paths,
 // Refuses the output and history options a mode does not write (exit 2), so none is ignored.
 void RefuseGateOutputs(const CompareOptions& o, std::string_view mode) {
   std::vector<std::string> given;
-  if (!o.json_path.empty()) given.push_back("--json");
-  if (!o.markdown_path.empty()) given.push_back("--markdown");
-  if (!o.html_path.empty()) given.push_back("--html");
+  for (const ResultFileOption& file : kResultFiles) {
+    if (!(o.*file.path).empty()) given.push_back(file.flag);
+  }
   if (!o.history_path.empty()) given.push_back("--history");
   if (!o.history_append_path.empty()) given.push_back("--history-append");
   if (given.empty()) return;
@@ -340,11 +358,14 @@ int RunGate(const CompareOptions& o) {
   // Files first: a failure to write one is exit 2, and stdout then holds nothing misleading.
   // "-" sends that one file to stdout; the verdict table then goes to stderr, so stdout holds
   // one document a program can read.
-  if (!o.json_path.empty()) WriteResultFile(o.json_path, RenderCompareJson(report));
-  if (!o.markdown_path.empty()) WriteResultFile(o.markdown_path, RenderCompareMarkdown(report));
-  if (!o.html_path.empty()) WriteResultFile(o.html_path, RenderCompareHtml(report));
+  bool file_on_stdout = false;
+  for (const ResultFileOption& file : kResultFiles) {
+    const std::string& path = o.*file.path;
+    if (!path.empty()) WriteResultFile(path, file.render(report));
+    file_on_stdout = file_on_stdout || path == "-";
+  }
   if (!o.history_append_path.empty()) AppendHistory(o, report.current);
-  if (o.json_path == "-" || o.markdown_path == "-" || o.html_path == "-") {
+  if (file_on_stdout) {
     if (!o.output.quiet) fmt::print(stderr, "{}", RenderCompareText(report));
   } else {
     EmitOutput(o.output, RenderCompareText(report));
@@ -414,12 +435,8 @@ void AddCompareCommand(CLI::App& app, int& exit_code) {
                       "JSONL of earlier main-branch runs: test the current run against it");
   command->add_option("--history-append", options->history_append_path,
                       "Append the current run's summaries to this JSONL history");
-  command->add_option("--json", options->json_path,
-                      "Write gpuroof.compare/1 JSON to FILE ('-': stdout)");
-  command->add_option("--markdown", options->markdown_path,
-                      "Write a pull-request comment (Markdown, < 60 KB) to FILE ('-': stdout)");
-  command->add_option("--html", options->html_path,
-                      "Write the verdict as a self-contained HTML page to FILE ('-': stdout)");
+  for (const ResultFileOption& file : kResultFiles)
+    command->add_option(file.flag, (*options).*file.path, file.help);
   command->add_option("-o,--output", options->output.output_path,
                       "Write the verdict table (text) to FILE instead of stdout ('-': stdout)");
   AddThreadsOption(*command, options->threads);

@@ -27,29 +27,26 @@ struct CopiesOptions : BreakdownOptions {
 
 int RunCopies(const CopiesOptions& options) {
   const WindowSpec window = ParseWindowOptions(options.window, options.attribute);
-  auto run = [&](auto report, ReadDetail detail, auto compute, auto formats) {
+  // Either analysis, run the same way: its options over the window, each trace read at `detail`.
+  auto run = [&](auto report, ReadDetail detail, auto analysis_options, auto compute,
+                 auto formats) {
     report.window_text = options.window;
     report.tool_version = GPUROOF_VERSION;
-    return RunWindowedBreakdown(options, BreakdownReadOptions(window, detail, options.threads),
-                                report, compute, formats);
+    analysis_options.window = window;
+    return RunWindowedBreakdown(
+        options, BreakdownReadOptions(window, detail, options.threads), report,
+        [&](const Trace& trace) { return compute(trace, analysis_options); }, formats);
   };
   if (options.contention) {
     // Per copy direction, bandwidth with the opposite direction busy versus idle: busy times
     // only, the engine-load detail.
-    CopyContentionOptions contention_options;
-    contention_options.window = window;
-    return run(
-        ContentionReport{}, ReadDetail::kEngineLoad,
-        [&](const Trace& trace) { return ComputeCopyContention(trace, contention_options); },
-        ReportFormats<ContentionReport>{ContentionDocument, RenderContentionJson});
+    return run(ContentionReport{}, ReadDetail::kEngineLoad, CopyContentionOptions{},
+               ComputeCopyContention,
+               ReportFormats<ContentionReport>{ContentionDocument, RenderContentionJson});
   }
   // Copy classes need the memory kinds: the breakdown detail has them.
-  CopySummaryOptions summary_options;
-  summary_options.window = window;
-  return run(
-      CopyReport{}, ReadDetail::kBreakdown,
-      [&](const Trace& trace) { return ComputeCopySummary(trace, summary_options); },
-      ReportFormats<CopyReport>{CopyDocument, RenderCopyJson});
+  return run(CopyReport{}, ReadDetail::kBreakdown, CopySummaryOptions{}, ComputeCopySummary,
+             ReportFormats<CopyReport>{CopyDocument, RenderCopyJson});
 }
 
 }  // namespace

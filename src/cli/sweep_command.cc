@@ -39,14 +39,9 @@ int RunSweepCommand(SweepCommandOptions& options) {
     fmt::print("{}", RenderSweepPlan(session));
     return kExitOk;
   }
-  SweepOutcome outcome;
-  try {
-    outcome = RunSweep(session, options.resume, live.get());
-  } catch (const Interrupted& stop) {
-    return ReportInterrupted(stop, session.results);
-  }
-  fmt::print("{}", RenderSweepTable(outcome));
-  return outcome.failed > 0 ? kExitCheckFailed : kExitOk;
+  return RunCampaignAndPrint(
+      session, [&] { return RunSweep(session, options.resume, live.get()); },
+      [](const SweepOutcome& outcome) { return RenderSweepTable(outcome); });
 }
 
 }  // namespace

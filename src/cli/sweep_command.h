@@ -2,15 +2,18 @@
 
 #include <filesystem>
 
+#include <fmt/format.h>
+
 #include "gpuroof/campaign/campaign_session.h"
+#include "gpuroof/process/process_runner.h"
+
+#include "exit_codes.h"
 
 namespace CLI {
 class App;
 }
 
 namespace gpuroof {
-
-class Interrupted;
 
 // `gpuroof sweep FILE`: run a sweep file's configurations under a profiler (docs/cli.md).
 void AddSweepCommand(CLI::App& app, int& exit_code);
@@ -27,5 +30,21 @@ int ReportInterrupted(const Interrupted& stop, const std::filesystem::path& resu
 // exit status after saying so (ReportInterrupted). Other errors propagate.
 int OpenCampaignUnlessStopped(const SweepSpec& spec, const CampaignOptions& options,
                               CampaignSystem& system, CampaignSession& session);
+
+// Runs the opened campaign (`run()`: RunSweep or RunBench) and prints `render(outcome)`, the same
+// for sweep and bench; returns the exit status: 128 + N when signal N stopped it
+// (ReportInterrupted; finished rows are kept), kExitCheckFailed when a configuration failed, else
+// kExitOk.
+template <typename RunCampaign, typename RenderOutcome>
+int RunCampaignAndPrint(const CampaignSession& session, RunCampaign run, RenderOutcome render) {
+  decltype(run()) outcome;
+  try {
+    outcome = run();
+  } catch (const Interrupted& stop) {
+    return ReportInterrupted(stop, session.results);
+  }
+  fmt::print("{}", render(outcome));
+  return outcome.failed > 0 ? kExitCheckFailed : kExitOk;
+}
 
 }  // namespace gpuroof

@@ -1,12 +1,14 @@
 #include "gpuroof/analyses/kernel_summary.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <unordered_map>
 
 #include <fmt/format.h>
 
 #include "gpuroof/analyses/engine_load.h"
+#include "gpuroof/model/enum_names.h"
 #include "gpuroof/model/errors.h"
 #include "gpuroof/model/time_limits.h"
 
@@ -37,26 +39,23 @@ std::optional<double> SharePct(int64_t part, int64_t whole) {
   return 100.0 * static_cast<double>(part) / static_cast<double>(whole);
 }
 
+// What --key takes and the reports print.
+constexpr std::array<EnumName<KernelKey>, 3> kKernelKeyNames = {{
+    {KernelKey::kName, "name"},
+    {KernelKey::kDemangled, "demangled"},
+    {KernelKey::kLaunch, "launch"},
+}};
+
 }  // namespace
 
 KernelKey ParseKernelKey(std::string_view text) {
-  if (text == "name") return KernelKey::kName;
-  if (text == "demangled") return KernelKey::kDemangled;
-  if (text == "launch") return KernelKey::kLaunch;
+  if (std::optional<KernelKey> key = ValueNamed(kKernelKeyNames, text)) return *key;
   throw InputError("--key",
                    fmt::format("'{}' is not a kernel key (use name, demangled or launch)", text));
 }
 
 std::string_view KernelKeyName(KernelKey key) {
-  switch (key) {
-    case KernelKey::kName:
-      return "name";
-    case KernelKey::kDemangled:
-      return "demangled";
-    case KernelKey::kLaunch:
-      return "launch";
-  }
-  return "name";
+  return NameOf(kKernelKeyNames, key, "name");
 }
 
 std::string LaunchKey(std::string_view name, const std::array<uint32_t, 3>& grid,

@@ -1,7 +1,9 @@
 #include "gpuroof/analyses/rank_set.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <iterator>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -10,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "gpuroof/analyses/statistics.h"
+#include "gpuroof/model/enum_names.h"
 
 namespace gpuroof {
 
@@ -34,46 +37,33 @@ bool IsCause(RankMetric metric) {
          metric == RankMetric::kIdleHostBound;
 }
 
+// Each metric's name (a column of the tables) and what an outlier on it says about the rank.
+struct RankMetricNames {
+  RankMetric metric;
+  std::string_view name;
+  std::string_view reading;
+};
+constexpr std::array<RankMetricNames, 7> kRankMetricNames = {{
+    {RankMetric::kStepMedian, "step", "slow steps"},
+    {RankMetric::kComputeBusy, "compute_busy", "compute-bound"},
+    {RankMetric::kCommBusy, "comm_busy", "more communication"},
+    {RankMetric::kExposedComm, "exposed_comm", "waits in communication"},
+    {RankMetric::kCopyBusy, "copy_busy", "copy-bound"},
+    {RankMetric::kIdleHostBound, "idle_host_bound", "host-bound"},
+    {RankMetric::kIdleWaiting, "idle_waiting", "waits on synchronisation"},
+}};
+static_assert(kRankMetricNames.size() == std::size(kAllRankMetrics), "every metric has its names");
+
 }  // namespace
 
 std::string_view RankMetricName(RankMetric metric) {
-  switch (metric) {
-    case RankMetric::kStepMedian:
-      return "step";
-    case RankMetric::kComputeBusy:
-      return "compute_busy";
-    case RankMetric::kCommBusy:
-      return "comm_busy";
-    case RankMetric::kExposedComm:
-      return "exposed_comm";
-    case RankMetric::kCopyBusy:
-      return "copy_busy";
-    case RankMetric::kIdleHostBound:
-      return "idle_host_bound";
-    case RankMetric::kIdleWaiting:
-      return "idle_waiting";
-  }
-  return "?";
+  const RankMetricNames* names = FindRow(kRankMetricNames, &RankMetricNames::metric, metric);
+  return names ? names->name : "?";
 }
 
 std::string_view RankMetricReading(RankMetric metric) {
-  switch (metric) {
-    case RankMetric::kStepMedian:
-      return "slow steps";
-    case RankMetric::kComputeBusy:
-      return "compute-bound";
-    case RankMetric::kCommBusy:
-      return "more communication";
-    case RankMetric::kExposedComm:
-      return "waits in communication";
-    case RankMetric::kCopyBusy:
-      return "copy-bound";
-    case RankMetric::kIdleHostBound:
-      return "host-bound";
-    case RankMetric::kIdleWaiting:
-      return "waits on synchronisation";
-  }
-  return "?";
+  const RankMetricNames* names = FindRow(kRankMetricNames, &RankMetricNames::metric, metric);
+  return names ? names->reading : "?";
 }
 
 double RankMetricValue(const RankSummary& rank, RankMetric metric) {

@@ -88,6 +88,27 @@ ProfiledRun Failed(const ProcessResult& result, const std::string& what) {
   return run;
 }
 
+// What the command that was to write `partial` left, shared by the command and nsys profilers:
+// `partial` discarded and Interrupted thrown when a signal stopped the command; `partial`
+// discarded and the failure (`what` exited with status N) returned when it failed; otherwise a
+// run with the command's wall time, and `no_file` as its error when `partial` was not written.
+// A run with an error is the profiler's result as it stands.
+ProfiledRun ExpectWritten(const ProcessResult& result, const std::filesystem::path& partial,
+                          const std::string& what, const std::string& no_file) {
+  if (TerminationSignal() != 0) {
+    Discard(partial);
+    ThrowIfTerminated();
+  }
+  if (result.exit_code != 0) {
+    Discard(partial);
+    return Failed(result, what);
+  }
+  ProfiledRun run;
+  run.wall_ns = result.wall_ns;
+  if (!IsFile(partial)) run.error = no_file;
+  return run;
+}
+
 ProfiledRun RunCommandProfiler(const SweepSpec& spec, const PlannedRun& planned,
                                const std::filesystem::path& results,
                                const std::filesystem::path& workdir, ProcessRunner& runner,
@@ -95,20 +116,9 @@ ProfiledRun RunCommandProfiler(const SweepSpec& spec, const PlannedRun& planned,
   std::filesystem::path partial = PartialPath(results, planned.file_stem, ".sqlite");
   ProcessResult result = runner.Run({ExpandArgv(spec, planned, partial, results), workdir,
                                      ExpandEnv(spec, planned, partial, results)});
-  if (TerminationSignal() != 0) {
-    Discard(partial);
-    ThrowIfTerminated();
-  }
-  if (result.exit_code != 0) {
-    Discard(partial);
-    return Failed(result, "the command");
-  }
-  ProfiledRun run;
-  run.wall_ns = result.wall_ns;
-  if (!IsFile(partial)) {
-    run.error = "the command succeeded but wrote no trace at {trace}";
-    return run;
-  }
+  ProfiledRun run = ExpectWritten(result, partial, "the command",
+                                  "the command succeeded but wrote no trace at {trace}");
+  if (!run.error.empty()) return run;
   // The trace keeps the extension of its format (a command may write Kineto JSON at {trace});
   // a file of no known format keeps .sqlite, and its analysis says what is wrong with it.
   std::string extension = TraceFileExtension(partial);
@@ -144,20 +154,10 @@ ProfiledRun RunNsysProfiler(const SweepSpec& spec, const PlannedRun& planned,
   for (std::string& arg : ExpandArgv(spec, planned, trace, results))
     argv.push_back(std::move(arg));
   ProcessResult profiled = runner.Run({argv, workdir, ExpandEnv(spec, planned, trace, results)});
-  if (TerminationSignal() != 0) {
-    Discard(partial_rep);
-    ThrowIfTerminated();
-  }
-  if (profiled.exit_code != 0) {
-    Discard(partial_rep);
-    return Failed(profiled, "nsys profile");
-  }
-  ProfiledRun run;
-  run.wall_ns = profiled.wall_ns;
-  if (!IsFile(partial_rep)) {
-    run.error = "nsys profile succeeded but wrote no report (did the command use CUDA?)";
-    return run;
-  }
+  ProfiledRun run =
+      ExpectWritten(profiled, partial_rep, "nsys profile",
+                    "nsys profile succeeded but wrote no report (did the command use CUDA?)");
+  if (!run.error.empty()) return run;
   std::filesystem::path partial_sqlite = PartialPath(results, planned.file_stem, ".sqlite");
   ProcessResult exported =
       runner.Run({{nsys, "export", "--type", "sqlite", "--force-overwrite", "true", "--output",

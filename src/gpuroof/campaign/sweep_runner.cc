@@ -41,18 +41,6 @@ std::map<std::string, std::string> FinishedKeys(const std::filesystem::path& pro
   return keys;
 }
 
-std::string ProfilerName(ProfilerKind kind) {
-  switch (kind) {
-    case ProfilerKind::kNsys:
-      return "nsys";
-    case ProfilerKind::kRecord:
-      return "record";
-    case ProfilerKind::kCommand:
-      return "command";
-  }
-  return "?";
-}
-
 }  // namespace
 
 SweepOutcome RunSweep(const CampaignSession& session, bool resume, CampaignSystem& system) {

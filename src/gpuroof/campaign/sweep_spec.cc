@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -20,6 +21,16 @@
 namespace gpuroof {
 
 namespace {
+
+// Each profiler with its name in a sweep file: the parser and ProfilerName read the same list.
+struct NamedProfiler {
+  ProfilerKind kind;
+  std::string_view name;
+};
+
+constexpr NamedProfiler kProfilerNames[] = {{ProfilerKind::kNsys, "nsys"},
+                                            {ProfilerKind::kRecord, "record"},
+                                            {ProfilerKind::kCommand, "command"}};
 
 class SpecParser {
  public:
@@ -260,15 +271,13 @@ class SpecParser {
     if (const toml::node* profiler = run->get("profiler")) {
       std::string name = String(*profiler, "profiler");
       spec_.profiler_origin = Origin(*profiler);
-      if (name == "nsys") {
-        spec_.profiler = ProfilerKind::kNsys;
-      } else if (name == "record") {
-        spec_.profiler = ProfilerKind::kRecord;
-      } else if (name == "command") {
-        spec_.profiler = ProfilerKind::kCommand;
-      } else {
+      const auto* named =
+          std::find_if(std::begin(kProfilerNames), std::end(kProfilerNames),
+                       [&name](const NamedProfiler& entry) { return entry.name == name; });
+      if (named == std::end(kProfilerNames)) {
         Fail(*profiler, fmt::format("unknown profiler '{}' (nsys, record or command)", name));
       }
+      spec_.profiler = named->kind;
     }
     if (const toml::node* nvtx = run->get("record_nvtx")) {
       if (!nvtx->is_boolean()) Fail(*nvtx, "record_nvtx must be true or false");
@@ -413,6 +422,13 @@ class SpecParser {
 };
 
 }  // namespace
+
+std::string_view ProfilerName(ProfilerKind kind) {
+  for (const NamedProfiler& entry : kProfilerNames) {
+    if (entry.kind == kind) return entry.name;
+  }
+  return "?";
+}
 
 SweepSpec ParseSweepSpec(const std::string& text, const std::string& source) {
   return SpecParser(source).Parse(text);

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -67,6 +68,9 @@ struct SweepSpec {
 // Placeholders every template may use besides the parameters: the run's label, the trace path
 // the run must write ({trace}) and the results folder.
 inline constexpr const char* kBuiltinPlaceholders[] = {"label", "trace", "results"};
+
+// The profiler's name in a sweep file's [run] table ("nsys", "record", "command").
+std::string_view ProfilerName(ProfilerKind kind);
 
 // Parses and checks a sweep file. Throws InputError with source "file:line" for TOML syntax
 // errors, unknown tables or keys, wrong value types, unknown placeholders, duplicate labels and

@@ -8,25 +8,7 @@
 namespace gpuroof {
 
 std::string_view MemoryKindName(MemoryKind kind) {
-  switch (kind) {
-    case MemoryKind::kPageable:
-      return "Pageable";
-    case MemoryKind::kPinned:
-      return "Pinned";
-    case MemoryKind::kDevice:
-      return "Device";
-    case MemoryKind::kArray:
-      return "Array";
-    case MemoryKind::kManaged:
-      return "Managed";
-    case MemoryKind::kDeviceStatic:
-      return "Device Static";
-    case MemoryKind::kManagedStatic:
-      return "Managed Static";
-    case MemoryKind::kUnknown:
-      return "Unknown";
-  }
-  return "Unknown";
+  return NameOf(kMemoryKindNames, kind, "Unknown");
 }
 
 void ActivityBlock::Reserve(size_t n, bool with_correlation) {

@@ -9,6 +9,7 @@
 #include "gpuroof/model/column_allocator.h"
 #include "gpuroof/model/diagnostics.h"
 #include "gpuroof/model/engine.h"
+#include "gpuroof/model/enum_names.h"
 #include "gpuroof/model/string_table.h"
 
 namespace gpuroof {
@@ -24,6 +25,18 @@ enum class MemoryKind : uint8_t {
   kManagedStatic,
   kUnknown,
 };
+
+// Each memory kind's name, as the tables print it and as Kineto traces write it.
+inline constexpr std::array<EnumName<MemoryKind>, 8> kMemoryKindNames = {{
+    {MemoryKind::kPageable, "Pageable"},
+    {MemoryKind::kPinned, "Pinned"},
+    {MemoryKind::kDevice, "Device"},
+    {MemoryKind::kArray, "Array"},
+    {MemoryKind::kManaged, "Managed"},
+    {MemoryKind::kDeviceStatic, "Device Static"},
+    {MemoryKind::kManagedStatic, "Managed Static"},
+    {MemoryKind::kUnknown, "Unknown"},
+}};
 
 std::string_view MemoryKindName(MemoryKind kind);
 

@@ -70,16 +70,6 @@ constexpr std::array<Named<KinetoEventKind>, 13> kCategories = {{
     {"cuda_event", KinetoEventKind::kGpuNotEngineWork},
 }};
 
-constexpr std::array<Named<MemoryKind>, 7> kMemoryKinds = {{
-    {"Pageable", MemoryKind::kPageable},
-    {"Pinned", MemoryKind::kPinned},
-    {"Device", MemoryKind::kDevice},
-    {"Array", MemoryKind::kArray},
-    {"Managed", MemoryKind::kManaged},
-    {"Device Static", MemoryKind::kDeviceStatic},
-    {"Managed Static", MemoryKind::kManagedStatic},
-}};
-
 }  // namespace
 
 KinetoEventKind ClassifyKinetoCategory(std::string_view category) {
@@ -92,7 +82,9 @@ KinetoEventKind ClassifyKinetoCategory(std::string_view category) {
 }
 
 MemoryKind ParseMemoryKind(std::string_view text) {
-  return Lookup(kMemoryKinds, Trim(text), true).value_or(MemoryKind::kUnknown);
+  // Kineto writes the names the tables print (CUPTI's).
+  return ValueNamed(kMemoryKindNames, Trim(text), EqualsIgnoringCase)
+      .value_or(MemoryKind::kUnknown);
 }
 
 std::optional<CopyShape> ParseMemcpyName(std::string_view name) {

@@ -7,39 +7,28 @@ namespace gpuroof {
 
 namespace {
 
-// CUPTI/nsys copy kinds (ENUM_CUDA_MEMCPY_OPER). Array copies run on the same engines as the
-// host<->device or device-local copies they resemble; kind 0 (unknown) has no engine.
-constexpr std::array<std::pair<std::string_view, Engine>, 13> kCopySymbols = {{
-    {"CUDA_MEMCPY_KIND_HTOD", Engine::kH2D},
-    {"CUDA_MEMCPY_KIND_DTOH", Engine::kD2H},
-    {"CUDA_MEMCPY_KIND_HTOA", Engine::kH2D},
-    {"CUDA_MEMCPY_KIND_ATOH", Engine::kD2H},
-    {"CUDA_MEMCPY_KIND_ATOA", Engine::kD2D},
-    {"CUDA_MEMCPY_KIND_ATOD", Engine::kD2D},
-    {"CUDA_MEMCPY_KIND_DTOA", Engine::kD2D},
-    {"CUDA_MEMCPY_KIND_DTOD", Engine::kD2D},
-    {"CUDA_MEMCPY_KIND_HTOH", Engine::kH2H},
-    {"CUDA_MEMCPY_KIND_PTOP", Engine::kP2P},
-    {"CUDA_MEMCPY_KIND_UVM_HTOD", Engine::kUvmH2D},
-    {"CUDA_MEMCPY_KIND_UVM_DTOH", Engine::kUvmD2H},
-    {"CUDA_MEMCPY_KIND_UVM_DTOD", Engine::kUvmD2D},
-}};
-
-// Built-in ids of the symbols above (identical in every nsys version seen, 2020 -> 2026).
-constexpr std::array<std::pair<int64_t, std::string_view>, 13> kBuiltinCopyKinds = {{
-    {1, "CUDA_MEMCPY_KIND_HTOD"},
-    {2, "CUDA_MEMCPY_KIND_DTOH"},
-    {3, "CUDA_MEMCPY_KIND_HTOA"},
-    {4, "CUDA_MEMCPY_KIND_ATOH"},
-    {5, "CUDA_MEMCPY_KIND_ATOA"},
-    {6, "CUDA_MEMCPY_KIND_ATOD"},
-    {7, "CUDA_MEMCPY_KIND_DTOA"},
-    {8, "CUDA_MEMCPY_KIND_DTOD"},
-    {9, "CUDA_MEMCPY_KIND_HTOH"},
-    {10, "CUDA_MEMCPY_KIND_PTOP"},
-    {11, "CUDA_MEMCPY_KIND_UVM_HTOD"},
-    {12, "CUDA_MEMCPY_KIND_UVM_DTOH"},
-    {13, "CUDA_MEMCPY_KIND_UVM_DTOD"},
+// CUPTI/nsys copy kinds (ENUM_CUDA_MEMCPY_OPER), with their built-in ids (identical in every nsys
+// version seen, 2020 -> 2026). Array copies run on the same engines as the host<->device or
+// device-local copies they resemble; kind 0 (unknown) has no engine.
+struct CopyKind {
+  int64_t builtin_id;
+  std::string_view symbol;
+  Engine engine;
+};
+constexpr std::array<CopyKind, 13> kCopyKinds = {{
+    {1, "CUDA_MEMCPY_KIND_HTOD", Engine::kH2D},
+    {2, "CUDA_MEMCPY_KIND_DTOH", Engine::kD2H},
+    {3, "CUDA_MEMCPY_KIND_HTOA", Engine::kH2D},
+    {4, "CUDA_MEMCPY_KIND_ATOH", Engine::kD2H},
+    {5, "CUDA_MEMCPY_KIND_ATOA", Engine::kD2D},
+    {6, "CUDA_MEMCPY_KIND_ATOD", Engine::kD2D},
+    {7, "CUDA_MEMCPY_KIND_DTOA", Engine::kD2D},
+    {8, "CUDA_MEMCPY_KIND_DTOD", Engine::kD2D},
+    {9, "CUDA_MEMCPY_KIND_HTOH", Engine::kH2H},
+    {10, "CUDA_MEMCPY_KIND_PTOP", Engine::kP2P},
+    {11, "CUDA_MEMCPY_KIND_UVM_HTOD", Engine::kUvmH2D},
+    {12, "CUDA_MEMCPY_KIND_UVM_DTOH", Engine::kUvmD2H},
+    {13, "CUDA_MEMCPY_KIND_UVM_DTOD", Engine::kUvmD2D},
 }};
 
 // nsys's own memory-kind numbering (not CUPTI's): the enum value is the id.
@@ -57,9 +46,8 @@ constexpr std::array<std::pair<std::string_view, MemoryKind>, 8> kMemorySymbols 
 }  // namespace
 
 NsysEnums::NsysEnums() {
-  for (const auto& [id, symbol] : kBuiltinCopyKinds) {
-    copy_engines_[static_cast<size_t>(id)] = EngineFromCopySymbol(symbol);
-  }
+  for (const CopyKind& kind : kCopyKinds)
+    copy_engines_[static_cast<size_t>(kind.builtin_id)] = kind.engine;
   // nsys's numbering is the enum's own order: id k is the k-th kind.
   memory_kinds_.fill(MemoryKind::kUnknown);
   for (const auto& [symbol, kind] : kMemorySymbols)
@@ -96,8 +84,8 @@ MemoryKind NsysEnums::Memory(int64_t memory_kind) const {
 }
 
 std::optional<Engine> NsysEnums::EngineFromCopySymbol(std::string_view symbol) {
-  for (const auto& [name, engine] : kCopySymbols) {
-    if (name == symbol) return engine;
+  for (const CopyKind& kind : kCopyKinds) {
+    if (kind.symbol == symbol) return kind.engine;
   }
   return std::nullopt;
 }

@@ -3,8 +3,35 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 
 namespace gpuroof::recorder {
+namespace {
+
+// The status file's counter lines ("<key> <value>"), in the order they are written: one list
+// for the writer and the reader, so a new counter cannot be written and not read back.
+struct StatusCounter {
+  std::string_view key;
+  int64_t RecorderStatus::*value;
+};
+
+constexpr StatusCounter kStatusCounters[] = {
+    {"records", &RecorderStatus::records},
+    {"dropped", &RecorderStatus::dropped},
+    {"failed_buffer_requests", &RecorderStatus::failed_buffer_requests},
+    {"zero_timestamps", &RecorderStatus::zero_timestamps},
+    {"unpaired_markers", &RecorderStatus::unpaired_markers},
+    {"finish_ns", &RecorderStatus::finish_ns}};
+
+// The counter named `key`; nullptr for any other line.
+const StatusCounter* FindStatusCounter(std::string_view key) {
+  for (const StatusCounter& counter : kStatusCounters) {
+    if (counter.key == key) return &counter;
+  }
+  return nullptr;
+}
+
+}  // namespace
 
 std::string ExpandOutputPattern(const std::string& pattern, pid_t pid) {
   std::string out;
@@ -41,12 +68,8 @@ void WriteRecorderStatus(const std::filesystem::path& status_file, const Recorde
     out << "error " << status.error << "\n";
     return;
   }
-  out << "records " << status.records << "\n"
-      << "dropped " << status.dropped << "\n"
-      << "failed_buffer_requests " << status.failed_buffer_requests << "\n"
-      << "zero_timestamps " << status.zero_timestamps << "\n"
-      << "unpaired_markers " << status.unpaired_markers << "\n"
-      << "finish_ns " << status.finish_ns << "\n";
+  for (const StatusCounter& counter : kStatusCounters)
+    out << counter.key << " " << status.*counter.value << "\n";
   for (const std::string& kind : status.unrecorded)
     out << "unrecorded " << kind << "\n";
 }
@@ -62,20 +85,10 @@ std::optional<RecorderStatus> ReadRecorderStatus(const std::filesystem::path& st
     fields >> key;
     if (key == "error") {
       status.error = line.size() > 6 ? line.substr(6) : "unknown error";
-    } else if (key == "records") {
-      fields >> status.records;
-    } else if (key == "dropped") {
-      fields >> status.dropped;
-    } else if (key == "failed_buffer_requests") {
-      fields >> status.failed_buffer_requests;
     } else if (key == "unrecorded") {
       if (line.size() > 11) status.unrecorded.push_back(line.substr(11));
-    } else if (key == "zero_timestamps") {
-      fields >> status.zero_timestamps;
-    } else if (key == "unpaired_markers") {
-      fields >> status.unpaired_markers;
-    } else if (key == "finish_ns") {
-      fields >> status.finish_ns;
+    } else if (const StatusCounter* counter = FindStatusCounter(key)) {
+      fields >> status.*counter->value;
     }
   }
   return status;

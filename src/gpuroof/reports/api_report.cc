@@ -51,14 +51,8 @@ std::string WindowText(const ApiSummary& summary, int64_t origin_ns) {
 }  // namespace
 
 ReportDocument ApiDocument(const ApiReport& report) {
-  ReportDocument document;
-  document.columns = ApiColumns();
-  document.per_device = false;
-  document.trace_count = report.traces.size();
-  for (const ApiOfTrace& api : report.traces) {
+  return PerTraceDocument(report, ApiColumns(), [](ReportSection& section, const ApiOfTrace& api) {
     const ApiSummary& summary = api.result;
-    ReportSection section;
-    section.trace = api.trace->source;
     section.heading = fmt::format("{} · CUDA API calls", api.trace->source);
     section.preamble.push_back(WindowText(summary, api.trace->FirstGpuOpNs()));
     std::string totals =
@@ -77,9 +71,7 @@ ReportDocument ApiDocument(const ApiReport& report) {
     }
     section.table = ApiTable(summary);
     section.when_empty = "no call in the window";
-    document.sections.push_back(std::move(section));
-  }
-  return document;
+  });
 }
 
 std::string RenderApiJson(const ApiReport& report) {

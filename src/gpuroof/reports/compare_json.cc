@@ -1,7 +1,9 @@
+#include <array>
 #include <utility>
 
 #include "gpuroof/format/json_writer.h"
 #include "gpuroof/format/number_format.h"
+#include "gpuroof/model/enum_names.h"
 #include "gpuroof/reports/compare_report.h"
 #include "gpuroof/reports/report_json.h"
 
@@ -9,34 +11,34 @@ namespace gpuroof {
 
 namespace {
 
-std::string_view LevelId(MetricLevel level) {
-  switch (level) {
-    case MetricLevel::kIteration:
-      return "iteration";
-    case MetricLevel::kGpuBusy:
-      return "gpu-busy";
-    case MetricLevel::kCopyBusy:
-      return "copy-busy";
-    case MetricLevel::kCommBusy:
-      return "comm-busy";
-    case MetricLevel::kRange:
-      return "range";
-    case MetricLevel::kIdle:
-      return "gpu-idle";
-    case MetricLevel::kKernel:
-      return "kernel";
-    case MetricLevel::kLaunches:
-      return "launches";
-    case MetricLevel::kBytes:
-      return "bytes";
-    case MetricLevel::kEngineTotal:
-      return "engine-total";
-  }
-  return "?";
-}
+// What the JSON says of each level: its id and the unit of its values. One row per level, so
+// the id and the unit cannot drift apart.
+struct LevelJson {
+  MetricLevel level;
+  std::string_view id;
+  std::string_view unit;
+};
 
-std::string_view Unit(MetricLevel level) {
-  return level == MetricLevel::kLaunches ? "count" : level == MetricLevel::kBytes ? "bytes" : "ns";
+constexpr std::array<LevelJson, 10> kLevelJson = {{
+    {MetricLevel::kIteration, "iteration", "ns"},
+    {MetricLevel::kGpuBusy, "gpu-busy", "ns"},
+    {MetricLevel::kCopyBusy, "copy-busy", "ns"},
+    {MetricLevel::kCommBusy, "comm-busy", "ns"},
+    {MetricLevel::kRange, "range", "ns"},
+    {MetricLevel::kIdle, "gpu-idle", "ns"},
+    {MetricLevel::kKernel, "kernel", "ns"},
+    {MetricLevel::kLaunches, "launches", "count"},
+    {MetricLevel::kBytes, "bytes", "bytes"},
+    {MetricLevel::kEngineTotal, "engine-total", "ns"},
+}};
+static_assert(kLevelJson.size() == static_cast<size_t>(MetricLevel::kEngineTotal) + 1,
+              "every level has a row");
+
+// The level's row; "?" for a value the table lacks (one cast from a bad integer).
+const LevelJson& JsonOf(MetricLevel level) {
+  static constexpr LevelJson kUnknown{MetricLevel::kIteration, "?", "ns"};
+  const LevelJson* row = FindRow(kLevelJson, &LevelJson::level, level);
+  return row ? *row : kUnknown;
 }
 
 void WriteSide(JsonWriter& json, const std::optional<SideSummary>& side) {
@@ -51,6 +53,16 @@ void WriteSide(JsonWriter& json, const std::optional<SideSummary>& side) {
   json.EndObject();
 }
 
+// An interval as [low, high], or null when either end is unset.
+void WriteIntervalJson(JsonWriter& json, const std::optional<double>& low,
+                       const std::optional<double>& high) {
+  if (low && high) {
+    json.BeginArray().Double(*low).Double(*high).EndArray();
+  } else {
+    json.Null();
+  }
+}
+
 void WriteProfiles(JsonWriter& json, const std::vector<ProfileSummary>& profiles) {
   json.BeginArray();
   for (const ProfileSummary& p : profiles) {
@@ -62,10 +74,7 @@ void WriteProfiles(JsonWriter& json, const std::vector<ProfileSummary>& profiles
     json.Key("steady_iterations").UInt(p.steady_iterations);
     json.Key("warmup_dropped").UInt(p.warmup_dropped);
     json.Key("attribution").String(p.attribution);
-    json.Key("warnings").BeginArray();
-    for (const std::string& w : p.warnings)
-      json.String(w);
-    json.EndArray();
+    WriteStringArrayJson(json, "warnings", p.warnings);
     json.EndObject();
   }
   json.EndArray();
@@ -74,9 +83,9 @@ void WriteProfiles(JsonWriter& json, const std::vector<ProfileSummary>& profiles
 void WriteMetric(JsonWriter& json, const MetricComparison& m) {
   json.BeginObject();
   json.Key("id").String(m.id);
-  json.Key("level").String(LevelId(m.level));
+  json.Key("level").String(JsonOf(m.level).id);
   json.Key("name").String(m.name);
-  json.Key("unit").String(Unit(m.level));
+  json.Key("unit").String(JsonOf(m.level).unit);
   json.Key("gated").Bool(m.gated);
   json.Key("below_impact").Bool(m.below_impact);
   json.Key("baseline");
@@ -88,11 +97,7 @@ void WriteMetric(JsonWriter& json, const MetricComparison& m) {
     json.BeginObject();
     json.Key("estimate").Double(m.ratio);
     json.Key("ci");
-    if (m.ci_low && m.ci_high) {
-      json.BeginArray().Double(*m.ci_low).Double(*m.ci_high).EndArray();
-    } else {
-      json.Null();
-    }
+    WriteIntervalJson(json, m.ci_low, m.ci_high);
     json.Key("ci_level").Double(m.ci_level);
     json.Key("method").String(m.method);
     json.EndObject();
@@ -103,19 +108,14 @@ void WriteMetric(JsonWriter& json, const MetricComparison& m) {
   if (m.median_ratio) {
     json.BeginObject();
     json.Key("estimate").Double(m.median_ratio->estimate);
-    json.Key("ci").BeginArray().Double(m.median_ratio->low).Double(m.median_ratio->high);
-    json.EndArray();
+    json.Key("ci");
+    WriteIntervalJson(json, m.median_ratio->low, m.median_ratio->high);
     json.Key("method").String("bootstrap-percentile");
     json.EndObject();
   } else {
     json.Null();
   }
-  json.Key("test");
-  if (m.test.empty()) {
-    json.Null();
-  } else {
-    json.String(m.test);
-  }
+  WriteTextOrNullJson(json, "test", m.test);
   json.Key("p_value").Double(m.p_value);
   json.Key("p_adjusted").Double(m.p_adjusted ? m.p_adjusted : m.p_value);
   json.Key("run_mwu_p").Double(m.run_mwu_p);
@@ -125,11 +125,7 @@ void WriteMetric(JsonWriter& json, const MetricComparison& m) {
   json.Key("mde").Double(m.mde);
   json.Key("delta").Double(m.delta);
   json.Key("delta_ci");
-  if (m.delta_ci_low && m.delta_ci_high) {
-    json.BeginArray().Double(*m.delta_ci_low).Double(*m.delta_ci_high).EndArray();
-  } else {
-    json.Null();
-  }
+  WriteIntervalJson(json, m.delta_ci_low, m.delta_ci_high);
   json.Key("delta_of_iteration").Double(m.delta_of_iteration);
   json.Key("floor").Double(m.floor);
   json.Key("verdict").String(VerdictId(m.verdict));
@@ -173,10 +169,7 @@ std::string RenderCompareJson(const CompareReport& report) {
   json.BeginObject();
   WriteJsonHeader(json, "gpuroof.compare/1", report.tool_version);
   json.Key("verdict").String(r.verdict);
-  json.Key("verdict_reasons").BeginArray();
-  for (const std::string& reason : r.verdict_reasons)
-    json.String(reason);
-  json.EndArray();
+  WriteStringArrayJson(json, "verdict_reasons", r.verdict_reasons);
   json.Key("exit_code").Int(r.exit_code);
   json.Key("mode").String(CompareModeName(r.mode));
   json.Key("settings").BeginObject();
@@ -240,10 +233,7 @@ std::string RenderCompareJson(const CompareReport& report) {
   json.Key("geomean_plain").Double(r.geomean_plain);
   json.Key("noise_sd").Double(r.noise_sd);
   json.EndObject();
-  json.Key("warnings").BeginArray();
-  for (const std::string& w : r.warnings)
-    json.String(w);
-  json.EndArray();
+  WriteStringArrayJson(json, "warnings", r.warnings);
   json.EndObject();
   return json.str();
 }

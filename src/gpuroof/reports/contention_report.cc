@@ -61,14 +61,12 @@ Table ContentionTable(const DeviceContention& device) {
 
 ReportDocument ContentionDocument(const ContentionReport& report) {
   return PerDeviceDocument(
-      report, ContentionColumns(), [&](const Trace& trace, const DeviceContention& device) {
-        ReportSection section =
-            DeviceSection(trace, device.device_id, device.device_name, &device.window);
+      report, ContentionColumns(),
+      [](ReportSection& section, const Trace&, const DeviceContention& device) {
         section.table = ContentionTable(device);
         section.footer.emplace_back();
         for (const DirectionContention& d : device.directions)
           section.footer.push_back(ContentionReading(d));
-        return section;
       });
 }
 
@@ -100,7 +98,6 @@ std::string ContentionReading(const DirectionContention& direction) {
 std::string RenderContentionJson(const ContentionReport& report) {
   auto options = [&report](JsonWriter& json) { json.Key("window").String(report.window_text); };
   auto fields = [](JsonWriter& json, const Trace&, const DeviceContention& device) {
-    WriteWindowJson(json, device.window);
     json.Key("directions");
     WriteTableRowsJson(json, ContentionTable(device));
   };

@@ -51,14 +51,11 @@ Table CopyTable(const DeviceCopies& device) {
 
 ReportDocument CopyDocument(const CopyReport& report) {
   return PerDeviceDocument(
-      report, CopyColumns(), [&](const Trace& trace, const DeviceCopies& device) {
-        ReportSection section =
-            DeviceSection(trace, device.device_id, device.device_name, &device.window);
+      report, CopyColumns(), [](ReportSection& section, const Trace&, const DeviceCopies& device) {
         section.table = CopyTable(device);
         section.when_empty = "no copy or memset in the window (--window all covers every op)";
         std::string warning = PageableWarning(device);
         if (!warning.empty()) section.footer = {"", warning};
-        return section;
       });
 }
 
@@ -77,7 +74,6 @@ std::string PageableWarning(const DeviceCopies& device) {
 std::string RenderCopyJson(const CopyReport& report) {
   auto options = [&report](JsonWriter& json) { json.Key("window").String(report.window_text); };
   auto fields = [](JsonWriter& json, const Trace&, const DeviceCopies& device) {
-    WriteWindowJson(json, device.window);
     json.Key("copies");
     WriteTableRowsJson(json, CopyTable(device));
     json.Key("pageable").BeginObject();

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "gpuroof/analyses/window.h"
 #include "gpuroof/model/trace.h"
 
 namespace gpuroof {
@@ -14,6 +15,17 @@ struct DevicesOfTrace {
   const Trace* trace = nullptr;
   std::vector<DeviceResult> devices;
 };
+
+// The window a device's result was analysed in, or nullptr for a result without one (gaps span
+// the whole trace): the per-device writers print it first when there is one.
+template <typename DeviceResult>
+const Window* WindowOfDevice(const DeviceResult& device) {
+  if constexpr (requires { device.window; }) {
+    return &device.window;
+  } else {
+    return nullptr;
+  }
+}
 
 // One analysed trace of a per-trace report: the trace and its analysis result.
 template <typename Result>

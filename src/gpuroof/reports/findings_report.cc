@@ -81,39 +81,32 @@ Table FindingTable(const FindingsResult& result) {
 }
 
 ReportDocument FindingsDocument(const FindingsReport& report) {
-  ReportDocument document;
-  document.columns = FindingColumns();
-  document.per_device = false;
-  document.trace_count = report.traces.size();
-  for (const FindingsOfTrace& traced : report.traces) {
-    const FindingsResult& result = traced.result;
-    const int64_t origin = traced.trace->FirstGpuOpNs();
-    ReportSection section;
-    section.trace = traced.trace->source;
-    section.heading =
-        fmt::format("{} · findings (window {})", traced.trace->source, report.window_text);
-    for (const std::string& note : result.notes)
-      section.preamble.push_back("note: " + note);
-    if (result.below_min_cost > 0)
-      section.preamble.push_back(FindingsDroppedLine(result, report.thresholds));
-    section.table = FindingTable(result);
-    section.when_empty = "no finding";
-    for (const Finding& f : result.findings) {
-      section.footer.push_back("");
-      section.footer.push_back(fmt::format("[{}] device {}: {}", f.id, f.device_id, f.title));
-      section.footer.push_back("  evidence: " + f.evidence);
-      for (const FindingExample& e : f.examples) {
-        section.footer.push_back(
-            fmt::format("    at {} ({} long): {}; cost {}", RelativeTime(e.start_ns, origin),
-                        HumanDurationNs(static_cast<double>(e.end_ns - e.start_ns)), e.label,
-                        HumanDurationNs(static_cast<double>(e.cost_ns))));
-      }
-      if (f.per_step) section.footer.push_back(PerStepLine(*f.per_step));
-      section.footer.push_back("  what to do: " + f.advice);
-    }
-    document.sections.push_back(std::move(section));
-  }
-  return document;
+  return PerTraceDocument(
+      report, FindingColumns(), [&report](ReportSection& section, const FindingsOfTrace& traced) {
+        const FindingsResult& result = traced.result;
+        const int64_t origin = traced.trace->FirstGpuOpNs();
+        section.heading =
+            fmt::format("{} · findings (window {})", traced.trace->source, report.window_text);
+        for (const std::string& note : result.notes)
+          section.preamble.push_back("note: " + note);
+        if (result.below_min_cost > 0)
+          section.preamble.push_back(FindingsDroppedLine(result, report.thresholds));
+        section.table = FindingTable(result);
+        section.when_empty = "no finding";
+        for (const Finding& f : result.findings) {
+          section.footer.push_back("");
+          section.footer.push_back(fmt::format("[{}] device {}: {}", f.id, f.device_id, f.title));
+          section.footer.push_back("  evidence: " + f.evidence);
+          for (const FindingExample& e : f.examples) {
+            section.footer.push_back(
+                fmt::format("    at {} ({} long): {}; cost {}", RelativeTime(e.start_ns, origin),
+                            HumanDurationNs(static_cast<double>(e.end_ns - e.start_ns)), e.label,
+                            HumanDurationNs(static_cast<double>(e.cost_ns))));
+          }
+          if (f.per_step) section.footer.push_back(PerStepLine(*f.per_step));
+          section.footer.push_back("  what to do: " + f.advice);
+        }
+      });
 }
 
 void WriteThresholdsJson(JsonWriter& json, const FindingThresholds& t) {
@@ -173,15 +166,8 @@ std::string RenderFindingsJson(const FindingsReport& report) {
   };
   auto fields = [](JsonWriter& json, const FindingsOfTrace& traced) {
     json.Key("below_min_cost").Int(traced.result.below_min_cost);
-    if (traced.result.steps_label.empty()) {
-      json.Key("steps").Null();
-    } else {
-      json.Key("steps").String(traced.result.steps_label);
-    }
-    json.Key("notes").BeginArray();
-    for (const std::string& note : traced.result.notes)
-      json.String(note);
-    json.EndArray();
+    WriteTextOrNullJson(json, "steps", traced.result.steps_label);
+    WriteStringArrayJson(json, "notes", traced.result.notes);
     json.Key("findings").BeginArray();
     for (const Finding& f : traced.result.findings)
       WriteFindingJson(json, f);

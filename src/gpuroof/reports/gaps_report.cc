@@ -53,18 +53,18 @@ Table GapTable(const DeviceGaps& device, int64_t origin_ns) {
 }  // namespace
 
 ReportDocument GapsDocument(const GapsReport& report) {
-  return PerDeviceDocument(report, GapColumns(), [&](const Trace& trace, const DeviceGaps& device) {
-    int64_t origin_ns = trace.FirstGpuOpNs();
-    ReportSection section = DeviceSection(trace, device.device_id, device.device_name, nullptr);
-    section.preamble.push_back(GapsSummaryLine(device, report.min_text));
-    if (device.span_ns() > 0) {
-      section.preamble.push_back(fmt::format("span: {} to {} after the first GPU op",
-                                             RelativeTime(device.span_start_ns, origin_ns),
-                                             RelativeTime(device.span_end_ns, origin_ns)));
-    }
-    section.table = GapTable(device, origin_ns);
-    return section;
-  });
+  return PerDeviceDocument(
+      report, GapColumns(),
+      [&](ReportSection& section, const Trace& trace, const DeviceGaps& device) {
+        int64_t origin_ns = trace.FirstGpuOpNs();
+        section.preamble.push_back(GapsSummaryLine(device, report.min_text));
+        if (device.span_ns() > 0) {
+          section.preamble.push_back(fmt::format("span: {} to {} after the first GPU op",
+                                                 RelativeTime(device.span_start_ns, origin_ns),
+                                                 RelativeTime(device.span_end_ns, origin_ns)));
+        }
+        section.table = GapTable(device, origin_ns);
+      });
 }
 
 std::string GapsSummaryLine(const DeviceGaps& device, const std::string& min_text) {

@@ -297,42 +297,55 @@ void WriteKernelsAndCopies(HtmlWriter& html, const HtmlReport& report) {
   }
 }
 
-void WriteRanges(HtmlWriter& html, const HtmlReport& report) {
+// A part of the page that only some traces have (`part`: their ranges, their findings): its
+// heading and explanation once, then for each trace that has it a "#N — path" heading (with
+// several traces) and what `write_part(part)` writes. Nothing when no trace has it.
+template <typename Part, typename WritePart>
+void WritePerTracePart(HtmlWriter& html, const HtmlReport& report,
+                       std::optional<Part> ReportedTrace::*part, std::string_view heading,
+                       std::string_view explanation, WritePart write_part) {
   bool any = std::any_of(report.traces.begin(), report.traces.end(),
-                         [](const ReportedTrace& t) { return t.ranges.has_value(); });
+                         [part](const ReportedTrace& t) { return (t.*part).has_value(); });
   if (!any) return;
-  html.Element("h2", "NVTX ranges");
-  html.Element("p",
-               "Per range name: its instances' own durations and the GPU work they launched "
-               "(gpuroof ranges); the bottleneck is the engine with the most busy time per "
-               "instance.",
-               {{"class", "explain"}});
+  html.Element("h2", heading);
+  html.Element("p", explanation, {{"class", "explain"}});
   for (size_t t = 0; t < report.traces.size(); ++t) {
     const ReportedTrace& reported = report.traces[t];
-    if (!reported.ranges) continue;
-    const RangeSummary& summary = *reported.ranges;
+    if (!(reported.*part)) continue;
     if (report.traces.size() > 1) {
       html.Element("h3", fmt::format("#{} — {}", t + 1, reported.trace->source));
     }
-    if (!summary.method_note.empty()) {
-      html.Element("p", "note: " + summary.method_note, {{"class", "note"}});
-    }
-    TableHtmlOptions view;
-    view.columns = {"range_shown",
-                    "instances",
-                    "cpu_total_ns",
-                    "cpu_median_ns",
-                    "gpu_ops",
-                    "bottleneck",
-                    "roofline_ns_per_instance"};
-    view.max_rows = report.top_ranges;
-    WriteTableHtml(html, GroupTable(summary), "ranges", view);
-    const size_t shown = std::min(report.top_ranges, summary.groups.size());
-    if (shown < summary.groups.size()) {
-      html.Element("p", fmt::format("{} more range names not shown", summary.groups.size() - shown),
-                   {{"class", "meta"}});
-    }
+    write_part(*(reported.*part));
   }
+}
+
+void WriteRanges(HtmlWriter& html, const HtmlReport& report) {
+  WritePerTracePart(
+      html, report, &ReportedTrace::ranges, "NVTX ranges",
+      "Per range name: its instances' own durations and the GPU work they launched "
+      "(gpuroof ranges); the bottleneck is the engine with the most busy time per "
+      "instance.",
+      [&](const RangeSummary& summary) {
+        if (!summary.method_note.empty()) {
+          html.Element("p", "note: " + summary.method_note, {{"class", "note"}});
+        }
+        TableHtmlOptions view;
+        view.columns = {"range_shown",
+                        "instances",
+                        "cpu_total_ns",
+                        "cpu_median_ns",
+                        "gpu_ops",
+                        "bottleneck",
+                        "roofline_ns_per_instance"};
+        view.max_rows = report.top_ranges;
+        WriteTableHtml(html, GroupTable(summary), "ranges", view);
+        const size_t shown = std::min(report.top_ranges, summary.groups.size());
+        if (shown < summary.groups.size()) {
+          html.Element("p",
+                       fmt::format("{} more range names not shown", summary.groups.size() - shown),
+                       {{"class", "meta"}});
+        }
+      });
 }
 
 // The rank section: one row per rank (figures per step, as `gpuroof ranks` prints them), the
@@ -364,43 +377,33 @@ void WriteRanks(HtmlWriter& html, const HtmlReport& report) {
 // The findings of each trace (gpuroof findings with its default thresholds, in the page's
 // window): costliest first, with the evidence and what to do; "no findings" when none fired.
 void WriteFindings(HtmlWriter& html, const HtmlReport& report) {
-  bool any = std::any_of(report.traces.begin(), report.traces.end(),
-                         [](const ReportedTrace& t) { return t.findings.has_value(); });
-  if (!any) return;
-  html.Element("h2", "Findings");
-  html.Element("p",
-               "What to fix, costliest first (gpuroof findings, default thresholds, the page's "
-               "window): cost is the GPU time idle or serialised because of it "
-               "(docs/findings.md).",
-               {{"class", "explain"}});
   const FindingThresholds defaults;
-  for (size_t t = 0; t < report.traces.size(); ++t) {
-    const ReportedTrace& reported = report.traces[t];
-    if (!reported.findings) continue;
-    const FindingsResult& result = *reported.findings;
-    if (report.traces.size() > 1) {
-      html.Element("h3", fmt::format("#{} — {}", t + 1, reported.trace->source));
-    }
-    for (const std::string& note : result.notes)
-      html.Element("p", "note: " + note, {{"class", "note"}});
-    if (!result.steps_label.empty() && !result.findings.empty()) {
-      html.Element("p", "steps: " + result.steps_label, {{"class", "meta"}});
-    }
-    if (result.findings.empty()) {
-      html.Element("p", "no findings", {{"class", "meta"}});
-    } else {
-      TableHtmlOptions view;
-      view.columns = {"id", "device", "title", "cost_ns", "count"};
-      if (!result.steps_label.empty()) {
-        view.columns.insert(view.columns.end(), {"cost_per_step_ns", "steps"});
-      }
-      view.columns.insert(view.columns.end(), {"evidence", "advice"});
-      WriteTableHtml(html, FindingTable(result), "findings", view);
-    }
-    if (result.below_min_cost > 0) {
-      html.Element("p", FindingsDroppedLine(result, defaults), {{"class", "meta"}});
-    }
-  }
+  WritePerTracePart(
+      html, report, &ReportedTrace::findings, "Findings",
+      "What to fix, costliest first (gpuroof findings, default thresholds, the page's "
+      "window): cost is the GPU time idle or serialised because of it "
+      "(docs/findings.md).",
+      [&](const FindingsResult& result) {
+        for (const std::string& note : result.notes)
+          html.Element("p", "note: " + note, {{"class", "note"}});
+        if (!result.steps_label.empty() && !result.findings.empty()) {
+          html.Element("p", "steps: " + result.steps_label, {{"class", "meta"}});
+        }
+        if (result.findings.empty()) {
+          html.Element("p", "no findings", {{"class", "meta"}});
+        } else {
+          TableHtmlOptions view;
+          view.columns = {"id", "device", "title", "cost_ns", "count"};
+          if (!result.steps_label.empty()) {
+            view.columns.insert(view.columns.end(), {"cost_per_step_ns", "steps"});
+          }
+          view.columns.insert(view.columns.end(), {"evidence", "advice"});
+          WriteTableHtml(html, FindingTable(result), "findings", view);
+        }
+        if (result.below_min_cost > 0) {
+          html.Element("p", FindingsDroppedLine(result, defaults), {{"class", "meta"}});
+        }
+      });
 }
 
 }  // namespace

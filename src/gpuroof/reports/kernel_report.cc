@@ -74,9 +74,8 @@ Table KernelTable(const DeviceKernels& device, KernelKey key) {
 
 ReportDocument KernelDocument(const KernelReport& report) {
   return PerDeviceDocument(
-      report, KernelColumns(report.key), [&](const Trace& trace, const DeviceKernels& device) {
-        ReportSection section =
-            DeviceSection(trace, device.device_id, device.device_name, &device.window);
+      report, KernelColumns(report.key),
+      [&](ReportSection& section, const Trace&, const DeviceKernels& device) {
         std::string totals =
             fmt::format("{} of {} (key: {}) · sum {} · busy {}",
                         CountOf(device.kernel_ops, "launch", "launches"),
@@ -99,7 +98,6 @@ ReportDocument KernelDocument(const KernelReport& report) {
                           CountOf(device.omitted_ops, "launch", "launches"),
                           HumanDurationNs(static_cast<double>(device.omitted_total_ns))));
         }
-        return section;
       });
 }
 
@@ -107,14 +105,9 @@ std::string RenderKernelJson(const KernelReport& report) {
   auto options = [&report](JsonWriter& json) {
     json.Key("window").String(report.window_text);
     json.Key("key").String(KernelKeyName(report.key));
-    if (report.top > 0) {
-      json.Key("top").Int(report.top);
-    } else {
-      json.Key("top").Null();
-    }
+    json.Key("top").Int(report.top > 0 ? std::optional<int64_t>(report.top) : std::nullopt);
   };
   auto fields = [&report](JsonWriter& json, const Trace&, const DeviceKernels& device) {
-    WriteWindowJson(json, device.window);
     json.Key("kernel_ops").Int(device.kernel_ops);
     json.Key("kernel_sum_ns").Int(device.kernel_sum_ns);
     json.Key("kernel_busy_ns").Int(device.kernel_busy_ns);

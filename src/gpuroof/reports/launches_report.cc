@@ -88,9 +88,7 @@ Table DeviceTable(const LaunchesReport& report, const Trace& trace, const Device
 ReportDocument LaunchesDocument(const LaunchesReport& report) {
   return PerDeviceDocument(
       report, report.per_launch ? LaunchColumns() : KeyColumns(),
-      [&](const Trace& trace, const DeviceLaunches& device) {
-        ReportSection section =
-            DeviceSection(trace, device.device_id, device.device_name, &device.window);
+      [&](ReportSection& section, const Trace& trace, const DeviceLaunches& device) {
         section.preamble.push_back(fmt::format("{} joined to their launching call (key: {})",
                                                CountOf(device.launches, "kernel", "kernels"),
                                                KernelKeyName(report.key)));
@@ -108,7 +106,6 @@ ReportDocument LaunchesDocument(const LaunchesReport& report) {
         }
         section.table = DeviceTable(report, trace, device);
         section.when_empty = "no launch in the window";
-        return section;
       });
 }
 
@@ -119,7 +116,6 @@ std::string RenderLaunchesJson(const LaunchesReport& report) {
     json.Key("per_launch").Bool(report.per_launch);
   };
   auto fields = [&report](JsonWriter& json, const Trace& trace, const DeviceLaunches& device) {
-    WriteWindowJson(json, device.window);
     json.Key("launches").Int(device.launches);
     json.Key("unmatched").Int(device.unmatched);
     json.Key("shared_call_kernels").Int(device.shared_call_kernels);

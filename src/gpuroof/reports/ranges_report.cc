@@ -8,6 +8,7 @@
 #include "gpuroof/format/json_writer.h"
 #include "gpuroof/format/number_format.h"
 #include "gpuroof/reports/report_json.h"
+#include "gpuroof/reports/report_text.h"
 
 namespace gpuroof {
 namespace {
@@ -179,43 +180,40 @@ Table GroupTable(const RangeSummary& summary) {
 }
 
 ReportDocument RangesDocument(const RangesReport& report) {
-  ReportDocument document;
-  document.columns = report.name.empty() ? GroupColumns() : InstanceColumns();
-  document.per_device = false;
-  document.trace_count = report.traces.size();
+  ReportDocument document = PerTraceDocument(
+      report, report.name.empty() ? GroupColumns() : InstanceColumns(),
+      [&report](ReportSection& section, const RangesOfTrace& ranges) {
+        const RangeSummary& summary = ranges.result;
+        section.heading = fmt::format("{} · NVTX ranges · GPU work by {}", ranges.trace->source,
+                                      MethodName(summary.method));
+        if (!summary.method_note.empty())
+          section.preamble.push_back("note: " + summary.method_note);
+        if (!summary.resolved.empty()) section.preamble.push_back("range: " + summary.resolved);
+        for (const RangeGroup& group : summary.groups) {
+          if (group.on_gpu || group.method != AttributionMethod::kLaunchCorrelation) continue;
+          if (group.scope == RangeScope::kProcess) {
+            section.preamble.push_back(
+                fmt::format("'{}': launches by any thread of the process count", group.name));
+          } else if (group.other_thread_ops > 0) {
+            section.preamble.push_back(
+                fmt::format("note: '{}': {}", group.name, OtherThreadNote(group.other_thread_ops)));
+          }
+        }
+        if (summary.unmatched_ops > 0) {
+          section.preamble.push_back(
+              fmt::format("note: {} GPU op{} launched by no API call in the trace (not attributed)",
+                          summary.unmatched_ops, summary.unmatched_ops == 1 ? " was" : "s were"));
+        }
+        section.table =
+            report.name.empty() ? GroupTable(summary) : InstanceTable(*ranges.trace, summary);
+        section.preamble.push_back(report.name.empty()
+                                       ? "engine columns: GPU busy time per instance; (gpu): a "
+                                         "range on the GPU timeline; full figures in --format "
+                                         "csv or json"
+                                       : "engine columns: GPU busy time of the instance; start: "
+                                         "after the first GPU op");
+      });
   document.text.hide_empty_columns = true;  // engines without work anywhere
-  for (const RangesOfTrace& ranges : report.traces) {
-    const RangeSummary& summary = ranges.result;
-    ReportSection section;
-    section.trace = ranges.trace->source;
-    section.heading = fmt::format("{} · NVTX ranges · GPU work by {}", ranges.trace->source,
-                                  MethodName(summary.method));
-    if (!summary.method_note.empty()) section.preamble.push_back("note: " + summary.method_note);
-    if (!summary.resolved.empty()) section.preamble.push_back("range: " + summary.resolved);
-    for (const RangeGroup& group : summary.groups) {
-      if (group.on_gpu || group.method != AttributionMethod::kLaunchCorrelation) continue;
-      if (group.scope == RangeScope::kProcess) {
-        section.preamble.push_back(
-            fmt::format("'{}': launches by any thread of the process count", group.name));
-      } else if (group.other_thread_ops > 0) {
-        section.preamble.push_back(
-            fmt::format("note: '{}': {}", group.name, OtherThreadNote(group.other_thread_ops)));
-      }
-    }
-    if (summary.unmatched_ops > 0) {
-      section.preamble.push_back(
-          fmt::format("note: {} GPU op{} launched by no API call in the trace (not attributed)",
-                      summary.unmatched_ops, summary.unmatched_ops == 1 ? " was" : "s were"));
-    }
-    section.table =
-        report.name.empty() ? GroupTable(summary) : InstanceTable(*ranges.trace, summary);
-    section.preamble.push_back(report.name.empty()
-                                   ? "engine columns: GPU busy time per instance; (gpu): a range "
-                                     "on the GPU timeline; full figures in --format csv or json"
-                                   : "engine columns: GPU busy time of the instance; start: "
-                                     "after the first GPU op");
-    document.sections.push_back(std::move(section));
-  }
   return document;
 }
 
@@ -254,14 +252,7 @@ void WriteEnginesJson(JsonWriter& json, const std::array<RangeEngineWork, kEngin
 }  // namespace
 
 std::string RenderRangesJson(const RangesReport& report) {
-  auto options = [&report](JsonWriter& json) {
-    json.Key("name");
-    if (report.name.empty()) {
-      json.Null();
-    } else {
-      json.String(report.name);
-    }
-  };
+  auto options = [&report](JsonWriter& json) { WriteTextOrNullJson(json, "name", report.name); };
   auto fields = [&report](JsonWriter& json, const RangesOfTrace& ranges) {
     const RangeSummary& summary = ranges.result;
     json.Key("method").String(MethodName(summary.method));

@@ -130,14 +130,6 @@ std::string SkewLine(const RankSetAnalysis& analysis) {
   return line;
 }
 
-void WriteStringsJson(JsonWriter& json, std::string_view key,
-                      const std::vector<std::string>& lines) {
-  json.Key(key).BeginArray();
-  for (const std::string& line : lines)
-    json.String(line);
-  json.EndArray();
-}
-
 }  // namespace
 
 Table RankTable(const RankSetAnalysis& analysis) {
@@ -259,18 +251,8 @@ std::string RenderRanksJson(const RanksReport& report) {
   JsonWriter json;
   json.BeginObject();
   WriteJsonHeader(json, "gpuroof.ranks/1", report.tool_version);
-  json.Key("iteration_range");
-  if (report.iteration_range.empty()) {
-    json.Null();
-  } else {
-    json.String(report.iteration_range);
-  }
-  json.Key("world_size");
-  if (analysis.world_size) {
-    json.Int(*analysis.world_size);
-  } else {
-    json.Null();
-  }
+  WriteTextOrNullJson(json, "iteration_range", report.iteration_range);
+  json.Key("world_size").Int(analysis.world_size);
   json.Key("rule").BeginObject();
   json.Key("robust_z").Double(analysis.rule.z);
   json.Key("min_excess_pct").Double(analysis.rule.min_excess_pct);
@@ -301,8 +283,8 @@ std::string RenderRanksJson(const RanksReport& report) {
   json.Key("instances");
   WriteTableRowsJson(json, CollectiveTable(analysis, analysis.skew.instances.size()));
   json.EndObject();
-  WriteStringsJson(json, "warnings", analysis.warnings);
-  WriteStringsJson(json, "notes", analysis.notes);
+  WriteStringArrayJson(json, "warnings", analysis.warnings);
+  WriteStringArrayJson(json, "notes", analysis.notes);
   json.Key("failed").BeginArray();
   for (const FailedTrace& failed : report.failed) {
     json.BeginObject().Key("path").String(failed.path);

@@ -23,10 +23,7 @@ void WriteDiagnosticsJson(JsonWriter& json, const Diagnostics& diagnostics) {
     json.EndObject();
   }
   json.EndArray();
-  json.Key("notes").BeginArray();
-  for (const std::string& note : diagnostics.notes())
-    json.String(note);
-  json.EndArray();
+  WriteStringArrayJson(json, "notes", diagnostics.notes());
   json.EndObject();
 }
 
@@ -67,6 +64,23 @@ void WriteBottleneckJson(JsonWriter& json, const std::optional<Engine>& bottlene
     json.String(EngineName(*bottleneck));
   } else {
     json.Null();
+  }
+}
+
+void WriteStringArrayJson(JsonWriter& json, std::string_view key,
+                          const std::vector<std::string>& lines) {
+  json.Key(key).BeginArray();
+  for (const std::string& line : lines)
+    json.String(line);
+  json.EndArray();
+}
+
+void WriteTextOrNullJson(JsonWriter& json, std::string_view key, std::string_view text) {
+  json.Key(key);
+  if (text.empty()) {
+    json.Null();
+  } else {
+    json.String(text);
   }
 }
 

@@ -9,6 +9,7 @@
 #include "gpuroof/analyses/window.h"
 #include "gpuroof/format/json_writer.h"
 #include "gpuroof/model/trace.h"
+#include "gpuroof/reports/devices_of_trace.h"
 
 namespace gpuroof {
 
@@ -34,6 +35,10 @@ void WriteInputsJson(JsonWriter& json, const std::vector<Analysed>& analysed) {
 // The keys every per-device result object starts with: "trace", "device", "device_name".
 void WriteDeviceKeysJson(JsonWriter& json, const Trace& trace, int32_t device_id,
                          std::string_view device_name);
+
+// "window": {policy, spec, start_ns, end_ns, length_ns, note}, plus "range" (the resolved range
+// and instance) and "counts": "range work" for NVTX work windows.
+void WriteWindowJson(JsonWriter& json, const Window& window);
 
 // The document every JSON report is: the header, "options" (its members written by
 // `options(json)`), "inputs" (one per analysed trace) and "results" (its elements written by
@@ -70,7 +75,8 @@ std::string RenderPerTraceJson(const Report& report, std::string_view schema, Wr
   });
 }
 
-// RenderReportJson with one result object per (trace, device): the device keys, then
+// RenderReportJson with one result object per (trace, device): the device keys, the "window"
+// (WriteWindowJson) when the device's result has one (WindowOfDevice), then
 // `fields(json, trace, device)`. Each trace has `devices` (with `device_id`, `device_name`).
 template <typename Report, typename WriteOptions, typename WriteFields>
 std::string RenderPerDeviceJson(const Report& report, std::string_view schema, WriteOptions options,
@@ -80,6 +86,7 @@ std::string RenderPerDeviceJson(const Report& report, std::string_view schema, W
       for (const auto& device : traced.devices) {
         json.BeginObject();
         WriteDeviceKeysJson(json, *traced.trace, device.device_id, device.device_name);
+        if (const Window* window = WindowOfDevice(device)) WriteWindowJson(json, *window);
         fields(json, *traced.trace, device);
         json.EndObject();
       }
@@ -87,15 +94,18 @@ std::string RenderPerDeviceJson(const Report& report, std::string_view schema, W
   });
 }
 
+// `key`: an array of the strings `lines` (notes, warnings), empty when there is none.
+void WriteStringArrayJson(JsonWriter& json, std::string_view key,
+                          const std::vector<std::string>& lines);
+
+// `key`: `text`, or null when it is empty (an option not given, a label the trace lacks).
+void WriteTextOrNullJson(JsonWriter& json, std::string_view key, std::string_view text);
+
 // "bottleneck": the engine's name, or null when no engine was busy.
 void WriteBottleneckJson(JsonWriter& json, const std::optional<Engine>& bottleneck);
 
 // The diagnostics object: records read/used/skipped, the skips by reason, the notes.
 void WriteDiagnosticsJson(JsonWriter& json, const Diagnostics& diagnostics);
-
-// "window": {policy, spec, start_ns, end_ns, length_ns, note}, plus "range" (the resolved range
-// and instance) and "counts": "range work" for NVTX work windows.
-void WriteWindowJson(JsonWriter& json, const Window& window);
 
 // The window's policy for text lines, with the range it resolved to: "processing",
 // "nvtx 'ProfilerStep#7' (1 instance)".

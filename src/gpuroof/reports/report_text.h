@@ -8,6 +8,7 @@
 #include "gpuroof/analyses/window.h"
 #include "gpuroof/format/report_document.h"
 #include "gpuroof/model/trace.h"
+#include "gpuroof/reports/devices_of_trace.h"
 
 namespace gpuroof {
 
@@ -30,17 +31,41 @@ ReportSection DeviceSection(const Trace& trace, int32_t device_id, std::string_v
                             const Window* window);
 
 // The document of a per-device breakdown: `columns` for the CSV header, one section per
-// (trace, device) made by `section_of(trace, device)`. `Report` has `traces`, each with `trace`
-// and `devices`.
-template <typename Report, typename SectionOf>
+// (trace, device), started by DeviceSection() (with the window lines of WindowOfDevice()) and
+// completed by `complete(section, trace, device)`. `Report` has `traces`, each with `trace` and
+// `devices`.
+template <typename Report, typename CompleteSection>
 ReportDocument PerDeviceDocument(const Report& report, std::vector<TableColumn> columns,
-                                 SectionOf section_of) {
+                                 CompleteSection complete) {
   ReportDocument document;
   document.columns = std::move(columns);
   document.trace_count = report.traces.size();
   for (const auto& traced : report.traces) {
-    for (const auto& device : traced.devices)
-      document.sections.push_back(section_of(*traced.trace, device));
+    for (const auto& device : traced.devices) {
+      ReportSection section = DeviceSection(*traced.trace, device.device_id, device.device_name,
+                                            WindowOfDevice(device));
+      complete(section, *traced.trace, device);
+      document.sections.push_back(std::move(section));
+    }
+  }
+  return document;
+}
+
+// The document of a per-trace breakdown: `columns` for the CSV header (no device column), one
+// section per trace, started with the trace's source and completed by `complete(section,
+// traced)`. `Report` has `traces`, each with a `trace` pointer.
+template <typename Report, typename CompleteSection>
+ReportDocument PerTraceDocument(const Report& report, std::vector<TableColumn> columns,
+                                CompleteSection complete) {
+  ReportDocument document;
+  document.columns = std::move(columns);
+  document.per_device = false;
+  document.trace_count = report.traces.size();
+  for (const auto& traced : report.traces) {
+    ReportSection section;
+    section.trace = traced.trace->source;
+    complete(section, traced);
+    document.sections.push_back(std::move(section));
   }
   return document;
 }

@@ -110,10 +110,7 @@ void WriteSteadyStateJson(JsonWriter& json, const SteadyComparison& comparison) 
   json.Key("start_ns").Int(state.start_ns);
   json.Key("offset_ns").Int(state.start_ns - state.whole.start_ns);
   json.Key("head_ratio").Double(state.head_ratio);
-  json.Key("warnings").BeginArray();
-  for (const std::string& warning : state.warnings)
-    json.String(warning);
-  json.EndArray();
+  WriteStringArrayJson(json, "warnings", state.warnings);
   WriteFiguresJson(json, "whole", comparison.whole);
   WriteFiguresJson(json, "steady", comparison.steady);
   const Roofline& whole_roofline = comparison.whole.roofline;

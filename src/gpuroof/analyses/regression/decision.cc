@@ -1,59 +1,47 @@
 #include "gpuroof/analyses/regression/decision.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
 
 #include "gpuroof/model/engine.h"
+#include "gpuroof/model/enum_names.h"
 
 namespace gpuroof {
 
+namespace {
+
+// Each verdict as the text table prints it and as the JSON writes it.
+struct VerdictNames {
+  Verdict verdict;
+  std::string_view label;
+  std::string_view id;
+};
+constexpr std::array<VerdictNames, 9> kVerdictNames = {{
+    {Verdict::kLowN, "LOW-N", "low-n"},
+    {Verdict::kRegressed, "REGRESSED", "regressed"},
+    {Verdict::kImproved, "IMPROVED", "improved"},
+    {Verdict::kInconclusive, "INCONCLUSIVE", "inconclusive"},
+    {Verdict::kWithinNoise, "WITHIN NOISE", "within-noise"},
+    {Verdict::kNoChange, "~", "no-change"},
+    {Verdict::kNew, "NEW", "new"},
+    {Verdict::kRemoved, "REMOVED", "removed"},
+    {Verdict::kChanged, "CHANGED", "changed"},
+}};
+static_assert(kVerdictNames.size() == static_cast<size_t>(Verdict::kChanged) + 1,
+              "every verdict has its names");
+
+}  // namespace
+
 std::string_view VerdictLabel(Verdict verdict) {
-  switch (verdict) {
-    case Verdict::kLowN:
-      return "LOW-N";
-    case Verdict::kRegressed:
-      return "REGRESSED";
-    case Verdict::kImproved:
-      return "IMPROVED";
-    case Verdict::kInconclusive:
-      return "INCONCLUSIVE";
-    case Verdict::kWithinNoise:
-      return "WITHIN NOISE";
-    case Verdict::kNoChange:
-      return "~";
-    case Verdict::kNew:
-      return "NEW";
-    case Verdict::kRemoved:
-      return "REMOVED";
-    case Verdict::kChanged:
-      return "CHANGED";
-  }
-  return "?";
+  const VerdictNames* names = FindRow(kVerdictNames, &VerdictNames::verdict, verdict);
+  return names ? names->label : "?";
 }
 
 std::string_view VerdictId(Verdict verdict) {
-  switch (verdict) {
-    case Verdict::kLowN:
-      return "low-n";
-    case Verdict::kRegressed:
-      return "regressed";
-    case Verdict::kImproved:
-      return "improved";
-    case Verdict::kInconclusive:
-      return "inconclusive";
-    case Verdict::kWithinNoise:
-      return "within-noise";
-    case Verdict::kNoChange:
-      return "no-change";
-    case Verdict::kNew:
-      return "new";
-    case Verdict::kRemoved:
-      return "removed";
-    case Verdict::kChanged:
-      return "changed";
-  }
-  return "?";
+  const VerdictNames* names = FindRow(kVerdictNames, &VerdictNames::verdict, verdict);
+  return names ? names->id : "?";
 }
 
 Verdict Decide(double theta, double low, double high, double floor, const GateSettings& settings) {

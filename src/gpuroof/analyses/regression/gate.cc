@@ -1,6 +1,7 @@
 #include "gpuroof/analyses/regression/gate.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <set>
@@ -315,30 +316,18 @@ void CheckKernelKeysShared(std::span<const MetricComparison> metrics, const std:
 
 namespace {
 
-int LevelOrder(MetricLevel level) {
-  switch (level) {
-    case MetricLevel::kIteration:
-      return 0;
-    case MetricLevel::kGpuBusy:
-      return 1;
-    case MetricLevel::kRange:
-      return 2;
-    case MetricLevel::kKernel:
-      return 3;
-    case MetricLevel::kCopyBusy:
-      return 4;
-    case MetricLevel::kCommBusy:
-      return 5;
-    case MetricLevel::kIdle:
-      return 6;
-    case MetricLevel::kLaunches:
-      return 7;
-    case MetricLevel::kBytes:
-      return 8;
-    case MetricLevel::kEngineTotal:
-      return 9;
-  }
-  return 10;
+// The order of the levels among a comparison's rows, after the gated regressions.
+constexpr std::array kLevelOrder = {
+    MetricLevel::kIteration, MetricLevel::kGpuBusy,    MetricLevel::kRange, MetricLevel::kKernel,
+    MetricLevel::kCopyBusy,  MetricLevel::kCommBusy,   MetricLevel::kIdle,  MetricLevel::kLaunches,
+    MetricLevel::kBytes,     MetricLevel::kEngineTotal};
+static_assert(kLevelOrder.size() == static_cast<size_t>(MetricLevel::kEngineTotal) + 1,
+              "every level has a place in the order");
+
+// A level's position in kLevelOrder.
+size_t LevelOrder(MetricLevel level) {
+  return static_cast<size_t>(std::find(kLevelOrder.begin(), kLevelOrder.end(), level) -
+                             kLevelOrder.begin());
 }
 
 // A gated metric that fails the gate as a regression: REGRESSED, or LOW-N over its threshold
