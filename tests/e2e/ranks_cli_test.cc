@@ -118,6 +118,7 @@ TEST(RanksCliTest, OutputDoesNotDependOnTheJobCount) {
   CliResult three =
       RunGpuroof({"ranks", (dir / "job").string(), "--format", "json", "--jobs", "3"});
   ASSERT_EQ(one.exit_code, 0) << one.err;
+  ASSERT_EQ(three.exit_code, 0) << three.err;
   EXPECT_EQ(one.out, three.out);
 }
 
