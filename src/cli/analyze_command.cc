@@ -51,21 +51,6 @@ int RunPerRange(const AnalyzeOptions& options) {
   return RunRanges(ranges);
 }
 
-// --window steady takes its unit series from --units-from (fixed slices without it); the
-// steady-state comparison comes with it or with --steady-report. Returns whether to compare.
-bool PrepareSteadyState(const AnalyzeOptions& options, EngineLoadOptions& load_options) {
-  const bool steady_window = load_options.window.kind == WindowSpec::Kind::kSteady;
-  if (steady_window) load_options.window.steady_units = UnitSeriesFrom(load_options.units);
-  const bool compare = steady_window || options.steady_report;
-  if (compare && load_options.units.kind == UnitsSpec::Kind::kFixed) {
-    throw InputError("--units", fmt::format("a fixed count cannot be split between the warm-up "
-                                            "and the steady state of {}; count units with "
-                                            "--units-from kernel:NAME or nvtx:NAME instead",
-                                            steady_window ? "--window steady" : "--steady-report"));
-  }
-  return compare;
-}
-
 // The steady-state comparison of every device; its warnings go to stderr unless the window
 // itself is the steady one (whose note already carries them).
 std::vector<SteadyComparison> CompareSteady(const Trace& trace,
@@ -89,7 +74,7 @@ int RunAnalyze(const AnalyzeOptions& options) {
   AnalyzePlan plan = PlanAnalyze(options.window, options.unit, options.attribute, options.by_stream,
                                  options.overlap);
   EngineLoadOptions& load_options = plan.load;
-  const bool compare_steady = PrepareSteadyState(options, load_options);
+  const bool compare_steady = PrepareSteadyState(load_options, options.steady_report);
 
   std::vector<std::unique_ptr<Trace>> traces;
   AnalyzeReport report;

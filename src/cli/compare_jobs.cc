@@ -4,6 +4,8 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -11,6 +13,7 @@
 #include "gpuroof/analyses/rank_set.h"
 #include "gpuroof/format/number_format.h"
 #include "gpuroof/model/errors.h"
+#include "gpuroof/reports/ranks_report.h"
 
 #include "exit_codes.h"
 #include "rank_set_loading.h"
@@ -108,6 +111,16 @@ int RunJobCompare(const JobCompareOptions& options, const OutputOptions& output)
                      fmt::format(" (rank {})", after.slowest_rank), options.threshold, failed);
   text += FigureLine("median rank step median", before.median_rank_step_ns,
                      after.median_rank_step_ns, "", "", options.threshold, failed);
+  for (const auto& [side, figures, ranks] :
+       {std::tuple("baseline", &before, baseline.analysis.ranks.size()),
+        std::tuple("current", &after, current.analysis.ranks.size())}) {
+    const size_t n = figures->left_out.size();
+    if (n == 0) continue;
+    text += fmt::format(
+        "note: {}: {} of {} ranks ha{} no step ranges while the others have (whole trace, no "
+        "step), left out of both figures: rank{} {}\n",
+        side, n, ranks, n == 1 ? "s" : "ve", n == 1 ? "" : "s", JoinRankIds(figures->left_out));
+  }
   if (baseline.analysis.ranks.size() != current.analysis.ranks.size()) {
     text += fmt::format("note: the runs have different rank counts ({} and {})\n",
                         baseline.analysis.ranks.size(), current.analysis.ranks.size());

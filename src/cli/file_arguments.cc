@@ -11,7 +11,8 @@
 #include <fmt/format.h>
 
 #include "gpuroof/model/errors.h"
-#include "gpuroof/readers/reader_registry.h"
+
+#include "rank_inputs.h"
 
 namespace gpuroof {
 
@@ -37,11 +38,23 @@ bool Overwrites(const fs::path& output, const fs::path& input) {
   std::error_code ec;
   if (fs::equivalent(output, input, ec)) return true;  // false, with ec, when either is missing
   if (!fs::is_directory(input, ec) || !fs::is_regular_file(output, ec)) return false;
-  const fs::path folder = fs::weakly_canonical(input, ec);
-  const fs::path file = fs::weakly_canonical(output, ec);
-  if (ec) return false;
-  auto [end, unused] = std::mismatch(folder.begin(), folder.end(), file.begin(), file.end());
-  return end == folder.end() && !TraceFileExtension(output).empty();
+  // The traces the directory search itself would read, by identity: through symbolic links to
+  // files or sub-directories too (it follows them), and never a file there it would leave out.
+  try {
+    const RankInputs found = FindRankInputs({input.string()});
+    return std::any_of(found.paths.begin(), found.paths.end(), [&output](const std::string& path) {
+      std::error_code unused;
+      return fs::equivalent(output, path, unused);
+    });
+  } catch (const InputError&) {
+    // No trace there, or one reached twice (the command refuses that itself): a trace file
+    // below the directory, as the search would tell it, is still never replaced.
+    const fs::path folder = fs::weakly_canonical(input, ec);
+    const fs::path file = fs::weakly_canonical(output, ec);
+    if (ec) return false;
+    auto [end, unused] = std::mismatch(folder.begin(), folder.end(), file.begin(), file.end());
+    return end == folder.end() && TellFoundFile(output) == FoundFile::kTrace;
+  }
 }
 
 // The files the command reads: its positional arguments and --baseline/--current.
@@ -93,7 +106,9 @@ void CheckRepeatedInputs(const CLI::App& command) {
   // Their positional arguments are not traces.
   if (name == "record" || name == "sweep" || name == "bench") return;
   // compare: within one side (--baseline, --current) a trace twice would be two runs; the two
-  // positional profiles may be one file (an A/A check). ranks: any trace twice is two ranks.
+  // positional profiles may be one file (an A/A check). ranks: any trace twice is two ranks. The
+  // traces found in directory arguments are checked once found, over the whole list of a rank
+  // set (FindRankInputs, rank_inputs.h).
   std::vector<std::vector<std::string>> groups;
   if (name == "compare") {
     for (std::string_view side : kInputOptions) {

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "gpuroof/analyses/kernel_summary.h"
+#include "gpuroof/format/number_format.h"
 #include "gpuroof/model/errors.h"
 #include "gpuroof/readers/reader_registry.h"
 #include "gpuroof/reports/kernel_report.h"
@@ -41,7 +42,23 @@ int RunKernels(const KernelsOptions& options) {
   // Full detail: keys need demangled names and launch shapes.
   return RunWindowedBreakdown(
       options, BreakdownReadOptions(summary_options.window, ReadDetail::kFull, options.threads),
-      report, [&](const Trace& trace) { return ComputeKernelSummary(trace, summary_options); },
+      report,
+      [&](const Trace& trace) {
+        std::vector<DeviceKernels> devices = ComputeKernelSummary(trace, summary_options);
+        // CSV rows are kernels only: the whole-graph launches no row lists are said here (the
+        // table, Markdown and JSON carry them).
+        if (options.output.format == "csv") {
+          for (const DeviceKernels& device : devices) {
+            if (device.graph_ops == 0) continue;
+            PrintNote(options.output, trace.source, fmt::format("device {}", device.device_id),
+                      fmt::format("{} whole-graph launch{} ({} busy) not listed: CUDA graphs "
+                                  "traced as whole graphs, their kernels not one by one",
+                                  device.graph_ops, device.graph_ops == 1 ? "" : "es",
+                                  HumanDurationNs(static_cast<double>(device.graph_busy_ns))));
+          }
+        }
+        return devices;
+      },
       {KernelDocument, RenderKernelJson});
 }
 

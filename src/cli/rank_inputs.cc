@@ -1,9 +1,21 @@
 #include "rank_inputs.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <compare>
 #include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string_view>
+#include <system_error>
+
+#include <fmt/format.h>
+#include <sys/stat.h>
 
 #include "gpuroof/model/errors.h"
+#include "gpuroof/readers/gzip_input.h"
 #include "gpuroof/readers/reader_registry.h"
 
 namespace gpuroof {
@@ -16,15 +28,159 @@ bool IsNsysReport(const fs::path& path) {
   return path.extension() == ".nsys-rep";
 }
 
+// A name only a trace would have: the name decides for a file whose content cannot be told.
+bool NamedLikeATrace(const fs::path& path) {
+  const std::string name = path.filename().string();
+  return name.ends_with(".json") || name.ends_with(".json.gz") || name.ends_with(".sqlite");
+}
+
+// Where a JSON document stands on a top-level "traceEvents" key, the one a Kineto object trace
+// cannot be read without.
+enum class TraceEventsKey {
+  kFound,
+  kAbsent,   // the top-level object ends without one: no Kineto trace, whatever else it holds
+  kUnknown,  // a top-level array (a bare event list), an escaped key, or data that ends or
+             // cannot be read before the object does: left to the reader to say
+};
+
+// Scans the document's top level (values are skipped, strings and nesting followed), stopping at
+// the key or at the end of the object: the whole file is read only when it is no trace.
+TraceEventsKey FindTraceEventsKey(const fs::path& file) {
+  constexpr std::string_view kKey = "traceEvents";
+  try {
+    std::unique_ptr<ByteSource> input = OpenByteSource(file);
+    std::string buffer(size_t{64} << 10, '\0');
+    bool started = false;
+    bool in_string = false;
+    bool escaped = false;
+    bool expect_key = false;
+    bool in_key = false;
+    bool key_escaped = false;
+    std::string key;
+    int64_t depth = 0;
+    uint64_t offset = 0;
+    for (;;) {
+      const size_t n = input->Read(buffer.data(), buffer.size());
+      if (n == 0) return TraceEventsKey::kUnknown;
+      for (size_t i = 0; i < n; ++i, ++offset) {
+        const char c = buffer[i];
+        if (in_string) {
+          if (escaped) {
+            escaped = false;
+          } else if (c == '\\') {
+            escaped = true;
+            key_escaped = key_escaped || in_key;
+          } else if (c == '"') {
+            in_string = false;
+            if (in_key) {
+              in_key = false;
+              if (key_escaped) return TraceEventsKey::kUnknown;
+              if (key == kKey) return TraceEventsKey::kFound;
+            }
+          } else if (in_key && key.size() <= kKey.size()) {
+            key.push_back(c);
+          }
+          continue;
+        }
+        if (!started) {
+          const auto byte = static_cast<unsigned char>(c);
+          if (offset < 3 && (byte == 0xEF || byte == 0xBB || byte == 0xBF)) continue;  // BOM
+          if (c == ' ' || c == '\t' || c == '\n' || c == '\r') continue;
+          if (c != '{') return TraceEventsKey::kUnknown;
+          started = true;
+          depth = 1;
+          expect_key = true;
+          continue;
+        }
+        switch (c) {
+          case '"':
+            in_string = true;
+            if (depth == 1 && expect_key) {
+              in_key = true;
+              key_escaped = false;
+              key.clear();
+              expect_key = false;
+            }
+            break;
+          case '{':
+          case '[':
+            ++depth;
+            break;
+          case '}':
+            if (--depth == 0) return TraceEventsKey::kAbsent;
+            break;
+          case ']':
+            if (--depth == 0) return TraceEventsKey::kUnknown;
+            break;
+          case ',':
+            if (depth == 1) expect_key = true;
+            break;
+          default:
+            break;
+        }
+      }
+    }
+  } catch (const InputError&) {
+    return TraceEventsKey::kUnknown;
+  }
+}
+
+struct Identity {
+  dev_t device;
+  ino_t inode;
+  auto operator<=>(const Identity&) const = default;
+};
+
+// The file or directory `path` names, links resolved; nullopt when it cannot be stat()ed.
+std::optional<Identity> IdentityOf(const fs::path& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  return Identity{st.st_dev, st.st_ino};
+}
+
+// Lists `directory` into `files` (regular files, links followed) and searches its
+// sub-directories, links followed, each directory once: `searched` holds the ones already
+// entered, so a link to a parent (a loop) or a second way to one directory is counted, not
+// entered. Other entries (broken links, FIFOs, sockets) are counted as no trace.
+void Search(const fs::path& directory, std::set<Identity>& searched, std::vector<fs::path>& files,
+            RankInputs& inputs) {
+  std::error_code ec;
+  std::vector<fs::path> subdirectories;
+  for (auto it = fs::directory_iterator(directory, ec); !ec && it != fs::directory_iterator();
+       it.increment(ec)) {
+    std::error_code status_ec;
+    const fs::file_status status = it->status(status_ec);
+    if (fs::is_directory(status)) {
+      subdirectories.push_back(it->path());
+    } else if (fs::is_regular_file(status)) {
+      files.push_back(it->path());
+    } else {
+      ++inputs.not_traces;
+    }
+  }
+  if (ec) throw InputError(directory.string(), "cannot be listed: " + ec.message());
+  std::sort(subdirectories.begin(), subdirectories.end());
+  for (const fs::path& subdirectory : subdirectories) {
+    const std::optional<Identity> identity = IdentityOf(subdirectory);
+    if (!identity) {
+      throw InputError(
+          subdirectory.string(),
+          "cannot be listed: " + std::error_code(errno, std::generic_category()).message());
+    }
+    if (!searched.insert(*identity).second) {
+      ++inputs.directories_again;
+      continue;
+    }
+    Search(subdirectory, searched, files, inputs);
+  }
+}
+
 // The traces under `directory`, sorted by path.
 std::vector<std::string> TracesIn(const fs::path& directory, RankInputs& inputs) {
   std::vector<fs::path> files;
-  std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(directory, ec);
-       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (it->is_regular_file(ec)) files.push_back(it->path());
-  }
-  if (ec) throw InputError(directory.string(), "cannot be listed: " + ec.message());
+  std::set<Identity> searched;
+  if (std::optional<Identity> top = IdentityOf(directory)) searched.insert(*top);
+  Search(directory, searched, files, inputs);
   std::sort(files.begin(), files.end());
   std::vector<std::string> traces;
   for (const fs::path& file : files) {
@@ -38,11 +194,22 @@ std::vector<std::string> TracesIn(const fs::path& directory, RankInputs& inputs)
       }
       continue;
     }
-    if (TraceFileExtension(file).empty()) {
-      ++inputs.not_traces;
-      continue;
+    std::string problem;
+    switch (TellFoundFile(file, &problem)) {
+      case FoundFile::kTrace:
+        traces.push_back(file.string());
+        break;
+      case FoundFile::kNotTrace:
+        ++inputs.not_traces;
+        break;
+      case FoundFile::kJsonNotTrace:
+        ++inputs.not_traces;
+        ++inputs.json_not_traces;
+        break;
+      case FoundFile::kUnreadable:
+        if (inputs.unreadable++ == 0) inputs.first_unreadable = problem;
+        break;
     }
-    traces.push_back(file.string());
   }
   if (traces.empty()) {
     throw InputError(directory.string(),
@@ -52,21 +219,67 @@ std::vector<std::string> TracesIn(const fs::path& directory, RankInputs& inputs)
   return traces;
 }
 
+// How a path was reached, for the message on a trace reached twice.
+std::string HowReached(const std::string& directory) {
+  return directory.empty() ? "given" : "found in " + directory;
+}
+
+// Refuses one file reached twice in `paths` (`found_in[i]`: the directory argument that gave
+// path i, "" for a file given): it would be two ranks.
+void CheckEachFileOnce(const std::vector<std::string>& paths,
+                       const std::vector<std::string>& found_in) {
+  std::map<Identity, size_t> first;
+  for (size_t later = 0; later < paths.size(); ++later) {
+    const std::optional<Identity> identity = IdentityOf(paths[later]);
+    if (!identity) continue;
+    auto [it, inserted] = first.emplace(*identity, later);
+    if (inserted) continue;
+    const size_t earlier = it->second;
+    const std::string what =
+        paths[earlier] == paths[later]
+            ? fmt::format("is read twice ({}, and {})", HowReached(found_in[earlier]),
+                          HowReached(found_in[later]))
+            : fmt::format(
+                  "is the same file as {} ({}{})", paths[earlier], HowReached(found_in[earlier]),
+                  found_in[later].empty() ? "" : "; this one " + HowReached(found_in[later]));
+    throw InputError(paths[later], what + ": each trace is one rank; give it once");
+  }
+}
+
 }  // namespace
+
+FoundFile TellFoundFile(const fs::path& file, std::string* problem) {
+  std::string extension;
+  try {
+    extension = TraceFileExtension(file);
+  } catch (const InputError& error) {
+    if (NamedLikeATrace(file)) return FoundFile::kTrace;  // the reader says what is wrong
+    if (problem != nullptr) *problem = error.what();
+    return FoundFile::kUnreadable;
+  }
+  if (extension.empty()) return FoundFile::kNotTrace;
+  if (extension == ".sqlite") return FoundFile::kTrace;
+  return FindTraceEventsKey(file) == TraceEventsKey::kAbsent ? FoundFile::kJsonNotTrace
+                                                             : FoundFile::kTrace;
+}
 
 RankInputs FindRankInputs(const std::vector<std::string>& inputs) {
   RankInputs found;
+  std::vector<std::string> found_in;  // per path: the directory argument that gave it, or ""
   for (const std::string& input : inputs) {
     std::error_code ec;
     if (fs::is_directory(input, ec)) {
       std::vector<std::string> traces = TracesIn(input, found);
       found.paths.insert(found.paths.end(), traces.begin(), traces.end());
+      found_in.resize(found.paths.size(), input);
     } else if (fs::exists(input, ec)) {
       found.paths.push_back(input);
+      found_in.emplace_back();
     } else {
       throw InputError(input, "no such file or directory");
     }
   }
+  CheckEachFileOnce(found.paths, found_in);
   return found;
 }
 

@@ -95,6 +95,13 @@ void WriteSummary(ByteWriter& out, const RankSummary& summary) {
   out.U64(summary.other_devices);
   out.I64(summary.other_device_ops);
   out.String(summary.steps_label);
+  out.Bool(summary.whole_trace);
+  out.I64(summary.ops_outside_steps);
+  out.I64(summary.busy_outside_steps_ns);
+  out.I64(summary.records_lost);
+  out.U64(summary.step_numbers.size());
+  for (int64_t number : summary.step_numbers)
+    out.I64(number);
   out.U64(summary.steps.size());
   for (const StepFigures& step : summary.steps) {
     for (int64_t value : {step.start_ns, step.end_ns, step.compute_busy_ns, step.comm_busy_ns,
@@ -129,6 +136,13 @@ RankSummary ReadSummary(ByteReader& in) {
   summary.other_devices = in.U64();
   summary.other_device_ops = in.I64();
   summary.steps_label = in.String();
+  summary.whole_trace = in.Bool();
+  summary.ops_outside_steps = in.I64();
+  summary.busy_outside_steps_ns = in.I64();
+  summary.records_lost = in.I64();
+  summary.step_numbers.resize(in.Count(8));
+  for (int64_t& number : summary.step_numbers)
+    number = in.I64();
   summary.steps.resize(in.Count(10 * 8));
   for (StepFigures& step : summary.steps) {
     for (int64_t* value : {&step.start_ns, &step.end_ns, &step.compute_busy_ns, &step.comm_busy_ns,
@@ -163,6 +177,7 @@ void WriteTally(ByteWriter& out, const CollectiveTally& tally) {
       out.U64(value);
     for (int64_t value : {instance.earliest_arrival_ns, instance.latest_arrival_ns})
       out.I64(value);
+    out.Bool(instance.whole_trace);
     out.U64(instance.latest_inputs.size());
     for (uint32_t input : instance.latest_inputs)
       out.U64(input);
@@ -173,13 +188,14 @@ CollectiveTally ReadTally(ByteReader& in) {
   std::vector<std::string> names(in.Count(8));
   for (std::string& name : names)
     name = in.String();
-  std::vector<CollectiveTally::Instance> instances(in.Count(7 * 8));
+  std::vector<CollectiveTally::Instance> instances(in.Count(8 * 8));
   for (CollectiveTally::Instance& instance : instances) {
     for (uint32_t* value :
          {&instance.step, &instance.order, &instance.name_id, &instance.ranks_present})
       *value = in.U32();
     for (int64_t* value : {&instance.earliest_arrival_ns, &instance.latest_arrival_ns})
       *value = in.I64();
+    instance.whole_trace = in.Bool();
     instance.latest_inputs.resize(in.Count(8));
     for (uint32_t& input : instance.latest_inputs)
       input = in.U32();

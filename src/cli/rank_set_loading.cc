@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "gpuroof/analyses/rank_set.h"
+#include "gpuroof/model/diagnostics.h"
 #include "gpuroof/model/errors.h"
 #include "gpuroof/model/parallel_for.h"
 #include "gpuroof/readers/reader_registry.h"
@@ -43,6 +44,9 @@ LoadedRank LoadRank(const std::string& path, uint32_t input, const ReadOptions& 
     loaded.data_loss = trace.diagnostics.has_data_loss();
     loaded.reader_notes = trace.diagnostics.notes();
     loaded.summary = SummarizeRank(trace, summary_options);
+    for (const SkipCount& skip : trace.diagnostics.skips()) {
+      if (skip.severity != Severity::kInfo) loaded.summary->records_lost += skip.count;
+    }
   } catch (const InputError& error) {
     loaded.error = error.what();
   }
@@ -70,8 +74,26 @@ void Say(const OutputOptions& output, std::string_view kind, const std::string& 
 void SayWhatWasLeftOut(const OutputOptions& output, const RankInputs& inputs) {
   if (inputs.not_traces > 0) {
     Say(output, "note",
-        fmt::format("{} file{} in the directories {} no trace, left out", inputs.not_traces,
-                    inputs.not_traces == 1 ? "" : "s", inputs.not_traces == 1 ? "is" : "are"));
+        fmt::format("{} file{} in the directories {} no trace, left out{}", inputs.not_traces,
+                    inputs.not_traces == 1 ? "" : "s", inputs.not_traces == 1 ? "is" : "are",
+                    inputs.json_not_traces == 0 ? std::string()
+                    : inputs.json_not_traces == inputs.not_traces
+                        ? std::string(" (JSON without a top-level traceEvents key)")
+                        : fmt::format(" ({} of them JSON without a top-level traceEvents key)",
+                                      inputs.json_not_traces)));
+  }
+  if (inputs.unreadable > 0) {
+    Say(output, "note",
+        fmt::format("{} file{} in the directories {} neither readable as a trace nor named like "
+                    "one, left out (first: {})",
+                    inputs.unreadable, inputs.unreadable == 1 ? "" : "s",
+                    inputs.unreadable == 1 ? "is" : "are", inputs.first_unreadable));
+  }
+  if (inputs.directories_again > 0) {
+    Say(output, "note",
+        fmt::format("{} director{} reached again through a symbolic link (a loop, or a second "
+                    "link to one directory), not searched twice",
+                    inputs.directories_again, inputs.directories_again == 1 ? "y" : "ies"));
   }
   if (inputs.exported_twice > 0) {
     Say(output, "note",

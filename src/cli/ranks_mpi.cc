@@ -113,7 +113,22 @@ class MpiRankSetSpread final : public RankSetSpread {
     shares.process_of = ShareByFileSize(bytes, processes_);
     BroadcastBytes(EncodeRankShares(shares));
     shares_sent_ = true;
+    try {
+      return CollectShares(shares, load);
+    } catch (const std::exception& error) {
+      // The others may be blocked sending their summaries to us: MPI_Finalize would wait for
+      // them for ever. A trace that cannot be read is a LoadedRank's error, so this is internal:
+      // say it and take the job down, as a later process does.
+      fmt::print(stderr, "gpuroof: internal error: MPI process {}: {}\n", process_, error.what());
+      MPI_Abort(MPI_COMM_WORLD, kExitInternalError);
+      throw;  // not reached: MPI_Abort ends this process
+    }
+  }
 
+ private:
+  // The leader's own share, then every other process's summaries, checked against the shares.
+  LoadedRanks CollectShares(const RankShares& shares, const RankSetLoad& load) {
+    const std::vector<std::string>& paths = shares.paths;
     LoadedRanks loaded;
     loaded.ranks.resize(paths.size());
     LoadedShare own = LoadShare(shares, kLeader, load);
@@ -147,7 +162,6 @@ class MpiRankSetSpread final : public RankSetSpread {
     return loaded;
   }
 
- private:
   bool initialised_ = false;
   bool shares_sent_ = false;
   int process_ = 0;

@@ -75,6 +75,9 @@ ReportPlan PlanReport(const ReportOptions& options) {
     plan.load.window.nvtx_scope = *plan.ranges.scope;
     plan.load.units.scope = *plan.ranges.scope;
   }
+  // --window steady: the warm-up of the units' series, as `analyze` finds it; every section
+  // below copies this window.
+  PrepareSteadyState(plan.load, false);
   plan.kernels.window = plan.load.window;
   plan.kernels.top = options.top;
   plan.copies.window = plan.load.window;
@@ -266,6 +269,7 @@ int RunReport(const ReportOptions& options) {
   HtmlReport report;
   report.window_text = options.window;
   report.units_text = plan.units_text;
+  report.findings_window_differs = plan.load.units.kind == UnitsSpec::Kind::kNvtxRanges;
   report.gap_min_text = options.gap_min;
   report.tool_version = GPUROOF_VERSION;
   report.environments = FindEnvironments(options);

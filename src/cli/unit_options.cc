@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "gpuroof/analyses/steady_state.h"
 #include "gpuroof/analyses/window.h"
 #include "gpuroof/model/errors.h"
 
@@ -105,6 +106,19 @@ ReadOptions BreakdownReadOptions(const WindowSpec& window, ReadDetail detail, in
   read.api_calls = false;
   ReadForRanges(window, UnitsSpec{}, read);
   return read;
+}
+
+bool PrepareSteadyState(EngineLoadOptions& load, bool steady_report) {
+  const bool steady_window = load.window.kind == WindowSpec::Kind::kSteady;
+  if (steady_window) load.window.steady_units = UnitSeriesFrom(load.units);
+  const bool compare = steady_window || steady_report;
+  if (compare && load.units.kind == UnitsSpec::Kind::kFixed) {
+    throw InputError("--units", fmt::format("a fixed count cannot be split between the warm-up "
+                                            "and the steady state of {}; count units with "
+                                            "--units-from kernel:NAME or nvtx:NAME instead",
+                                            steady_window ? "--window steady" : "--steady-report"));
+  }
+  return compare;
 }
 
 }  // namespace gpuroof

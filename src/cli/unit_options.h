@@ -26,6 +26,13 @@ void AddUnitOptions(CLI::App& command, UnitOptions& options);
 // report headers. Throws InputError naming the option.
 UnitsSpec ParseUnitOptions(const UnitOptions& options, std::string* text);
 
+// --window steady finds the warm-up over the series the units follow (--units-from; fixed slices
+// without it), as `analyze` and `report` both must; a fixed --units count cannot be split between
+// the warm-up and the steady state, so it is refused with --window steady or when
+// `steady_report` (analyze --steady-report) asks for the comparison. Returns whether the
+// steady-state comparison is made. Throws InputError naming --units.
+bool PrepareSteadyState(EngineLoadOptions& load, bool steady_report);
+
 // --attribute thread|process: whose launches are a range's work (docs/metrics.md, "Which GPU
 // work belongs to a range"). `value` is left empty when not given.
 void AddAttributeOption(CLI::App& command, std::string& value);

@@ -176,6 +176,42 @@ TEST(KernelsCli, BadOptionsEndInOneLineAndExit2) {
   }
 }
 
+// Whole-graph launches (CUDA graphs traced at graph level) are compute no row can list: every
+// format says how many, the CSV on stderr. The table is added as nsys writes it.
+TEST(KernelsCli, WholeGraphLaunchesAreCountedInEveryFormat) {
+  TempDir dir;
+  const std::filesystem::path file = WriteShapesTrace(dir);
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(file.c_str(), &db), SQLITE_OK);
+  char* error = nullptr;
+  EXPECT_EQ(sqlite3_exec(db,
+                         "CREATE TABLE CUPTI_ACTIVITY_KIND_GRAPH_TRACE(start INTEGER, end INTEGER, "
+                         "deviceId INTEGER, contextId INTEGER, streamId INTEGER, correlationId "
+                         "INTEGER, globalPid INTEGER, graphId INTEGER); "
+                         "INSERT INTO CUPTI_ACTIVITY_KIND_GRAPH_TRACE SELECT 540, 590, deviceId, "
+                         "contextId, streamId, 0, globalPid, 1 FROM CUPTI_ACTIVITY_KIND_KERNEL "
+                         "LIMIT 1;",
+                         nullptr, nullptr, &error),
+            SQLITE_OK)
+      << (error ? error : "");
+  sqlite3_free(error);
+  sqlite3_close(db);
+  const CliResult text = RunGpuroof({"kernels", file.string()});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("not listed: 1 whole-graph launch (engine graph) · sum 50 ns · busy "
+                          "50 ns"),
+            std::string::npos)
+      << text.out;
+  const CliResult json = RunGpuroof({"kernels", file.string(), "--format", "json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_NE(json.out.find("\"graph_ops\": 1,"), std::string::npos) << json.out;
+  const CliResult csv = RunGpuroof({"kernels", file.string(), "--format", "csv"});
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_NE(csv.err.find("device 0: 1 whole-graph launch (50 ns busy) not listed"),
+            std::string::npos)
+      << csv.err;
+}
+
 TEST(KernelsCli, TraceWithoutKernelsIsOneLineNamingTheFile) {
   TempDir dir;
   std::filesystem::path file = dir / "copies.sqlite";

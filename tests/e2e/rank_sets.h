@@ -17,8 +17,13 @@ namespace gpuroof::testing {
 // Outliers (docs/metrics.md): compute 600 600 800 600 -> median 600, MAD 0, +33.3 %.
 struct PlantedRank {
   int compute_us = 600;
-  int late_arrival_us = 500;  // the arrival in step 2
-  int step_us = 1000;         // the length of the step ranges (the GPU work keeps its times)
+  int late_arrival_us = 500;     // the arrival in step 2
+  int step_us = 1000;            // the length of the step ranges (the GPU work keeps its times)
+  bool step_ranges = true;       // false: the ranges are named "Iteration#N", not "ProfilerStep#N"
+  int after_steps_us = 0;        // > 0: one more gemm, of this length, at 4100 µs: in no step
+  std::string device_name;       // non-empty: deviceProperties names device 0's GPU model
+  int first_step = 1;            // the steps are ProfilerStep#first_step .. #first_step + 2
+  bool skipped_records = false;  // two more kernels the reader skips: dur -5, and no ts
 };
 
 // One rank as Kineto JSON naming `rank` and `world_size` in its distributedInfo.
@@ -27,5 +32,10 @@ std::string KinetoRank(int rank, int world_size, const PlantedRank& planted);
 // Ranks 0..3 of a Kineto job; rank 2 is the straggler and rank 3 arrives late. The file names
 // run against the rank order, so the rank must come from distributedInfo.
 void WriteKinetoJob(const std::filesystem::path& dir, int world_size = 4);
+
+// The same job with uneven steps: rank 0 runs a 300 µs gemm after its last step (in no step),
+// and rank 1's trace has no step ranges (its ranges are named "Iteration#N"), so its one step is
+// the whole trace.
+void WriteUnevenStepsJob(const std::filesystem::path& dir);
 
 }  // namespace gpuroof::testing

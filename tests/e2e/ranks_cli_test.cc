@@ -111,6 +111,91 @@ TEST(RanksCliTest, KinetoJobFindsTheStragglerAndTheLateRank) {
   EXPECT_NE(compact.find(R"("rank":2,"cause":"compute_busy")"), std::string::npos);
 }
 
+// Rank 0's gemm after its last step counts in no figure: said, with its count and busy time.
+// Rank 1 has no step ranges: its whole trace is no step, so it is said per rank and left out of
+// the outlier rule and the collective skew (as one 2.69 ms "step" it would be a compute-bound
+// straggler, and its collectives would be matched against the others' first step).
+TEST(RanksCliTest, WorkOutsideTheStepsAndRanksWithoutStepRangesAreSaid) {
+  TempDir dir;
+  WriteUnevenStepsJob(dir / "job");
+  CliResult csv = RunGpuroof({"ranks", (dir / "job").string(), "--format", "csv"});
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  auto rank0 = RowOfRank(csv.out, "0");
+  EXPECT_EQ(rank0.at("steps_label"), "'ProfilerStep#*' (3 instances)");
+  EXPECT_DOUBLE_EQ(Number(rank0, "ops_outside_steps"), 1);
+  EXPECT_DOUBLE_EQ(Number(rank0, "busy_outside_steps_ns"), 300'000);
+  EXPECT_DOUBLE_EQ(Number(rank0, "compute_busy_ns"), 600'000);  // the gemm after: not counted
+  auto rank1 = RowOfRank(csv.out, "1");
+  EXPECT_EQ(rank1.at("steps_label"), "whole trace (no step ranges)");
+  EXPECT_DOUBLE_EQ(Number(rank1, "steps"), 1);
+  EXPECT_DOUBLE_EQ(Number(rank1, "ops_outside_steps"), 0);
+  EXPECT_EQ(rank1.at("straggler"), "");
+  EXPECT_EQ(RowOfRank(csv.out, "2").at("straggler"), "compute-bound");
+  EXPECT_DOUBLE_EQ(Number(RowOfRank(csv.out, "3"), "ops_outside_steps"), 0);
+  EXPECT_NE(csv.err.find("warning: 1 of 4 ranks has no step ranges while the others have"),
+            std::string::npos)
+      << csv.err;
+
+  CliResult text = RunGpuroof({"ranks", (dir / "job").string()});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  for (const std::string& expected : {
+           std::string("steps: differ between ranks (2 labels); busy and idle figures are "
+                       "means per step\n"
+                       "  on 3 ranks: 'ProfilerStep#*' (3 instances)\n"
+                       "  on 1 rank (rank 1): whole trace (no step ranges)\n"),
+           std::string("note: rank 0: 1 op(s) (300.000 us busy) lie outside the steps, not "
+                       "counted"),
+           std::string("1 rank with no step ranges left out (whole trace, no step): 1"),
+           std::string("rank 2: compute_busy +33.3 % vs median: compute-bound straggler"),
+           std::string("3 collective instances on every rank with step ranges; rank 3 arrives "
+                       "last at 1 of them"),
+       }) {
+    EXPECT_NE(text.out.find(expected), std::string::npos) << expected << "\n" << text.out;
+  }
+  EXPECT_EQ(text.out.find("rank 1:"), std::string::npos) << text.out;  // no straggler line
+
+  CliResult json = RunGpuroof({"ranks", (dir / "job").string(), "--format", "json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const std::string compact = WithoutSpace(json.out);
+  EXPECT_NE(compact.find(R"j("rank":1,"rank_from":"distributedInfo.rank","format":"kineto-json",)j"
+                         R"j("device":0,"device_name":"","other_device_ops":0,"steps":1,)j"
+                         R"j("steps_label":"wholetrace(nostepranges)",)j"),
+            std::string::npos)
+      << json.out;
+  EXPECT_NE(compact.find(R"j("steps":3,"steps_label":"'ProfilerStep#*'(3instances)",)j"
+                         R"j("ops_outside_steps":1,"busy_outside_steps_ns":300000,)j"),
+            std::string::npos)
+      << json.out;
+  EXPECT_NE(compact.find(R"("matched":3,"partial":0)"), std::string::npos) << json.out;
+  EXPECT_NE(compact.find("1of4rankshasnosteprangeswhiletheothershave"), std::string::npos)
+      << json.out;
+}
+
+// The report's rank section says what `ranks` says the table rests on: the steps per rank, the
+// work outside them, ranks left out of the comparisons.
+TEST(RanksCliTest, ReportRankSectionSaysWhatTheTableRestsOn) {
+  TempDir dir;
+  WriteUnevenStepsJob(dir / "job");
+  std::vector<std::string> args = {"report", "--ranks", "-o", (dir / "page.html").string()};
+  for (const auto& entry : fs::directory_iterator(dir / "job"))
+    args.push_back(entry.path().string());
+  std::sort(args.begin() + 4, args.end());
+  CliResult result = RunGpuroof(args);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const std::string page = ReadFile(dir / "page.html");
+  for (const std::string& expected : {
+           std::string("<p class=\"meta\">steps: differ between ranks (2 labels); busy and idle "
+                       "figures are means per step</p>"),
+           std::string("<p class=\"meta\">  on 1 rank (rank 1): whole trace (no step "
+                       "ranges)</p>"),
+           std::string("<p class=\"note\">note: rank 0: 1 op(s) (300.000 us busy) lie outside "
+                       "the steps, not counted</p>"),
+           std::string("warning: 1 of 4 ranks has no step ranges while the others have"),
+       }) {
+    EXPECT_NE(page.find(expected), std::string::npos) << expected;
+  }
+}
+
 TEST(RanksCliTest, OutputDoesNotDependOnTheJobCount) {
   TempDir dir;
   WriteKinetoJob(dir / "job");
@@ -177,6 +262,33 @@ TEST(RanksCliTest, CompareDirectoriesGatesOnTheSlowestAndTheMedianRank) {
                                   "--json", (dir / "x.json").string()});
   EXPECT_EQ(refused.exit_code, 2);
   EXPECT_FALSE(fs::exists(dir / "x.json"));
+}
+
+// Rank 1 of the current run has no step ranges: its one "step" would be its whole trace (first
+// op at 1010 us to last op end at 3700 us: 2.690 ms, 2.69x the baseline's 1 ms steps) and fail
+// the gate. It is left out of both figures, said with the count; the others' steps are as before.
+TEST(RanksCliTest, CompareDirectoriesLeavesOutRanksWithoutStepRanges) {
+  TempDir dir;
+  WriteKinetoJob(dir / "base");
+  fs::create_directories(dir / "nostep");
+  for (int r = 0; r < 4; ++r) {
+    PlantedRank planted;
+    planted.step_ranges = r != 1;
+    WriteFile(dir / "nostep" / fmt::format("rank{}.pt.trace.json", r), KinetoRank(r, 4, planted));
+  }
+  CliResult result = RunGpuroof(
+      {"compare", "--baseline", (dir / "base").string(), "--current", (dir / "nostep").string()});
+  EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
+  EXPECT_NE(result.out.find("slowest rank step median: baseline 1.000 ms (rank 0), current "
+                            "1.000 ms (rank 0): 1.000x PASS"),
+            std::string::npos)
+      << result.out;
+  EXPECT_NE(result.out.find("note: current: 1 of 4 ranks has no step ranges while the others have "
+                            "(whole trace, no step), left out of both figures: rank 1"),
+            std::string::npos)
+      << result.out;
+  EXPECT_EQ(result.out.find("note: baseline:"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("verdict: PASS"), std::string::npos) << result.out;
 }
 
 TEST(RanksCliTest, ReportHasARankSectionWhenEveryTraceNamesItsRank) {
@@ -292,6 +404,82 @@ TEST(RanksCliTest, TwoJobsAndMissingRanksAreWarned) {
       << result.err;
   EXPECT_NE(result.err.find("world size 8, but 3 ranks are missing: 4, 6, 7"), std::string::npos)
       << result.err;
+}
+
+// Ranks 0-2 on one GPU model, rank 3 on another: every output names each rank's model, and the
+// mix is warned with its counts (the late rank 3 is not silently compared across models).
+TEST(RanksCliTest, DifferentGpuModelsAreNamedAndWarned) {
+  TempDir dir;
+  fs::create_directories(dir / "models");
+  for (int r = 0; r < 4; ++r) {
+    PlantedRank planted;
+    planted.device_name = r == 3 ? "NVIDIA H100" : "NVIDIA A100";
+    WriteFile(dir / "models" / fmt::format("r{}.json", r), KinetoRank(r, 4, planted));
+  }
+  const std::string warning =
+      "ranks run on 2 GPU models: 3 on NVIDIA A100, 1 on NVIDIA H100 (rank 3); figures compared "
+      "across models";
+  CliResult csv = RunGpuroof({"ranks", (dir / "models").string(), "--format", "csv"});
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_NE(csv.err.find("warning: " + warning), std::string::npos) << csv.err;
+  EXPECT_EQ(RowOfRank(csv.out, "0")["device_name"], "NVIDIA A100");
+  EXPECT_EQ(RowOfRank(csv.out, "3")["device_name"], "NVIDIA H100");
+  CliResult json = RunGpuroof({"ranks", (dir / "models").string(), "--format", "json", "-q"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_NE(json.out.find(R"("device_name": "NVIDIA H100")"), std::string::npos) << json.out;
+  EXPECT_NE(json.out.find(warning), std::string::npos) << json.out;
+  CliResult text = RunGpuroof({"ranks", (dir / "models").string(), "-q"});
+  EXPECT_NE(text.out.find("warning: " + warning), std::string::npos) << text.out;
+}
+
+// Rank 3's capture starts a step later (ProfilerStep#2-#4, the others #1-#3): steps are still
+// matched by position, and that is warned in every output.
+TEST(RanksCliTest, StepNumbersThatDoNotLineUpAreWarned) {
+  TempDir dir;
+  fs::create_directories(dir / "shift");
+  for (int r = 0; r < 4; ++r) {
+    PlantedRank planted;
+    if (r == 3) planted.first_step = 2;
+    WriteFile(dir / "shift" / fmt::format("r{}.json", r), KinetoRank(r, 4, planted));
+  }
+  const std::string warning =
+      "steps are matched by position, but the ranks' step numbers differ at 3 of 3 positions: 1 "
+      "of 4 ranks is numbered otherwise than most (#1-#3): rank 3 (#2-#4); its steps and "
+      "collectives are compared with steps of other numbers";
+  CliResult text = RunGpuroof({"ranks", (dir / "shift").string()});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.err.find("gpuroof: warning: " + warning), std::string::npos) << text.err;
+  EXPECT_NE(text.out.find("warning: " + warning.substr(0, 100)), std::string::npos) << text.out;
+  CliResult json = RunGpuroof({"ranks", (dir / "shift").string(), "--format", "json", "-q"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_NE(json.out.find(warning), std::string::npos) << json.out;
+}
+
+// Rank 1's reader skips two kernels (dur -5, no ts): the report itself, not only stderr, says
+// that rank 1's figures rest on a partly read trace, in every format.
+TEST(RanksCliTest, RecordsSkippedWithDataLossAreSaidPerRank) {
+  TempDir dir;
+  fs::create_directories(dir / "loss");
+  for (int r = 0; r < 3; ++r) {
+    PlantedRank planted;
+    planted.skipped_records = r == 1;
+    WriteFile(dir / "loss" / fmt::format("r{}.json", r), KinetoRank(r, 3, planted));
+  }
+  const std::string warning =
+      "warning: rank 1: the reader skipped 2 records with data loss: its figures rest on a partly "
+      "read trace";
+  CliResult text = RunGpuroof({"ranks", (dir / "loss").string(), "-q"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find(warning), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("rank 0: the reader"), std::string::npos) << text.out;
+  CliResult csv = RunGpuroof({"ranks", (dir / "loss").string(), "--format", "csv", "-q"});
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_EQ(RowOfRank(csv.out, "0")["records_lost"], "0");
+  EXPECT_EQ(RowOfRank(csv.out, "1")["records_lost"], "2");
+  CliResult json = RunGpuroof({"ranks", (dir / "loss").string(), "--format", "json", "-q"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_NE(WithoutSpace(json.out).find(R"("rank":1,)"), std::string::npos);
+  EXPECT_NE(WithoutSpace(json.out).find(R"("records_lost":2,)"), std::string::npos) << json.out;
 }
 
 TEST(RanksCliTest, MixedFormatsAreAllowedAndSaid) {

@@ -4,6 +4,7 @@
 // mpirun adds its own lines to stderr when a process exits non-zero; those runs compare the
 // exit code and that stderr starts with the single process's.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -40,6 +41,24 @@ TEST(RanksMpiCliTest, TwoProcessesWriteWhatOneWrites) {
   ExpectSameRun({"ranks", job, "--format", "csv"});
   ExpectSameRun({"ranks", job, "--format", "json"});
   ExpectSameRun({"ranks", job, "--format", "markdown", "--jobs", "2"});
+}
+
+// What a summary carries beyond the figures (work outside the steps, a rank whose one step is the
+// whole trace, kept apart in the collectives) crosses between the processes too. Padded (JSON
+// ends in spaces) so that process 1 reads ranks 0 and 1, the ones that carry it: worker_3 is the
+// largest (to process 0), worker_0 and worker_1 next (to process 1), worker_2 to process 0.
+TEST(RanksMpiCliTest, UnevenStepsComeOutAsFromOneProcess) {
+  TempDir dir;
+  WriteUnevenStepsJob(dir / "job");
+  const std::string job = (dir / "job").string();
+  for (const auto& [name, pad] :
+       std::vector<std::pair<std::string, size_t>>{{"worker_3.pt.trace.json", 3000},
+                                                   {"worker_0.pt.trace.json", 2000},
+                                                   {"worker_1.pt.trace.json", 1000}}) {
+    WriteFile(dir / "job" / name, ReadFile(dir / "job" / name) + std::string(pad, ' '));
+  }
+  ExpectSameRun({"ranks", job});
+  ExpectSameRun({"ranks", job, "--format", "json"});
 }
 
 TEST(RanksMpiCliTest, OnlyProcessZeroWritesTheOutputFile) {

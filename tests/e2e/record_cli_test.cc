@@ -266,7 +266,7 @@ TEST_F(RecordSweepCliTest, PublishesEachTraceOrSaysWhyNot) {
   const std::string probes = ReadFile(folder / "probes.csv");
   // ok: 1 us of kernel per frame, so 1000000 frames/s; dropped: the same, not quotable.
   EXPECT_NE(probes.find(",kernel,1,1000000,1,"), std::string::npos) << probes;
-  EXPECT_NE(probes.find("the recorder dropped 3 records in process "), std::string::npos) << probes;
+  EXPECT_NE(probes.find("3 records were DROPPED in process "), std::string::npos) << probes;
   EXPECT_NE(probes.find("the command succeeded but the recorder wrote no trace (did it use "
                         "CUDA?)"),
             std::string::npos)

@@ -3,6 +3,7 @@
 // gap highlight, and bad input that must end in one clear line, exit 2 and no output file.
 #include <algorithm>
 #include <filesystem>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -107,6 +108,45 @@ TEST(ReportCli, TimelineHighlightsTheGapWhereItIs) {
       std::string::npos);
 }
 
+// Every time on the page counts from the trace's first GPU op, the timeline's too: device 1
+// starts 10 ms after device 0, so its gap reads "from 11.100 ms", as `gpuroof gaps` says, and its
+// axis starts at 10 ms, not 0.
+TEST(ReportCli, TimelineTimesCountFromTheTracesFirstGpuOp) {
+  TempDir dir;
+  std::filesystem::path trace =
+      WriteTrace(dir, "late.sqlite",
+                 "gpu 1 \"Second GPU\"\n"
+                 "kernel start=0 end=4.4ms stream=7 name=a\n"
+                 "kernel start=10ms end=11.1ms dev=1 stream=9 name=c\n"
+                 "kernel start=13.3ms end=14.4ms dev=1 stream=9 name=d\n");
+  const CliResult gaps = RunGpuroof({"gaps", trace.string()});
+  ASSERT_EQ(gaps.exit_code, 0) << gaps.err;
+  EXPECT_NE(gaps.out.find("11.100"), std::string::npos) << gaps.out;
+  const CliResult r = RunGpuroof({"report", trace.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // Device 0 has no gap and its axis starts at 0: what is found is device 1's.
+  EXPECT_NE(r.out.find("gap 1: 2.200 ms idle from 11.100 ms"), std::string::npos);
+  EXPECT_NE(r.out.find("class=\"tick\">10.000 ms</text>"), std::string::npos);
+}
+
+// Per-unit bars need units on every device (one scale): when a device has none, the page says
+// which, not "give --units" when units were given.
+TEST(ReportCli, BarsSayWhichDeviceLacksUnits) {
+  TempDir dir;
+  std::filesystem::path trace = WriteTrace(dir, "two.sqlite",
+                                           "gpu 1 \"Second GPU\"\n"
+                                           "kernel start=0 end=1ms stream=7 name=frame\n"
+                                           "kernel start=1ms end=2ms stream=7 name=frame\n"
+                                           "kernel start=0 end=1ms dev=1 stream=9 name=other\n");
+  const CliResult r = RunGpuroof({"report", trace.string(), "--units-from", "kernel:frame"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("give --units for per-unit bars"), std::string::npos);
+  const size_t explain = r.out.find("<p class=\"explain\">Busy time");
+  ASSERT_NE(explain, std::string::npos);
+  EXPECT_NE(r.out.find("(no units on device 1, so every bar shows busy time)"), std::string::npos)
+      << r.out.substr(explain, 300);
+}
+
 TEST(ReportCli, SeveralTracesShareOneScale) {
   TempDir dir;
   std::filesystem::path a = WriteTrace(dir, "a.sqlite", kTinyTrace);
@@ -155,6 +195,43 @@ TEST(ReportCli, NvtxRangesGetATableWithEscapedNames) {
   EXPECT_EQ(p.out.find("NVTX ranges"), std::string::npos);
 }
 
+// What the attribution leaves out is on the page as `gpuroof ranges` says it: a launch from
+// another thread while the range was open (not counted under --attribute thread), a kernel no API
+// call launched.
+TEST(ReportCli, NvtxRangesSayWhatTheyLeaveOut) {
+  TempDir dir;
+  std::filesystem::path trace =
+      WriteTrace(dir, "attribution.sqlite",
+                 "nvtx start=0 end=2ms text=\"step\" tid=1\n"
+                 "api start=0 end=10us corr=1 tid=1\n"
+                 "kernel start=20us end=1ms stream=7 corr=1 name=mine\n"
+                 "api start=0 end=10us corr=2 tid=2\n"
+                 "kernel start=20us end=500us stream=8 corr=2 name=other_thread\n"
+                 "kernel start=1ms end=1500us stream=7 corr=9 name=unlaunched\n");
+  const CliResult ranges = RunGpuroof({"ranges", trace.string()});
+  ASSERT_EQ(ranges.exit_code, 0) << ranges.err;
+  const CliResult page = RunGpuroof({"report", trace.string()});
+  ASSERT_EQ(page.exit_code, 0) << page.err;
+  int notes = 0;
+  std::istringstream lines(ranges.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("note: ", 0) != 0) continue;
+    ++notes;
+    std::string escaped;
+    for (char c : line)
+      escaped += c == '\'' ? std::string("&#39;") : std::string(1, c);
+    EXPECT_NE(page.out.find("<p class=\"note\">" + escaped + "</p>"), std::string::npos) << line;
+  }
+  EXPECT_GE(notes, 2) << ranges.out;
+  // The findings keep the --window when NVTX units narrow the bars to the ranges' work: said.
+  EXPECT_NE(page.out.find("default thresholds, the page&#39;s window)"), std::string::npos);
+  const CliResult narrowed = RunGpuroof({"report", trace.string(), "--units-from", "nvtx:step"});
+  ASSERT_EQ(narrowed.exit_code, 0) << narrowed.err;
+  EXPECT_NE(narrowed.out.find("default thresholds, window processing, not the ranges&#39; work "
+                              "the bars show)"),
+            std::string::npos);
+}
+
 // A sweep's results folder holds env.json beside its traces: the header shows where and with what
 // they were recorded, and flags a dirty tree.
 // The timeline marks where the warm-up ends. The example's processing window runs from 1.016 ms
@@ -183,6 +260,32 @@ TEST(ReportCli, TimelineMarksWhereTheWarmUpEnds) {
   const CliResult short_series = RunGpuroof({"report", few.string(), "--units-from", "kernel:k"});
   ASSERT_EQ(short_series.exit_code, 0) << short_series.err;
   EXPECT_NE(short_series.out.find("note: steady state not marked: "), std::string::npos);
+}
+
+// --window steady finds the warm-up over the series the units follow, as `analyze` does (not 50
+// slices of busy time), and refuses a fixed count, which cannot be split between the warm-up and
+// the steady state.
+TEST(ReportCli, SteadyWindowIsAnalyzes) {
+  const std::string example = (SourceDir() / "examples" / "frame_pipeline.sqlite").string();
+  const std::string window =
+      "window steady: 1.033 ms to 33.708 ms after the first GPU op, 32.675 ms long · 1999 frames";
+  const CliResult analyze = RunGpuroof(
+      {"analyze", example, "--units-from", "kernel:process_frame", "--window", "steady"});
+  ASSERT_EQ(analyze.exit_code, 0) << analyze.err;
+  EXPECT_NE(analyze.out.find(window), std::string::npos) << analyze.out;
+  const CliResult report =
+      RunGpuroof({"report", example, "--units-from", "kernel:process_frame", "--window", "steady"});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_NE(report.out.find(window), std::string::npos);
+  TempDir dir;
+  const std::filesystem::path page = dir / "fixed.html";
+  const CliResult fixed =
+      RunGpuroof({"report", example, "--units", "50", "--window", "steady", "-o", page.string()});
+  EXPECT_EQ(fixed.exit_code, 2);
+  EXPECT_TRUE(IsOneErrorLine(fixed.err)) << fixed.err;
+  EXPECT_NE(fixed.err.find("--units: a fixed count cannot be split"), std::string::npos)
+      << fixed.err;
+  EXPECT_FALSE(std::filesystem::exists(page));
 }
 
 TEST(ReportCli, HeaderShowsTheCampaignEnvStamp) {
@@ -263,6 +366,30 @@ TEST(ReportCli, FindingsSectionListsEachFindingWithCostEvidenceAndAdvice) {
   ASSERT_EQ(json.exit_code, 0) << json.err;
   EXPECT_NE(json.out.find("\"id\": \"sync-call\""), std::string::npos) << json.out;
   EXPECT_NE(json.out.find("\"cost_ns\": 400000"), std::string::npos) << json.out;
+}
+
+// With steps, the page says where each finding's cost fell, as `gpuroof findings` does: the worst
+// step and the part outside every step (cost/step spreads the whole cost over the steps).
+TEST(ReportCli, FindingsSectionSaysWhereTheCostFellAmongTheSteps) {
+  TempDir dir;
+  std::filesystem::path trace = WriteTrace(
+      dir, "steps.sqlite", std::string(kSyncTrace) + "nvtx start=0 end=1250us text=\"step\"\n");
+  const CliResult findings = RunGpuroof({"findings", trace.string(), "--iteration-range", "step"});
+  ASSERT_EQ(findings.exit_code, 0) << findings.err;
+  const CliResult r = RunGpuroof({"report", trace.string(), "--iteration-range", "step"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  int lines = 0;
+  std::istringstream text(findings.out);
+  for (std::string line; std::getline(text, line);) {
+    if (line.rfind("  per step: ", 0) != 0) continue;
+    ++lines;
+    std::string escaped;
+    for (char c : line.substr(2))
+      escaped += c == '\'' ? std::string("&#39;") : std::string(1, c);
+    EXPECT_NE(r.out.find(": " + escaped + "</p>"), std::string::npos) << line;
+  }
+  EXPECT_GE(lines, 1) << findings.out;
+  EXPECT_NE(findings.out.find("outside every step"), std::string::npos) << findings.out;
 }
 
 TEST(ReportCli, FindingsSectionSaysNoFindingsAndCanBeLeftOut) {

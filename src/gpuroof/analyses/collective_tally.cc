@@ -8,7 +8,7 @@
 namespace gpuroof {
 
 void CollectiveTally::Fold(Instance instance) {
-  auto key = std::make_tuple(instance.step, instance.order, instance.name_id);
+  auto key = std::make_tuple(instance.whole_trace, instance.step, instance.order, instance.name_id);
   // try_emplace moves from `instance` only when it inserts.
   auto [it, inserted] = instances_.try_emplace(key, std::move(instance));
   if (inserted) return;
@@ -35,7 +35,8 @@ void CollectiveTally::Add(uint32_t input, const RankSummary& rank) {
           1,
           arrival.arrival_ns,
           arrival.arrival_ns,
-          {input}});
+          {input},
+          rank.whole_trace});
   }
 }
 
@@ -52,19 +53,31 @@ void CollectiveTally::Merge(const CollectiveTally& other) {
 
 SkewSummary CollectiveTally::Match(const std::vector<size_t>& position_of_input,
                                    size_t ranks) const {
+  return MatchWhere(position_of_input, ranks, ranks, false);
+}
+
+SkewSummary CollectiveTally::MatchStepRanges(const std::vector<size_t>& position_of_input,
+                                             size_t ranks, size_t compared) const {
+  return MatchWhere(position_of_input, ranks, compared, true);
+}
+
+SkewSummary CollectiveTally::MatchWhere(const std::vector<size_t>& position_of_input, size_t ranks,
+                                        size_t compared, bool step_ranges_only) const {
   // In (step, order, name) order, as ranks would list them; then largest spread first.
   std::vector<const Instance*> ordered;
   ordered.reserve(instances_.size());
-  for (const auto& [key, instance] : instances_)
+  for (const auto& [key, instance] : instances_) {
+    if (step_ranges_only && instance.whole_trace) continue;
     ordered.push_back(&instance);
+  }
   std::sort(ordered.begin(), ordered.end(), [&](const Instance* a, const Instance* b) {
-    return std::tie(a->step, a->order, names_[a->name_id]) <
-           std::tie(b->step, b->order, names_[b->name_id]);
+    return std::tie(a->whole_trace, a->step, a->order, names_[a->name_id]) <
+           std::tie(b->whole_trace, b->step, b->order, names_[b->name_id]);
   });
   SkewSummary skew;
   skew.times_last.assign(ranks, 0);
   for (const Instance* instance : ordered) {
-    if (instance->ranks_present != ranks) {
+    if (instance->ranks_present != compared) {
       ++skew.partial_instances;
       continue;
     }
@@ -108,7 +121,8 @@ CollectiveTally CollectiveTally::FromParts(std::vector<std::string> names,
     if (instance.name_id >= tally.names_.size() || instance.latest_inputs.empty()) {
       throw std::invalid_argument("collective tally: an instance without a name or a rank");
     }
-    auto key = std::make_tuple(instance.step, instance.order, instance.name_id);
+    auto key =
+        std::make_tuple(instance.whole_trace, instance.step, instance.order, instance.name_id);
     if (!tally.instances_.try_emplace(key, std::move(instance)).second) {
       throw std::invalid_argument("collective tally: an instance twice");
     }

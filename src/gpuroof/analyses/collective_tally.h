@@ -47,6 +47,9 @@ class CollectiveTally {
     int64_t earliest_arrival_ns = 0;
     int64_t latest_arrival_ns = 0;
     std::vector<uint32_t> latest_inputs;
+    // Folded from ranks whose one step is the whole trace (RankSummary::whole_trace): kept apart
+    // from the instances of ranks with step ranges, whose step 0 is another thing.
+    bool whole_trace = false;
     bool operator==(const Instance&) const = default;
   };
 
@@ -59,6 +62,11 @@ class CollectiveTally {
   // is where input i stands among the ranks analysed (an index into RankSetAnalysis::ranks); of
   // ranks that arrive last together, the first in that order is named.
   SkewSummary Match(const std::vector<size_t>& position_of_input, size_t ranks) const;
+  // The same for the instances of ranks with step ranges only, when some ranks fell back to the
+  // whole trace as their step (those are not compared): an instance is matched when it is on
+  // every one of the `compared` ranks with step ranges; times_last still has `ranks` entries.
+  SkewSummary MatchStepRanges(const std::vector<size_t>& position_of_input, size_t ranks,
+                              size_t compared) const;
 
   // The tally as plain parts and back (MPI messages). FromParts throws std::invalid_argument on
   // parts no tally has: a name id out of range, an instance twice or without a latest input.
@@ -70,9 +78,12 @@ class CollectiveTally {
 
  private:
   void Fold(Instance instance);
+  SkewSummary MatchWhere(const std::vector<size_t>& position_of_input, size_t ranks,
+                         size_t compared, bool step_ranges_only) const;
 
   std::vector<std::string> names_;  // each distinct collective kernel name once
-  std::map<std::tuple<uint32_t, uint32_t, uint32_t>, Instance> instances_;
+  // By (whole trace, step, order, name id).
+  std::map<std::tuple<bool, uint32_t, uint32_t, uint32_t>, Instance> instances_;
 };
 
 }  // namespace gpuroof

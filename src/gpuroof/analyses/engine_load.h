@@ -47,7 +47,9 @@ struct EngineLoad {
 struct Headroom {
   Engine engine = Engine::kKernel;
   double per_unit_gap_us = 0;  // roofline per unit minus this engine's busy per unit (us)
-  double factor = 0;           // bottleneck busy / this engine's busy (x); 0 when busy is 0
+  // Bottleneck busy / this engine's busy (x); unset when this engine's busy is 0 (its ops in the
+  // window all have zero length): it could grow without bound before it binds.
+  std::optional<double> factor;
 };
 
 // The tallest engine bar of a device: the bottleneck and the throughput it allows.

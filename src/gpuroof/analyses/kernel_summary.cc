@@ -67,14 +67,20 @@ std::string LaunchKey(std::string_view name, const std::array<uint32_t, 3>& grid
 std::vector<DeviceKernels> ComputeKernelSummary(const Trace& trace,
                                                 const KernelSummaryOptions& options) {
   bool has_kernels = false;
+  bool has_graphs = false;
   for (const ActivityBlock& block : trace.blocks) {
     has_kernels = has_kernels || std::find_if(block.engine.begin(), block.engine.end(),
                                               IsKernelEngine) != block.engine.end();
+    has_graphs = has_graphs || std::find(block.engine.begin(), block.engine.end(),
+                                         Engine::kGraph) != block.engine.end();
   }
   if (!has_kernels) {
     throw InputError(trace.source,
-                     "no kernels: the trace has no kernel records (was CUDA tracing on, e.g. "
-                     "nsys profile --trace=cuda?)");
+                     has_graphs ? "no kernels: the trace has whole-graph launches only (CUDA "
+                                  "graphs traced at graph level); profile with nsys "
+                                  "--cuda-graph-trace=node to see their kernels"
+                                : "no kernels: the trace has no kernel records (was CUDA tracing "
+                                  "on, e.g. nsys profile --trace=cuda?)");
   }
   // Windows and kernel busy time come from the engine load, so both commands describe the same
   // stretch of time with the same numbers.
@@ -142,7 +148,8 @@ std::vector<DeviceKernels> ComputeKernelSummary(const Trace& trace,
     const DeviceLoad& load = loads[d];
     const EngineLoad& kernel = load.engine(Engine::kKernel);
     const EngineLoad& comm = load.engine(Engine::kComm);
-    if (kernel.ops == 0 && comm.ops == 0) continue;
+    const EngineLoad& graph = load.engine(Engine::kGraph);
+    if (kernel.ops == 0 && comm.ops == 0 && graph.ops == 0) continue;
     DeviceKernels device;
     device.device_id = load.device_id;
     device.device_name = load.device_name;
@@ -153,6 +160,9 @@ std::vector<DeviceKernels> ComputeKernelSummary(const Trace& trace,
     device.comm_ops = comm.ops;
     device.comm_sum_ns = comm.sum_ns;
     device.comm_busy_ns = comm.busy_ns;
+    device.graph_ops = graph.ops;
+    device.graph_sum_ns = graph.sum_ns;
+    device.graph_busy_ns = graph.busy_ns;
     for (size_t k = 0; k < keys.size(); ++k) {
       if (durations[d][k].empty()) continue;
       KernelRow row;

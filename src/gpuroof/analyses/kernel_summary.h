@@ -61,6 +61,11 @@ struct DeviceKernels {
   int64_t comm_ops = 0;        // the same for collective (comm) kernels
   int64_t comm_sum_ns = 0;
   int64_t comm_busy_ns = 0;
+  // Whole-graph launches (engine "graph") that count in the window: their kernels were not traced
+  // one by one, so no row lists them; the report says how many and how long instead.
+  int64_t graph_ops = 0;
+  int64_t graph_sum_ns = 0;
+  int64_t graph_busy_ns = 0;
   int64_t key_count = 0;        // distinct keys before --top
   std::vector<KernelRow> rows;  // at most `top` rows when top > 0
   // What --top left out.

@@ -8,6 +8,7 @@
 #include <set>
 #include <stdexcept>
 #include <tuple>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -23,13 +24,114 @@ double MedianOf(std::vector<double> values) {
   return SelectMedian(values).value_or(0);
 }
 
-// "0, 2, 5" (at most 8, then "and N more").
-std::string JoinIds(const std::vector<int64_t>& ids) {
+// "0, 2, 5" (at most 8 of the `total` ids, then "and N more"); `total` may exceed ids.size()
+// where only the first ids are held (missing ranks are counted, never listed in full).
+std::string JoinIds(const std::vector<int64_t>& ids, uint64_t total) {
   std::string text;
   for (size_t i = 0; i < ids.size() && i < 8; ++i)
     text += (i == 0 ? "" : ", ") + std::to_string(ids[i]);
-  if (ids.size() > 8) text += fmt::format(" and {} more", ids.size() - 8);
+  const uint64_t shown = std::min<uint64_t>(ids.size(), 8);
+  if (total > shown) text += fmt::format(" and {} more", total - shown);
   return text;
+}
+std::string JoinIds(const std::vector<int64_t>& ids) {
+  return JoinIds(ids, ids.size());
+}
+
+// Ranks whose analysed devices are of different GPU models: their figures are compared all the
+// same (the point of the rank set), so it is said, with the count per model, the ranks of every
+// model but the commonest, and the ranks whose trace names no model. "" when at most one model is
+// named.
+std::string GpuModelsWarning(const std::vector<RankSummary>& ranks,
+                             const std::vector<int64_t>& ids) {
+  std::map<std::string, std::vector<int64_t>> by_model;
+  std::vector<int64_t> unnamed;
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    if (ranks[i].device_name.empty()) {
+      unnamed.push_back(ids[i]);
+    } else {
+      by_model[ranks[i].device_name].push_back(ids[i]);
+    }
+  }
+  if (by_model.size() < 2) return "";
+  std::vector<std::pair<std::string, std::vector<int64_t>>> models(by_model.begin(),
+                                                                   by_model.end());
+  // Most ranks first, then by name (the map's order, kept by the stable sort).
+  std::stable_sort(models.begin(), models.end(),
+                   [](const auto& a, const auto& b) { return a.second.size() > b.second.size(); });
+  const auto rank_list = [](std::vector<int64_t> of) {
+    std::sort(of.begin(), of.end());
+    return fmt::format("rank{} {}", of.size() == 1 ? "" : "s", JoinIds(of));
+  };
+  std::string text = fmt::format("ranks run on {} GPU models:", models.size());
+  for (size_t m = 0; m < models.size(); ++m) {
+    const auto& [model, of] = models[m];
+    text += fmt::format("{} {} on {}", m == 0 ? "" : ",", of.size(), model);
+    if (m > 0) text += fmt::format(" ({})", rank_list(of));
+  }
+  if (!unnamed.empty()) {
+    text += fmt::format(", {} on a GPU the trace does not name ({})", unnamed.size(),
+                        rank_list(unnamed));
+  }
+  return text + "; figures compared across models";
+}
+
+// "#550-#554" (or "#550" for one step).
+std::string NumberSpan(const std::vector<int64_t>& numbers) {
+  if (numbers.size() == 1) return fmt::format("#{}", numbers.front());
+  return fmt::format("#{}-#{}", numbers.front(), numbers.back());
+}
+
+// Steps are matched by position (the n-th step of each rank). Where the ranks' steps carry
+// instance numbers (ProfilerStep#N), the positions should hold the same numbers; when they do not
+// (a rank whose capture starts a step later), the comparison pairs different steps: said, with
+// the positions that disagree and the ranks numbered otherwise than most. At each position the
+// commonest number (the smaller on a tie) is the reference. Only `compared` ranks with numbered
+// steps take part. "" when they line up.
+std::string StepNumbersWarning(const std::vector<RankSummary>& ranks,
+                               const std::vector<int64_t>& ids, const std::vector<bool>& compared) {
+  std::vector<size_t> numbered;
+  size_t positions = 0;
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    if (!compared[r] || ranks[r].step_numbers.empty()) continue;
+    numbered.push_back(r);
+    positions = std::max(positions, ranks[r].step_numbers.size());
+  }
+  if (numbered.size() < 2) return "";
+  std::vector<int64_t> reference(positions, 0);
+  size_t differing_positions = 0;
+  for (size_t p = 0; p < positions; ++p) {
+    std::map<int64_t, size_t> counts;
+    for (size_t r : numbered) {
+      if (p < ranks[r].step_numbers.size()) ++counts[ranks[r].step_numbers[p]];
+    }
+    auto commonest =
+        std::max_element(counts.begin(), counts.end(), [](const auto& a, const auto& b) {
+          return a.second < b.second;  // the first (smallest number) of equal counts stays
+        });
+    reference[p] = commonest->first;
+    if (counts.size() > 1) ++differing_positions;
+  }
+  if (differing_positions == 0) return "";
+  std::vector<std::pair<int64_t, size_t>> off;  // (rank id, rank index), by id
+  for (size_t r : numbered) {
+    const std::vector<int64_t>& numbers = ranks[r].step_numbers;
+    if (!std::equal(numbers.begin(), numbers.end(), reference.begin())) off.emplace_back(ids[r], r);
+  }
+  std::sort(off.begin(), off.end());
+  std::string list;
+  for (size_t k = 0; k < off.size() && k < 8; ++k) {
+    list += fmt::format("{}rank {} ({})", k == 0 ? "" : ", ", off[k].first,
+                        NumberSpan(ranks[off[k].second].step_numbers));
+  }
+  if (off.size() > 8) list += fmt::format(" and {} more", off.size() - 8);
+  const bool one = off.size() == 1;
+  return fmt::format(
+      "steps are matched by position, but the ranks' step numbers differ at {} of {} position{}: "
+      "{} of {} ranks {} numbered otherwise than most ({}): {}; {} steps and collectives are "
+      "compared with steps of other numbers",
+      differing_positions, positions, positions == 1 ? "" : "s", off.size(), numbered.size(),
+      one ? "is" : "are", NumberSpan(reference), list, one ? "its" : "their");
 }
 
 bool IsCause(RankMetric metric) {
@@ -88,23 +190,37 @@ double RankMetricValue(const RankSummary& rank, RankMetric metric) {
 
 std::vector<RankOutlier> FindRankOutliers(const std::vector<RankSummary>& ranks,
                                           const OutlierRule& rule) {
+  return FindRankOutliers(ranks, rule, std::vector<bool>(ranks.size(), true));
+}
+
+std::vector<RankOutlier> FindRankOutliers(const std::vector<RankSummary>& ranks,
+                                          const OutlierRule& rule,
+                                          const std::vector<bool>& compared) {
+  if (compared.size() != ranks.size()) {
+    throw std::invalid_argument("FindRankOutliers: one flag per rank");
+  }
+  std::vector<size_t> indices;  // of the ranks compared
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    if (compared[r]) indices.push_back(r);
+  }
   std::vector<RankOutlier> outliers;
-  if (ranks.size() < rule.min_ranks) return outliers;
+  if (indices.size() < rule.min_ranks) return outliers;
   std::vector<double> step_medians;
-  for (const RankSummary& rank : ranks)
-    step_medians.push_back(RankMetricValue(rank, RankMetric::kStepMedian));
+  for (size_t r : indices)
+    step_medians.push_back(RankMetricValue(ranks[r], RankMetric::kStepMedian));
   const double min_excess_ns = rule.min_excess_of_step_pct / 100.0 * MedianOf(step_medians);
   for (RankMetric metric : kAllRankMetrics) {
     std::vector<double> values;
-    for (const RankSummary& rank : ranks)
-      values.push_back(RankMetricValue(rank, metric));
+    for (size_t r : indices)
+      values.push_back(RankMetricValue(ranks[r], metric));
     double median = MedianOf(values);
     std::vector<double> deviations;
     for (double value : values)
       deviations.push_back(std::fabs(value - median));
     double mad = MedianOf(deviations);
-    for (size_t r = 0; r < ranks.size(); ++r) {
-      double excess = values[r] - median;
+    for (size_t k = 0; k < indices.size(); ++k) {
+      const size_t r = indices[k];
+      double excess = values[k] - median;
       if (excess <= 0 || excess < min_excess_ns) continue;
       std::optional<double> excess_pct;
       if (median > 0) {
@@ -116,7 +232,7 @@ std::vector<RankOutlier> FindRankOutliers(const std::vector<RankSummary>& ranks,
         z = 0.6745 * excess / mad;
         if (*z <= rule.z) continue;
       }
-      outliers.push_back({r, metric, values[r], median, mad, excess_pct, z});
+      outliers.push_back({r, metric, values[k], median, mad, excess_pct, z});
     }
   }
   std::stable_sort(outliers.begin(), outliers.end(),
@@ -206,20 +322,29 @@ RankAssignment AssignRanks(const std::vector<RankSummary>& ranks,
     assignment.world_size = static_cast<int64_t>(std::max(traces_given, ranks.size()));
   }
   if (assignment.world_size) {
-    std::vector<int64_t> missing;
-    std::vector<int64_t> beyond;
-    for (int64_t id = 0; id < *assignment.world_size; ++id) {
+    // The world size is read from the traces (any int64): the missing ranks are counted, and
+    // only the first few listed, so that a huge one costs no time or memory (at most
+    // holders.size() + 8 ids are looked at).
+    const int64_t world_size = *assignment.world_size;
+    uint64_t held_below = 0;  // distinct ids in [0, world_size)
+    for (auto it = holders.lower_bound(0); it != holders.end() && it->first < world_size; ++it)
+      ++held_below;
+    const uint64_t missing_count =
+        world_size > 0 ? static_cast<uint64_t>(world_size) - held_below : 0;
+    std::vector<int64_t> missing;  // the first 8
+    for (int64_t id = 0; id < world_size && missing.size() < 8; ++id) {
       if (!holders.count(id)) missing.push_back(id);
     }
+    std::vector<int64_t> beyond;
     for (const auto& [id, inputs] : holders) {
       bool named = std::any_of(inputs.begin(), inputs.end(),
                                [&](size_t i) { return ranks[i].rank.has_value(); });
       if (named && id >= *assignment.world_size) beyond.push_back(id);
     }
-    if (!missing.empty()) {
+    if (missing_count > 0) {
       assignment.warnings.push_back(
-          fmt::format("world size {}, but {} rank{} missing: {}", *assignment.world_size,
-                      missing.size(), missing.size() == 1 ? " is" : "s are", JoinIds(missing)));
+          fmt::format("world size {}, but {} rank{} missing: {}", world_size, missing_count,
+                      missing_count == 1 ? " is" : "s are", JoinIds(missing, missing_count)));
     }
     if (!beyond.empty()) {
       assignment.warnings.push_back(fmt::format("world size {}, but the traces name rank{} {}",
@@ -227,6 +352,8 @@ RankAssignment AssignRanks(const std::vector<RankSummary>& ranks,
                                                 beyond.size() == 1 ? "" : "s", JoinIds(beyond)));
     }
   }
+  std::string models = GpuModelsWarning(ranks, assignment.ids);
+  if (!models.empty()) assignment.warnings.push_back(std::move(models));
   if (from_order > 0) {
     assignment.notes.push_back(
         fmt::format("{} of {} traces name no rank: their rank is their position in the file list",
@@ -280,7 +407,29 @@ RankSetAnalysis AnalyseRankSet(std::vector<RankSummary> ranks, const OutlierRule
   analysis.warnings = std::move(assignment.warnings);
   analysis.notes = std::move(assignment.notes);
   analysis.rule = rule;
-  analysis.outliers = FindRankOutliers(analysis.ranks, rule);
+  // A rank with no step ranges among ranks with real steps: its whole trace is no step.
+  std::vector<bool> compared(analysis.ranks.size(), true);
+  const bool any_steps = std::any_of(analysis.ranks.begin(), analysis.ranks.end(),
+                                     [](const RankSummary& rank) { return !rank.whole_trace; });
+  std::vector<int64_t> left_out_ids;
+  for (size_t r = 0; r < analysis.ranks.size() && any_steps; ++r) {
+    if (!analysis.ranks[r].whole_trace) continue;
+    compared[r] = false;
+    analysis.whole_trace_left_out.push_back(r);
+    left_out_ids.push_back(analysis.ids[r]);
+  }
+  if (!left_out_ids.empty()) {
+    const size_t n = left_out_ids.size();
+    const bool one = n == 1;
+    analysis.warnings.push_back(fmt::format(
+        "{} of {} ranks ha{} no step ranges while the others have: {} whole trace is not a step, "
+        "so {} left out of the outlier rule and the collective skew: rank{} {}",
+        n, analysis.ranks.size(), one ? "s" : "ve", one ? "its" : "each one's",
+        one ? "it is" : "they are", one ? "" : "s", JoinIds(left_out_ids)));
+  }
+  std::string numbers = StepNumbersWarning(analysis.ranks, analysis.ids, compared);
+  if (!numbers.empty()) analysis.warnings.push_back(std::move(numbers));
+  analysis.outliers = FindRankOutliers(analysis.ranks, rule, compared);
   analysis.stragglers = FindStragglers(analysis.ranks, analysis.outliers);
   // Where each tally input ended up among the sorted ranks.
   uint32_t inputs = 0;
@@ -289,7 +438,16 @@ RankSetAnalysis AnalyseRankSet(std::vector<RankSummary> ranks, const OutlierRule
   std::vector<size_t> position_of_input(inputs, 0);
   for (size_t position = 0; position < order.size(); ++position)
     position_of_input[input_of_rank[order[position]]] = position;
-  analysis.skew = collectives.Match(position_of_input, analysis.ranks.size());
+  // Skew needs two ranks: one rank "compared" with itself would list every collective with no
+  // spread as if that were a finding.
+  if (analysis.compared_ranks() < 2) {
+    analysis.skew.times_last.assign(analysis.ranks.size(), 0);
+  } else {
+    analysis.skew = analysis.whole_trace_left_out.empty()
+                        ? collectives.Match(position_of_input, analysis.ranks.size())
+                        : collectives.MatchStepRanges(position_of_input, analysis.ranks.size(),
+                                                      analysis.compared_ranks());
+  }
   return analysis;
 }
 
@@ -300,11 +458,17 @@ namespace gpuroof {
 JobStepFigures ComputeJobStepFigures(const RankSetAnalysis& analysis) {
   if (analysis.ranks.empty()) throw std::invalid_argument("ComputeJobStepFigures: no rank");
   JobStepFigures figures;
+  std::vector<bool> left_out(analysis.ranks.size(), false);
+  for (size_t r : analysis.whole_trace_left_out) {
+    left_out[r] = true;
+    figures.left_out.push_back(analysis.ids[r]);
+  }
   std::vector<double> medians;
   for (size_t r = 0; r < analysis.ranks.size(); ++r) {
+    if (left_out[r]) continue;
     double median = analysis.ranks[r].step_median_ns;
     medians.push_back(median);
-    if (r == 0 || median > figures.slowest_rank_step_ns) {
+    if (medians.size() == 1 || median > figures.slowest_rank_step_ns) {
       figures.slowest_rank_step_ns = median;
       figures.slowest_rank = analysis.ids[r];
     }

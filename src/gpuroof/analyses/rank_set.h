@@ -61,6 +61,11 @@ struct RankOutlier {
 // Outliers of every metric, by rank index then metric order.
 std::vector<RankOutlier> FindRankOutliers(const std::vector<RankSummary>& ranks,
                                           const OutlierRule& rule);
+// The same among the ranks with compared[i] set only (medians, MADs and `min_ranks` over those);
+// rank indices still point into `ranks`.
+std::vector<RankOutlier> FindRankOutliers(const std::vector<RankSummary>& ranks,
+                                          const OutlierRule& rule,
+                                          const std::vector<bool>& compared);
 
 // A rank slow at its own work: an outlier on step time, compute busy, copy busy or host-bound
 // idle. `cause` is the outlier among those (step excluded) with the largest excess in ns; unset
@@ -109,6 +114,10 @@ struct RankSetAnalysis {
   std::optional<int64_t> world_size;
   std::vector<std::string> warnings;
   std::vector<std::string> notes;
+  // Ranks (indices into `ranks`) that have no step ranges while other ranks have: their whole
+  // trace is no step, so they are left out of the outlier rule and the collective skew (warned).
+  std::vector<size_t> whole_trace_left_out;
+  size_t compared_ranks() const { return ranks.size() - whole_trace_left_out.size(); }
   OutlierRule rule;
   std::vector<RankOutlier> outliers;
   std::vector<Straggler> stragglers;
@@ -136,9 +145,13 @@ struct JobStepFigures {
   double slowest_rank_step_ns = 0;
   int64_t slowest_rank = 0;  // its rank id (the lowest on a tie)
   double median_rank_step_ns = 0;
+  // Ranks (ids) with no step ranges while other ranks have (RankSetAnalysis::
+  // whole_trace_left_out): a whole trace is no step, so they are not in the figures (said).
+  std::vector<int64_t> left_out;
 };
 
-// Throws std::invalid_argument for an empty set (callers never build one).
+// Over the ranks compared (those with step ranges when any rank has some). Throws
+// std::invalid_argument for an empty set (callers never build one).
 JobStepFigures ComputeJobStepFigures(const RankSetAnalysis& analysis);
 
 }  // namespace gpuroof

@@ -226,6 +226,39 @@ std::vector<const NvtxRange*> StepsOfDevice(const Trace& trace, int32_t device_i
   return own;
 }
 
+// The device's GPU work in no step window: ops with no overlap with any window, and the busy
+// time (union of every op) outside the union of the windows (windows may overlap).
+void CountOutsideSteps(const DeviceOpList& ops, std::vector<std::pair<int64_t, int64_t>> windows,
+                       RankSummary& summary) {
+  std::sort(windows.begin(), windows.end());
+  Segments steps;
+  for (const auto& [start_ns, end_ns] : windows) {
+    if (end_ns > start_ns) AppendMerged(steps, start_ns, end_ns);
+  }
+  Segments busy;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const DeviceOp op = ops[i];
+    AppendMerged(busy, op.start_ns, op.end_ns);
+    // The first merged step ending after the op starts: the op overlaps a step when that step
+    // starts before the op ends (the same overlap FiguresOf clips by).
+    auto step = std::upper_bound(
+        steps.begin(), steps.end(), op.start_ns,
+        [](int64_t start_ns, const std::pair<int64_t, int64_t>& s) { return start_ns < s.second; });
+    if (step == steps.end() || step->first >= op.end_ns) ++summary.ops_outside_steps;
+  }
+  summary.busy_outside_steps_ns = UncoveredLengthNs(busy, steps);
+}
+
+// The N of a range named NAME#N (N >= 0, fits an int64); unset otherwise.
+std::optional<int64_t> StepNumber(std::string_view name) {
+  if (NumberedFamily(name).empty()) return std::nullopt;
+  const std::string_view digits = name.substr(name.rfind('#') + 1);
+  int64_t number = 0;
+  auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), number);
+  if (error != std::errc() || end != digits.data() + digits.size()) return std::nullopt;
+  return number;
+}
+
 std::optional<int64_t> MetadataInteger(const Trace& trace, const std::string& key) {
   auto it = trace.metadata.find(key);
   if (it == trace.metadata.end()) return std::nullopt;
@@ -342,11 +375,21 @@ RankSummary SummarizeRank(const Trace& trace, const RankSummaryOptions& options)
         fmt::format("; {} of them left out: another process's, not the one driving device {}",
                     other_process_steps, summary.device_id);
   }
-  for (const NvtxRange* range : steps)
+  for (const NvtxRange* range : steps) {
     windows.emplace_back(range->start_ns, range->end_ns);
+    summary.step_numbers.push_back(StepNumber(trace.strings.Get(range->name)).value_or(-1));
+  }
+  if (std::find(summary.step_numbers.begin(), summary.step_numbers.end(), -1) !=
+      summary.step_numbers.end()) {
+    summary.step_numbers.clear();  // some step has no number: none is compared
+  }
+  summary.step_numbers.shrink_to_fit();
   if (windows.empty()) {
     summary.steps_label = "whole trace (no step ranges)";
+    summary.whole_trace = true;
     windows.emplace_back(ops.front().start_ns, running_end.back());
+  } else {
+    CountOutsideSteps(ops, windows, summary);
   }
 
   std::vector<int64_t> lengths;

@@ -67,8 +67,23 @@ struct RankSummary {
   size_t other_devices = 0;  // active devices left out
   int64_t other_device_ops = 0;
 
-  std::string steps_label;  // "'ProfilerStep#*' (6 instances)", or "whole trace (no steps)"
+  std::string steps_label;  // "'ProfilerStep#*' (6 instances)", or "whole trace (no step ranges)"
+  // No step range was found: the whole trace is the one step (a guess, said by `ranks`; such a
+  // rank is not compared with ranks that have real steps).
+  bool whole_trace = false;
   std::vector<StepFigures> steps;
+  // The instance number of each step, in step order: the N of its range name NAME#N
+  // ("ProfilerStep#550" -> 550). Empty unless every step's name has one. Steps are matched across
+  // ranks by position; these say whether the positions hold the same steps (warned when not).
+  std::vector<int64_t> step_numbers;
+  // GPU work of the analysed device in no step: not counted in any figure, said. Ops of positive
+  // length with no overlap with any step, and the busy time (union of the device's ops) outside
+  // the union of the steps (steps may overlap). 0 with the whole trace as the step.
+  int64_t ops_outside_steps = 0;
+  int64_t busy_outside_steps_ns = 0;
+  // Records the reader skipped with data loss (Severity kDataLoss or kError: GPU work the figures
+  // lack); set by whoever read the trace (SummarizeRank sees no diagnostics), said by `ranks`.
+  int64_t records_lost = 0;
   double step_median_ns = 0;  // of the step lengths
   double step_p95_ns = 0;     // linear interpolation (statistics.h Quantile)
   std::vector<CollectiveArrival> collectives;

@@ -248,11 +248,17 @@ BenchOutcome RunBench(const CampaignSession& session, const BenchOptions& option
     for (const std::string& warning : warnings)
       system.message(fmt::format("gpuroof: warning: {}: {}", run.label, warning));
     row.warnings = Join(warnings);
-    MergeCsvRows(ladder, LadderHeader(), "key", {LadderCells(row)});
+    // A failure never replaces the earlier ok rows of its key: they stay, and a note says so.
+    const CsvMergeResult merged =
+        MergeCampaignRows(ladder, LadderHeader(), {LadderCells(row)}, run.label, system);
+    if (!merged.kept.empty()) ++outcome.kept_earlier;
     // The manifest row describes the whole ladder.csv, rows of earlier benches included: every
-    // label in it (each row has its own reps column).
-    RecordArtifacts(session.results, {{ladder, "ladder"}}, LabelsIn(ladder), session.env.build,
-                    fmt::format("gpuroof {} bench", session.env.gpuroof_version), row.timestamp);
+    // label in it (each row has its own reps column). A failure that changed nothing in it leaves
+    // the row as the bench that wrote it left it.
+    if (merged.changed) {
+      RecordArtifacts(session.results, {{ladder, "ladder"}}, LabelsIn(ladder), session.env.build,
+                      fmt::format("gpuroof {} bench", session.env.gpuroof_version), row.timestamp);
+    }
     outcome.rows.push_back(std::move(row));
   }
   return outcome;
@@ -273,7 +279,8 @@ std::string RenderBenchTable(const BenchOutcome& outcome, const std::string& uni
                      FixedDouble(row.roofline_units_per_s, 1), FixedDouble(row.pct_of_roofline, 1),
                      FixedDouble(row.peak_units_per_s, 1), row.quotable ? "yes" : "no"}));
   }
-  return RenderCampaignTable(outcome.results, table, outcome.failed, "ladder.csv");
+  return RenderCampaignTable(outcome.results, table, outcome.failed, "ladder.csv",
+                             outcome.kept_earlier);
 }
 
 }  // namespace gpuroof

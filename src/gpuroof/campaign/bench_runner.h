@@ -64,10 +64,12 @@ struct BenchOutcome {
   std::filesystem::path results;
   std::vector<LadderRow> rows;
   int failed = 0;
+  int kept_earlier = 0;  // of those, failures not written over earlier ok rows of the key
 };
 
 // Runs each planned configuration `reps` times without a profiler, each rep a fresh process, and
-// merges its ladder row into ladder.csv (keyed like probes.csv) with a manifest row. Throws
+// merges its ladder row into ladder.csv (keyed like probes.csv; a failure replaces no earlier ok
+// rows of its key: those stay, and a note says so) with a manifest row. Throws
 // InputError when the figure cannot be formed (no units and no --metric-regex, a bad regex).
 BenchOutcome RunBench(const CampaignSession& session, const BenchOptions& options,
                       CampaignSystem& system);

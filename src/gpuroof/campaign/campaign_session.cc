@@ -1,6 +1,9 @@
 #include "gpuroof/campaign/campaign_session.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "gpuroof/campaign/guards.h"
 #include "gpuroof/format/table_text.h"
@@ -89,13 +92,55 @@ std::vector<TableCell> CampaignRow(const std::vector<std::string>& cells) {
 }
 
 std::string RenderCampaignTable(const std::filesystem::path& results, const Table& table,
-                                int failed, const std::string& csv_name) {
+                                int failed, const std::string& csv_name, int kept) {
   std::string out = fmt::format("results: {}\n", results.string());
   TextTableOptions layout;
   layout.indent = "";
   out += RenderTableText(table, layout);
-  if (failed > 0) out += fmt::format("{} configuration(s) failed; see {}\n", failed, csv_name);
+  if (failed > 0 && kept > 0) {
+    out += fmt::format(
+        "{} configuration(s) failed; see {} and the errors above ({} of the failures are not in "
+        "{}: it keeps the earlier ok rows of their keys)\n",
+        failed, csv_name, kept, csv_name);
+  } else if (failed > 0) {
+    out += fmt::format("{} configuration(s) failed; see {}\n", failed, csv_name);
+  }
   return out;
+}
+
+CsvMergeResult MergeCampaignRows(const std::filesystem::path& csv,
+                                 const std::vector<std::string>& header,
+                                 const std::vector<std::vector<std::string>>& rows,
+                                 const std::string& label, CampaignSystem& system) {
+  CsvMergeOptions options;
+  options.failures_keep_ok_rows = true;
+  CsvMergeResult result = MergeCsvRows(csv, header, "key", rows, options);
+  auto column = [&header](const char* name) {
+    auto it = std::find(header.begin(), header.end(), name);
+    return it == header.end() ? -1 : static_cast<int>(it - header.begin());
+  };
+  const int build = column("build");
+  const int timestamp = column("timestamp");
+  for (const CsvKeptRows& kept : result.kept) {
+    // The rows of one key come from one run: one build and time, but say every one there is.
+    std::vector<std::string> origins;
+    for (const auto& row : kept.rows) {
+      // An older file may lack a column, or have it empty: "?" rather than nothing.
+      auto cell = [&row](int column) {
+        const std::string& text = column < 0 ? std::string() : row[static_cast<size_t>(column)];
+        return text.empty() ? std::string("?") : text;
+      };
+      std::string origin = fmt::format("build {}, {}", cell(build), cell(timestamp));
+      if (std::find(origins.begin(), origins.end(), origin) == origins.end())
+        origins.push_back(std::move(origin));
+    }
+    system.message(fmt::format(
+        "gpuroof: note: {}: {} keeps its {} earlier ok row{} for key {} ({}); the failure is "
+        "not written over {}",
+        label, csv.filename().string(), kept.rows.size(), kept.rows.size() == 1 ? "" : "s",
+        kept.key, fmt::join(origins, "; "), kept.rows.size() == 1 ? "it" : "them"));
+  }
+  return result;
 }
 
 Progress::Progress(CampaignSystem& system, size_t total)

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "gpuroof/campaign/csv_store.h"
 #include "gpuroof/campaign/env_stamp.h"
 #include "gpuroof/campaign/gpu_probe.h"
 #include "gpuroof/campaign/sweep_plan.h"
@@ -61,9 +62,19 @@ CampaignSession OpenCampaign(const SweepSpec& spec, const CampaignOptions& optio
 Table CampaignTable(const std::vector<std::string>& titles);
 std::vector<TableCell> CampaignRow(const std::vector<std::string>& cells);
 
-// "results: FOLDER", the table, and how many configurations failed (see `csv_name`).
+// "results: FOLDER", the table, and how many configurations failed (see `csv_name`); `kept` of
+// those failures are not in `csv_name`, which kept the earlier ok rows of their keys.
 std::string RenderCampaignTable(const std::filesystem::path& results, const Table& table,
-                                int failed, const std::string& csv_name);
+                                int failed, const std::string& csv_name, int kept = 0);
+
+// Merges one configuration's rows into a campaign's CSV (probes.csv, ladder.csv: keyed by "key",
+// with "status", "build" and "timestamp" columns). A failure never replaces earlier ok rows of
+// its key (CsvMergeOptions::failures_keep_ok_rows): they stay, and a note names the file, the
+// key, how many rows stayed and their build and time ("gpuroof: note: LABEL: ...").
+CsvMergeResult MergeCampaignRows(const std::filesystem::path& csv,
+                                 const std::vector<std::string>& header,
+                                 const std::vector<std::vector<std::string>>& rows,
+                                 const std::string& label, CampaignSystem& system);
 
 // "[3/8] cap1700: 41 s elapsed, about 68 s left" on stderr, only when it is a terminal.
 class Progress {

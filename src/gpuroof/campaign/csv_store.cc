@@ -4,8 +4,10 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -114,14 +116,24 @@ CsvTable ParseCsv(std::string_view text, const std::string& source) {
   return table;
 }
 
-CsvTable ReadCsvFile(const std::filesystem::path& path) {
+namespace {
+
+// The file's text; nothing when it is absent. Throws InputError when it cannot be read.
+std::optional<std::string> ReadFileText(const std::filesystem::path& path) {
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return {};
+  if (!std::filesystem::exists(path, ec)) return std::nullopt;
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path.string(), std::string("cannot read: ") + std::strerror(errno));
   std::ostringstream text;
   text << in.rdbuf();
-  return ParseCsv(text.str(), path.string());
+  return text.str();
+}
+
+}  // namespace
+
+CsvTable ReadCsvFile(const std::filesystem::path& path) {
+  std::optional<std::string> text = ReadFileText(path);
+  return text ? ParseCsv(*text, path.string()) : CsvTable{};
 }
 
 namespace {
@@ -150,31 +162,63 @@ void CheckCsvHeader(const std::filesystem::path& path, const std::vector<std::st
   RequireHeader(path, ReadCsvFile(path), header);
 }
 
-void MergeCsvRows(const std::filesystem::path& path, const std::vector<std::string>& header,
-                  const std::string& key_column,
-                  const std::vector<std::vector<std::string>>& rows) {
+CsvMergeResult MergeCsvRows(const std::filesystem::path& path,
+                            const std::vector<std::string>& header, const std::string& key_column,
+                            const std::vector<std::vector<std::string>>& rows,
+                            const CsvMergeOptions& options) {
   auto key_it = std::find(header.begin(), header.end(), key_column);
   if (key_it == header.end()) throw std::logic_error("MergeCsvRows: key column not in header");
   const size_t key = static_cast<size_t>(key_it - header.begin());
+  auto status_it = std::find(header.begin(), header.end(), "status");
+  if (options.failures_keep_ok_rows && status_it == header.end())
+    throw std::logic_error("MergeCsvRows: failures_keep_ok_rows needs a status column");
+  const size_t status = static_cast<size_t>(status_it - header.begin());
   std::filesystem::path folder = path.parent_path().empty() ? "." : path.parent_path();
   FileLock lock(folder);
-  CsvTable table = ReadCsvFile(path);
+  const std::optional<std::string> old_text = ReadFileText(path);
+  CsvTable table = old_text ? ParseCsv(*old_text, path.string()) : CsvTable{};
   RequireHeader(path, table, header);
+  for (auto& row : table.rows)
+    row.resize(header.size());  // an older file's rows: empty cells for the newer columns
   std::set<std::string> replaced;
   for (const auto& row : rows)
     replaced.insert(row.at(key));
+  CsvMergeResult result;
+  if (options.failures_keep_ok_rows) {
+    // A key whose new rows are all failures keeps its existing rows when one of them is ok.
+    std::set<std::string> has_new_ok;
+    std::set<std::string> has_old_ok;
+    for (const auto& row : rows) {
+      if (row.at(status) == "ok") has_new_ok.insert(row.at(key));
+    }
+    for (const auto& row : table.rows) {
+      if (row[status] == "ok") has_old_ok.insert(row[key]);
+    }
+    for (const std::string& name : has_old_ok) {
+      if (replaced.count(name) == 0 || has_new_ok.count(name) != 0) continue;
+      replaced.erase(name);
+      CsvKeptRows kept{name, {}};
+      for (const auto& row : table.rows) {
+        if (row[key] == name) kept.rows.push_back(row);
+      }
+      result.kept.push_back(std::move(kept));
+    }
+  }
   std::vector<std::vector<std::string>> merged;
   for (auto& row : table.rows) {
-    row.resize(header.size());  // an older file's rows: empty cells for the newer columns
     if (replaced.count(row[key]) == 0) merged.push_back(std::move(row));
   }
-  merged.insert(merged.end(), rows.begin(), rows.end());
+  for (const auto& row : rows) {
+    if (replaced.count(row.at(key)) != 0) merged.push_back(row);
+  }
   std::stable_sort(merged.begin(), merged.end(),
                    [key](const auto& a, const auto& b) { return a[key] < b[key]; });
   std::string content = CsvLine(header);
   for (const auto& row : merged)
     content += CsvLine(row);
+  result.changed = !old_text || *old_text != content;
   WriteFileAtomically(path, content);
+  return result;
 }
 
 }  // namespace gpuroof

@@ -29,15 +29,38 @@ CsvTable ReadCsvFile(const std::filesystem::path& path);
 // only ever appended.
 void CheckCsvHeader(const std::filesystem::path& path, const std::vector<std::string>& header);
 
+// How MergeCsvRows treats a key that already has rows.
+struct CsvMergeOptions {
+  // New rows whose `status` column is not "ok" (a failed re-run) do not replace existing rows of
+  // their key when those include an "ok" row: the existing rows stay and the new rows of that key
+  // are not written (CsvMergeResult::kept says so). A key with any new "ok" row is replaced as
+  // usual. Needs a "status" column in the header.
+  bool failures_keep_ok_rows = false;
+};
+
+// The existing rows of one key that stayed instead of a failure (failures_keep_ok_rows).
+struct CsvKeptRows {
+  std::string key;
+  std::vector<std::vector<std::string>> rows;  // as in the file, one cell per header column
+};
+
+struct CsvMergeResult {
+  std::vector<CsvKeptRows> kept;  // by key; empty unless failures_keep_ok_rows kept rows
+  bool changed = true;            // false when the file was rewritten with the same content
+};
+
 // Merges `rows` into the CSV at `path`, keyed by `key_column`: existing rows whose key is among
 // the new rows' keys are dropped, the new rows are added, and rows are ordered by key (stable, so
-// the rows of one key keep their order). The read-merge-write runs under an exclusive flock on
-// `<folder>/.<name>.lock`, and the file is replaced through a temporary file and a rename, so two
-// writers never lose each other's rows and an interrupted run leaves the previous file whole.
-// Throws InputError naming `path` when it holds a different header (it is never overwritten) or
-// cannot be written. A file with an older header (a proper prefix of `header`) is rewritten with
-// `header`, its rows given empty cells for the newer columns.
-void MergeCsvRows(const std::filesystem::path& path, const std::vector<std::string>& header,
-                  const std::string& key_column, const std::vector<std::vector<std::string>>& rows);
+// the rows of one key keep their order); `options` may keep earlier good rows instead of a
+// failure. The read-merge-write runs under an exclusive flock on the folder, and the file is
+// replaced through a temporary file and a rename, so two writers never lose each other's rows and
+// an interrupted run leaves the previous file whole. Throws InputError naming `path` when it
+// holds a different header (it is never overwritten) or cannot be written. A file with an older
+// header (a proper prefix of `header`) is rewritten with `header`, its rows given empty cells for
+// the newer columns.
+CsvMergeResult MergeCsvRows(const std::filesystem::path& path,
+                            const std::vector<std::string>& header, const std::string& key_column,
+                            const std::vector<std::vector<std::string>>& rows,
+                            const CsvMergeOptions& options = {});
 
 }  // namespace gpuroof

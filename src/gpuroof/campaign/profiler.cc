@@ -13,6 +13,7 @@
 #include "gpuroof/readers/nsys_report_export.h"
 #include "gpuroof/readers/reader_registry.h"
 #include "gpuroof/recorder/recorder_launch.h"
+#include "gpuroof/recorder/recorder_warnings.h"
 
 namespace gpuroof {
 
@@ -216,13 +217,14 @@ ProfiledRun RunRecordProfiler(const SweepSpec& spec, const PlannedRun& planned,
   ThrowIfTerminated();  // the scratch folder goes with `scratch`
   if (result.exit_code != 0) return Failed(result, "the command");
   run.wall_ns = result.wall_ns;
+  // What each process's recorder left is said as `gpuroof record` says it: a missing trace (the
+  // process killed while recording, or its recorder failed) and what makes a written trace less
+  // than the whole truth make the row not quotable.
   std::vector<std::string> unwritten;
   for (const recorder::RecordedTrace& recorded :
        recorder::CollectRecordedTraces(scratch.path(), result.pid)) {
     if (recorded.file.empty()) {
-      unwritten.push_back(
-          fmt::format("the recorder in process {} wrote no trace: {}", recorded.pid,
-                      recorded.status.error.empty() ? "no status" : recorded.status.error));
+      unwritten.push_back(recorder::MissingTraceText(recorded));
       continue;
     }
     const std::filesystem::path target =
@@ -231,12 +233,8 @@ ProfiledRun RunRecordProfiler(const SweepSpec& spec, const PlannedRun& planned,
     if (!Publish(recorded.file, target, run)) return run;
     if (run.trace.empty()) run.trace = target;
     run.artifacts.push_back({target, "trace"});
-    if (recorded.status.dropped > 0) {
-      run.warnings.push_back(
-          fmt::format("the recorder dropped {} records in process {}: the "
-                      "trace undercounts GPU work",
-                      recorded.status.dropped, recorded.pid));
-    }
+    for (std::string& warning : recorder::RecordedTraceWarnings(recorded, target))
+      run.warnings.push_back(std::move(warning));
   }
   if (run.trace.empty()) {
     run.error = unwritten.empty()

@@ -24,8 +24,10 @@ struct ProfiledRun {
   std::filesystem::path trace;  // the SQLite trace to analyse, when ok
   std::vector<Artifact> artifacts;
   int64_t wall_ns = 0;  // the profiled process, profiler included: never a throughput
-  // What makes the trace less than the whole truth although the run succeeded (records the
-  // recorder dropped): the row carries them and is not quotable.
+  // What makes the trace less than the whole truth although the run succeeded (profiler
+  // "record": what `gpuroof record` warns about, e.g. dropped records, records without
+  // timestamps, kinds not recorded, a process killed while recording): the row carries them and
+  // is not quotable.
   std::vector<std::string> warnings;
 };
 

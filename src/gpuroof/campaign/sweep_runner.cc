@@ -146,7 +146,10 @@ SweepOutcome RunSweep(const CampaignSession& session, bool resume, CampaignSyste
     // The trace and its manifest row first, then the probes row that refers to them.
     RecordArtifacts(session.results, profiled.artifacts, run.label, session.env.build, produced_by,
                     base.timestamp);
-    MergeCsvRows(probes, ProbesHeader(), "key", cells);
+    // A failure never replaces the earlier ok rows of its key: they still describe the trace
+    // that is still there.
+    if (!MergeCampaignRows(probes, ProbesHeader(), cells, run.label, system).kept.empty())
+      ++outcome.kept_earlier;
     outcome.rows.insert(outcome.rows.end(), rows.begin(), rows.end());
   }
   return outcome;
@@ -188,7 +191,8 @@ std::string RenderSweepTable(const SweepOutcome& outcome) {
          FixedDouble(row.roofline_us_per_unit, 2), FixedDouble(row.roofline_units_per_s, 1),
          row.quotable ? "yes" : "no"}));
   }
-  return RenderCampaignTable(outcome.results, table, outcome.failed, "probes.csv");
+  return RenderCampaignTable(outcome.results, table, outcome.failed, "probes.csv",
+                             outcome.kept_earlier);
 }
 
 }  // namespace gpuroof

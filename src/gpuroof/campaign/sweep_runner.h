@@ -12,12 +12,14 @@ struct SweepOutcome {
   std::filesystem::path results;
   std::vector<ProbeRow> rows;  // this invocation's rows, in run order
   int failed = 0;              // configurations that failed (their rows say why)
+  int kept_earlier = 0;        // of those, failures not written over earlier ok rows of the key
   int skipped = 0;             // --resume: configurations whose rows were already there
 };
 
 // Runs every planned configuration under the profiler, analyses each trace and merges its rows
 // into probes.csv and its artifacts into manifest.csv as soon as it finishes, so an interrupted
-// sweep keeps every finished row. A failed configuration is recorded and the sweep goes on.
+// sweep keeps every finished row. A failed configuration is recorded (its row replaces no
+// earlier ok rows of its key: those stay, and a note says so) and the sweep goes on.
 // `resume` skips configurations whose ok rows exist with the same build. Writes env.json.
 SweepOutcome RunSweep(const CampaignSession& session, bool resume, CampaignSystem& system);
 

@@ -17,6 +17,11 @@ std::string ShortestDouble(const std::optional<double>& value) {
 
 std::string FixedDouble(const std::optional<double>& value, int decimals) {
   if (!value || !std::isfinite(*value)) return "-";
+  // A non-zero value that would round to zero says how small it is: a cost is never "0.00".
+  const double step = std::pow(10.0, -decimals);
+  if (*value != 0 && std::fabs(*value) < step / 2) {
+    return (*value < 0 ? ">-" : "<") + fmt::format("{:.{}f}", step, decimals);
+  }
   return fmt::format("{:.{}f}", *value, decimals);
 }
 

@@ -11,7 +11,8 @@ std::string ShortestDouble(double value);
 // Unset values give "" (an empty CSV cell).
 std::string ShortestDouble(const std::optional<double>& value);
 
-// Fixed decimals for human tables; unset values give "-".
+// Fixed decimals for human tables; unset values give "-"; a non-zero value that would round to
+// zero gives the smallest step ("<0.01" with 2 decimals), never "0.00".
 std::string FixedDouble(const std::optional<double>& value, int decimals);
 
 // Human-readable bytes in SI units ("131.07 MB").

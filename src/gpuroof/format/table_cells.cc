@@ -17,6 +17,11 @@ double Magnitude(const TableCell& cell) {
   return 0.0;
 }
 
+// `value` in the column's unit and decimals (FixedDouble: a non-zero value never prints as zero).
+std::string ScaledNumber(double value, const ColumnScale& scale) {
+  return FixedDouble(value / scale.divisor, scale.decimals);
+}
+
 std::string JoinList(const Dim3& values) {
   return fmt::format("{}", fmt::join(values, ","));
 }
@@ -69,9 +74,9 @@ std::string HumanCell(const TableCell& cell, const ColumnScale& scale) {
   if (const auto* list = std::get_if<Dim3>(&cell)) return JoinList(*list);
   if (const auto* i = std::get_if<int64_t>(&cell)) {
     if (scale.divisor == 1.0 && scale.decimals == 0) return std::to_string(*i);
-    return FixedDouble(static_cast<double>(*i) / scale.divisor, scale.decimals);
+    return ScaledNumber(static_cast<double>(*i), scale);
   }
-  return FixedDouble(std::get<double>(cell) / scale.divisor, scale.decimals);
+  return ScaledNumber(std::get<double>(cell), scale);
 }
 
 std::string PreciseCell(const TableCell& cell) {

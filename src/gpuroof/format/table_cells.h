@@ -22,7 +22,8 @@ ColumnScale PickColumnScale(const Table& table, size_t column);
 // '/' follows the unit ("us/frame").
 std::string HumanHeader(const TableColumn& column, const ColumnScale& scale);
 
-// A cell for humans: rescaled, rounded to the scale's decimals; unset cells are "-".
+// A cell for humans: rescaled, rounded to the scale's decimals; unset cells are "-"; a non-zero
+// value that would round to zero is "<0.001" (the smallest step of its decimals), never "0.000".
 std::string HumanCell(const TableCell& cell, const ColumnScale& scale);
 
 // A cell for CSV and machines: full precision, base units, unset cells empty, lists "a,b,c".

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <exception>
 #include <functional>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 #include <thread>
 #include <unordered_map>
 
@@ -502,9 +504,52 @@ class FileStrings {
   std::unordered_map<int64_t, std::string> strings_;
 };
 
+// Name ids a row referred to that StringIds lacks (a damaged or hand-edited export). Their names
+// are shown as "<string ID>", and the trace says how many, where (docs/formats.md, "Inputs").
+struct MissingStrings {
+  std::set<int64_t> op_names;  // kernel short and demangled names
+  std::set<int64_t> nvtx_names;
+  std::set<int64_t> api_names;
+};
+
+// The text of `id`, or "<string ID>" (remembered in `missing`) when the file has no such id.
+std::string StringOrPlaceholder(const FileStrings& strings, int64_t id,
+                                std::set<int64_t>& missing) {
+  const std::string* text = strings.Find(id);
+  if (text != nullptr) return *text;
+  missing.insert(id);
+  return fmt::format("<string {}>", id);
+}
+
+void NoteMissingStrings(const MissingStrings& missing, Diagnostics& diagnostics) {
+  std::vector<std::string> parts;
+  std::set<int64_t> all;
+  auto add = [&](const std::set<int64_t>& ids, std::string_view what) {
+    if (ids.empty()) return;
+    parts.push_back(fmt::format("{} {}{}", ids.size(), what, ids.size() == 1 ? "" : "s"));
+    all.insert(ids.begin(), ids.end());
+  };
+  add(missing.op_names, "kernel name");
+  add(missing.nvtx_names, "NVTX range name");
+  add(missing.api_names, "API function name");
+  if (all.empty()) return;
+  // A few ids are enough to find the rows; a file missing thousands would flood the line.
+  constexpr size_t kIdsShown = 5;
+  std::vector<int64_t> shown(
+      all.begin(),
+      std::next(all.begin(), static_cast<std::ptrdiff_t>(std::min(all.size(), kIdsShown))));
+  const bool one = all.size() == 1;
+  diagnostics.Note(fmt::format(
+      "StringIds: {} name id{} the file refers to {} missing ({}); those names are shown as "
+      "\"<string ID>\" (id{} {}{})",
+      all.size(), one ? "" : "s", one ? "is" : "are", fmt::join(parts, ", "), one ? "" : "s",
+      fmt::join(shown, ", "), all.size() > shown.size() ? ", ..." : ""));
+}
+
 struct NvtxResult {
   std::vector<NvtxRange> ranges;
   std::vector<std::string> names;  // parallel to ranges; interned after the threads join
+  std::set<int64_t> missing_names;
   Diagnostics diagnostics;
 };
 
@@ -560,8 +605,7 @@ void ReadNvtx(const std::filesystem::path& path, const FileStrings& strings, Nvt
     if (!row.IsNull(3)) {
       name = row.Text(3);
     } else if (!row.IsNull(4)) {
-      const std::string* text = strings.Find(row.Int64(4));
-      name = text != nullptr ? *text : fmt::format("<string {}>", row.Int64(4));
+      name = StringOrPlaceholder(strings, row.Int64(4), out.missing_names);
     }
     if (domain_id != 0) {
       auto it = domains.find({thread & kGlobalPidMask, domain_id});
@@ -752,20 +796,16 @@ void RunInParallel(std::vector<std::function<void()>>& jobs, int threads) {
       jobs.size(), [&](size_t i) { jobs[i](); }, count);
 }
 
-std::string StringOrPlaceholder(const FileStrings& strings, int64_t id) {
-  const std::string* text = strings.Find(id);
-  return text != nullptr ? *text : fmt::format("<string {}>", id);
-}
-
 // Joins the per-chunk stream and signature tables into the trace's, renumbering each block.
-void MergeChunks(std::vector<ChunkResult>& chunks, const FileStrings& strings, Trace& trace) {
+void MergeChunks(std::vector<ChunkResult>& chunks, const FileStrings& strings,
+                 std::set<int64_t>& missing_names, Trace& trace) {
   Interner<StreamInfo, StreamInfoHash> streams;
   std::unordered_map<int64_t, uint32_t> interned_names;
   auto intern = [&](int64_t file_id) -> uint32_t {
     if (file_id < 0) return 0;
     auto it = interned_names.find(file_id);
     if (it != interned_names.end()) return it->second;
-    uint32_t id = trace.strings.Intern(StringOrPlaceholder(strings, file_id));
+    uint32_t id = trace.strings.Intern(StringOrPlaceholder(strings, file_id, missing_names));
     interned_names.emplace(file_id, id);
     return id;
   };
@@ -833,7 +873,7 @@ std::string_view ApiFunctionName(std::string_view name) {
 }
 
 void InternApiCallNames(const FileStrings& strings, std::vector<ApiCall>& calls,
-                        StringTable& table) {
+                        std::set<int64_t>& missing_names, StringTable& table) {
   std::unordered_map<uint32_t, uint32_t> interned;
   for (ApiCall& call : calls) {
     if (call.name == kNoApiCallName) {
@@ -842,7 +882,8 @@ void InternApiCallNames(const FileStrings& strings, std::vector<ApiCall>& calls,
     }
     auto [it, inserted] = interned.try_emplace(call.name, 0);
     if (inserted) {
-      it->second = table.Intern(ApiFunctionName(StringOrPlaceholder(strings, call.name)));
+      it->second =
+          table.Intern(ApiFunctionName(StringOrPlaceholder(strings, call.name, missing_names)));
     }
     call.name = it->second;
   }
@@ -906,7 +947,8 @@ Trace ReadNsysSqlite(const std::filesystem::path& path, const NsysReadOptions& o
     jobs.emplace_back([&]() { api_calls = ReadNsysApiCalls(path, options.all_api_calls); });
   RunInParallel(jobs, threads);
 
-  MergeChunks(chunks, strings, trace);
+  MissingStrings missing;
+  MergeChunks(chunks, strings, missing.op_names, trace);
   if (has_nvtx) {
     for (size_t i = 0; i < nvtx.ranges.size(); ++i) {
       nvtx.ranges[i].name = trace.strings.Intern(nvtx.names[i]);
@@ -916,16 +958,18 @@ Trace ReadNsysSqlite(const std::filesystem::path& path, const NsysReadOptions& o
         trace.nvtx_ranges.begin(), trace.nvtx_ranges.end(),
         [](const NvtxRange& a, const NvtxRange& b) { return a.start_ns < b.start_ns; });
     trace.diagnostics.Merge(nvtx.diagnostics);
+    missing.nvtx_names = std::move(nvtx.missing_names);
   }
   if (read_api_calls) {
     if (options.launch_ends_only && !options.all_api_calls) {
       trace.launch_ends = LaunchEndsOf(api_calls.calls);
     } else {
-      InternApiCallNames(strings, api_calls.calls, trace.strings);
+      InternApiCallNames(strings, api_calls.calls, missing.api_names, trace.strings);
       trace.api_calls = std::move(api_calls.calls);
     }
     trace.diagnostics.Merge(api_calls.diagnostics);
   }
+  NoteMissingStrings(missing, trace.diagnostics);
   ClassifyCollectiveKernels(trace);
   return trace;
 }

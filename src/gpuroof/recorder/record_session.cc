@@ -7,6 +7,7 @@
 
 #include "gpuroof/model/errors.h"
 #include "gpuroof/recorder/recorder_launch.h"
+#include "gpuroof/recorder/recorder_warnings.h"
 
 namespace gpuroof::recorder {
 
@@ -47,15 +48,10 @@ RecordSessionResult RunRecordSession(const RecordSessionRequest& request, Proces
   int64_t finish_ns = 0;
   pid_t output_pid = 0;
   for (const RecordedTrace& trace : CollectRecordedTraces(scratch.path(), child.pid)) {
-    if (trace.lost) {
-      ++result.traces_lost;
-      warnings.push_back(fmt::format("warning: process {} {}", trace.pid, kLostTraceText));
-      continue;
-    }
+    if (trace.lost) ++result.traces_lost;
     if (trace.file.empty()) {
-      warnings.push_back(
-          fmt::format("the recorder in process {} wrote no trace: {}", trace.pid,
-                      trace.status.error.empty() ? "no status" : trace.status.error));
+      // A process killed while recording is a warning; what a recorder said is its own line.
+      warnings.push_back((trace.lost ? "warning: " : "") + MissingTraceText(trace));
       continue;
     }
     const fs::path target =
@@ -73,34 +69,8 @@ RecordSessionResult RunRecordSession(const RecordSessionRequest& request, Proces
     }
     kept.push_back(fmt::format("{} records written to {} ({} dropped)", trace.status.records,
                                target.string(), trace.status.dropped));
-    const RecorderStatus& status = trace.status;
-    if (status.records == 0) {
-      warnings.push_back(fmt::format(
-          "warning: the trace of process {} ({}) has 0 records: it ran no GPU work that was "
-          "recorded",
-          trace.pid, target.string()));
-    }
-    if (status.dropped > 0) {
-      warnings.push_back(fmt::format(
-          "warning: {} records were DROPPED in process {}; the trace undercounts GPU work",
-          status.dropped, trace.pid));
-    }
-    if (status.failed_buffer_requests > 0) {
-      warnings.push_back(fmt::format(
-          "warning: the recorder in process {} had no free buffer for CUPTI {} times (the "
-          "records lost that way are among the dropped ones)",
-          trace.pid, status.failed_buffer_requests));
-    }
-    if (status.zero_timestamps > 0) {
-      warnings.push_back(fmt::format(
-          "warning: {} records in process {} had no timestamps (still on the GPU at exit, or the "
-          "device buffer was too small) and were left out; the trace undercounts GPU work",
-          status.zero_timestamps, trace.pid));
-    }
-    for (const std::string& kind : status.unrecorded) {
-      warnings.push_back(fmt::format(
-          "warning: process {} recorded no {} records; the rest was recorded", trace.pid, kind));
-    }
+    for (const std::string& warning : RecordedTraceWarnings(trace, target))
+      warnings.push_back("warning: " + warning);
   }
   if (!siblings.empty()) {
     warnings.push_back(fmt::format(

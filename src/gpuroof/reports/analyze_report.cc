@@ -148,6 +148,10 @@ std::string PluralUnit(const std::string& unit) {
   return unit + "s";
 }
 
+std::string HeadroomFactorText(const Headroom& headroom) {
+  return headroom.factor ? fmt::format("{:.2f}x", *headroom.factor) : "unbounded";
+}
+
 std::string ReadingLine(const DeviceLoad& device, const Roofline& roofline) {
   if (device.any_ops == 0) return "no GPU op in the window.";
   if (!roofline.has_bottleneck) return "no engine was busy in the window (every op takes no time).";
@@ -221,10 +225,10 @@ std::string RenderAnalyzeText(const AnalyzeReport& report) {
             const Headroom& h = roofline.headroom[i];
             line += i == 0 ? " " : ", ";
             if (roofline.per_unit_us) {
-              line += fmt::format("{} +{:.3f} us/{} ({:.2f}x)", EngineName(h.engine),
-                                  h.per_unit_gap_us, unit, h.factor);
+              line += fmt::format("{} +{:.3f} us/{} ({})", EngineName(h.engine), h.per_unit_gap_us,
+                                  unit, HeadroomFactorText(h));
             } else {
-              line += fmt::format("{} {:.2f}x", EngineName(h.engine), h.factor);
+              line += fmt::format("{} {}", EngineName(h.engine), HeadroomFactorText(h));
             }
           }
           out += line + "\n";

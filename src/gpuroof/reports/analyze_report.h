@@ -49,6 +49,10 @@ std::string RenderAnalyzeJson(const AnalyzeReport& report);
 // grows past that."
 std::string ReadingLine(const DeviceLoad& device, const Roofline& roofline);
 
+// A headroom factor as text and the page show it: "2.90x", or "unbounded" when the engine's busy
+// time is 0 (docs/metrics.md, "Roofline").
+std::string HeadroomFactorText(const Headroom& headroom);
+
 // "frames" for "frame", "batches" for "batch".
 std::string PluralUnit(const std::string& unit);
 

@@ -243,6 +243,7 @@ std::string RenderHistoryLine(const HistoryEntry& entry, const std::string& path
   std::string line = "{\"schema\": \"gpuroof.compare-history/1\", \"path\": " + JsonQuote(path) +
                      ", \"device\": " + JsonQuote(entry.device) +
                      ", \"iteration_range\": " + JsonQuote(entry.iteration_range) +
+                     ", \"kernel_key\": " + JsonQuote(entry.kernel_key) +
                      ", \"rules\": " + std::to_string(entry.rules) + ", \"metrics\": {";
   bool first = true;
   for (const auto& [id, median] : entry.medians) {

@@ -44,7 +44,8 @@ std::string StepsCell(const Finding& f) {
   return fmt::format("{}-{} (worst {})", s.first_step, s.last_step, s.worst_step);
 }
 
-// The text footer's per-step line.
+}  // namespace
+
 std::string PerStepLine(const FindingPerStep& s) {
   std::string line =
       fmt::format("  per step: {} over {} step{} ({})", HumanDurationNs(s.cost_per_step_ns),
@@ -60,8 +61,6 @@ std::string PerStepLine(const FindingPerStep& s) {
   }
   return line;
 }
-
-}  // namespace
 
 std::string FindingsDroppedLine(const FindingsResult& result, const FindingThresholds& thresholds) {
   return fmt::format(

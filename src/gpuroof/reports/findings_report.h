@@ -24,6 +24,9 @@ struct FindingsReport {
 // cost_per_step_ns (empty without steps), steps ("3-7 (worst 5)"), title, evidence, advice. Also
 // the report page's findings table.
 Table FindingTable(const FindingsResult& result);
+// "  per step: 151.569 ms over 5 steps ('ProfilerStep#*'); in 5 steps, 1 to 5, worst step 3
+// (136.937 ms); 98.135 ms outside every step": the text footer's line, the HTML page's too.
+std::string PerStepLine(const FindingPerStep& s);
 // "2 findings below --min-cost-pct 1 (% of the device window) left out".
 std::string FindingsDroppedLine(const FindingsResult& result, const FindingThresholds& thresholds);
 

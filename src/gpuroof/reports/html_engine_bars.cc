@@ -56,7 +56,7 @@ std::string BarTitle(const DeviceLoad& device, const EngineLoad& load, const Roo
     title += "; the bottleneck";
   }
   for (const Headroom& h : roofline.headroom) {
-    if (h.engine == load.engine) title += fmt::format("; headroom {:.2f}x", h.factor);
+    if (h.engine == load.engine) title += "; headroom " + HeadroomFactorText(h);
   }
   return title;
 }

@@ -4,6 +4,7 @@
 #include <span>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "gpuroof/analyses/roofline.h"
 #include "gpuroof/format/html_writer.h"
@@ -133,15 +134,25 @@ void WriteEngineBars(HtmlWriter& html, const HtmlReport& report) {
     }
   }
   EngineBarsLayout layout = LayoutEngineBars(groups);
+  // Per-unit bars need units on every device (one scale); say which lack them when some do.
+  std::vector<std::string> without_units;
+  for (const BarGroupInput& group : groups) {
+    if (!group.device->units || *group.device->units <= 0) without_units.push_back(group.label);
+  }
+  const std::string why_busy = without_units.size() < groups.size() && !without_units.empty()
+                                   ? fmt::format("no units on {}, so every bar shows busy time",
+                                                 fmt::join(without_units, ", "))
+                                   : "give --units for per-unit bars";
   html.Element("p",
                layout.per_unit
-                   ? "Busy time per unit of every engine (the union of its ops in the window, "
-                     "divided by the units); the tallest bar binds, and the roofline is drawn "
-                     "at it. Labels above the other bars: headroom, how much longer each could "
-                     "get before it binds."
-                   : "Busy time of every engine in the window (give --units for per-unit bars); "
-                     "the tallest bar binds, and the roofline is drawn at it. Labels above the "
-                     "other bars: headroom, how much longer each could get before it binds.",
+                   ? std::string("Busy time per unit of every engine (the union of its ops in "
+                                 "the window, divided by the units); the tallest bar binds, and "
+                                 "the roofline is drawn at it. Labels above the other bars: "
+                                 "headroom, how much longer each could get before it binds.")
+                   : fmt::format("Busy time of every engine in the window ({}); the tallest bar "
+                                 "binds, and the roofline is drawn at it. Labels above the other "
+                                 "bars: headroom, how much longer each could get before it binds.",
+                                 why_busy),
                {{"class", "explain"}});
   html.Open("div", {{"class", "figure"}}).Raw(RenderEngineBarsSvg(layout)).Close("div");
   html.Open("ul", {{"class", "readings"}});
@@ -232,6 +243,7 @@ void WriteTimelines(HtmlWriter& html, const HtmlReport& report) {
       TimelineInput input;
       input.timeline = &timeline;
       input.window = &device->window;
+      input.origin_ns = reported.trace->FirstGpuOpNs();
       const DeviceGaps* gaps = FindDevice(reported.gaps, timeline.device_id);
       if (gaps != nullptr) {
         size_t n = std::min(report.highlighted_gaps, gaps->gaps.size());
@@ -287,6 +299,15 @@ void WriteKernelsAndCopies(HtmlWriter& html, const HtmlReport& report) {
                                    HumanDurationNs(static_cast<double>(kernels->omitted_total_ns))),
                        {{"class", "meta"}});
         }
+        if (kernels->graph_ops > 0) {
+          html.Element(
+              "p",
+              fmt::format("not listed: {} ({} busy): CUDA graphs "
+                          "traced as whole graphs, their kernels not one by one",
+                          CountOf(kernels->graph_ops, "whole-graph launch", "whole-graph launches"),
+                          HumanDurationNs(static_cast<double>(kernels->graph_busy_ns))),
+              {{"class", "meta"}});
+        }
       }
       if (copies != nullptr && !copies->rows.empty()) {
         WriteTableHtml(html, CopyTable(*copies), "copies");
@@ -326,9 +347,9 @@ void WriteRanges(HtmlWriter& html, const HtmlReport& report) {
       "(gpuroof ranges); the bottleneck is the engine with the most busy time per "
       "instance.",
       [&](const RangeSummary& summary) {
-        if (!summary.method_note.empty()) {
-          html.Element("p", "note: " + summary.method_note, {{"class", "note"}});
-        }
+        // What the attribution left out or assumed, as `gpuroof ranges` says it.
+        for (const std::string& note : RangeSummaryNotes(summary))
+          html.Element("p", note, {{"class", "note"}});
         TableHtmlOptions view;
         view.columns = {"range_shown",
                         "instances",
@@ -354,9 +375,13 @@ void WriteRanks(HtmlWriter& html, const HtmlReport& report) {
   if (!report.ranks) return;
   const RankSetAnalysis& ranks = *report.ranks;
   html.Element("h2", "Ranks");
-  html.Element(
-      "p", fmt::format("{} ranks; busy and idle figures are means per step", ranks.ranks.size()),
-      {{"class", "meta"}});
+  html.Element("p", fmt::format("{} ranks", ranks.ranks.size()), {{"class", "meta"}});
+  // What the table rests on (steps, how ranks were identified, work not counted), as `gpuroof
+  // ranks` says it.
+  for (const std::string& line : RankSetPreamble(ranks)) {
+    const bool note = line.starts_with("note: ");
+    html.Element("p", line, {{"class", note ? "note" : "meta"}});
+  }
   for (const std::string& note : report.rank_notes)
     html.Element("p", "note: " + note, {{"class", "note"}});
   for (const std::string& warning : ranks.warnings)
@@ -378,11 +403,15 @@ void WriteRanks(HtmlWriter& html, const HtmlReport& report) {
 // window): costliest first, with the evidence and what to do; "no findings" when none fired.
 void WriteFindings(HtmlWriter& html, const HtmlReport& report) {
   const FindingThresholds defaults;
+  const std::string window =
+      report.findings_window_differs
+          ? fmt::format("window {}, not the ranges' work the bars show", report.window_text)
+          : std::string("the page's window");
   WritePerTracePart(
       html, report, &ReportedTrace::findings, "Findings",
-      "What to fix, costliest first (gpuroof findings, default thresholds, the page's "
-      "window): cost is the GPU time idle or serialised because of it "
-      "(docs/findings.md).",
+      fmt::format("What to fix, costliest first (gpuroof findings, default thresholds, {}): cost "
+                  "is the GPU time idle or serialised because of it (docs/findings.md).",
+                  window),
       [&](const FindingsResult& result) {
         for (const std::string& note : result.notes)
           html.Element("p", "note: " + note, {{"class", "note"}});
@@ -399,6 +428,16 @@ void WriteFindings(HtmlWriter& html, const HtmlReport& report) {
           }
           view.columns.insert(view.columns.end(), {"evidence", "advice"});
           WriteTableHtml(html, FindingTable(result), "findings", view);
+          // cost/step spreads the whole cost over the steps: where it fell, the worst step and
+          // the part outside every step, as `gpuroof findings` says (its line less the indent).
+          for (const Finding& f : result.findings) {
+            if (f.per_step) {
+              html.Element("p",
+                           fmt::format("{}, device {}: {}", f.id, f.device_id,
+                                       PerStepLine(*f.per_step).substr(2)),
+                           {{"class", "meta"}});
+            }
+          }
         }
         if (result.below_min_cost > 0) {
           html.Element("p", FindingsDroppedLine(result, defaults), {{"class", "meta"}});

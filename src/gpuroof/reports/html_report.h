@@ -67,6 +67,9 @@ struct HtmlReport {
   // the rank table, the stragglers and the widest collective skew (docs/metrics.md, "Ranks").
   std::optional<RankSetAnalysis> ranks;
   std::vector<std::string> rank_notes;  // traces left out of the rank section, and why
+  // NVTX units narrow the bars' window to the ranges' work, not the findings' (they resolve
+  // --window as `gpuroof findings` does): the findings section says so.
+  bool findings_window_differs = false;
 };
 
 // One self-contained HTML page (docs/formats.md, "report"): inline CSS and SVG, no script, no

@@ -7,6 +7,7 @@
 
 #include "gpuroof/format/number_format.h"
 #include "gpuroof/reports/html_svg.h"
+#include "gpuroof/reports/report_text.h"
 
 namespace gpuroof {
 
@@ -112,8 +113,8 @@ std::string RenderTimelineSvg(const TimelineInput& input) {
     svg.Rect(x0, kTopMargin, std::max(x1 - x0, 1.0), lanes_bottom - kTopMargin, "gap",
              fmt::format("gap {}: {} idle from {} (after {}, before {})", g + 1,
                          HumanDurationNs(static_cast<double>(gap.duration_ns())),
-                         HumanDurationNs(static_cast<double>(gap.start_ns - timeline.start_ns)),
-                         gap.before.label, gap.after.label));
+                         RelativeTime(gap.start_ns, input.origin_ns), gap.before.label,
+                         gap.after.label));
   }
   // With --window steady the window starts where the warm-up ends: say so on the marker.
   Marker(svg, window_x0, kTopMargin, lanes_bottom,
@@ -126,12 +127,14 @@ std::string RenderTimelineSvg(const TimelineInput& input) {
     svg.Line(x, kTopMargin, x, lanes_bottom, "steady");
     svg.Text(x + 3, kTopMargin + 11, "steady from", "steady-label", "start");
   }
-  // Time axis: five ticks from the range start.
+  // Time axis: five ticks over the range, after the trace's first GPU op.
   for (int tick = 0; tick <= 4; ++tick) {
     double x = kLeftMargin + kPlotWidth * tick / 4.0;
     svg.Line(x, lanes_bottom, x, lanes_bottom + 4, "axis");
     svg.Text(x, lanes_bottom + 16,
-             HumanDurationNs(static_cast<double>(scale.length_ns) * tick / 4.0), "tick",
+             HumanDurationNs(static_cast<double>(timeline.start_ns - input.origin_ns) +
+                             static_cast<double>(scale.length_ns) * tick / 4.0),
+             "tick",
              tick == 0   ? "start"
              : tick == 4 ? "end"
                          : "middle");

@@ -23,6 +23,9 @@ struct TimelineInput {
   // Where MSER-5 finds the warm-up over (analyses/steady_state.h), when the window is not
   // already the steady one: a dotted line labelled "steady from" inside the plot.
   std::optional<int64_t> steady_start_ns;
+  // The trace's first GPU op (Trace::FirstGpuOpNs): gap times and axis ticks count from it, as
+  // every other time on the page and `gpuroof gaps` do (a device that starts late reads late).
+  int64_t origin_ns = 0;
 };
 
 // One swimlane per engine busy in the range: in each bin a bar whose height is the engine's busy

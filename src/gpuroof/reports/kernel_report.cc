@@ -90,6 +90,15 @@ ReportDocument KernelDocument(const KernelReport& report) {
                                 HumanDurationNs(static_cast<double>(device.comm_busy_ns)));
         }
         section.preamble.push_back(totals);
+        if (device.graph_ops > 0) {
+          // Their time is compute (analyze's graph engine) but no row can show it.
+          section.preamble.push_back(fmt::format(
+              "not listed: {} (engine graph) · sum {} · busy {}: CUDA graphs traced as whole "
+              "graphs, their kernels not one by one (nsys --cuda-graph-trace=node lists them)",
+              CountOf(device.graph_ops, "whole-graph launch", "whole-graph launches"),
+              HumanDurationNs(static_cast<double>(device.graph_sum_ns)),
+              HumanDurationNs(static_cast<double>(device.graph_busy_ns))));
+        }
         section.table = KernelTable(device, report.key);
         if (device.omitted_keys > 0) {
           section.footer.push_back(
@@ -114,6 +123,9 @@ std::string RenderKernelJson(const KernelReport& report) {
     json.Key("comm_ops").Int(device.comm_ops);
     json.Key("comm_sum_ns").Int(device.comm_sum_ns);
     json.Key("comm_busy_ns").Int(device.comm_busy_ns);
+    json.Key("graph_ops").Int(device.graph_ops);
+    json.Key("graph_sum_ns").Int(device.graph_sum_ns);
+    json.Key("graph_busy_ns").Int(device.graph_busy_ns);
     json.Key("keys").Int(device.key_count);
     json.Key("omitted").BeginObject();
     json.Key("keys").Int(device.omitted_keys);

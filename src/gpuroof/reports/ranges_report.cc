@@ -179,6 +179,27 @@ Table GroupTable(const RangeSummary& summary) {
   return table;
 }
 
+std::vector<std::string> RangeSummaryNotes(const RangeSummary& summary) {
+  std::vector<std::string> notes;
+  if (!summary.method_note.empty()) notes.push_back("note: " + summary.method_note);
+  if (!summary.resolved.empty()) notes.push_back("range: " + summary.resolved);
+  for (const RangeGroup& group : summary.groups) {
+    if (group.on_gpu || group.method != AttributionMethod::kLaunchCorrelation) continue;
+    if (group.scope == RangeScope::kProcess) {
+      notes.push_back(fmt::format("'{}': launches by any thread of the process count", group.name));
+    } else if (group.other_thread_ops > 0) {
+      notes.push_back(
+          fmt::format("note: '{}': {}", group.name, OtherThreadNote(group.other_thread_ops)));
+    }
+  }
+  if (summary.unmatched_ops > 0) {
+    notes.push_back(
+        fmt::format("note: {} GPU op{} launched by no API call in the trace (not attributed)",
+                    summary.unmatched_ops, summary.unmatched_ops == 1 ? " was" : "s were"));
+  }
+  return notes;
+}
+
 ReportDocument RangesDocument(const RangesReport& report) {
   ReportDocument document = PerTraceDocument(
       report, report.name.empty() ? GroupColumns() : InstanceColumns(),
@@ -186,24 +207,8 @@ ReportDocument RangesDocument(const RangesReport& report) {
         const RangeSummary& summary = ranges.result;
         section.heading = fmt::format("{} · NVTX ranges · GPU work by {}", ranges.trace->source,
                                       MethodName(summary.method));
-        if (!summary.method_note.empty())
-          section.preamble.push_back("note: " + summary.method_note);
-        if (!summary.resolved.empty()) section.preamble.push_back("range: " + summary.resolved);
-        for (const RangeGroup& group : summary.groups) {
-          if (group.on_gpu || group.method != AttributionMethod::kLaunchCorrelation) continue;
-          if (group.scope == RangeScope::kProcess) {
-            section.preamble.push_back(
-                fmt::format("'{}': launches by any thread of the process count", group.name));
-          } else if (group.other_thread_ops > 0) {
-            section.preamble.push_back(
-                fmt::format("note: '{}': {}", group.name, OtherThreadNote(group.other_thread_ops)));
-          }
-        }
-        if (summary.unmatched_ops > 0) {
-          section.preamble.push_back(
-              fmt::format("note: {} GPU op{} launched by no API call in the trace (not attributed)",
-                          summary.unmatched_ops, summary.unmatched_ops == 1 ? " was" : "s were"));
-        }
+        std::vector<std::string> notes = RangeSummaryNotes(summary);
+        section.preamble.insert(section.preamble.end(), notes.begin(), notes.end());
         section.table =
             report.name.empty() ? GroupTable(summary) : InstanceTable(*ranges.trace, summary);
         section.preamble.push_back(report.name.empty()

@@ -23,6 +23,11 @@ struct RangesReport {
 // engines that have work (docs/formats.md).
 // One row per range name on the table model: the table `ranges` prints, the HTML report shows.
 Table GroupTable(const RangeSummary& summary);
+// What the attribution left out or assumed, one line each ("note: ..." for the method, other
+// threads' launches not counted, ops launched by no API call; "range: ..." for the resolved
+// instance; which ranges count any thread's launches): the ranges text and the HTML page both
+// show them.
+std::vector<std::string> RangeSummaryNotes(const RangeSummary& summary);
 // Text, CSV and Markdown render this document (format/report_document.h).
 ReportDocument RangesDocument(const RangesReport& report);
 // Schema "gpuroof.ranges/1" (docs/formats.md).

@@ -1,6 +1,10 @@
 #include "gpuroof/reports/ranks_report.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <map>
+#include <string_view>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -25,8 +29,13 @@ std::vector<TableColumn> RankColumns() {
       MakeColumn("rank_from", "rank from", U::kText, ColumnRole::kLabel).NotInText(),
       MakeColumn("format", "format", U::kText, ColumnRole::kLabel).NotInText(),
       MakeColumn("device", "device", U::kCount, ColumnRole::kLabel).NotInText(),
+      MakeColumn("device_name", "GPU model", U::kText, ColumnRole::kLabel).NotInText(),
       MakeColumn("other_device_ops", "other device ops", U::kCount).NotInText(),
       MakeColumn("steps", "steps", U::kCount),
+      MakeColumn("steps_label", "steps are", U::kText, ColumnRole::kLabel).NotInText(),
+      MakeColumn("ops_outside_steps", "ops outside steps", U::kCount).NotInText(),
+      MakeColumn("busy_outside_steps_ns", "busy outside steps", U::kNs).NotInText(),
+      MakeColumn("records_lost", "records lost", U::kCount).NotInText(),
       MakeColumn("step_median_ns", "step median", U::kNs),
       MakeColumn("step_p95_ns", "step p95", U::kNs),
       MakeColumn("compute_busy_ns", "compute", U::kNs),
@@ -102,6 +111,111 @@ std::string OtherDevicesNote(const RankSetAnalysis& analysis) {
       ranks, ranks == 1 ? "" : "s", ranks == 1 ? "s" : "ve", ops);
 }
 
+// The ranks' steps, for the preamble: "steps: LABEL" when every rank has the same, else a line
+// per label with its ranks (most ranks first; the commonest by count only; 4 labels at most, the
+// rest counted). The label comes last: it may hold "; " itself.
+std::vector<std::string> StepsLines(const RankSetAnalysis& analysis) {
+  constexpr std::string_view kMeans = "; busy and idle figures are means per step";
+  std::vector<std::pair<std::string, std::vector<int64_t>>> groups;  // in first-rank order
+  std::map<std::string_view, size_t> group_of;
+  for (size_t r = 0; r < analysis.ranks.size(); ++r) {
+    const std::string& label = analysis.ranks[r].steps_label;
+    auto [it, inserted] = group_of.try_emplace(label, groups.size());
+    if (inserted) groups.push_back({label, {}});
+    groups[it->second].second.push_back(analysis.ids[r]);
+  }
+  if (groups.empty()) return {};
+  if (groups.size() == 1) return {fmt::format("steps: {}{}", groups.front().first, kMeans)};
+  std::stable_sort(groups.begin(), groups.end(),
+                   [](const auto& a, const auto& b) { return a.second.size() > b.second.size(); });
+  std::vector<std::string> lines = {
+      fmt::format("steps: differ between ranks ({} labels){}", groups.size(), kMeans)};
+  constexpr size_t kShown = 4;  // labels listed; every rank's is in CSV and JSON
+  for (size_t g = 0; g < groups.size() && g < kShown; ++g) {
+    const auto& [label, ids] = groups[g];
+    const char* s = ids.size() == 1 ? "" : "s";
+    std::string which = g == 0 ? "" : fmt::format(" (rank{} {})", s, JoinRankIds(ids));
+    lines.push_back(fmt::format("  on {} rank{}{}: {}", ids.size(), s, which, label));
+  }
+  if (groups.size() > kShown) {
+    size_t ranks = 0;
+    for (size_t g = kShown; g < groups.size(); ++g)
+      ranks += groups[g].second.size();
+    const size_t more = groups.size() - kShown;
+    lines.push_back(
+        fmt::format("  on {} more rank{}: {} more label{} (steps_label in CSV and JSON)", ranks,
+                    ranks == 1 ? "" : "s", more, more == 1 ? "" : "s"));
+  }
+  return lines;
+}
+
+// GPU work outside every step: not counted, said per rank (the first 8 ranks that have any, then
+// the rest summed up; every rank's counts are in CSV and JSON).
+std::vector<std::string> OutsideStepsNotes(const RankSetAnalysis& analysis) {
+  std::vector<std::string> notes;
+  size_t more_ranks = 0;
+  int64_t more_ops = 0;
+  int64_t more_busy_ns = 0;
+  for (size_t r = 0; r < analysis.ranks.size(); ++r) {
+    const RankSummary& rank = analysis.ranks[r];
+    if (rank.ops_outside_steps == 0 && rank.busy_outside_steps_ns == 0) continue;
+    if (notes.size() < 8) {
+      notes.push_back(fmt::format("rank {}: {} op(s) ({} busy) lie outside the steps, not counted",
+                                  analysis.ids[r], rank.ops_outside_steps,
+                                  FormatDurationNs(rank.busy_outside_steps_ns)));
+      continue;
+    }
+    ++more_ranks;
+    more_ops += rank.ops_outside_steps;
+    more_busy_ns += rank.busy_outside_steps_ns;
+  }
+  if (more_ranks > 0) {
+    notes.push_back(fmt::format(
+        "{} more rank{}: {} op(s) ({} busy) lie outside the steps, not counted (per rank: "
+        "ops_outside_steps, busy_outside_steps_ns in CSV and JSON)",
+        more_ranks, more_ranks == 1 ? "" : "s", more_ops, FormatDurationNs(more_busy_ns)));
+  }
+  return notes;
+}
+
+// Ranks whose reader skipped records with data loss: their figures rest on a partly read trace
+// (the reader's reasons are on stderr; per rank: records_lost in CSV and JSON). The first 8 such
+// ranks, then the rest summed up.
+std::vector<std::string> RecordsLostWarnings(const RankSetAnalysis& analysis) {
+  std::vector<std::string> warnings;
+  size_t more_ranks = 0;
+  int64_t more_records = 0;
+  for (size_t r = 0; r < analysis.ranks.size(); ++r) {
+    const int64_t lost = analysis.ranks[r].records_lost;
+    if (lost == 0) continue;
+    if (warnings.size() < 8) {
+      warnings.push_back(
+          fmt::format("rank {}: the reader skipped {} record{} with data loss: its figures rest on "
+                      "a partly read trace",
+                      analysis.ids[r], lost, lost == 1 ? "" : "s"));
+      continue;
+    }
+    ++more_ranks;
+    more_records += lost;
+  }
+  if (more_ranks > 0) {
+    warnings.push_back(fmt::format(
+        "{} more rank{}: the reader skipped {} record{} with data loss (per rank: records_lost in "
+        "CSV and JSON)",
+        more_ranks, more_ranks == 1 ? "" : "s", more_records, more_records == 1 ? "" : "s"));
+  }
+  return warnings;
+}
+
+// The ranks left out of the step-based comparisons, for the stragglers' and skew's lines.
+std::string LeftOutLine(const RankSetAnalysis& analysis) {
+  std::vector<int64_t> ids;
+  for (size_t r : analysis.whole_trace_left_out)
+    ids.push_back(analysis.ids[r]);
+  return fmt::format("{} rank{} with no step ranges left out (whole trace, no step): {}",
+                     ids.size(), ids.size() == 1 ? "" : "s", JoinRankIds(ids));
+}
+
 std::string RuleLine(const OutlierRule& rule) {
   return fmt::format(
       "rule: an outlier is above the median of the ranks by more than {} robust z "
@@ -113,9 +227,14 @@ std::string RuleLine(const OutlierRule& rule) {
 
 // The rank that arrives last most often, for the collectives' summary line.
 std::string SkewLine(const RankSetAnalysis& analysis) {
+  if (analysis.compared_ranks() < 2) {
+    return fmt::format("fewer than 2 ranks{}: no collective skew",
+                       analysis.whole_trace_left_out.empty() ? "" : " with step ranges");
+  }
   const SkewSummary& skew = analysis.skew;
-  std::string line = fmt::format("{} collective instance{} on every rank", skew.instances.size(),
-                                 skew.instances.size() == 1 ? "" : "s");
+  std::string line = fmt::format("{} collective instance{} on every rank{}", skew.instances.size(),
+                                 skew.instances.size() == 1 ? "" : "s",
+                                 analysis.whole_trace_left_out.empty() ? "" : " with step ranges");
   if (skew.partial_instances > 0) {
     line += fmt::format(" ({} more on some ranks only, not compared)", skew.partial_instances);
   }
@@ -132,6 +251,14 @@ std::string SkewLine(const RankSetAnalysis& analysis) {
 
 }  // namespace
 
+std::string JoinRankIds(const std::vector<int64_t>& ids) {
+  std::string text;
+  for (size_t i = 0; i < ids.size() && i < 8; ++i)
+    text += (i == 0 ? "" : ", ") + std::to_string(ids[i]);
+  if (ids.size() > 8) text += fmt::format(" and {} more", ids.size() - 8);
+  return text;
+}
+
 Table RankTable(const RankSetAnalysis& analysis) {
   Table table(RankColumns());
   for (size_t r = 0; r < analysis.ranks.size(); ++r) {
@@ -145,8 +272,13 @@ Table RankTable(const RankSetAnalysis& analysis) {
                   from,
                   rank.format,
                   static_cast<int64_t>(rank.device_id),
+                  rank.device_name,
                   rank.other_device_ops,
                   static_cast<int64_t>(rank.steps.size()),
+                  rank.steps_label,
+                  rank.ops_outside_steps,
+                  rank.busy_outside_steps_ns,
+                  rank.records_lost,
                   rank.step_median_ns,
                   rank.step_p95_ns,
                   rank.MeanPerStep(&StepFigures::compute_busy_ns),
@@ -166,6 +298,19 @@ Table RankTable(const RankSetAnalysis& analysis) {
   return table;
 }
 
+std::vector<std::string> RankSetPreamble(const RankSetAnalysis& analysis) {
+  std::vector<std::string> lines = StepsLines(analysis);
+  for (const std::string& note : analysis.notes)
+    lines.push_back("note: " + note);
+  std::string elsewhere = OtherDevicesNote(analysis);
+  if (!elsewhere.empty()) lines.push_back("note: " + elsewhere);
+  for (const std::string& note : OutsideStepsNotes(analysis))
+    lines.push_back("note: " + note);
+  for (const std::string& warning : RecordsLostWarnings(analysis))
+    lines.push_back("warning: " + warning);
+  return lines;
+}
+
 ReportDocument RanksDocument(const RanksReport& report) {
   const RankSetAnalysis& analysis = report.analysis;
   ReportDocument document;
@@ -177,14 +322,7 @@ ReportDocument RanksDocument(const RanksReport& report) {
   ranks.heading = fmt::format("ranks: {} trace{}", analysis.ranks.size(),
                               analysis.ranks.size() == 1 ? "" : "s");
   if (analysis.world_size) ranks.heading += fmt::format(", world size {}", *analysis.world_size);
-  if (!analysis.ranks.empty()) {
-    ranks.preamble.push_back("steps: " + analysis.ranks.front().steps_label +
-                             " (first rank); busy and idle figures are means per step");
-  }
-  for (const std::string& note : analysis.notes)
-    ranks.preamble.push_back("note: " + note);
-  std::string elsewhere = OtherDevicesNote(analysis);
-  if (!elsewhere.empty()) ranks.preamble.push_back("note: " + elsewhere);
+  ranks.preamble = RankSetPreamble(analysis);
   ranks.table = RankTable(analysis);
   for (const std::string& warning : analysis.warnings)
     ranks.footer.push_back("warning: " + warning);
@@ -195,12 +333,14 @@ ReportDocument RanksDocument(const RanksReport& report) {
   ReportSection stragglers;
   stragglers.heading = "stragglers";
   stragglers.preamble.push_back(RuleLine(analysis.rule));
+  if (!analysis.whole_trace_left_out.empty()) stragglers.preamble.push_back(LeftOutLine(analysis));
   for (const Straggler& straggler : analysis.stragglers)
     stragglers.preamble.push_back(StragglerLine(analysis, straggler));
   stragglers.table = OutlierTable(analysis);
   stragglers.when_empty =
-      analysis.ranks.size() < analysis.rule.min_ranks
-          ? fmt::format("fewer than {} ranks: no outlier rule applied", analysis.rule.min_ranks)
+      analysis.compared_ranks() < analysis.rule.min_ranks
+          ? fmt::format("fewer than {} ranks{}: no outlier rule applied", analysis.rule.min_ranks,
+                        analysis.whole_trace_left_out.empty() ? "" : " with step ranges")
           : "no rank is an outlier on any metric";
   stragglers.in_csv = false;
   document.sections.push_back(std::move(stragglers));
@@ -208,6 +348,9 @@ ReportDocument RanksDocument(const RanksReport& report) {
   ReportSection collectives;
   collectives.heading = "collective skew";
   collectives.preamble.push_back(SkewLine(analysis));
+  if (!analysis.whole_trace_left_out.empty()) {
+    collectives.preamble.push_back(LeftOutLine(analysis));
+  }
   collectives.table = CollectiveTable(analysis, report.collective_rows);
   collectives.when_empty = "no collective kernel on every rank";
   if (analysis.skew.instances.size() > report.collective_rows) {

@@ -24,9 +24,16 @@ struct RanksReport {
   std::string tool_version;
 };
 
+// Rank ids for a line of text: "0, 2, 5" (at most 8, then "and N more").
+std::string JoinRankIds(const std::vector<int64_t>& ids);
+
 // One row per rank, busy and idle figures as means per step: the table `ranks` prints, the HTML
 // report shows.
 Table RankTable(const RankSetAnalysis& analysis);
+// What the rank table rests on, one line each: the steps (per rank when they differ), how ranks
+// were identified ("note: ..."), work on other devices and outside the steps not counted. The
+// ranks text and the HTML report both show them.
+std::vector<std::string> RankSetPreamble(const RankSetAnalysis& analysis);
 // Three sections: the ranks, the stragglers, the collectives with the largest skew; CSV has the
 // ranks only (one row per rank, per-step figures in ns at full precision).
 ReportDocument RanksDocument(const RanksReport& report);

@@ -75,8 +75,8 @@ _DECLARED = {
         "kernels": f"{_LEAD} key:o name:o engine:o instances:i {_DURATION} sum_share_pct:f "
                    "busy_share_pct:f ?grid:o ?block:o",
         "results": f"{_LEAD} {_WINDOW} kernel_ops:i kernel_sum_ns:i kernel_busy_ns:i comm_ops:i "
-                   "comm_sum_ns:i comm_busy_ns:i keys:i ?omitted.keys:i ?omitted.instances:i "
-                   "?omitted.total_ns:i",
+                   "comm_sum_ns:i comm_busy_ns:i graph_ops:i graph_sum_ns:i graph_busy_ns:i "
+                   "keys:i ?omitted.keys:i ?omitted.instances:i ?omitted.total_ns:i",
     },
     "gpuroof.copies/1": {
         "copies": f"{_LEAD} copy:o engine:o src_kind:o dst_kind:o count:i bytes:i total_ns:i "
@@ -134,7 +134,8 @@ _DECLARED = {
         "results": "trace:o below_min_cost:i steps:o notes:o",
     },
     "gpuroof.ranks/1": {
-        "ranks": "rank:i rank_from:o format:o device:i other_device_ops:i steps:i "
+        "ranks": "rank:i rank_from:o format:o device:i device_name:o other_device_ops:i steps:i "
+                 "steps_label:o ops_outside_steps:i busy_outside_steps_ns:i records_lost:i "
                  "step_median_ns:f step_p95_ns:f compute_busy_ns:f comm_busy_ns:f "
                  "comm_hidden_ns:f comm_exposed_ns:f copy_busy_ns:f idle_ns:f "
                  "idle_host_bound_ns:f idle_waiting_ns:f idle_other_ns:f "

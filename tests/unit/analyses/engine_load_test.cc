@@ -83,9 +83,9 @@ TEST_P(EngineLoadBlocks, HandWorkedConcurrentTrace) {
   ASSERT_EQ(roofline.headroom.size(), 2u);
   EXPECT_EQ(roofline.headroom[0].engine, Engine::kH2D);
   EXPECT_DOUBLE_EQ(roofline.headroom[0].per_unit_gap_us, 0.021 - 0.007);
-  EXPECT_DOUBLE_EQ(roofline.headroom[0].factor, 3.0);
+  EXPECT_DOUBLE_EQ(*roofline.headroom[0].factor, 3.0);
   EXPECT_EQ(roofline.headroom[1].engine, Engine::kD2H);
-  EXPECT_DOUBLE_EQ(roofline.headroom[1].factor, 210.0 / 40.0);
+  EXPECT_DOUBLE_EQ(*roofline.headroom[1].factor, 210.0 / 40.0);
 }
 
 INSTANTIATE_TEST_SUITE_P(SplitIntoBlocks, EngineLoadBlocks, ::testing::Values(1, 2, 3, 6));
@@ -267,6 +267,17 @@ TEST(Roofline, NoEngineBusyMeansNoBottleneck) {
   EXPECT_FALSE(roofline.has_bottleneck);
   EXPECT_FALSE(roofline.per_unit_us.has_value());
   EXPECT_TRUE(roofline.headroom.empty());
+}
+
+TEST(Roofline, AnEngineWithoutBusyTimeHasAnUnboundedHeadroomFactor) {
+  // The memset's ops take no time (a whole-microsecond Kineto trace): it could grow without bound
+  // before it binds, so its factor is unset, not 0 ("cannot grow at all").
+  Trace trace = MakeTrace({{Engine::kKernel, 0, 100}, {Engine::kMemset, 50, 50}});
+  Roofline roofline = ComputeRoofline(ComputeEngineLoad(trace, Options("all", 2))[0]);
+  ASSERT_EQ(roofline.headroom.size(), 1u);
+  EXPECT_EQ(roofline.headroom[0].engine, Engine::kMemset);
+  EXPECT_FALSE(roofline.headroom[0].factor.has_value());
+  EXPECT_DOUBLE_EQ(roofline.headroom[0].per_unit_gap_us, 0.05);
 }
 
 TEST(EngineLoad, ByStreamGivesOneRowPerStreamInItsDevicesWindow) {

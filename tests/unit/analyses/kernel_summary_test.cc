@@ -266,6 +266,37 @@ TEST(KernelSummary, PerDeviceAndDevicesWithoutKernelsAreLeftOut) {
   EXPECT_DOUBLE_EQ(*devices[1].rows[1].sum_share_pct, 25);
 }
 
+// Whole-graph launches are compute no row can list: each device counts them apart, and they
+// change no kernel row or share.
+TEST(KernelSummary, WholeGraphLaunchesAreCountedApartNotListed) {
+  Trace trace = MakeTrace({{Engine::kKernel, 0, 10, 0, 1, 0, "k"},
+                           {Engine::kGraph, 5, 25, 0, 2},
+                           {Engine::kGraph, 20, 40, 0, 2},
+                           {Engine::kGraph, 0, 50, 1, 1}});
+  std::vector<DeviceKernels> devices = ComputeKernelSummary(trace, Options());
+  ASSERT_EQ(devices.size(), 2u);
+  EXPECT_EQ(devices[0].graph_ops, 2);
+  EXPECT_EQ(devices[0].graph_sum_ns, 40);
+  EXPECT_EQ(devices[0].graph_busy_ns, 35);  // [5, 40)
+  ASSERT_EQ(devices[0].rows.size(), 1u);
+  EXPECT_EQ(devices[0].rows[0].key, "k");
+  EXPECT_DOUBLE_EQ(*devices[0].rows[0].sum_share_pct, 100);
+  // A device with whole-graph launches only is kept (no rows), not left out silently.
+  EXPECT_EQ(devices[1].device_id, 1);
+  EXPECT_EQ(devices[1].graph_ops, 1);
+  EXPECT_TRUE(devices[1].rows.empty());
+}
+
+TEST(KernelSummary, ATraceOfWholeGraphLaunchesOnlySaysHowToSeeTheirKernels) {
+  Trace trace = MakeTrace({{Engine::kGraph, 0, 100, 0, 1}});
+  try {
+    ComputeKernelSummary(trace, Options());
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--cuda-graph-trace=node"), std::string::npos) << e.what();
+  }
+}
+
 TEST(KernelSummary, ConcurrentKernelsShareOfBusyCanExceedHundred) {
   // Two 100 ns kernels side by side on two streams: sum 200, busy 100.
   Trace trace =

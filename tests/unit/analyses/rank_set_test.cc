@@ -1,5 +1,6 @@
 #include "gpuroof/analyses/rank_set.h"
 
+#include <cstdint>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -169,6 +170,84 @@ TEST(AssignRanks, FileOrderIsThePlaceInTheListGivenUnreadTracesIncluded) {
             (std::vector<std::string>{"world size 4, but 1 rank is missing: 0"}));
 }
 
+// A trace naming a huge world size (hand-edited, or garbage): the missing ranks are counted, not
+// listed one by one, so that this takes no time and no memory (it used to build the list of all
+// 10^12 - 2 missing ids). 10^12 - 2 = 999999999998 missing; 8 listed, 999999999990 more.
+TEST(AssignRanks, AHugeWorldSizeIsCountedNotListed) {
+  std::vector<RankSummary> ranks = {Named("r0.json", "kineto-json", 0, 4),
+                                    Named("r1.json", "kineto-json", 1, 1'000'000'000'000)};
+  RankAssignment assignment = AssignRanks(ranks, {0, 1}, 2);
+  EXPECT_EQ(assignment.world_size, 1'000'000'000'000);
+  ASSERT_EQ(assignment.warnings.size(), 2u);
+  EXPECT_EQ(assignment.warnings[1],
+            "world size 1000000000000, but 999999999998 ranks are missing: 2, 3, 4, 5, 6, 7, 8, 9 "
+            "and 999999999990 more");
+  // The largest int64: 2^63 - 1 - 1 missing (rank 5 is held), listed from 0.
+  ranks = {Named("r5.json", "kineto-json", 5, INT64_MAX)};
+  assignment = AssignRanks(ranks, {0}, 1);
+  ASSERT_EQ(assignment.warnings.size(), 1u);
+  EXPECT_EQ(assignment.warnings[0],
+            "world size 9223372036854775807, but 9223372036854775806 ranks are missing: 0, 1, 2, "
+            "3, 4, 6, 7, 8 and 9223372036854775798 more");
+}
+
+// Ranks named below 0 or beyond the world size do not count as held ids below it: world size 10,
+// ranks -1, 3 and 12 -> 9 missing (0-2, 4-9).
+TEST(AssignRanks, MissingRanksCountOnlyIdsBelowTheWorldSize) {
+  std::vector<RankSummary> ranks = {Named("a.json", "kineto-json", -1, 10),
+                                    Named("b.json", "kineto-json", 3, 10),
+                                    Named("c.json", "kineto-json", 12, 10)};
+  RankAssignment assignment = AssignRanks(ranks, {0, 1, 2}, 3);
+  EXPECT_EQ(assignment.warnings,
+            (std::vector<std::string>{
+                "world size 10, but 9 ranks are missing: 0, 1, 2, 4, 5, 6, 7, 8 and 1 more",
+                "world size 10, but the traces name rank 12"}));
+}
+
+// Ranks on different GPU models are compared all the same, and said: the count per model (most
+// ranks first), the ranks of the others, and those whose trace names no model.
+TEST(AssignRanks, DifferentGpuModelsAreSaidWithTheirCounts) {
+  std::vector<RankSummary> ranks;
+  for (int64_t r : {4, 3, 0, 1, 2})
+    ranks.push_back(Named("r.json", "kineto-json", r, 5));
+  ranks[0].device_name = "";  // rank 4
+  ranks[1].device_name = "NVIDIA H100";
+  ranks[2].device_name = ranks[3].device_name = ranks[4].device_name = "NVIDIA A100";
+  RankAssignment assignment = AssignRanks(ranks, {0, 1, 2, 3, 4}, 5);
+  EXPECT_EQ(
+      assignment.warnings,
+      (std::vector<std::string>{
+          "ranks run on 2 GPU models: 3 on NVIDIA A100, 1 on NVIDIA H100 (rank 3), 1 on a GPU "
+          "the trace does not name (rank 4); figures compared across models"}));
+  // One model (a rank that names none does not make a second one): nothing said.
+  ranks[1].device_name = "NVIDIA A100";
+  EXPECT_TRUE(AssignRanks(ranks, {0, 1, 2, 3, 4}, 5).warnings.empty());
+}
+
+// Steps are matched by position; when the ranks' step numbers disagree at a position (rank 1's
+// capture starts a step later: #551-#554 against #550-#554), it is said. Positions 0-3 differ,
+// position 4 is rank 0, 2, 3's #554 only: 4 of 5. The reference is the commonest number at each
+// position: #550-#554. Ranks without numbers (rank 4) take no part.
+TEST(AnalyseRankSet, StepNumbersThatDoNotLineUpAreWarned) {
+  std::vector<RankSummary> ranks = {Rank(100, 80, 0, 0), Rank(100, 80, 0, 0), Rank(100, 80, 0, 0),
+                                    Rank(100, 80, 0, 0), Rank(100, 80, 0, 0)};
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    ranks[i].rank = static_cast<int64_t>(i);
+    if (i < 4) ranks[i].step_numbers = {550, 551, 552, 553, 554};
+  }
+  EXPECT_TRUE(AnalyseRankSet(ranks, {}).warnings.empty());  // they line up
+  ranks[1].step_numbers = {551, 552, 553, 554};
+  EXPECT_EQ(AnalyseRankSet(ranks, {}).warnings,
+            (std::vector<std::string>{
+                "steps are matched by position, but the ranks' step numbers differ at 4 of 5 "
+                "positions: 1 of 4 ranks is numbered otherwise than most (#550-#554): rank 1 "
+                "(#551-#554); its steps and collectives are compared with steps of other "
+                "numbers"}));
+  // A rank with fewer steps, numbered like the others, lines up.
+  ranks[1].step_numbers = {550, 551, 552};
+  EXPECT_TRUE(AnalyseRankSet(ranks, {}).warnings.empty());
+}
+
 TEST(AnalyseRankSet, RanksAreSortedByIdAndIndicesFollow) {
   std::vector<RankSummary> ranks = FiveRanks();
   for (size_t i = 0; i < ranks.size(); ++i)
@@ -181,6 +260,79 @@ TEST(AnalyseRankSet, RanksAreSortedByIdAndIndicesFollow) {
   EXPECT_TRUE(analysis.warnings.empty());
 }
 
+// Rank 2 has no step ranges (its one step is its whole trace, 1000 µs) while the others have
+// steps: it is left out of the outlier rule and of the collective skew, and warned. The four
+// others, step medians 100 102 101 130 (median 101.5, MAD 1), compute 80 80 80 110: rank 4 is
+// still the compute-bound straggler. Their collective (0,0) arrives at 10 12 11 13: spread 3,
+// rank 4 last; rank 2's whole-trace arrival 900 is not matched with it.
+TEST(AnalyseRankSet, RanksWithoutStepRangesAreLeftOutOfTheStepComparisons) {
+  std::vector<RankSummary> ranks = FiveRanks();
+  ranks[2] = Rank(1000, 800, 300, 100);
+  ranks[2].steps_label = "whole trace (no step ranges)";
+  ranks[2].whole_trace = true;
+  const int64_t arrivals[] = {10, 12, 900, 11, 13};
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    ranks[i].rank = static_cast<int64_t>(i);
+    ranks[i].AddCollective(0, 0, "ncclAllReduce", arrivals[i]);
+  }
+  RankSetAnalysis analysis = AnalyseRankSet(ranks, {});
+  EXPECT_EQ(analysis.whole_trace_left_out, (std::vector<size_t>{2}));
+  EXPECT_EQ(analysis.compared_ranks(), 4u);
+  ASSERT_EQ(analysis.stragglers.size(), 1u);
+  EXPECT_EQ(analysis.stragglers[0].rank_index, 4u);
+  for (const RankOutlier& outlier : analysis.outliers) {
+    EXPECT_EQ(outlier.rank_index, 4u);
+    if (outlier.metric == RankMetric::kStepMedian) {
+      EXPECT_DOUBLE_EQ(outlier.median_ns, 101'500);
+    }
+  }
+  ASSERT_EQ(analysis.skew.instances.size(), 1u);
+  EXPECT_EQ(analysis.skew.instances[0].spread_ns(), 3);
+  EXPECT_EQ(analysis.skew.instances[0].ranks_present, 4u);
+  EXPECT_EQ(analysis.skew.instances[0].last_rank_index, 4u);
+  EXPECT_EQ(analysis.skew.partial_instances, 0u);
+  EXPECT_EQ(analysis.skew.times_last, (std::vector<size_t>{0, 0, 0, 0, 1}));
+  EXPECT_EQ(analysis.warnings,
+            (std::vector<std::string>{
+                "1 of 5 ranks has no step ranges while the others have: its whole trace is not a "
+                "step, so it is left out of the outlier rule and the collective skew: rank 2"}));
+}
+
+// When every rank has no step ranges, their whole traces are compared with each other as before.
+TEST(AnalyseRankSet, RanksThatAllLackStepRangesAreComparedWithEachOther) {
+  std::vector<RankSummary> ranks = FiveRanks();
+  const int64_t arrivals[] = {10, 12, 14, 11, 13};
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    ranks[i].rank = static_cast<int64_t>(i);
+    ranks[i].whole_trace = true;
+    ranks[i].AddCollective(0, 0, "ncclAllReduce", arrivals[i]);
+  }
+  RankSetAnalysis analysis = AnalyseRankSet(ranks, {});
+  EXPECT_TRUE(analysis.whole_trace_left_out.empty());
+  EXPECT_TRUE(analysis.warnings.empty());
+  ASSERT_EQ(analysis.stragglers.size(), 1u);
+  EXPECT_EQ(analysis.stragglers[0].rank_index, 4u);
+  ASSERT_EQ(analysis.skew.instances.size(), 1u);
+  EXPECT_EQ(analysis.skew.instances[0].last_rank_index, 2u);
+}
+
+// Skew needs two compared ranks: one rank with step ranges (the others' whole traces left out),
+// or a one-rank set, lists no collective "compared" with itself.
+TEST(AnalyseRankSet, OneComparedRankHasNoCollectiveSkew) {
+  std::vector<RankSummary> ranks = {Rank(100, 80, 30, 10), Rank(1000, 800, 300, 100)};
+  ranks[1].whole_trace = true;
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    ranks[i].rank = static_cast<int64_t>(i);
+    ranks[i].AddCollective(0, 0, "ncclAllReduce", 10);
+  }
+  RankSetAnalysis mixed = AnalyseRankSet(ranks, {});
+  EXPECT_EQ(mixed.compared_ranks(), 1u);
+  EXPECT_TRUE(mixed.skew.instances.empty());
+  EXPECT_EQ(mixed.skew.times_last, (std::vector<size_t>{0, 0}));
+  RankSetAnalysis one = AnalyseRankSet({ranks[0]}, {});
+  EXPECT_TRUE(one.skew.instances.empty());
+}
+
 TEST(JobStepFigures, SlowestAndMedianRank) {
   std::vector<RankSummary> ranks = FiveRanks();
   for (size_t i = 0; i < ranks.size(); ++i)
@@ -190,6 +342,22 @@ TEST(JobStepFigures, SlowestAndMedianRank) {
   EXPECT_DOUBLE_EQ(figures.slowest_rank_step_ns, 130'000);
   EXPECT_EQ(figures.slowest_rank, 4);
   EXPECT_DOUBLE_EQ(figures.median_rank_step_ns, 101'000);
+  EXPECT_TRUE(figures.left_out.empty());
+}
+
+// Rank 4 has no step ranges (its one step, 1000 us, is its whole trace): left out, so the
+// slowest is rank 1 (102 us) and the median that of 100 102 98 101 = 100.5 us.
+TEST(JobStepFigures, RanksWithoutStepRangesAreLeftOut) {
+  std::vector<RankSummary> ranks = FiveRanks();
+  ranks[4] = Rank(1000, 800, 0, 0);
+  ranks[4].whole_trace = true;
+  for (size_t i = 0; i < ranks.size(); ++i)
+    ranks[i].rank = static_cast<int64_t>(i);
+  JobStepFigures figures = ComputeJobStepFigures(AnalyseRankSet(ranks, {}));
+  EXPECT_DOUBLE_EQ(figures.slowest_rank_step_ns, 102'000);
+  EXPECT_EQ(figures.slowest_rank, 1);
+  EXPECT_DOUBLE_EQ(figures.median_rank_step_ns, 100'500);
+  EXPECT_EQ(figures.left_out, (std::vector<int64_t>{4}));
 }
 
 }  // namespace

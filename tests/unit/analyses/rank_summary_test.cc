@@ -112,6 +112,27 @@ TEST_P(RankSummaryBlocks, StepsAreTheProfilerStepRanges) {
   EXPECT_EQ(rank.CollectiveName(rank.collectives[0]), "ncclDevKernel_AllReduce");
   EXPECT_EQ(rank.collective_names.size(), 1u);
   EXPECT_EQ(rank.collectives[0].arrival_ns, 50);
+  EXPECT_FALSE(rank.whole_trace);
+  EXPECT_EQ(rank.ops_outside_steps, 0);  // the steps cover [0,1000)
+  EXPECT_EQ(rank.busy_outside_steps_ns, 0);
+}
+
+// Steps [0,120) and [100,220) overlap (union [0,220)), [500,600) touches kernel b's end, and
+// [780,790) lies inside kernel c. Ops wholly outside: kernel b [400,500) only (an op ending where a
+// step starts is not in it). Busy: [0,150) [200,250) [400,500) [700,800) = 400; inside the steps:
+// [0,150) 150 + [200,220) 20 + [780,790) 10 = 180; outside: 220 (not 400 - 150 - 20 - 20 - 10:
+// the overlap of the two first steps counts once).
+TEST_P(RankSummaryBlocks, WorkOutsideTheStepsIsCounted) {
+  Trace trace = LaunchedTrace(GetParam());
+  AddRange(trace, "ProfilerStep#1", 0, 120);
+  AddRange(trace, "ProfilerStep#2", 100, 220);
+  AddRange(trace, "ProfilerStep#3", 500, 600);
+  AddRange(trace, "ProfilerStep#4", 780, 790);
+  RankSummary rank = SummarizeRank(trace, {});
+  ASSERT_EQ(rank.steps.size(), 4u);
+  EXPECT_FALSE(rank.whole_trace);
+  EXPECT_EQ(rank.ops_outside_steps, 1);
+  EXPECT_EQ(rank.busy_outside_steps_ns, 220);
 }
 
 INSTANTIATE_TEST_SUITE_P(Blocks, RankSummaryBlocks, ::testing::Values(1, 3));
@@ -121,6 +142,9 @@ TEST(RankSummary, WithoutStepsTheWholeTraceIsOneStep) {
   RankSummary rank = SummarizeRank(trace, {});
   ASSERT_EQ(rank.steps.size(), 1u);
   EXPECT_EQ(rank.steps_label, "whole trace (no step ranges)");
+  EXPECT_TRUE(rank.whole_trace);
+  EXPECT_EQ(rank.ops_outside_steps, 0);
+  EXPECT_EQ(rank.busy_outside_steps_ns, 0);
   EXPECT_EQ(rank.steps[0].start_ns, 0);
   EXPECT_EQ(rank.steps[0].end_ns, 800);
   EXPECT_DOUBLE_EQ(rank.step_median_ns, 800);
@@ -140,6 +164,21 @@ TEST(RankSummary, AnIterationRangeNamesTheSteps) {
   EXPECT_DOUBLE_EQ(rank.step_p95_ns, 585);
   options.iteration_range = "nothing";
   EXPECT_THROW(SummarizeRank(trace, options), InputError);
+}
+
+// The N of each step's NAME#N, in step order; none when a step's name has no number.
+TEST(RankSummary, StepNumbersAreTheInstanceNumbersOfTheStepNames) {
+  Trace trace = LaunchedTrace(1);
+  AddRange(trace, "ProfilerStep#551", 0, 500);
+  AddRange(trace, "ProfilerStep#552", 500, 1000);
+  EXPECT_EQ(SummarizeRank(trace, {}).step_numbers, (std::vector<int64_t>{551, 552}));
+  Trace unnumbered = LaunchedTrace(1);
+  AddRange(unnumbered, "train", 0, 300);
+  AddRange(unnumbered, "train", 300, 900);
+  RankSummaryOptions options;
+  options.iteration_range = "train";
+  EXPECT_TRUE(SummarizeRank(unnumbered, options).step_numbers.empty());
+  EXPECT_TRUE(SummarizeRank(LaunchedTrace(1), {}).step_numbers.empty());  // whole trace
 }
 
 // One capture of a whole node: process 4242 drives device 0, process 777 (another rank, on its

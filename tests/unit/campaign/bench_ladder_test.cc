@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
 #include "gpuroof/campaign/bench_runner.h"
@@ -214,6 +215,42 @@ TEST_F(BenchRunnerTest, LadderManifestRowNamesEveryLabelInLadderCsv) {
   ASSERT_EQ(manifest.rows.size(), 1u);
   EXPECT_EQ(manifest.rows[0][manifest.Column("config")], "a;b");
   EXPECT_EQ(manifest.rows[0][manifest.Column("produced_by")].find("reps"), std::string::npos);
+}
+
+TEST_F(BenchRunnerTest, AFailedReRunKeepsTheEarlierOkRowsOfItsKey) {
+  bool fail = false;
+  fake.runner.handler = [&](const ProcessRequest& request) {
+    if (request.argv[0] != "app") return ProcessResult{127, "", "", 0};
+    if (fail) return ProcessResult{3, "", "CUDA error: out of memory\n", 1};
+    return ProcessResult{0, "", "", 1'000'000'000};
+  };
+  CampaignSession session = OpenCampaign(Spec(), Options(), fake.system);
+  BenchOptions options;
+  options.reps = 2;
+  ASSERT_EQ(RunBench(session, options, fake.system).failed, 0);
+  const std::string ladder = testing::ReadText(session.results / "ladder.csv");
+  const std::string manifest = testing::ReadText(session.results / "manifest.csv");
+  fail = true;
+  fake.clock.now += std::chrono::hours(1);
+  fake.messages.clear();
+  BenchOutcome outcome = RunBench(session, options, fake.system);
+  EXPECT_EQ(outcome.failed, 1);
+  EXPECT_EQ(outcome.kept_earlier, 1);
+  ASSERT_EQ(outcome.rows.size(), 1u);
+  EXPECT_EQ(outcome.rows[0].status, "failed");
+  // ladder.csv keeps the ok row, and its manifest row still describes it as it is.
+  EXPECT_EQ(testing::ReadText(session.results / "ladder.csv"), ladder);
+  EXPECT_EQ(testing::ReadText(session.results / "manifest.csv"), manifest);
+  EXPECT_NE(std::find(fake.messages.begin(), fake.messages.end(),
+                      "gpuroof: note: a: ladder.csv keeps its 1 earlier ok row for key label=a "
+                      "(build unknown, 2024-10-04T00:00:00Z); the failure is not written over it"),
+            fake.messages.end())
+      << fmt::format("{}", fmt::join(fake.messages, "\n"));
+  const std::string table = RenderBenchTable(outcome, "frames");
+  EXPECT_NE(table.find("FAILED"), std::string::npos) << table;
+  EXPECT_NE(table.find("1 configuration(s) failed; see ladder.csv and the errors above"),
+            std::string::npos)
+      << table;
 }
 
 TEST_F(BenchRunnerTest, ALadderWithOtherColumnsIsRefusedBeforeAnyRep) {

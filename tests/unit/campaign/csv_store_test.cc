@@ -52,6 +52,36 @@ TEST(CsvStore, ReRunReplacesOnlyItsOwnRows) {
   EXPECT_EQ(entries, 1);
 }
 
+TEST(CsvStore, AFailureKeepsTheEarlierOkRowsOfItsKeyWhenAsked) {
+  testing::ScratchDir dir;
+  auto path = dir.path() / "probes.csv";
+  const std::vector<std::string> header = {"key", "device", "status"};
+  CsvMergeOptions keep;
+  keep.failures_keep_ok_rows = true;
+  MergeCsvRows(path, header, "key",
+               {{"a", "0", "ok"}, {"a", "1", "ok"}, {"b", "0", "failed"}, {"c", "0", "ok"}});
+  const std::string before = testing::ReadText(path);
+  // a fails: its two ok rows stay and the merge says so; b had no ok row: its failure replaces
+  // the earlier failure; c's new ok row replaces the old one as always.
+  CsvMergeResult result = MergeCsvRows(
+      path, header, "key", {{"a", "", "failed"}, {"b", "", "failed"}, {"c", "0", "ok"}}, keep);
+  EXPECT_EQ(testing::ReadText(path), "key,device,status\na,0,ok\na,1,ok\nb,,failed\nc,0,ok\n");
+  ASSERT_EQ(result.kept.size(), 1u);
+  EXPECT_EQ(result.kept[0].key, "a");
+  EXPECT_EQ(result.kept[0].rows,
+            (std::vector<std::vector<std::string>>{{"a", "0", "ok"}, {"a", "1", "ok"}}));
+  EXPECT_TRUE(result.changed);
+  // A failure that changes nothing says so, so that nothing describing the file is rewritten.
+  result = MergeCsvRows(path, header, "key", {{"a", "", "failed"}}, keep);
+  EXPECT_FALSE(result.changed);
+  EXPECT_EQ(result.kept.size(), 1u);
+  // Without the option (and for every other caller) a failure replaces its key's rows.
+  result = MergeCsvRows(path, header, "key", {{"a", "", "failed"}});
+  EXPECT_TRUE(result.kept.empty());
+  EXPECT_EQ(testing::ReadText(path), "key,device,status\na,,failed\nb,,failed\nc,0,ok\n");
+  EXPECT_NE(before, testing::ReadText(path));
+}
+
 TEST(CsvStore, AFileWithOtherColumnsIsNeverOverwritten) {
   testing::ScratchDir dir;
   auto path = dir.path() / "probes.csv";

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -33,15 +34,20 @@ std::string EnvValue(const ProcessRequest& request, const std::string& name) {
   return "(unset)";
 }
 
-// Writes what the recorder of process `pid` leaves: a trace of one 5 us kernel and its status.
-void WriteRecorded(const std::string& pattern, int pid, int64_t dropped) {
+// Writes what the recorder of process `pid` leaves: a trace of one 5 us kernel and `status`.
+void WriteRecorded(const std::string& pattern, int pid, recorder::RecorderStatus status = {}) {
   const fs::path trace = recorder::ExpandOutputPattern(pattern, pid);
   testsupport::BuildFromDescription(
       "gpu 0 \"Fake GPU\"\nkernel start=0 end=5000 stream=1 name=work\n", "fake", trace.string());
-  recorder::RecorderStatus status;
   status.records = 1;
-  status.dropped = dropped;
   recorder::WriteRecorderStatus(recorder::StatusPath(trace), status);
+}
+
+// What the recorder of a process killed while recording leaves: its temporary trace, no status.
+void WriteLost(const std::string& pattern, int pid) {
+  fs::path temp = recorder::ExpandOutputPattern(pattern, pid);
+  temp += ".tmp";
+  testing::WriteText(temp, "half a trace");
 }
 
 class RecordProfilerTest : public ::testing::Test {
@@ -51,16 +57,32 @@ class RecordProfilerTest : public ::testing::Test {
     testing::WriteText(library, "stands in for the injection library");
     env.Set("GPUROOF_RECORDER_LIBRARY", library.string());
     // "app MODE": trace, dropped, child (a second CUDA process records too), error (the
-    // recorder failed), none (never used CUDA), fail (exits 3).
+    // recorder failed), none (never used CUDA), fail (exits 3), partial (records without
+    // timestamps, a kind not recorded, no free buffer), killedchild (a second CUDA process was
+    // killed while recording), killed (the only one was).
     fake.runner.handler = [](const ProcessRequest& request) {
       if (request.argv[0] != "app") return ProcessResult{127, "", "not found", 0, 0};
       const std::string mode = request.argv[1];
       if (mode == "fail") return ProcessResult{3, "", "CUDA error: out of memory\n", 0, kAppPid};
       const std::string pattern = EnvValue(request, recorder::kOutputEnv);
-      if (mode == "trace" || mode == "dropped" || mode == "child") {
-        WriteRecorded(pattern, kAppPid, mode == "dropped" ? 3 : 0);
+      if (mode == "trace" || mode == "child" || mode == "killedchild") {
+        WriteRecorded(pattern, kAppPid);
       }
-      if (mode == "child") WriteRecorded(pattern, kAppPid + 1, 0);
+      if (mode == "dropped") {
+        recorder::RecorderStatus status;
+        status.dropped = 3;
+        WriteRecorded(pattern, kAppPid, status);
+      }
+      if (mode == "partial") {
+        recorder::RecorderStatus status;
+        status.zero_timestamps = 12;
+        status.failed_buffer_requests = 2;
+        status.unrecorded = {"MARKER: CUPTI_ERROR_NOT_COMPATIBLE"};
+        WriteRecorded(pattern, kAppPid, status);
+      }
+      if (mode == "child") WriteRecorded(pattern, kAppPid + 1);
+      if (mode == "killedchild") WriteLost(pattern, kAppPid + 1);
+      if (mode == "killed") WriteLost(pattern, kAppPid);
       if (mode == "error") {
         recorder::RecorderStatus status;
         status.error = "cannot subscribe to CUPTI: CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED";
@@ -188,12 +210,67 @@ TEST_F(RecordProfilerTest, DroppedRecordsMakeTheRowNotQuotable) {
   ASSERT_EQ(outcome.rows.size(), 1u);
   EXPECT_EQ(outcome.rows[0].status, "ok");
   EXPECT_FALSE(outcome.rows[0].quotable);
+  // Said as `gpuroof record` says it.
   EXPECT_EQ(outcome.rows[0].warnings,
-            "the recorder dropped 3 records in process 4242: the trace undercounts GPU work");
+            "3 records were DROPPED in process 4242; the trace undercounts GPU work");
   EXPECT_NE(std::find(fake.messages.begin(), fake.messages.end(),
-                      "gpuroof: warning: dropped: the recorder dropped 3 records in process "
-                      "4242: the trace undercounts GPU work"),
+                      "gpuroof: warning: dropped: 3 records were DROPPED in process 4242; the "
+                      "trace undercounts GPU work"),
             fake.messages.end());
+}
+
+// Everything `gpuroof record` warns about makes the row not quotable, said in its words.
+TEST_F(RecordProfilerTest, RecordsWithoutTimestampsAndUnrecordedKindsMakeTheRowNotQuotable) {
+  SweepOutcome outcome = Run(Spec({"partial"}));
+  EXPECT_EQ(outcome.failed, 0);
+  ASSERT_EQ(outcome.rows.size(), 1u);
+  EXPECT_EQ(outcome.rows[0].status, "ok");
+  EXPECT_FALSE(outcome.rows[0].quotable);
+  const std::vector<std::string> said = {
+      "the recorder in process 4242 had no free buffer for CUPTI 2 times (the records lost that "
+      "way are among the dropped ones)",
+      "12 records in process 4242 had no timestamps (still on the GPU at exit, or the device "
+      "buffer was too small) and were left out; the trace undercounts GPU work",
+      "process 4242 recorded no MARKER: CUPTI_ERROR_NOT_COMPATIBLE records; the rest was "
+      "recorded"};
+  EXPECT_EQ(outcome.rows[0].warnings, fmt::format("{}", fmt::join(said, " | ")));
+  for (const std::string& warning : said) {
+    EXPECT_NE(std::find(fake.messages.begin(), fake.messages.end(),
+                        "gpuroof: warning: partial: " + warning),
+              fake.messages.end())
+        << warning;
+  }
+  CsvTable probes = ReadCsvFile(session.results / "probes.csv");
+  ASSERT_EQ(probes.rows.size(), 1u);
+  EXPECT_EQ(probes.rows[0][probes.Column("quotable")], "no");
+  EXPECT_EQ(probes.rows[0][probes.Column("warnings")], outcome.rows[0].warnings);
+}
+
+TEST_F(RecordProfilerTest, AProcessKilledWhileRecordingIsSaid) {
+  const std::string lost =
+      "process 4243 started recording but never finished (killed or _exit): its trace is lost";
+  SweepOutcome outcome = Run(Spec({"killedchild", "killed"}));
+  ASSERT_EQ(outcome.rows.size(), 2u);
+  // The command's own trace is there, another CUDA process's is lost: ok, not quotable.
+  const ProbeRow& child = outcome.rows[0];
+  EXPECT_EQ(child.label, "killedchild");
+  EXPECT_EQ(child.status, "ok");
+  EXPECT_FALSE(child.quotable);
+  EXPECT_EQ(child.warnings, lost);
+  EXPECT_NE(std::find(fake.messages.begin(), fake.messages.end(),
+                      "gpuroof: warning: killedchild: " + lost),
+            fake.messages.end());
+  // The command's own process was killed while recording: no trace, and the row says why.
+  const ProbeRow& killed = outcome.rows[1];
+  EXPECT_EQ(killed.status, "failed");
+  EXPECT_EQ(killed.error,
+            "process 4242 started recording but never finished (killed or _exit): its trace is "
+            "lost");
+  EXPECT_EQ(outcome.failed, 1);
+  for (const std::string& name : ResultFiles()) {
+    EXPECT_EQ(name.find("killed__"), std::string::npos) << name;
+    EXPECT_EQ(name.find(".record-"), std::string::npos) << name;
+  }
 }
 
 TEST_F(RecordProfilerTest, OtherCudaProcessesOfTheCommandKeepTheirTraces) {

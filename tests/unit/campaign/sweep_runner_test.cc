@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -296,6 +297,46 @@ TEST_F(SweepRunnerTest, AnUnreadableReRunKeepsTheEarlierTrace) {
   // No partial file is left behind.
   for (const auto& entry : std::filesystem::directory_iterator(session.results))
     EXPECT_EQ(entry.path().filename().string().find(".partial-"), std::string::npos);
+}
+
+TEST_F(SweepRunnerTest, AFailedReRunKeepsTheEarlierOkRowsOfItsKey) {
+  CampaignSession session = OpenCampaign(Spec(), Options(), fake.system);
+  ASSERT_EQ(RunSweep(session, false, fake.system).failed, 0);
+  const std::string before = testing::ReadText(session.results / "probes.csv");
+  // The re-run of k5 fails (the command exits 3, no trace): k5's ok row and its trace stay.
+  fake.runner.handler = [](const ProcessRequest& request) {
+    if (request.argv[0] != "workload") return ProcessResult{127, "", "not found", 0};
+    return ProcessResult{3, "", "CUDA error: out of memory\n", 0};
+  };
+  fake.clock.now += std::chrono::hours(1);
+  fake.messages.clear();
+  CampaignOptions only = Options();
+  only.only = {"k5"};
+  SweepOutcome outcome = RunSweep(OpenCampaign(Spec(), only, fake.system), false, fake.system);
+  EXPECT_EQ(outcome.failed, 1);
+  EXPECT_EQ(outcome.kept_earlier, 1);
+  ASSERT_EQ(outcome.rows.size(), 1u);
+  EXPECT_EQ(outcome.rows[0].status, "failed");
+  EXPECT_EQ(testing::ReadText(session.results / "probes.csv"), before);
+  CsvTable probes = ReadCsvFile(session.results / "probes.csv");
+  ASSERT_EQ(probes.rows.size(), 2u);
+  for (const auto& row : probes.rows)
+    EXPECT_EQ(row[probes.Column("status")], "ok");
+  EXPECT_TRUE(std::filesystem::exists(session.results / "k5__kernel-5000.sqlite"));
+  EXPECT_NE(
+      std::find(fake.messages.begin(), fake.messages.end(),
+                "gpuroof: note: k5: probes.csv keeps its 1 earlier ok row for key "
+                "label=k5;kernel=5000 (build unknown, 2024-10-04T00:00:00Z); the failure is not "
+                "written over it"),
+      fake.messages.end())
+      << fmt::format("{}", fmt::join(fake.messages, "\n"));
+  const std::string table = RenderSweepTable(outcome);
+  EXPECT_NE(table.find("FAILED"), std::string::npos) << table;
+  EXPECT_NE(table.find("1 configuration(s) failed; see probes.csv and the errors above (1 of the "
+                       "failures are not in probes.csv: it keeps the earlier ok rows of their "
+                       "keys)"),
+            std::string::npos)
+      << table;
 }
 
 TEST_F(SweepRunnerTest, ResumeRerunsRowsWhoseParametersChanged) {

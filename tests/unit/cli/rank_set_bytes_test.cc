@@ -24,6 +24,11 @@ LoadedRank AnalysedRank() {
   summary.other_devices = 2;
   summary.other_device_ops = 123456789012;
   summary.steps_label = "'ProfilerStep#*' (2 instances)";
+  summary.whole_trace = true;  // not so with two steps: only each field's coming back matters
+  summary.ops_outside_steps = 880;
+  summary.busy_outside_steps_ns = 57'000'000'001;
+  summary.step_numbers = {550, std::numeric_limits<int64_t>::max()};
+  summary.records_lost = 26;
   summary.steps.push_back({1000, 2000, 600, 200, 110, 50, 800, {7, 3, 190}});
   summary.steps.push_back({std::numeric_limits<int64_t>::min(),
                            std::numeric_limits<int64_t>::max(),
@@ -97,10 +102,11 @@ TEST(RankSetBytesTest, MalformedBytesAreRefused) {
   bad.ranks = {{0, AnalysedRank()}};
   bad.ranks[0].loaded.summary->collectives.back().name_id = 2;
   EXPECT_THROW(DecodeLoadedShare(EncodeLoadedShare(bad)), std::runtime_error);
-  // A folded instance naming a name the tally does not hold: the last instance's name id is 6 x 8
-  // bytes from the end (then come ranks present, earliest, latest, input count and the input).
+  // A folded instance naming a name the tally does not hold: the last instance's name id is 7 x 8
+  // bytes from the end (then come ranks present, earliest, latest, whole trace, input count and
+  // the input).
   std::string unnamed = bytes;
-  unnamed[unnamed.size() - 6 * 8] = '\x09';
+  unnamed[unnamed.size() - 7 * 8] = '\x09';
   EXPECT_THROW(DecodeLoadedShare(unnamed), std::runtime_error);
 }
 

@@ -24,6 +24,15 @@ TEST(FixedDouble, RoundsForHumans) {
   EXPECT_EQ(FixedDouble(std::nullopt, 3), "-");
 }
 
+// A cost is never printed as nothing: a non-zero value that would round to zero says how small.
+TEST(FixedDouble, ANonZeroValueNeverPrintsAsZero) {
+  EXPECT_EQ(FixedDouble(0.004, 2), "<0.01");
+  EXPECT_EQ(FixedDouble(-0.004, 2), ">-0.01");
+  EXPECT_EQ(FixedDouble(0.005, 2), "0.01");
+  EXPECT_EQ(FixedDouble(0.0, 2), "0.00");
+  EXPECT_EQ(FixedDouble(0.3, 0), "<1");
+}
+
 TEST(HumanUnits, PickAReadableScale) {
   EXPECT_EQ(HumanBytes(512), "512 B");
   EXPECT_EQ(HumanBytes(131072000), "131.07 MB");

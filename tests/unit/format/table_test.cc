@@ -38,6 +38,21 @@ TEST(TableText, SmallTimesStayInNanoseconds) {
   EXPECT_EQ(RenderTableText(table, {.indent = ""}), "t ns\n 999\n");
 }
 
+// One unit per column must not print a small non-zero value as zero: it says how small it is.
+TEST(TableText, ANonZeroValueNeverPrintsAsZero) {
+  Table table({MakeColumn("t_ns", "t", ColumnUnit::kNs),
+               MakeColumn("bytes", "bytes", ColumnUnit::kBytes),
+               MakeColumn("share_pct", "share", ColumnUnit::kPercent)});
+  table.AddRow({int64_t{17482000}, int64_t{2'000'000'000}, 50.0});
+  table.AddRow({int64_t{301}, int64_t{6720}, 0.004});
+  table.AddRow({int64_t{0}, int64_t{0}, 0.0});
+  EXPECT_EQ(RenderTableText(table, {.indent = ""}),
+            "  t ms  bytes GB  share %\n"
+            "17.482      2.00    50.00\n"
+            "<0.001     <0.01    <0.01\n"
+            " 0.000      0.00     0.00\n");
+}
+
 // A signature longer than the room left becomes its base name; names that shorten alike are
 // numbered, and a line says how many were shortened.
 TEST(TableText, LongNamesAreShortenedByTheShortNameRule) {

@@ -523,6 +523,68 @@ void Edit(const std::filesystem::path& file, const char* sql) {
   sqlite3_close(db);
 }
 
+// A name id StringIds lacks is shown as "<string ID>" and counted in a note, per kind of name,
+// never silently.
+TEST_F(ReaderTest, NameIdsMissingFromStringIdsAreShownAndCounted) {
+  std::filesystem::path file = Path("missing_strings.sqlite");
+  {
+    NsysSqliteBuilder builder(file);
+    KernelRow kernel;
+    kernel.start_ns = 0;
+    kernel.end_ns = 10;
+    kernel.short_name = "lost_kernel";
+    kernel.demangled_name = "void lost_kernel(float*)";
+    builder.AddKernel(kernel);
+    KernelRow kept = kernel;
+    kept.start_ns = 20;
+    kept.end_ns = 30;
+    kept.short_name = "kept_kernel";
+    kept.demangled_name = "void kept_kernel(float*)";
+    builder.AddKernel(kept);
+    NvtxRow range = Range(0, 40, "");
+    range.text.reset();
+    range.registered_text = "lost_range";
+    builder.AddNvtx(range);
+    builder.Finish();
+  }
+  Edit(file,
+       "DELETE FROM StringIds WHERE value IN ('lost_kernel', 'void lost_kernel(float*)', "
+       "'lost_range')");
+  Trace trace = ReadNsysSqlite(file);
+  std::vector<std::string> names;
+  for (const OpSignature& signature : trace.signatures)
+    names.push_back(std::string(trace.strings.Get(signature.name)));
+  EXPECT_NE(std::find(names.begin(), names.end(), "kept_kernel"), names.end());
+  ASSERT_EQ(trace.nvtx_ranges.size(), 1u);
+  EXPECT_EQ(trace.strings.Get(trace.nvtx_ranges[0].name).substr(0, 8), "<string ");
+  std::string note;
+  for (const std::string& n : trace.diagnostics.notes())
+    if (n.rfind("StringIds:", 0) == 0) note = n;
+  EXPECT_NE(note.find("3 name ids the file refers to are missing (2 kernel names, 1 NVTX range "
+                      "name); those names are shown as \"<string ID>\" (ids "),
+            std::string::npos)
+      << note;
+  int placeholders = 0;
+  for (const std::string& name : names)
+    placeholders += name.rfind("<string ", 0) == 0 ? 1 : 0;
+  EXPECT_EQ(placeholders, 1);
+}
+
+TEST_F(ReaderTest, AnExportWithEveryNameHasNoMissingNameNote) {
+  std::filesystem::path file = Path("all_strings.sqlite");
+  {
+    NsysSqliteBuilder builder(file);
+    KernelRow kernel;
+    kernel.start_ns = 0;
+    kernel.end_ns = 10;
+    builder.AddKernel(kernel);
+    builder.Finish();
+  }
+  Trace trace = ReadNsysSqlite(file);
+  for (const std::string& n : trace.diagnostics.notes())
+    EXPECT_EQ(n.find("StringIds"), std::string::npos) << n;
+}
+
 std::map<std::string, int64_t> SkipReasons(const Trace& trace) {
   std::map<std::string, int64_t> reasons;
   for (const SkipCount& skip : trace.diagnostics.skips())

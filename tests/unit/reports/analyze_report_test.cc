@@ -166,6 +166,17 @@ TEST(AnalyzeJson, CarriesSchemaAndUnroundedNumbers) {
   EXPECT_NE(json.find("\"records_read\""), std::string::npos);
 }
 
+// An engine whose ops in the window take no time could grow without bound: "unbounded" in text,
+// null in JSON, never "0.00x" (which would say it cannot grow at all).
+TEST(AnalyzeHeadroom, AnEngineWithoutBusyTimeIsUnbounded) {
+  Trace trace = MakeTrace({{Engine::kKernel, 0, 100}, {Engine::kMemset, 50, 50}});
+  const AnalyzeReport report = Report(trace, 2, "frame");
+  const std::string text = RenderAnalyzeText(report);
+  EXPECT_NE(text.find("memset +0.050 us/frame (unbounded)"), std::string::npos) << text;
+  const std::string json = RenderAnalyzeJson(report);
+  EXPECT_NE(json.find("\"factor\": null"), std::string::npos) << json;
+}
+
 TEST(PluralUnit, EnglishPlurals) {
   EXPECT_EQ(PluralUnit("frame"), "frames");
   EXPECT_EQ(PluralUnit("batch"), "batches");

@@ -39,6 +39,9 @@ class LineParser {
         } else if (key == "iteration_range") {
           entry.iteration_range = ParseString();
           entry.has_iteration_range = true;
+        } else if (key == "kernel_key") {
+          entry.kernel_key = ParseString();
+          entry.has_kernel_key = true;
         } else if (key == "rules") {
           entry.rules = static_cast<int>(ParseNumber());
         } else if (key == "metrics") {
@@ -228,6 +231,8 @@ HistoryEntry HistoryEntryOf(const ProfileSummary& profile) {
   entry.rules = kHistoryRules;
   entry.iteration_range = profile.iteration_range;
   entry.has_iteration_range = true;
+  entry.kernel_key = std::string(KernelKeyName(profile.kernel_key));
+  entry.has_kernel_key = true;
   for (const auto& [id, set] : profile.metrics) {
     if (set.values.empty()) continue;
     std::vector<double> values = set.values;
@@ -285,6 +290,53 @@ CompareResult CompareWithHistory(std::span<const HistoryEntry> all_history,
     result.warnings.push_back(
         fmt::format("{} of {} history entries left out: recorded with --iteration-range {}, not {}",
                     other_range, all_history.size(), fmt::join(other_ranges, ", "), range_text));
+  }
+  // Kernel rows keyed by another --kernel-key name other groups of launches (a name, a launch
+  // shape): they never meet this run's rows, so they are left out of those lines, said; the
+  // lines' other metrics still count.
+  const std::string key_text(KernelKeyName(reference.kernel_key));
+  size_t other_key = 0;
+  std::set<std::string> other_keys;
+  for (HistoryEntry& entry : history) {
+    if (!entry.has_kernel_key || entry.kernel_key == key_text) continue;
+    ++other_key;
+    other_keys.insert(entry.kernel_key);
+    std::erase_if(entry.medians, [](const auto& metric) {
+      return HistoryLevelOfId(metric.first) == MetricLevel::kKernel;
+    });
+  }
+  const bool current_has_kernels =
+      std::any_of(current.begin(), current.end(), [](const ProfileSummary& p) {
+        return std::any_of(p.metrics.begin(), p.metrics.end(), [](const auto& metric) {
+          return metric.second.level == MetricLevel::kKernel && !metric.second.values.empty();
+        });
+      });
+  if (other_key > 0 && other_key == history.size() && current_has_kernels) {
+    // No line could gate a kernel: a gate that silently stopped gating kernels would pass.
+    throw InputError(history_source,
+                     fmt::format("not comparable: all {} history entries were recorded with "
+                                 "--kernel-key {}, the current run with {}; compare with that "
+                                 "--kernel-key, or re-seed the history",
+                                 history.size(), fmt::join(other_keys, ", "), key_text));
+  }
+  const auto unkeyed = std::count_if(history.begin(), history.end(), [](const HistoryEntry& e) {
+    return !e.has_kernel_key && std::any_of(e.medians.begin(), e.medians.end(), [](const auto& m) {
+      return HistoryLevelOfId(m.first) == MetricLevel::kKernel;
+    });
+  });
+  if (unkeyed > 0 && current_has_kernels) {
+    // Written before lines recorded the key: a guess, said with its count.
+    result.warnings.push_back(fmt::format(
+        "{} of {} history entries record no --kernel-key (written before lines did): taken as "
+        "keyed by {}, like this run; if they were keyed otherwise, their kernel rows match none "
+        "of this run's",
+        unkeyed, all_history.size(), key_text));
+  }
+  if (other_key > 0) {
+    result.warnings.push_back(fmt::format(
+        "{} of {} history entries were recorded with --kernel-key {}, not {}: their kernel rows "
+        "are left out (their other metrics count)",
+        other_key, all_history.size(), fmt::join(other_keys, ", "), key_text));
   }
   size_t without_device = 0;
   for (const HistoryEntry& entry : history) {

@@ -28,6 +28,10 @@ struct HistoryEntry {
   // line does not say (has_iteration_range false: written before rules 3).
   std::string iteration_range;
   bool has_iteration_range = false;
+  // The --kernel-key its "kernel:" ids were keyed by ("launch", "name", "demangled"); unknown when
+  // the line does not say (written before lines recorded it).
+  std::string kernel_key;
+  bool has_kernel_key = false;
   bool has_device = false;  // the line has "device" (a line without it cannot be checked)
   size_t line = 0;          // 1-based line in the history file (0: not read from a file)
 };
@@ -39,7 +43,8 @@ inline constexpr int kHistoryRules = 3;
 HistoryEntry HistoryEntryOf(const ProfileSummary& profile);
 
 // Parses JSONL text: one object per non-empty line with "device" (string), "iteration_range"
-// (string), "rules" (number) and "metrics" (object of id -> number); other members are ignored.
+// (string), "kernel_key" (string), "rules" (number) and "metrics" (object of id -> number); other
+// members are ignored.
 // Throws InputError "SOURCE:LINE: problem", also for a negative metric value and for a zero
 // iteration time or kernel duration (a run summary that cannot be a measurement).
 std::vector<HistoryEntry> ParseHistory(std::string_view text, const std::string& source);
@@ -48,9 +53,10 @@ std::vector<HistoryEntry> ParseHistory(std::string_view text, const std::string&
 inline constexpr size_t kHistoryMinEntries = 5;
 
 // Tests the current profiles (their mean log run summary) against the history of each metric.
-// Lines of another iteration range are left out (said with their count). Throws InputError when
-// the current profiles differ from each other in GPU model or device count, the history's device
-// differs from theirs, no history line is left, no metric is present in both, a --gate-range
+// Lines of another iteration range are left out, and the kernel rows of lines keyed by another
+// --kernel-key (their other metrics still count); both said with their count. Throws InputError
+// when the current profiles differ from each other in GPU model or device count, the history's
+// device differs from theirs, no history line is left, no metric is present in both, a --gate-range
 // names a range neither has, or both have kernels but no kernel key in common.
 CompareResult CompareWithHistory(std::span<const HistoryEntry> history,
                                  std::span<const ProfileSummary> current,

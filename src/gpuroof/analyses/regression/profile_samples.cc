@@ -334,6 +334,7 @@ ProfileSummary SummarizeProfile(const Trace& trace, const ProfileOptions& option
   ProfileSummary summary;
   summary.path = trace.source;
   summary.iteration_range = options.iteration_range;
+  summary.kernel_key = options.kernel_key;
   const std::vector<int32_t> devices = trace.ActiveDeviceIds();
   if (devices.empty()) {
     throw InputError(trace.source, options.iteration_range.empty()

@@ -60,7 +60,8 @@ struct ProfileOptions {
 struct ProfileSummary {
   std::string path;
   std::string iteration_range;  // ProfileOptions::iteration_range ("" without iterations)
-  std::string device_model;     // distinct names of the devices with activity, joined by " + "
+  KernelKey kernel_key = KernelKey::kLaunch;  // ProfileOptions::kernel_key: what "kernel:" ids name
+  std::string device_model;  // distinct names of the devices with activity, joined by " + "
   size_t device_count = 0;
   // Ids of the devices with activity, ascending. Metric ids name a device by its position when
   // the profile has one active device ("busy:kernel:0" for rank 1 on device 1, so ranks compare),

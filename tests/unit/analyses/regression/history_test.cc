@@ -26,7 +26,8 @@ ProfileSummary Current(double iteration_ms) {
   return p;
 }
 
-// A line as this build writes it: device "GPU X", iteration range "" (as Current()).
+// A line as this build writes it: device "GPU X", iteration range "" and kernel key "launch" (as
+// Current()).
 HistoryEntry Entry(std::map<std::string, double> medians) {
   HistoryEntry entry;
   entry.device = "GPU X";
@@ -34,6 +35,8 @@ HistoryEntry Entry(std::map<std::string, double> medians) {
   entry.medians = std::move(medians);
   entry.rules = kHistoryRules;
   entry.has_iteration_range = true;
+  entry.kernel_key = "launch";  // as Current(): ProfileOptions' default key
+  entry.has_kernel_key = true;
   return entry;
 }
 
@@ -184,6 +187,7 @@ TEST(HistoryTest, LinesRoundTripAndBadLinesNameTheLine) {
   HistoryEntry entry = Entry({{"iteration", 41200000.5}, {"kernel:k <<<(1,1,1),(2,1,1)>>>", 7}});
   entry.device = "GPU \"X\"";
   entry.iteration_range = "step";
+  entry.kernel_key = "launch";
   const std::string text =
       RenderHistoryLine(entry, "a.sqlite") + "\n" + RenderHistoryLine(entry, "b.sqlite");
   const std::vector<HistoryEntry> parsed = ParseHistory(text, "h.jsonl");
@@ -193,6 +197,8 @@ TEST(HistoryTest, LinesRoundTripAndBadLinesNameTheLine) {
   EXPECT_EQ(parsed[1].rules, kHistoryRules);
   EXPECT_EQ(parsed[1].iteration_range, "step");
   EXPECT_TRUE(parsed[1].has_iteration_range);
+  EXPECT_EQ(parsed[1].kernel_key, "launch");
+  EXPECT_TRUE(parsed[1].has_kernel_key);
   EXPECT_TRUE(parsed[1].has_device);
   EXPECT_EQ(parsed[1].line, 3u);
   // A line written before "rules" existed is revision 1.
@@ -273,6 +279,67 @@ TEST(HistoryTest, LinesOfAnotherIterationRangeAreLeftOut) {
   const CompareResult o = CompareWithHistory(old, slow, GateSettings{}, "h.jsonl");
   EXPECT_NE(WarningWith(o, "2 of 2 history entries were written under earlier metric rules"),
             nullptr);
+}
+
+// Lines record their --kernel-key: kernel rows of lines keyed otherwise name other groups of
+// launches, so they are left out of those lines (said, counted), and the lines' other metrics
+// still count; when every line is keyed otherwise no kernel could be gated: not comparable.
+TEST(HistoryTest, KernelRowsOfLinesOfAnotherKernelKeyAreLeftOut) {
+  const std::string launch_id = "kernel:k <<<(1,1,1),(2,1,1)>>>";
+  std::vector<HistoryEntry> history;
+  for (int i = 0; i < 10; ++i) {
+    const bool by_name = i >= 6;  // the last four lines, the latest among them
+    HistoryEntry entry =
+        Entry({{"iteration", 41.2e6}, {by_name ? "kernel:k" : launch_id, 1e6 + i * 1e3}});
+    entry.kernel_key = by_name ? "name" : "launch";
+    entry.has_kernel_key = true;
+    history.push_back(entry);
+  }
+  ProfileSummary current = Current(41.2);
+  current.kernel_key = KernelKey::kLaunch;
+  current.kernel_time_ns = 1e6;
+  SampleSet& kernel = current.metrics[launch_id];
+  kernel.level = MetricLevel::kKernel;
+  kernel.name = "k <<<(1,1,1),(2,1,1)>>>";
+  kernel.values = {1e6};
+  kernel.total = 1e6;
+  const std::vector<ProfileSummary> now = {current};
+  const CompareResult r = CompareWithHistory(history, now, GateSettings{}, "h.jsonl");
+  const std::string* warning = WarningWith(r, "--kernel-key name, not launch");
+  ASSERT_NE(warning, nullptr);
+  EXPECT_EQ(warning->rfind("4 of 10 history entries were recorded with --kernel-key name", 0), 0u)
+      << *warning;
+  std::map<std::string, const MetricComparison*> rows;
+  for (const MetricComparison& m : r.metrics)
+    rows[m.id] = &m;
+  ASSERT_EQ(rows.count(launch_id), 1u);
+  EXPECT_EQ(rows[launch_id]->baseline->n, 6u);
+  EXPECT_EQ(rows["iteration"]->baseline->n, 10u);
+  EXPECT_EQ(rows.count("kernel:k"), 0u);  // not a REMOVED row: it was never this run's key
+  EXPECT_EQ(WarningWith(r, "record no --kernel-key"), nullptr);
+  // Lines written before lines recorded the key: taken as keyed like this run, said.
+  std::vector<HistoryEntry> unkeyed = history;
+  for (size_t i = 0; i < 3; ++i)
+    unkeyed[i].has_kernel_key = false;
+  const CompareResult u = CompareWithHistory(unkeyed, now, GateSettings{}, "h.jsonl");
+  const std::string* guess = WarningWith(u, "record no --kernel-key");
+  ASSERT_NE(guess, nullptr);
+  EXPECT_EQ(guess->rfind("3 of 10 history entries record no --kernel-key (written before lines "
+                         "did): taken as keyed by launch",
+                         0),
+            0u)
+      << *guess;
+  for (HistoryEntry& entry : history)
+    entry.kernel_key = "name";
+  try {
+    CompareWithHistory(history, now, GateSettings{}, "h.jsonl");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("all 10 history entries were recorded with --kernel-key "
+                                         "name, the current run with launch"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 // Values a run summary cannot have are refused with the line; a line without "device" is not

@@ -1,0 +1,105 @@
+// The rule that tells a file found in a rank directory: every real Kineto trace in the shared
+// fixtures, plain and gzip, is a trace; JSON documents without a top-level traceEvents key are
+// not, whatever their values hold; files whose bytes cannot be told go by their name.
+#include "rank_inputs.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include "gpuroof/readers/gzip_input.h"
+
+namespace gpuroof {
+namespace {
+
+namespace fs = std::filesystem;
+
+class TempFolder {
+ public:
+  TempFolder()
+      : path_(fs::temp_directory_path() /
+              ("gpuroof_rank_inputs_" + std::to_string(::getpid()) + "_" +
+               ::testing::UnitTest::GetInstance()->current_test_info()->name())) {
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+  ~TempFolder() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  fs::path Write(const std::string& name, const std::string& content) const {
+    std::ofstream(path_ / name, std::ios::binary) << content;
+    return path_ / name;
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+TEST(RankInputs, EveryKinetoFixtureIsATracePlainAndGzip) {
+  const fs::path fixtures = fs::path(GPUROOF_SHARED_FIXTURES_DIR) / "kineto";
+  if (!fs::is_directory(fixtures)) GTEST_SKIP() << "no shared fixtures at " << fixtures;
+  TempFolder folder;
+  int traces = 0;
+  for (const fs::directory_entry& entry : fs::directory_iterator(fixtures)) {
+    const std::string name = entry.path().filename().string();
+    if (!name.ends_with(".json.gz")) continue;
+    ++traces;
+    EXPECT_EQ(TellFoundFile(entry.path()), FoundFile::kTrace) << name;
+    // Inflated, as a plain .json.
+    std::unique_ptr<ByteSource> input = OpenByteSource(entry.path());
+    std::string plain;
+    char buffer[1 << 16];
+    for (size_t n; (n = input->Read(buffer, sizeof buffer)) > 0;)
+      plain.append(buffer, n);
+    const fs::path inflated = folder.Write(name.substr(0, name.size() - 3), plain);
+    EXPECT_EQ(TellFoundFile(inflated), FoundFile::kTrace) << inflated;
+    fs::remove(inflated);
+  }
+  EXPECT_GE(traces, 6);
+  // The fixtures' own metrics file is JSON and no trace.
+  EXPECT_EQ(TellFoundFile(fixtures / "reference_metrics.json"), FoundFile::kJsonNotTrace);
+}
+
+TEST(RankInputs, JsonWithoutATopLevelTraceEventsKeyIsNoTrace) {
+  TempFolder folder;
+  EXPECT_EQ(TellFoundFile(folder.Write("env.json", R"({"gpu": "A100"})")),
+            FoundFile::kJsonNotTrace);
+  EXPECT_EQ(TellFoundFile(folder.Write(
+                "own.json", "\xEF\xBB\xBF {\"schema\": \"gpuroof.ranks/1\", \"ranks\": []}\n")),
+            FoundFile::kJsonNotTrace);
+  // The key inside a string, an escaped quote or a nested object is not at the top level.
+  EXPECT_EQ(TellFoundFile(folder.Write(
+                "tricky.json",
+                R"({"a": "\"traceEvents\": [", "b": {"traceEvents": []}, "c": [{"}": "]"}]})")),
+            FoundFile::kJsonNotTrace);
+  EXPECT_EQ(TellFoundFile(folder.Write("empty.json", "{}")), FoundFile::kJsonNotTrace);
+}
+
+TEST(RankInputs, AnythingThatMayBeATraceIsOne) {
+  TempFolder folder;
+  EXPECT_EQ(TellFoundFile(folder.Write("t.json", R"({"x": [1, {"y": 2}], "traceEvents": []})")),
+            FoundFile::kTrace);
+  EXPECT_EQ(TellFoundFile(folder.Write("bare.json", R"([{"ph": "X"}])")), FoundFile::kTrace);
+  // Truncated before the object ends, or the key written with an escape: the reader decides.
+  EXPECT_EQ(TellFoundFile(folder.Write("cut.json", R"({"schemaVersion": 1, "deviceProp)")),
+            FoundFile::kTrace);
+  EXPECT_EQ(TellFoundFile(folder.Write("esc.json", R"({"trace\u0045vents": []})")),
+            FoundFile::kTrace);
+  // Bytes that cannot be told: a trace's name makes it a trace, any other name leaves it out.
+  const std::string bad_gzip("\x1f\x8b\x08\x00garbagegarbage", 18);
+  EXPECT_EQ(TellFoundFile(folder.Write("r.json.gz", bad_gzip)), FoundFile::kTrace);
+  std::string problem;
+  EXPECT_EQ(TellFoundFile(folder.Write("junk.bin", bad_gzip), &problem), FoundFile::kUnreadable);
+  EXPECT_NE(problem.find("junk.bin: "), std::string::npos) << problem;
+  EXPECT_EQ(TellFoundFile(folder.Write("blank.txt", "  \n  ")), FoundFile::kUnreadable);
+  EXPECT_EQ(TellFoundFile(folder.Write("README.txt", "hello\n")), FoundFile::kNotTrace);
+}
+
+}  // namespace
+}  // namespace gpuroof
