@@ -126,9 +126,9 @@ CsvMergeResult MergeCampaignRows(const std::filesystem::path& csv,
     std::vector<std::string> origins;
     for (const auto& row : kept.rows) {
       // An older file may lack a column, or have it empty: "?" rather than nothing.
-      auto cell = [&row](int column) {
-        const std::string& text = column < 0 ? std::string() : row[static_cast<size_t>(column)];
-        return text.empty() ? std::string("?") : text;
+      auto cell = [&row](int index) {
+        if (index < 0 || row[static_cast<size_t>(index)].empty()) return std::string("?");
+        return row[static_cast<size_t>(index)];
       };
       std::string origin = fmt::format("build {}, {}", cell(build), cell(timestamp));
       if (std::find(origins.begin(), origins.end(), origin) == origins.end())
