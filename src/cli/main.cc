@@ -78,8 +78,8 @@ std::string UsageCommand(CLI::App& app) {
   return "gpuroof";
 }
 
-// Whether this process says usage and input errors: all but the later processes of an mpirun,
-// whose errors the first process says too.
+// Whether this process says usage and input errors (and --help, --version): all but the later
+// processes of an mpirun, whose errors the first process says too.
 bool SaysErrors() {
 #ifdef GPUROOF_MPI
   return !gpuroof::IsLaterLaunchedProcess();
@@ -140,7 +140,8 @@ int Run(int argc, char** argv, gpuroof::RankSetSpread* spread) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    // --help, --version: said once per job, not once per process of an mpirun.
+    if (e.get_exit_code() == 0) return SaysErrors() ? app.exit(e) : gpuroof::kExitOk;
     if (SaysErrors()) {
       // One line, as every error (docs/cli.md, "Exit codes"), with where the usage is.
       fmt::print(stderr, "gpuroof: error: {}{} (usage: {} --help)\n", OneLine(e.what()),

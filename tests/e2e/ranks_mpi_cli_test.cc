@@ -129,6 +129,24 @@ TEST(RanksMpiCliTest, AUsageErrorIsSaidOnce) {
   EXPECT_EQ(said, 1U) << two.err;
 }
 
+TEST(RanksMpiCliTest, HelpAndVersionAreSaidOnce) {
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"ranks", "--help"}, {"--version"}}) {
+    CliResult one = RunGpuroof(args);
+    CliResult two = RunUnderMpi(2, args);
+    ASSERT_EQ(one.exit_code, 0) << one.err;
+    EXPECT_EQ(two.exit_code, 0) << two.err;
+    EXPECT_EQ(two.out, one.out) << args[0];
+    // Process 1 of 2 on its own (the launcher's variables are all it looks at): silent.
+    std::vector<std::string> argv = {"/usr/bin/env", "OMPI_COMM_WORLD_SIZE=2",
+                                     "OMPI_COMM_WORLD_RANK=1", GPUROOF_BINARY};
+    argv.insert(argv.end(), args.begin(), args.end());
+    CliResult later = RunProgram(argv);
+    EXPECT_EQ(later.exit_code, 0) << args[0];
+    EXPECT_EQ(later.out, "") << args[0];
+  }
+}
+
 // A later process ends silently with 0 on a usage or input error, so that mpirun cannot abort
 // the job before process 0 has said the error. Run as process 1 of 2 without mpirun: the
 // launcher's variables are all the process looks at before MPI starts.
