@@ -25,6 +25,9 @@ constexpr std::array<std::string_view, 5> kOutputOptions = {"output", "json", "m
                                                             "history-append"};
 // The named options whose values are traces the command reads (positionals are too).
 constexpr std::array<std::string_view, 2> kInputOptions = {"baseline", "current"};
+// The named options whose values are other files the command reads: a history of runs, a
+// sweep's env stamp. An output must not replace them either.
+constexpr std::array<std::string_view, 2> kReadFileOptions = {"history", "env"};
 
 bool HasLongName(const CLI::Option& option, const auto& names) {
   const std::vector<std::string>& own = option.get_lnames();
@@ -70,15 +73,49 @@ std::vector<std::string> InputsOf(const CLI::App& command) {
   return inputs;
 }
 
+// Every file the command reads, with the option that names it ("" for a positional one).
+std::vector<std::pair<std::string, std::string>> FilesReadBy(const CLI::App& command) {
+  std::vector<std::pair<std::string, std::string>> files;
+  for (const CLI::Option* option : command.get_options()) {
+    if (option->count() == 0) continue;
+    const bool positional = !option->nonpositional();
+    if (positional || HasLongName(*option, kInputOptions) ||
+        HasLongName(*option, kReadFileOptions)) {
+      for (const std::string& value : option->results())
+        files.emplace_back(positional ? "" : option->get_name(), value);
+    }
+  }
+  return files;
+}
+
+// Whether two output paths name one file, existing or not, under any spelling.
+bool SameOutput(const fs::path& a, const fs::path& b) {
+  std::error_code ec;
+  if (fs::equivalent(a, b, ec)) return true;
+  const fs::path first = fs::weakly_canonical(a, ec);
+  if (ec) return false;
+  const fs::path second = fs::weakly_canonical(b, ec);
+  return !ec && first == second;
+}
+
 }  // namespace
 
 void CheckOutputFiles(const CLI::App& command) {
-  const std::vector<std::string> inputs = InputsOf(command);
+  const std::vector<std::pair<std::string, std::string>> inputs = FilesReadBy(command);
   std::vector<std::pair<std::string, std::string>> outputs;  // (option, file)
+  std::string to_stdout;                                     // the option that writes to stdout
   for (const CLI::Option* option : command.get_options()) {
     if (option->count() == 0 || !HasLongName(*option, kOutputOptions)) continue;
     for (const std::string& value : option->results()) {
-      if (value != "-") outputs.emplace_back(option->get_name(), value);
+      if (value != "-") {
+        outputs.emplace_back(option->get_name(), value);
+      } else if (to_stdout.empty()) {
+        to_stdout = option->get_name();
+      } else {
+        // stdout holds one document, which a pipe's reader can parse (docs/cli.md).
+        throw InputError("-", fmt::format("{} and {} both write to stdout; give one of them a file",
+                                          to_stdout, option->get_name()));
+      }
     }
   }
   for (const auto& [option, output] : outputs) {
@@ -90,13 +127,29 @@ void CheckOutputFiles(const CLI::App& command) {
                        fmt::format("cannot create output: the folder {} {}", folder.string(),
                                    fs::exists(folder, ec) ? "is not a folder" : "does not exist"));
     }
-    for (const std::string& input : inputs) {
+    for (const auto& [read_by, input] : inputs) {
+      // Appending the run to the history it was gated against is what --history-append is for.
+      if (option == "--history-append" && read_by == "--history") continue;
       if (!Overwrites(output, input)) continue;
-      const std::string what = fs::is_directory(input, ec)
-                                   ? fmt::format("a trace in the input directory {}", input)
-                                   : "the input trace " + input;
+      std::string what;
+      if (!read_by.empty()) {
+        what = fmt::format("the {} file {}", read_by, input);
+      } else if (fs::is_directory(input, ec)) {
+        what = fmt::format("a trace in the input directory {}", input);
+      } else {
+        what = "the input trace " + input;
+      }
       throw InputError(output,
                        fmt::format("{} would overwrite {}; choose another file", option, what));
+    }
+  }
+  // Two outputs in one file: the later would replace the earlier without a word.
+  for (size_t later = 1; later < outputs.size(); ++later) {
+    for (size_t earlier = 0; earlier < later; ++earlier) {
+      if (!SameOutput(outputs[earlier].second, outputs[later].second)) continue;
+      throw InputError(outputs[later].second,
+                       fmt::format("{} and {} name the same file; each output needs its own",
+                                   outputs[earlier].first, outputs[later].first));
     }
   }
 }

@@ -7,10 +7,12 @@ class App;
 namespace gpuroof {
 
 // Refuses, before anything is read, an output file (-o, --json, --markdown, --html,
-// --history-append) that could not be written (its folder is missing), or that is one of the
-// command's input traces (positional traces, --baseline, --current; a trace inside an input
-// directory) under any spelling: another relative path, `..`, a symbolic or hard link. Writing
-// it would destroy the input. Throws InputError naming the output.
+// --history-append) that could not be written (its folder is missing), that is one of the
+// files the command reads (positional traces, --baseline, --current, a trace inside an input
+// directory, --history, report's --env) under any spelling: another relative path, `..`, a
+// symbolic or hard link; or that another output option names too. Writing it would destroy the
+// input or the other output. `--history-append` may name the `--history` file: appending the
+// run to the history it was gated against is its use. Throws InputError naming the output.
 void CheckOutputFiles(const CLI::App& command);
 
 // A trace given twice (under any spelling) to a command that reads traces. `compare` and `ranks`

@@ -80,6 +80,59 @@ TEST(OutputSafety, AnOutputBesideTheInputsIsWritten) {
   EXPECT_TRUE(fs::is_regular_file(dir / "t.txt"));
 }
 
+// Two output options naming one file: the later would replace the earlier without a word. A
+// history or an env stamp the command reads is an input like a trace; --history-append may
+// still name the --history file, which is what it is for.
+TEST(OutputSafety, TwoOutputsInOneFileAndOutputsOverOtherInputsAreRefused) {
+  TempDir dir;
+  const std::string trace = Example().string();
+  const std::string out = (dir / "out.json").string();
+  const std::string out_again = (dir / "sub" / ".." / "out.json").string();
+  fs::create_directory(dir / "sub");
+  auto expect_refused = [](const CliResult& r, const std::string& said) {
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find(said), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "one line: " << r.err;
+  };
+  expect_refused(RunGpuroof({"compare", trace, trace, "--json", out, "--markdown", out_again}),
+                 "--json and --markdown name the same file; each output needs its own");
+  expect_refused(RunGpuroof({"compare", trace, trace, "--json", out, "-o", out}),
+                 "name the same file");
+  EXPECT_FALSE(fs::exists(out)) << "nothing is written when refused";
+  CliResult two_on_stdout = RunGpuroof({"compare", trace, trace, "--json", "-", "--markdown", "-"});
+  expect_refused(two_on_stdout,
+                 "--json and --markdown both write to stdout; give one of them a file");
+  EXPECT_EQ(two_on_stdout.out, "");
+
+  // A history built by appending one run; it must survive every refused spelling.
+  const std::string history = (dir / "runs.jsonl").string();
+  ASSERT_EQ(
+      RunGpuroof({"compare", "--current", trace, "--history-append", history, "-q"}).exit_code, 0);
+  const std::string kept = ReadFile(history);
+  ASSERT_FALSE(kept.empty());
+  expect_refused(
+      RunGpuroof({"compare", "--current", trace, "--history-append", history, "-o", history}),
+      "name the same file");
+  expect_refused(RunGpuroof({"compare", "--current", trace, "--history", history, "-o", history}),
+                 "--output would overwrite the --history file " + history);
+  expect_refused(RunGpuroof({"compare", "--current", trace, "--history", history,
+                             "--history-append", history, "--json", history}),
+                 "would overwrite the --history file");
+  EXPECT_EQ(ReadFile(history), kept) << "the history was changed";
+  // Gated against the history and appended to it: still the intended use.
+  CliResult gated = RunGpuroof(
+      {"compare", "--current", trace, "--history", history, "--history-append", history, "-q"});
+  EXPECT_NE(gated.exit_code, 2) << gated.err;
+  EXPECT_GT(ReadFile(history).size(), kept.size());
+
+  // report's --env stamp.
+  const std::string env = (dir / "env.json").string();
+  WriteFile(env, "{}\n");
+  expect_refused(RunGpuroof({"report", trace, "--env", env, "-o", env}),
+                 "--output would overwrite the --env file " + env);
+  EXPECT_EQ(ReadFile(env), "{}\n");
+}
+
 TEST(OutputSafety, AMissingOutputFolderIsFoundBeforeTheAnalysis) {
   TempDir dir;
   const std::string missing = (dir / "no_such_folder" / "out.csv").string();
@@ -102,6 +155,20 @@ TEST(OutputSafety, ANanThresholdIsRefused) {
   CliResult r = RunGpuroof({"findings", Example().string(), "--min-cost-pct", "NaN"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--min-cost-pct: not a number: NaN"), std::string::npos) << r.err;
+}
+
+// An input is read more than once (its format from the first bytes, then the reader), so a
+// pipe or FIFO is refused by its type before it is opened: a FIFO without a writer would block
+// the open forever, and `<(gunzip -c t.json.gz)` would reach the reader with its head cut off.
+TEST(OutputSafety, ATraceThatIsAFifoIsRefusedBeforeItIsOpened) {
+  TempDir dir;
+  const fs::path fifo = dir / "trace.sqlite";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0644), 0);
+  CliResult r = RunGpuroof({"analyze", fifo.string()});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.err, "gpuroof: error: " + fifo.string() +
+                       ": is not a regular file (a pipe, FIFO or device?): a trace is read more "
+                       "than once; save it to a file first\n");
 }
 
 TEST(OutputSafety, AFifoIsWrittenThroughNotReplaced) {

@@ -67,43 +67,52 @@ def feed(fd, content):
 
 
 def test_cli_backed_calls_leave_fd_1_alone_while_another_thread_runs_one(tmp_path, rank_trace):
-    """A report() call blocks opening its trace, a FIFO (so it is surely running), while this
+    """A compare() call blocks opening its history, a FIFO (so it is surely running), while this
     thread checks fd 1 and runs api() and launches() on another file: fd 1 stays the process's
-    own, and each call gets its own file's result."""
-    content = EXAMPLE.read_bytes()
-    fifo = tmp_path / "fifo.sqlite"
+    own, and each call gets its own file's result. (A trace cannot be a FIFO: readers open it
+    more than once, so the CLI refuses one; a history is read once.)"""
+    history = tmp_path / "runs.jsonl"
+    run_cli("compare", "--current", EXAMPLE, "--history-append", history, "-q")
+    content = history.read_bytes()
+    assert content
+    fifo = tmp_path / "history.fifo"
     os.mkfifo(fifo)
     outcome = {}
 
-    def blocked_report():
+    def blocked_compare():
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", gpuroof.GpuroofWarning)
-                outcome["report"] = gpuroof.report(fifo)
+                outcome["compare"] = gpuroof.compare(current=[EXAMPLE], history=fifo)
         except Exception as error:  # noqa: BLE001 - reported below
-            outcome["report"] = error
+            outcome["compare"] = error
 
     stdout_before = os.fstat(1)
-    thread = threading.Thread(target=blocked_report)
+    thread = threading.Thread(target=blocked_compare)
     thread.start()
     fd = open_for_writing_once_read(fifo, thread)
     assert fd is not None, outcome
     during = os.fstat(1)
     api = gpuroof.api(rank_trace, quiet=True)
     launches = gpuroof.launches(rank_trace, quiet=True)
-    # Later opens (readers open a file again after sniffing its format) find the trace as a
-    # plain file; the one open now reads it from the FIFO.
-    (tmp_path / "plain.sqlite").write_bytes(content)
-    os.replace(tmp_path / "plain.sqlite", fifo)
     feed(fd, content)
     thread.join()
     assert (during.st_dev, during.st_ino) == (stdout_before.st_dev, stdout_before.st_ino)
     assert api.to_dict() == run_cli("api", rank_trace, "--format", "json", "-q").json()
     assert launches.to_dict() == run_cli("launches", rank_trace, "--format", "json",
                                          "-q").json()
-    page = outcome["report"]
-    assert isinstance(page, gpuroof.Report), page
-    assert "fifo.sqlite" in page.html and "process_frame" in page.html
+    result = outcome["compare"]
+    assert not isinstance(result, Exception), result
+    assert result.to_dict()["schema"].startswith("gpuroof.compare/")
+
+
+def test_a_trace_that_is_a_fifo_is_refused_without_blocking(tmp_path):
+    """Readers tell the format from the first bytes and open the file again, so a pipe would
+    reach them cut short, and a FIFO without a writer would block the open forever."""
+    fifo = tmp_path / "trace.sqlite"
+    os.mkfifo(fifo)
+    with pytest.raises(gpuroof.InputError, match="not a regular file"):
+        gpuroof.api(fifo, quiet=True)
 
 
 def test_threads_get_their_own_results(tmp_path, rank_trace):

@@ -51,6 +51,14 @@ Trace ReadTrace(const std::filesystem::path& path, const ReadOptions& options) {
     throw InputError(path.string(),
                      "is a directory, expected a trace file (" + SupportedFormats() + ")");
   }
+  // A pipe (`<(gunzip -c t.json.gz)`), FIFO or device: the format is told from the first bytes
+  // and the reader opens the file again, so a stream would reach it with its head cut off (and
+  // a FIFO without a writer would block the open forever). Refused before it is opened.
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    throw InputError(path.string(),
+                     "is not a regular file (a pipe, FIFO or device?): a trace is read more than "
+                     "once; save it to a file first");
+  }
   if (IsKinetoJsonFile(path)) {
     KinetoReadOptions kineto_options;
     static_cast<ReadScope&>(kineto_options) = options;
