@@ -35,7 +35,7 @@ int64_t DeviceCopies::pageable_count() const {
 uint64_t DeviceCopies::pageable_bytes() const {
   uint64_t n = 0;
   for (const CopyRow& row : rows)
-    if (row.pageable) n += row.bytes;
+    if (row.pageable) n = SaturatingAddBytes(n, row.bytes);
   return n;
 }
 
@@ -130,7 +130,7 @@ std::vector<DeviceCopies> ComputeCopySummary(const Trace& trace,
       Accumulator& acc = *cached;
       CopyRow& row = acc.row;
       ++row.count;
-      row.bytes += block.bytes[i];
+      row.bytes = SaturatingAddBytes(row.bytes, block.bytes[i]);
       row.sum_ns = SaturatingAdd(row.sum_ns, SaturatingSub(std::min(end, window.end_ns),
                                                            std::max(start, window.start_ns)));
       row.op_time_ns = SaturatingAdd(row.op_time_ns, SaturatingSub(end, start));

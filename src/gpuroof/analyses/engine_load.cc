@@ -259,7 +259,7 @@ std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOp
     // Saturating: a trace built by any reader may hold ops whose durations add past int64.
     engine.sum_ns = SaturatingAdd(engine.sum_ns,
                                   std::max<int64_t>(0, SaturatingSub(clipped_end, clipped_start)));
-    engine.bytes += block.bytes[i];
+    engine.bytes = SaturatingAddBytes(engine.bytes, block.bytes[i]);
     engine.op_time_ns = SaturatingAdd(engine.op_time_ns, SaturatingSub(end, start));
     engine_unions[d][e].Add(clipped_start, clipped_end);
     any_unions[d].Add(clipped_start, clipped_end);

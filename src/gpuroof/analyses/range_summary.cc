@@ -27,7 +27,7 @@ struct DeviceAccumulator {
     RangeEngineWork& work = row.engines[static_cast<size_t>(EngineIndex(engine))];
     ++work.ops;
     work.sum_ns = SaturatingAdd(work.sum_ns, SaturatingSub(end_ns, start_ns));
-    work.bytes += bytes;
+    work.bytes = SaturatingAddBytes(work.bytes, bytes);
     unions[static_cast<size_t>(EngineIndex(engine))].Add(start_ns, end_ns);
     any_union.Add(start_ns, end_ns);
     ++row.gpu_ops;
@@ -56,7 +56,7 @@ void AddInto(std::array<RangeEngineWork, kEngineCount>& total,
     total[i].ops += part[i].ops;
     total[i].sum_ns = SaturatingAdd(total[i].sum_ns, part[i].sum_ns);
     total[i].busy_ns = SaturatingAdd(total[i].busy_ns, part[i].busy_ns);
-    total[i].bytes += part[i].bytes;
+    total[i].bytes = SaturatingAddBytes(total[i].bytes, part[i].bytes);
   }
 }
 

@@ -30,6 +30,19 @@ inline std::string_view IntervalProblem(int64_t start_ns, int64_t end_ns) {
   return {};
 }
 
+// The most bytes one copy or memset may move: 2^50 (1 PiB), far beyond any device's memory. A
+// larger count is corrupt; readers skip the record and count it ("implausible byte count"). Sums
+// of many counts still saturate (SaturatingAddBytes).
+inline constexpr uint64_t kByteCountLimit = uint64_t{1} << 50;
+
+// a + b, clamped at the int64 maximum, so that a byte sum is never written as a wrapped or
+// negative number by an int64 writer.
+inline uint64_t SaturatingAddBytes(uint64_t a, uint64_t b) {
+  constexpr uint64_t kMax = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+  if (a >= kMax || b >= kMax - a) return kMax;
+  return a + b;
+}
+
 // a + b, clamped to the int64 range instead of overflowing.
 inline int64_t SaturatingAdd(int64_t a, int64_t b) {
   int64_t sum = 0;

@@ -281,6 +281,10 @@ void KinetoTraceBuilder::AddGpuOp(const KinetoEvent& event, KinetoEventKind kind
   uint64_t bytes = 0;
   if (kind != KinetoEventKind::kKernel && event.args.bytes && *event.args.bytes > 0) {
     bytes = static_cast<uint64_t>(*event.args.bytes);
+    if (bytes > kByteCountLimit) {
+      Skip(kGpuTable, "implausible byte count", Severity::kDataLoss);
+      return;
+    }
   }
   switch (kind) {
     case KinetoEventKind::kKernel:

@@ -320,13 +320,18 @@ struct ValueRow {
   }
 };
 
-// A copy's or memset's byte count; false (counted) when it is not a non-negative integer.
+// A copy's or memset's byte count; false (counted) when it is not a non-negative integer or is
+// beyond any device's memory (docs/reliability.md, "Resource limits").
 template <typename Row>
 bool ReadBytes(const Row& row, int column, const ChunkTask& task, ChunkResult& out,
                uint64_t* bytes) {
   int64_t value = row.Int64(column);
   if (!row.IsInteger(column) || value < 0) {
     out.diagnostics.Skip(task.table, "bytes not a non-negative integer", Severity::kDataLoss);
+    return false;
+  }
+  if (static_cast<uint64_t>(value) > kByteCountLimit) {
+    out.diagnostics.Skip(task.table, "implausible byte count", Severity::kDataLoss);
     return false;
   }
   *bytes = static_cast<uint64_t>(value);

@@ -70,6 +70,25 @@ TEST(TimeArithmetic, SumsOfHugeDurationsSaturateInsteadOfGoingNegative) {
   EXPECT_GE(kernel.sum_ns, kernel.busy_ns);
 }
 
+// Byte counts are bounded by the readers (kByteCountLimit) and their sums clamp at the int64
+// maximum: an int64 writer (CSV) and a uint64 one (JSON) never print different or negative sums.
+TEST(TimeArithmetic, ByteSumsSaturateAtTheInt64Maximum) {
+  const uint64_t max = static_cast<uint64_t>(kMax);
+  EXPECT_EQ(SaturatingAddBytes(2, 3), 5u);
+  EXPECT_EQ(SaturatingAddBytes(max - 1, 1), max);
+  EXPECT_EQ(SaturatingAddBytes(max, 1), max);
+  EXPECT_EQ(SaturatingAddBytes(1, std::numeric_limits<uint64_t>::max()), max);
+  std::vector<testing::Op> ops;
+  for (int i = 0; i < 20000; ++i)
+    ops.push_back({Engine::kH2D, i * 10, i * 10 + 5, 0, 1, kByteCountLimit});
+  Trace trace = MakeTrace(ops);
+  EngineLoadOptions options;
+  options.window = ParseWindowSpec("all");
+  const std::vector<DeviceLoad> loads = ComputeEngineLoad(trace, options);
+  ASSERT_EQ(loads.size(), 1u);
+  EXPECT_EQ(loads[0].engine(Engine::kH2D).bytes, max);
+}
+
 TEST(TimeArithmetic, IntervalUnionOfFarApartIntervalsSaturates) {
   IntervalUnion u;
   u.Add(kMin, kMin + 10);

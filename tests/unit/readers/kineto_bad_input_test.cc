@@ -368,6 +368,22 @@ TEST(KinetoBadInput, TimestampsNearTheInt64LimitsAreSkippedAndCounted) {
   EXPECT_EQ(implausible, 2);
 }
 
+// A copy of more bytes than any device's memory is corrupt: summed, it wrapped the byte totals
+// negative. Skipped and counted.
+TEST(KinetoBadInput, AnImplausibleByteCountIsSkippedAndCounted) {
+  const std::string json =
+      KinetoJsonBuilder()
+          .Memcpy("Memcpy HtoD (Pinned -> Device)", "10", "2", uint64_t{9223372036854775807})
+          .Memcpy("Memcpy HtoD (Pinned -> Device)", "20", "2", 4096)
+          .ObjectJson();
+  Trace trace = ReadKinetoJsonText(json, "bytes.json");
+  EXPECT_EQ(trace.activity_count(), 1u);
+  int64_t implausible = 0;
+  for (const SkipCount& skip : trace.diagnostics.skips())
+    implausible += skip.reason == "implausible byte count" ? skip.count : 0;
+  EXPECT_EQ(implausible, 1);
+}
+
 // Any amount of whitespace between events is valid JSON: it was refused as "a JSON value
 // longer than 64 MiB".
 TEST(KinetoBadInput, LongWhitespaceBetweenEventsIsNotAnOverlongValue) {

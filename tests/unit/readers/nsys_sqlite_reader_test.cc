@@ -592,6 +592,28 @@ std::map<std::string, int64_t> SkipReasons(const Trace& trace) {
   return reasons;
 }
 
+// A byte count beyond any device's memory is corrupt: skipped and counted, never summed.
+TEST_F(ReaderTest, AnImplausibleByteCountIsSkippedAndCounted) {
+  std::filesystem::path file = Path("bytes.sqlite");
+  {
+    NsysSqliteBuilder builder(file);
+    builder.AddMemcpy(Copy(0, 10, 1, 64));
+    builder.AddMemcpy(Copy(20, 30, 1, 64));
+    builder.Finish();
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(file.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db,
+                         "UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET bytes = 9223372036854775807 "
+                         "WHERE rowid = 1;",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  Trace trace = ReadNsysSqlite(file);
+  EXPECT_EQ(SkipReasons(trace)["implausible byte count"], 1);
+  EXPECT_EQ(trace.activity_count(), 1u);
+}
+
 // A kernel launched by one runtime call, inside one NVTX range: what `ranges` reads.
 void WriteLaunchedKernel(const std::filesystem::path& file) {
   NsysSqliteBuilder builder(file);

@@ -7,6 +7,7 @@
 
 #include "gpuroof/analyses/findings/rules.h"
 #include "gpuroof/analyses/window.h"
+#include "gpuroof/model/time_limits.h"
 
 namespace gpuroof {
 
@@ -59,8 +60,8 @@ std::vector<Finding> FindPageableAsyncCopies(const FindingContext& context) {
       Finding& finding = by_device[device_id];
       const int64_t duration = block.end_ns[i] - block.start_ns[i];
       ++finding.count;
-      finding.cost_ns += duration;
-      bytes[device_id] += block.bytes[i];
+      finding.cost_ns = SaturatingAdd(finding.cost_ns, duration);
+      bytes[device_id] = SaturatingAddBytes(bytes[device_id], block.bytes[i]);
       ChargeStep(context.steps, finding.step_costs, block.start_ns[i], duration);
       AddExample(finding.examples,
                  {block.start_ns[i], block.end_ns[i], duration,
