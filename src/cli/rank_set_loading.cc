@@ -166,7 +166,9 @@ LoadedRankSet LoadRankSet(const RankSetLoad& load, const OutputOptions& output,
     if (rank.data_loss) ++set.traces_with_loss;
     if (!rank.summary) {
       set.failed.push_back({inputs.paths[i], rank.error});
-      Say(output, "warning", "not analysed: " + rank.error);
+      // Said under --quiet too: a rank missing from the result is no diagnostic summary, and a
+      // CSV has no place for it (docs/cli.md, "gpuroof ranks").
+      fmt::print(stderr, "gpuroof: warning: not analysed: {}\n", rank.error);
       continue;
     }
     summaries.push_back(std::move(*rank.summary));

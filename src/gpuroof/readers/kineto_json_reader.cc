@@ -243,6 +243,9 @@ error_code ReadEvent(od::object object, const KinetoTraceBuilder& builder, Kinet
         break;
       case 'n':
         if (key.unsafe_is_equal("name")) {
+          od::json_type type{};
+          event.name_not_string =
+              value.type().get(type) == SUCCESS && type != od::json_type::string;
           e = ReadString(value, event.name);
           has_name = true;
         }

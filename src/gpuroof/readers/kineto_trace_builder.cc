@@ -185,6 +185,11 @@ bool KinetoTraceBuilder::ReadInterval(const KinetoEvent& event, std::string_view
     Skip(table, "not a complete ('X') event", Severity::kDataLoss);
     return false;
   }
+  // Checked with the interval, which every record needs too: a record's name tells it apart.
+  if (event.name_not_string) {
+    Skip(table, "name not a string", Severity::kDataLoss);
+    return false;
+  }
   // ts and dur: present, and a number of microseconds.
   auto microseconds = [&](const std::optional<std::string_view>& text,
                           std::string_view name) -> std::optional<int64_t> {

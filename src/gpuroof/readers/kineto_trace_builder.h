@@ -30,6 +30,9 @@ struct KinetoEvent {
   std::string_view category;
   KinetoEventKind kind = KinetoEventKind::kOther;  // ClassifyKinetoCategory(category)
   std::string_view name;
+  // `name` held a number, null, an object...: the record cannot be told from others of its kind
+  // (every such kernel would merge into one nameless kernel), so it is skipped and counted.
+  bool name_not_string = false;
   KinetoId pid;
   KinetoId tid;
   // Number text in µs as written ("1365627866520.196"); nullopt when the key is absent, "" when
@@ -140,7 +143,8 @@ class KinetoTraceBuilder {
   // Joins each GPU-timeline annotation (gpu_user_annotation) to the CPU annotation it projects,
   // so that one record_function is one range (docs/formats.md, "Kineto JSON traces").
   void PairAnnotationCopies();
-  // start/end in ns, or false with the reason counted under `table`.
+  // start/end in ns, or false with the reason counted under `table` (also when the name is not
+  // a string: no record can be told apart without it).
   bool ReadInterval(const KinetoEvent& event, std::string_view table, int64_t* start_ns,
                     int64_t* end_ns);
   uint64_t ProcessKey(const KinetoId& pid);

@@ -30,6 +30,8 @@ constexpr std::string_view kMemcpyTable = "CUPTI_ACTIVITY_KIND_MEMCPY";
 constexpr std::string_view kMemsetTable = "CUPTI_ACTIVITY_KIND_MEMSET";
 constexpr std::string_view kGraphTable = "CUPTI_ACTIVITY_KIND_GRAPH_TRACE";
 constexpr std::string_view kNvtxTable = "NVTX_EVENTS";
+// The name of an NVTX range that has none in the file (neither text nor textId).
+constexpr std::string_view kUnnamedRange = "(unnamed range)";
 
 enum class TableKind { kKernel, kMemcpy, kMemset, kGraph };
 
@@ -492,13 +494,16 @@ void ReadChunk(const std::filesystem::path& path, const ChunkTask& task, const N
   out.block.SortByStart();
 }
 
-// StringIds as a lookup from the file's id to its text.
+// StringIds as a lookup from the file's id to its text. A NULL value (a damaged or hand-edited
+// export) is taken as a missing id: shown as "<string ID>" and counted, so that the names it
+// stands for stay apart instead of merging into one empty name.
 class FileStrings {
  public:
   void Load(SqliteDatabase& db) {
     SqliteStatement row = db.Prepare("SELECT id, value FROM StringIds");
-    while (row.Step())
-      strings_.emplace(row.Int64(0), row.Text(1));
+    while (row.Step()) {
+      if (!row.IsNull(1)) strings_.emplace(row.Int64(0), row.Text(1));
+    }
   }
   const std::string* Find(int64_t id) const {
     auto it = strings_.find(id);
@@ -576,6 +581,7 @@ void ReadNvtx(const std::filesystem::path& path, const FileStrings& strings, Nvt
   std::map<std::pair<uint64_t, int64_t>, std::string> domains;  // (pid key, domainId) -> name
   int64_t read = 0;
   int64_t used = 0;
+  int64_t unnamed = 0;
   while (row.Step()) {
     ++read;
     int64_t event_type = row.Int64(2);
@@ -611,6 +617,9 @@ void ReadNvtx(const std::filesystem::path& path, const FileStrings& strings, Nvt
       name = row.Text(3);
     } else if (!row.IsNull(4)) {
       name = StringOrPlaceholder(strings, row.Int64(4), out.missing_names);
+    } else {
+      name = std::string(kUnnamedRange);
+      ++unnamed;
     }
     if (domain_id != 0) {
       auto it = domains.find({thread & kGlobalPidMask, domain_id});
@@ -622,6 +631,11 @@ void ReadNvtx(const std::filesystem::path& path, const FileStrings& strings, Nvt
   }
   out.diagnostics.CountRead(read);
   out.diagnostics.CountUsed(used);
+  if (unnamed > 0) {
+    out.diagnostics.Note(fmt::format(
+        "{}: {} range{} {} no name (text and textId NULL); shown as \"{}\"", kNvtxTable, unnamed,
+        unnamed == 1 ? "" : "s", unnamed == 1 ? "has" : "have", kUnnamedRange));
+  }
 }
 
 std::unordered_map<int64_t, std::string> ReadEnum(SqliteDatabase& db, std::string_view table) {

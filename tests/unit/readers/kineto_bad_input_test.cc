@@ -384,6 +384,24 @@ TEST(KinetoBadInput, AnImplausibleByteCountIsSkippedAndCounted) {
   EXPECT_EQ(implausible, 1);
 }
 
+// A kernel's name that is a number or null: kept, every such kernel merged into one nameless
+// kernel. Skipped and counted instead; the named kernel is kept.
+TEST(KinetoBadInput, ANameThatIsNotAStringIsSkippedAndCounted) {
+  const std::string json =
+      KinetoJsonBuilder()
+          .Raw(R"({"ph": "X", "cat": "kernel", "name": 7, "pid": 0, "tid": 7, "ts": 1, "dur": 1})")
+          .Raw(R"({"ph": "X", "cat": "kernel", "name": null, "pid": 0, "tid": 7, "ts": 3, )"
+               R"("dur": 1})")
+          .Kernel("named", "5", "1")
+          .ObjectJson();
+  Trace trace = ReadKinetoJsonText(json, "names.json");
+  EXPECT_EQ(trace.activity_count(), 1u);
+  int64_t not_string = 0;
+  for (const SkipCount& skip : trace.diagnostics.skips())
+    not_string += skip.reason == "name not a string" ? skip.count : 0;
+  EXPECT_EQ(not_string, 2);
+}
+
 // Any amount of whitespace between events is valid JSON: it was refused as "a JSON value
 // longer than 64 MiB".
 TEST(KinetoBadInput, LongWhitespaceBetweenEventsIsNotAnOverlongValue) {

@@ -570,6 +570,56 @@ TEST_F(ReaderTest, NameIdsMissingFromStringIdsAreShownAndCounted) {
   EXPECT_EQ(placeholders, 1);
 }
 
+// A NULL StringIds value is a missing name too: two kernels whose names are NULL stay two,
+// shown as "<string ID>" and counted, instead of merging into one kernel named "". An NVTX
+// range with neither text nor textId is named "(unnamed range)" and counted.
+TEST_F(ReaderTest, NullNamesStayApartAndAreCounted) {
+  std::filesystem::path file = Path("null_strings.sqlite");
+  {
+    NsysSqliteBuilder builder(file);
+    KernelRow first;
+    first.start_ns = 0;
+    first.end_ns = 10;
+    first.short_name = "first_kernel";
+    first.demangled_name = "void first_kernel(float*)";
+    builder.AddKernel(first);
+    KernelRow second = first;
+    second.start_ns = 20;
+    second.end_ns = 30;
+    second.short_name = "second_kernel";
+    second.demangled_name = "void second_kernel(float*)";
+    builder.AddKernel(second);
+    NvtxRow range = Range(0, 40, "");
+    range.text.reset();
+    builder.AddNvtx(range);
+    builder.Finish();
+  }
+  // nsys declares the column NOT NULL; a damaged or hand-made file need not.
+  Edit(file,
+       "CREATE TABLE loose AS SELECT * FROM StringIds; DROP TABLE StringIds; "
+       "ALTER TABLE loose RENAME TO StringIds; "
+       "UPDATE StringIds SET value = NULL WHERE value LIKE '%_kernel%'");
+  Trace trace = ReadNsysSqlite(file);
+  std::set<std::string> names;
+  for (const OpSignature& signature : trace.signatures)
+    names.insert(std::string(trace.strings.Get(signature.name)));
+  EXPECT_EQ(names.size(), 2u);
+  for (const std::string& name : names)
+    EXPECT_EQ(name.rfind("<string ", 0), 0u) << name;
+  ASSERT_EQ(trace.nvtx_ranges.size(), 1u);
+  EXPECT_EQ(trace.strings.Get(trace.nvtx_ranges[0].name), "(unnamed range)");
+  std::string notes;
+  for (const std::string& n : trace.diagnostics.notes())
+    notes += n + "\n";
+  EXPECT_NE(notes.find("StringIds: 4 name ids the file refers to are missing (4 kernel names)"),
+            std::string::npos)
+      << notes;
+  EXPECT_NE(notes.find("NVTX_EVENTS: 1 range has no name (text and textId NULL); shown as "
+                       "\"(unnamed range)\""),
+            std::string::npos)
+      << notes;
+}
+
 TEST_F(ReaderTest, AnExportWithEveryNameHasNoMissingNameNote) {
   std::filesystem::path file = Path("all_strings.sqlite");
   {
