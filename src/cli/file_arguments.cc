@@ -107,6 +107,10 @@ void CheckOutputFiles(const CLI::App& command) {
   for (const CLI::Option* option : command.get_options()) {
     if (option->count() == 0 || !HasLongName(*option, kOutputOptions)) continue;
     for (const std::string& value : option->results()) {
+      // An empty name would silently mean stdout (or fail only after the analysis).
+      if (value.empty()) {
+        throw InputError(option->get_name(), "an empty file name; give a file, or '-' for stdout");
+      }
       if (value != "-") {
         outputs.emplace_back(option->get_name(), value);
       } else if (to_stdout.empty()) {

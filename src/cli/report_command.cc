@@ -199,12 +199,16 @@ ReportedTrace AnalyzeForReport(const Trace& trace, const ReportPlan& plan) {
 }
 
 // The env stamps for the page: --env for every trace, else the env.json a sweep left beside each
-// trace (one entry per file, listing its traces). An unreadable stamp is a note on stderr and on
-// the page, not a failure: the traces themselves were read. A missing --env file is an error.
+// trace (one entry per file, listing its traces). An unreadable stamp found beside a trace is a
+// note on stderr and on the page, not a failure: the traces themselves were read. The --env file
+// the user named is an error when it is missing or cannot be read as a stamp.
 std::vector<ReportEnvironment> FindEnvironments(const ReportOptions& options) {
   std::vector<ReportEnvironment> found;
   if (!options.env.empty() && !std::filesystem::is_regular_file(options.env)) {
-    throw InputError(options.env, "cannot open the env stamp: no such file");
+    std::error_code ec;
+    throw InputError(options.env, std::filesystem::is_directory(options.env, ec)
+                                      ? "cannot open the env stamp: is a directory"
+                                      : "cannot open the env stamp: no such file");
   }
   for (size_t t = 0; t < options.traces.size(); ++t) {
     std::filesystem::path stamp = options.env;
@@ -230,6 +234,7 @@ std::vector<ReportEnvironment> FindEnvironments(const ReportOptions& options) {
       if (!in) throw InputError(environment.source, "cannot read the env stamp");
       environment.lines = DescribeEnvStamp(ParseEnvJson(text.str(), environment.source));
     } catch (const InputError& error) {
+      if (!options.env.empty()) throw;  // named by the user: not a stamp is an error
       environment.error = error.problem();
       PrintNote(options.output, environment.source, "env stamp", "left out: " + environment.error);
     }

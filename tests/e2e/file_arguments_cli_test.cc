@@ -99,6 +99,11 @@ TEST(OutputSafety, TwoOutputsInOneFileAndOutputsOverOtherInputsAreRefused) {
   expect_refused(RunGpuroof({"compare", trace, trace, "--json", out, "-o", out}),
                  "name the same file");
   EXPECT_FALSE(fs::exists(out)) << "nothing is written when refused";
+  CliResult empty = RunGpuroof({"analyze", trace, "-o", ""});
+  EXPECT_EQ(empty.exit_code, 2) << empty.err;
+  EXPECT_EQ(empty.err,
+            "gpuroof: error: --output: an empty file name; give a file, or '-' for stdout\n");
+  EXPECT_EQ(empty.out, "");
   CliResult two_on_stdout = RunGpuroof({"compare", trace, trace, "--json", "-", "--markdown", "-"});
   expect_refused(two_on_stdout,
                  "--json and --markdown both write to stdout; give one of them a file");

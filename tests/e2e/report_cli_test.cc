@@ -320,6 +320,17 @@ TEST(ReportCli, HeaderShowsTheCampaignEnvStamp) {
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_EQ(missing.out, "");
   EXPECT_TRUE(IsOneErrorLine(missing.err)) << missing.err;
+  // A stamp the user named is an error when it is no stamp, or a directory: not a quiet note.
+  const CliResult named_bad =
+      RunGpuroof({"report", trace.string(), "--env", (dir / "env.json").string(), "-q"});
+  EXPECT_EQ(named_bad.exit_code, 2);
+  EXPECT_EQ(named_bad.out, "");
+  EXPECT_TRUE(IsOneErrorLine(named_bad.err)) << named_bad.err;
+  EXPECT_NE(named_bad.err.find("not an env stamp"), std::string::npos) << named_bad.err;
+  const CliResult folder = RunGpuroof({"report", trace.string(), "--env", dir.path().string()});
+  EXPECT_EQ(folder.exit_code, 2);
+  EXPECT_NE(folder.err.find("cannot open the env stamp: is a directory"), std::string::npos)
+      << folder.err;
 }
 
 // The section of the page between the heading `h2` and the next <h2> (or the end).
