@@ -249,6 +249,15 @@ Window ResolveWindow(const Trace& trace, const WindowSpec& spec, const DeviceSpa
                     FormatDurationNs(window.start_ns - trace_first_start_ns),
                     FormatDurationNs(window.end_ns - trace_first_start_ns)));
   }
+  // A window running past the last GPU op counts time the trace may never have recorded as idle
+  // (a typo such as 10s for 10ms dilutes every duty cycle): kept as asked, and said.
+  if (window.end_ns > trace_last_end_ns) {
+    window.note = fmt::format(
+        "the window ends {} after the trace's last GPU op ({} from its first op); that time "
+        "counts as idle",
+        FormatDurationNs(window.end_ns - trace_last_end_ns),
+        FormatDurationNs(trace_last_end_ns - trace_first_start_ns));
+  }
   return window;
 }
 

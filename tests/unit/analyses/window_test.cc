@@ -98,6 +98,18 @@ TEST(ResolveWindow, RangeIsRelativeToTheFirstGpuOp) {
   EXPECT_EQ(w.end_ns, 150);
 }
 
+// Time after the last GPU op counts as idle, which the trace may never have recorded: kept as
+// asked (a window is the user's), and said.
+TEST(ResolveWindow, RangePastTheLastGpuOpIsSaid) {
+  Trace trace = MakeTrace({{Engine::kKernel, 0, 10}});
+  Window w = ResolveWindow(trace, ParseWindowSpec("100:1us"), Span(), -100, 500);
+  EXPECT_EQ(w.end_ns, 900);
+  EXPECT_EQ(w.note,
+            "the window ends 400 ns after the trace's last GPU op (600 ns from its first op); "
+            "that time counts as idle");
+  EXPECT_EQ(ResolveWindow(trace, ParseWindowSpec("100:600"), Span(), -100, 500).note, "");
+}
+
 TEST(ResolveWindow, RangeOutsideTheTraceIsAnError) {
   Trace trace = MakeTrace({{Engine::kKernel, 0, 10}});
   EXPECT_THROW(ResolveWindow(trace, ParseWindowSpec("1s:2s"), Span(), -100, 500), InputError);
