@@ -36,6 +36,7 @@ int RunSweepCommand(SweepCommandOptions& options) {
     return stopped;
   }
   if (options.campaign.dry_run) {
+    CheckSweepResultsFiles(session);  // the real run's refusals, before the plan is shown
     fmt::print("{}", RenderSweepPlan(session));
     return kExitOk;
   }

@@ -271,6 +271,45 @@ TEST_F(SweepCli, DryRunPrintsThePlanAndWritesNothing) {
   EXPECT_FALSE(std::filesystem::exists(Results()));
 }
 
+// A dry run refuses what the run would refuse before anything runs, with the same one line:
+// a probes.csv or manifest.csv of other columns, and a results folder that cannot be made.
+TEST_F(SweepCli, DryRunRefusesWhatTheRunRefuses) {
+  std::filesystem::path spec = WriteSpec();
+  const std::vector<std::string> sweep = {"sweep", spec.string(), "--results", Results().string()};
+  std::vector<std::string> dry = sweep;
+  dry.push_back("--dry-run");
+  ASSERT_EQ(RunGpuroof(sweep).exit_code, 0);
+  const std::filesystem::path folder = OnlyResultsFolder();
+  for (const char* name : {"probes.csv", "manifest.csv"}) {
+    const std::string kept = ReadFile(folder / name);
+    WriteFile(folder / name, "foreign,columns\n1,2\n");
+    CliResult planned = RunGpuroof(dry);
+    CliResult run = RunGpuroof(sweep);
+    EXPECT_EQ(run.exit_code, 2) << run.err;
+    EXPECT_EQ(planned.exit_code, 2) << name << ": " << planned.err;
+    const std::string error = "gpuroof: error: " + (folder / name).string() +
+                              ": has other columns than this gpuroof writes";
+    EXPECT_NE(planned.err.find(error), std::string::npos) << planned.err;
+    auto error_line = [](const std::string& err) {
+      const size_t at = err.find("gpuroof: error:");
+      return at == std::string::npos ? std::string() : err.substr(at);
+    };
+    EXPECT_EQ(error_line(planned.err), error_line(run.err));
+    WriteFile(folder / name, kept);
+  }
+  // --results naming a file: no plan under it.
+  for (const std::vector<std::string>& args : {sweep, dry}) {
+    std::vector<std::string> onto_file = args;
+    onto_file[3] = spec.string();
+    CliResult r = RunGpuroof(onto_file);
+    EXPECT_EQ(r.exit_code, 2) << r.out;
+    EXPECT_EQ(r.out, "");
+    EXPECT_NE(r.err.find("cannot create the results folder: " + spec.string() + " is not a folder"),
+              std::string::npos)
+        << r.err;
+  }
+}
+
 // The bundled example plans from any folder, before its (hypothetical) project is built.
 TEST_F(SweepCli, BundledExampleDryRunsWithoutItsBuild) {
   const std::string example = (SourceDir() / "examples" / "sweeps" / "clusterfinder.toml").string();

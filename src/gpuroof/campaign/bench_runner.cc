@@ -61,6 +61,14 @@ LadderFigures ComputeLadder(const std::vector<double>& units_per_s) {
 RooflineMatch FindRoofline(const CsvTable& probes, const std::string& key,
                            const std::string& build) {
   RooflineMatch match;
+  if (probes.header.empty()) {
+    // ReadCsvFile's table of an absent (or empty) file: no probes at all, not the wrong columns.
+    match.warnings.push_back(fmt::format(
+        "no roofline for key {} of build {}: the results folder has no probes.csv, or an empty "
+        "one (run gpuroof sweep first)",
+        key, build));
+    return match;
+  }
   int key_column = probes.Column("key");
   int build_column = probes.Column("build");
   int status = probes.Column("status");

@@ -25,7 +25,8 @@ LadderFigures ComputeLadder(const std::vector<double>& units_per_s);
 
 // The roofline a bench row is compared with: probes.csv rows of the same key and build, status
 // ok, the smallest roofline_units_per_s over their devices. Rows of another key (another cap,
-// another stream count) are never used.
+// another stream count) are never used. A table without a header (no probes.csv) gets its own
+// warning, not the one for a probes.csv that lacks the columns.
 struct RooflineMatch {
   std::optional<double> units_per_s;
   std::vector<std::string> warnings;  // several streams, a non-quotable probe, no match

@@ -11,6 +11,26 @@
 
 namespace gpuroof {
 
+namespace {
+
+// Throws InputError when the results folder, or the nearest of its parents that exists, is
+// something other than a folder (e.g. `--results` naming a file): it could never be created.
+void RefuseFileOnResultsPath(const std::filesystem::path& results) {
+  for (std::filesystem::path path = results; !path.empty(); path = path.parent_path()) {
+    std::error_code ec;
+    const std::filesystem::file_status status = std::filesystem::status(path, ec);
+    if (std::filesystem::is_directory(status)) return;
+    if (std::filesystem::exists(status)) {
+      throw InputError(results.string(), fmt::format("cannot create the results folder: {} is "
+                                                     "not a folder",
+                                                     path.string()));
+    }
+    if (path == path.parent_path()) return;
+  }
+}
+
+}  // namespace
+
 CampaignSession OpenCampaign(const SweepSpec& spec, const CampaignOptions& options,
                              CampaignSystem& system) {
   if (options.results_root.empty()) {
@@ -68,6 +88,8 @@ CampaignSession OpenCampaign(const SweepSpec& spec, const CampaignOptions& optio
   session.results =
       (root / ResultsFolderName(FormatUtcDate(system.clock.Now()), build.value, options.tag))
           .lexically_normal();
+  // What creating the folder would meet, said the same way under --dry-run (which creates nothing).
+  RefuseFileOnResultsPath(session.results);
   if (!options.dry_run) {
     std::filesystem::create_directories(session.results, ec);
     if (ec) {

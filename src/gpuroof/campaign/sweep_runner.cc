@@ -43,14 +43,17 @@ std::map<std::string, std::string> FinishedKeys(const std::filesystem::path& pro
 
 }  // namespace
 
+void CheckSweepResultsFiles(const CampaignSession& session) {
+  CheckCsvHeader(session.results / "probes.csv", ProbesHeader());
+  CheckCsvHeader(session.results / "manifest.csv", ManifestHeader());
+}
+
 SweepOutcome RunSweep(const CampaignSession& session, bool resume, CampaignSystem& system) {
   const SweepSpec& spec = session.spec;
   SweepOutcome outcome;
   outcome.results = session.results;
   const std::filesystem::path probes = session.results / "probes.csv";
-  // Files this sweep would refuse to merge into are refused before anything runs or is written.
-  CheckCsvHeader(probes, ProbesHeader());
-  CheckCsvHeader(session.results / "manifest.csv", ManifestHeader());
+  CheckSweepResultsFiles(session);
   RemoveStalePartialFiles(session.results,
                           [&system](const std::string& line) { system.message(line); });
   WriteFileAtomically(session.results / "env.json", RenderEnvJson(session.env));

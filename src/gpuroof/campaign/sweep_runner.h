@@ -16,6 +16,11 @@ struct SweepOutcome {
   int skipped = 0;             // --resume: configurations whose rows were already there
 };
 
+// Refuses (InputError naming the file) a probes.csv or manifest.csv in the results folder that a
+// sweep would refuse to merge into: RunSweep checks it before anything runs or is written, and a
+// dry run makes the same check.
+void CheckSweepResultsFiles(const CampaignSession& session);
+
 // Runs every planned configuration under the profiler, analyses each trace and merges its rows
 // into probes.csv and its artifacts into manifest.csv as soon as it finishes, so an interrupted
 // sweep keeps every finished row. A failed configuration is recorded (its row replaces no

@@ -208,6 +208,24 @@ class SpecParser {
     }
   }
 
+  // Refuses a grid that would make more than kMaxGridConfigurations, counted before anything is
+  // expanded (a product past 2^64 included), so a typo'd grid fails at once and not out of memory.
+  void CheckGridSize(const toml::table& grid,
+                     const std::vector<std::pair<std::string, std::vector<std::string>>>& axes) {
+    uint64_t count = spec_.configurations.size();
+    bool overflow = false;
+    std::string factors = count > 1 ? fmt::format("{} configurations", count) : "";
+    for (const auto& [name, values] : axes) {
+      overflow = __builtin_mul_overflow(count, values.size(), &count) || overflow;
+      factors += fmt::format("{}{} {}", factors.empty() ? "" : " x ", name, values.size());
+    }
+    if (!overflow && count <= kMaxGridConfigurations) return;
+    Fail(grid, fmt::format("[grid] makes {} configurations ({}), more than the {} a sweep may "
+                           "have: shorten its lists or split the sweep",
+                           overflow ? "more than 2^64" : std::to_string(count), factors,
+                           kMaxGridConfigurations));
+  }
+
   // [grid] name = [v1, v2, ...]: every configuration runs once per combination of the grid's
   // values (the first name varies slowest), labelled "<label>_<name>-<value>_...".
   void ExpandGrid(const toml::table& grid) {
@@ -239,6 +257,7 @@ class SpecParser {
       }
       axes.emplace_back(key, std::move(texts));
     }
+    CheckGridSize(grid, axes);
     std::vector<SweepConfiguration> expanded;
     std::set<std::string> labels;
     for (const SweepConfiguration& base : spec_.configurations) {

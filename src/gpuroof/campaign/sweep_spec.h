@@ -69,6 +69,10 @@ struct SweepSpec {
 // the run must write ({trace}) and the results folder.
 inline constexpr const char* kBuiltinPlaceholders[] = {"label", "trace", "results"};
 
+// The most configurations a [grid] may make (docs/cli.md, "Sweep files"): a larger grid, usually
+// a typo, is refused with its count before it is expanded.
+inline constexpr uint64_t kMaxGridConfigurations = 10000;
+
 // The profiler's name in a sweep file's [run] table ("nsys", "record", "command").
 std::string_view ProfilerName(ProfilerKind kind);
 

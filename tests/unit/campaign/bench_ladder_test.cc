@@ -53,6 +53,19 @@ TEST(BenchLadder, RooflineComesOnlyFromTheSameKeyAndBuild) {
             "first; a roofline taken at another key is never used)");
 }
 
+// No probes.csv (ReadCsvFile's empty table) is said as such; a probes.csv without the columns a
+// roofline needs keeps its own warning.
+TEST(BenchLadder, NoProbesFileIsNotCalledAFileWithoutTheColumns) {
+  RooflineMatch none = FindRoofline(CsvTable{}, "label=a", "b1");
+  EXPECT_FALSE(none.units_per_s.has_value());
+  EXPECT_EQ(none.warnings, (std::vector<std::string>{
+                               "no roofline for key label=a of build b1: the results folder has no "
+                               "probes.csv, or an empty one (run gpuroof sweep first)"}));
+  RooflineMatch foreign = FindRoofline(ParseCsv("a,b\n1,2\n", "probes.csv"), "label=a", "b1");
+  EXPECT_EQ(foreign.warnings,
+            (std::vector<std::string>{"probes.csv lacks the columns a roofline needs"}));
+}
+
 TEST(BenchLadder, SeveralStreamsAndNonQuotableProbesAreExplained) {
   RooflineMatch match = FindRoofline(Probes(), "label=m;cap=3000", "b1");
   EXPECT_EQ(match.units_per_s, 2000);

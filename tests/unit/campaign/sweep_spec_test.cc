@@ -170,6 +170,47 @@ TEST(SweepSpec, GridExpandsToConfigurations) {
             "s.toml:10: 'streams' is set by [grid] and by configuration 'a'");
 }
 
+// A list of `n` values 0, 1, ..., n - 1 as TOML.
+std::string ValueList(int n) {
+  std::string out;
+  for (int i = 0; i < n; ++i)
+    out += (out.empty() ? "" : ", ") + std::to_string(i);
+  return "[" + out + "]";
+}
+
+// A grid larger than kMaxGridConfigurations is refused with its count, computed before anything
+// is expanded: a product past 2^64 does not wrap round to a small number either.
+TEST(SweepSpec, GridLargerThanTheCapIsRefusedWithItsCount) {
+  std::string head = "[command]\nargv = [\"a\", \"{x}\", \"{y}\"]\n[parameters]\nx = 0\ny = 0\n";
+  EXPECT_EQ(kMaxGridConfigurations, 10000u);
+  SweepSpec at_cap = ParseSweepSpec(
+      head + "[grid]\nx = " + ValueList(100) + "\ny = " + ValueList(100) + "\n", "s.toml");
+  EXPECT_EQ(at_cap.configurations.size(), 10000u);
+  // ASSERT: without the cap, the grid past 2^64 below would expand for ever.
+  ASSERT_EQ(ParseError(head + "[grid]\nx = " + ValueList(101) + "\ny = " + ValueList(100) + "\n"),
+            "s.toml:6: [grid] makes 10100 configurations (x 101 x y 100), more than the 10000 a "
+            "sweep may have: shorten its lists or split the sweep");
+  EXPECT_EQ(ParseError(head +
+                       "[[configurations]]\nlabel = \"a\"\n[[configurations]]\nlabel = \"b\"\n"
+                       "[grid]\nx = " +
+                       ValueList(100) + "\ny = " + ValueList(51) + "\n"),
+            "s.toml:10: [grid] makes 10200 configurations (2 configurations x x 100 x y 51), more "
+            "than the 10000 a sweep may have: shorten its lists or split the sweep");
+  // 100^10 = 10^20 > 2^64: said as such, at once.
+  std::string parameters;
+  std::string grid;
+  for (int i = 0; i < 10; ++i) {
+    parameters += fmt::format("p{} = 0\n", i);
+    grid += fmt::format("p{} = {}\n", i, ValueList(100));
+  }
+  std::string huge =
+      ParseError("[command]\nargv = [\"a\"]\n[parameters]\n" + parameters + "[grid]\n" + grid);
+  EXPECT_EQ(
+      huge.rfind("s.toml:14: [grid] makes more than 2^64 configurations (p0 100 x p1 100 x ", 0),
+      0u)
+      << huge;
+}
+
 TEST(SweepSpec, MistakesInConfigurations) {
   std::string head = "[command]\nargv = [\"a\"]\n[parameters]\ncap = 1\n";
   EXPECT_EQ(ParseError(head + "[[configurations]]\nlabel = \"a\"\ncapp = 2\n"),
