@@ -93,7 +93,13 @@ std::vector<DeviceCopies> ComputeCopySummary(const Trace& trace,
     DeviceCopies& device = devices[slot];
     device.device_id = id;
     device.device_name = std::string(trace.DeviceName(id));
-    if (copies_on[slot]) device.window = windows.at(id);
+    if (!copies_on[slot]) continue;
+    const auto window = windows.find(id);
+    if (window != windows.end()) {
+      device.window = window->second;
+    } else {
+      copies_on[slot] = false;  // left out by the engine load (its ops take no time), said there
+    }
   }
 
   // Pass 2 (any order): the counted copies, grouped by device and copy class.
@@ -106,6 +112,7 @@ std::vector<DeviceCopies> ComputeCopySummary(const Trace& trace,
       Engine engine = block.engine[i];
       if (!EngineMovesBytes(engine)) continue;
       size_t slot = stream_slot[block.stream[i]];
+      if (!copies_on[slot]) continue;
       const Window& window = devices[slot].window;
       int64_t start = block.start_ns[i];
       int64_t end = block.end_ns[i];

@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "gpuroof/analyses/device_slots.h"
 #include "gpuroof/analyses/interval_union.h"
@@ -138,6 +139,26 @@ TraceSpans SpansWithGpuWork(const Trace& trace) {
   return spans;
 }
 
+// Whether the device has a zero-length `all` window (every op of it takes no time: sub-
+// microsecond ops in a whole-microsecond Kineto trace) beside a device whose ops take time. Such
+// a device is left out, and said, rather than failing the whole trace (RequireLength).
+bool IsTimelessBesideOthers(const TraceSpans& spans, const Window& window) {
+  if (window.length_ns() > 0 || window.policy != "all") return false;
+  return std::any_of(spans.devices.begin(), spans.devices.end(), [](const auto& device) {
+    return device.second.last_end_ns > device.second.first_start_ns;
+  });
+}
+
+// The note every device analysed carries about the devices left out by IsTimelessBesideOthers.
+std::string TimelessDevicesNote(const std::vector<int32_t>& left_out) {
+  return fmt::format(
+      "device{} {} left out: every GPU op of {} takes no time (whole-microsecond timestamps?), "
+      "so {} no window; --window START:END includes {}",
+      left_out.size() == 1 ? "" : "s", fmt::join(left_out, ", "),
+      left_out.size() == 1 ? "it" : "them", left_out.size() == 1 ? "it has" : "they have",
+      left_out.size() == 1 ? "it" : "them");
+}
+
 void RequireLength(const Trace& trace, int32_t device_id, const Window& window) {
   if (window.length_ns() <= 0) {
     throw InputError(trace.source,
@@ -155,6 +176,7 @@ std::map<int32_t, Window> ProcessingWindows(const Trace& trace) {
   for (const auto& [id, span] : spans.devices) {
     Window window =
         ResolveWindow(trace, WindowSpec{}, span, spans.first_start_ns, spans.last_end_ns);
+    if (IsTimelessBesideOthers(spans, window)) continue;  // ComputeEngineLoad says so
     RequireLength(trace, id, window);
     windows.emplace(id, std::move(window));
   }
@@ -176,8 +198,8 @@ std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOp
   // Dense per-device state, indexed through the stream table.
   std::vector<DeviceLoad> loads;
   std::map<int32_t, size_t> device_index;
+  std::vector<int32_t> timeless;  // devices left out: every op of theirs takes no time
   for (const auto& [id, span] : spans.devices) {
-    device_index[id] = loads.size();
     DeviceLoad load;
     load.device_id = id;
     load.device_name = std::string(trace.DeviceName(id));
@@ -189,15 +211,28 @@ std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOp
       load.window =
           ResolveWindow(trace, options.window, span, spans.first_start_ns, spans.last_end_ns);
     }
+    if (IsTimelessBesideOthers(spans, load.window)) {
+      timeless.push_back(id);
+      continue;
+    }
     RequireLength(trace, id, load.window);
+    device_index[id] = loads.size();
     load.unit_name = options.units.unit_name;
     for (Engine engine : kAllEngines)
       load.engines[static_cast<size_t>(EngineIndex(engine))].engine = engine;
     loads.push_back(load);
   }
-  std::vector<size_t> stream_device(trace.streams.size());
+  if (!timeless.empty()) {
+    const std::string note = TimelessDevicesNote(timeless);
+    for (DeviceLoad& load : loads)
+      load.window.note = load.window.note.empty() ? note : load.window.note + "; " + note;
+  }
+  // The ops of a device left out map to no load.
+  constexpr size_t kNoLoad = std::numeric_limits<size_t>::max();
+  std::vector<size_t> stream_device(trace.streams.size(), kNoLoad);
   for (size_t s = 0; s < trace.streams.size(); ++s) {
-    stream_device[s] = device_index[trace.streams[s].device_id];
+    const auto it = device_index.find(trace.streams[s].device_id);
+    if (it != device_index.end()) stream_device[s] = it->second;
   }
   if (options.by_stream) {
     // One row per stream with ops, in the device's window, ordered by device then stream.
@@ -208,7 +243,7 @@ std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOp
     }
     std::vector<size_t> order;
     for (size_t s = 0; s < trace.streams.size(); ++s) {
-      if (used[s]) order.push_back(s);
+      if (used[s] && stream_device[s] != kNoLoad) order.push_back(s);
     }
     std::sort(order.begin(), order.end(), [&trace](size_t a, size_t b) {
       const StreamInfo& x = trace.streams[a];
@@ -232,13 +267,15 @@ std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOp
   std::string unit_kernel_disclosure;  // which kernel a name not taken exactly was taken to mean
   if (options.units.kind == UnitsSpec::Kind::kKernelLaunches) {
     KernelMatch match = MatchKernelSignatures(trace, options.units.name);
-    unit_kernel = std::move(match.signatures);
+    // The disclosure counts the matched signatures: written before they are moved out.
     unit_kernel_disclosure = match.Disclosure(options.units.name);
+    unit_kernel = std::move(match.signatures);
   }
   std::vector<int64_t> kernel_units(loads.size(), 0);
 
   ForEachInStartOrder(trace, [&](const ActivityBlock& block, size_t i) {
     size_t d = stream_device[block.stream[i]];
+    if (d == kNoLoad) return;  // a device left out (its note says so)
     DeviceLoad& load = loads[d];
     const Window& window = load.window;
     int64_t start = block.start_ns[i];

@@ -99,13 +99,15 @@ struct EngineLoadOptions {
 // ordered pass over the activities; memory is O(devices x engines). With --units-from nvtx:NAME
 // and the processing window, the window is NAME's work (every instance, RangeWorkWindow) and the
 // units are the instances with work on the device, so per-unit figures are that work / its
-// instances (docs/metrics.md, "Units"). Throws InputError naming the trace when it has no GPU
-// activity, when the window is outside it, or when counted units come to zero.
+// instances (docs/metrics.md, "Units"). A device whose ops all take no time beside devices whose
+// ops take time has no window: it is left out, and each device's window note says so. Throws
+// InputError naming the trace when it has no GPU activity, when the window is outside it or has
+// zero length, or when counted units come to zero.
 std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOptions& options);
 
 // The processing window of each device with GPU ops (docs/metrics.md, "Window"), what
-// ComputeEngineLoad gives with default options, without the pass over the engines. Throws as it
-// does when the trace has no GPU activity or a window has zero length.
+// ComputeEngineLoad gives with default options, without the pass over the engines: the devices
+// it leaves out have none. Throws as it does.
 std::map<int32_t, Window> ProcessingWindows(const Trace& trace);
 
 // `given` when the caller has the engine load already (for the same window), else the engine

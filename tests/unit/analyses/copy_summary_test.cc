@@ -221,6 +221,21 @@ TEST(CopySummary, DevicesStayApartAndKernelOnlyDevicesAreLeftOut) {
   EXPECT_EQ(devices[1].pageable_count(), 0);
 }
 
+// A device whose only op is a copy that takes no time has no window: the engine load leaves it
+// out and says so; `copies` follows it instead of failing.
+TEST(CopySummary, ADeviceWhoseOpsTakeNoTimeIsLeftOut) {
+  Trace trace = MakeTrace({
+      {Engine::kKernel, 0, 10, 0, 1},
+      {Engine::kH2D, 2, 6, 0, 1, 40},
+      {Engine::kH2D, 5, 5, 2, 1, 8},
+  });
+  std::vector<DeviceCopies> devices = ComputeCopySummary(trace, Options("processing"));
+  ASSERT_EQ(devices.size(), 1u);
+  EXPECT_EQ(devices[0].device_id, 0);
+  EXPECT_NE(devices[0].window.note.find("device 2 left out"), std::string::npos)
+      << devices[0].window.note;
+}
+
 TEST(CopySummary, NoCopyInTheWindowGivesAnEmptyDevice) {
   Trace trace = MakeTrace({
       {Engine::kH2D, 0, 100, 0, 1, 100},

@@ -256,6 +256,31 @@ TEST(EngineLoad, AZeroLengthWindowIsAnError) {
   EXPECT_THROW(ComputeEngineLoad(trace, Options("processing", 2)), InputError);
 }
 
+// A device whose every op takes no time (a sub-microsecond memset in a whole-microsecond Kineto
+// trace) beside devices whose ops take time: left out, and said on every other device's window,
+// instead of failing the whole trace.
+TEST(EngineLoad, ADeviceWhoseOpsTakeNoTimeIsLeftOutAndSaid) {
+  Trace trace = MakeTrace({{Engine::kKernel, 0, 100, 0},
+                           {Engine::kMemset, 50, 50, 3, 4},
+                           {Engine::kKernel, 20, 80, 1}});
+  for (const char* window : {"processing", "all"}) {
+    std::vector<DeviceLoad> loads = ComputeEngineLoad(trace, Options(window, 0));
+    ASSERT_EQ(loads.size(), 2u) << window;
+    EXPECT_EQ(loads[0].device_id, 0);
+    EXPECT_EQ(loads[1].device_id, 1);
+    for (const DeviceLoad& load : loads) {
+      EXPECT_NE(load.window.note.find("device 3 left out: every GPU op of it takes no time"),
+                std::string::npos)
+          << load.window.note;
+      EXPECT_EQ(load.engine(Engine::kMemset).ops, 0);
+    }
+  }
+  EngineLoadOptions by_stream = Options("processing", 0);
+  by_stream.by_stream = true;
+  EXPECT_EQ(ComputeEngineLoad(trace, by_stream).size(), 2u);
+  EXPECT_EQ(ProcessingWindows(trace).count(3), 0u);
+}
+
 TEST(Roofline, NoEngineBusyMeansNoBottleneck) {
   // All ops in the window take no time: nothing binds, and nothing is made up.
   Trace trace = MakeTrace(
