@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -166,25 +167,37 @@ RangeSummary SummarizeRanges(const Trace& trace, const RangeSummaryOptions& opti
     for (RangeInstanceLoad& row : rows)
       row.ordinal += first_ordinal - 1;
     int64_t last_ordinal = 0;
+    std::set<int32_t> devices;
+    // Per engine: the busiest device's busy time of each instance, summed over the instances.
+    std::array<int64_t, kEngineCount> bound_ns{};
+    std::map<int64_t, std::array<int64_t, kEngineCount>> busiest;  // ordinal -> per engine
     for (const RangeInstanceLoad& row : rows) {
       group.gpu_ops += row.gpu_ops;
       if (row.gpu_ops > 0 && row.ordinal != last_ordinal) ++group.instances_with_work;
-      if (row.gpu_ops > 0) last_ordinal = row.ordinal;
+      if (row.gpu_ops > 0) {
+        last_ordinal = row.ordinal;
+        devices.insert(row.device_id);
+      }
       AddInto(group.engines, row.engines);
+      std::array<int64_t, kEngineCount>& own = busiest[row.ordinal];
+      for (size_t i = 0; i < own.size(); ++i)
+        own[i] = std::max(own[i], row.engines[i].busy_ns);
     }
-    for (int i = 0; i < kEngineCount; ++i) {
-      const RangeEngineWork& work = group.engines[static_cast<size_t>(i)];
-      if (work.ops > 0 &&
+    for (const auto& [ordinal, own] : busiest) {
+      for (size_t i = 0; i < own.size(); ++i)
+        bound_ns[i] = SaturatingAdd(bound_ns[i], own[i]);
+    }
+    group.devices = static_cast<int>(devices.size());
+    for (size_t i = 0; i < bound_ns.size(); ++i) {
+      if (group.engines[i].ops > 0 &&
           (!group.bottleneck ||
-           work.busy_ns >
-               group.engines[static_cast<size_t>(EngineIndex(*group.bottleneck))].busy_ns)) {
-        group.bottleneck = kAllEngines[static_cast<size_t>(i)];
+           bound_ns[i] > bound_ns[static_cast<size_t>(EngineIndex(*group.bottleneck))])) {
+        group.bottleneck = kAllEngines[i];
       }
     }
     if (group.bottleneck) {
       group.roofline_ns_per_instance =
-          static_cast<double>(
-              group.engines[static_cast<size_t>(EngineIndex(*group.bottleneck))].busy_ns) /
+          static_cast<double>(bound_ns[static_cast<size_t>(EngineIndex(*group.bottleneck))]) /
           static_cast<double>(ranges.size());
     }
     if (!options.name.empty()) group.instance_rows = std::move(rows);

@@ -52,8 +52,12 @@ struct RangeGroup {
   int64_t instances_with_work = 0;
   // Summed over instance rows; divided by the instance count for the per-instance figures.
   std::array<RangeEngineWork, kEngineCount> engines{};
-  std::optional<Engine> bottleneck;  // largest summed busy time
+  // The engine whose busy time per instance is largest, taking each instance's busiest device for
+  // that engine (the sum itself when every instance ran on one device): devices that run side by
+  // side bound an instance each on its own, not together.
+  std::optional<Engine> bottleneck;
   double roofline_ns_per_instance = 0;
+  int devices = 0;                               // distinct devices the instances' work ran on
   std::vector<RangeInstanceLoad> instance_rows;  // only for RangeSummaryOptions::name
 };
 

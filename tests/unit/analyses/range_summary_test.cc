@@ -234,6 +234,28 @@ TEST(RangeSummaryTest, GroupsPerNameWithCpuStatisticsAndPerInstanceRoofline) {
   EXPECT_TRUE(step.instance_rows.empty());
 }
 
+// Two devices busy side by side in one step bound it each on its own: the roofline per instance
+// takes each instance's busiest device, while the engine sums add the devices.
+TEST(RangeSummaryTest, DevicesSideBySideBoundAnInstanceEachOnItsOwn) {
+  Trace trace = MakeTrace({
+      {Engine::kKernel, 1000, 1200, 0, 1, 0, "a"},
+      {Engine::kKernel, 1000, 1100, 1, 1, 0, "b"},
+      {Engine::kKernel, 2000, 2100, 0, 1, 0, "c"},
+  });
+  AddRange(trace, "step", 0, 500, 1);
+  AddRange(trace, "step", 1500, 1800, 1);
+  const int64_t launch_times[] = {100, 200, 1600};
+  for (size_t i = 0; i < 3; ++i)
+    AddLaunch(trace, i, 1, launch_times[i]);
+  const RangeSummary summary = SummarizeRanges(trace, {});
+  ASSERT_EQ(summary.groups.size(), 1u);
+  const RangeGroup& step = summary.groups[0];
+  EXPECT_EQ(step.devices, 2);
+  EXPECT_EQ(step.engines[static_cast<size_t>(EngineIndex(Engine::kKernel))].busy_ns, 400);
+  EXPECT_EQ(step.bottleneck, Engine::kKernel);
+  EXPECT_DOUBLE_EQ(step.roofline_ns_per_instance, 150);  // (200 + 100) / 2, not 400 / 2
+}
+
 TEST(RangeSummaryTest, NamedRangeKeepsInstanceRows) {
   const Trace trace = Example();
   RangeSummaryOptions options;
