@@ -44,6 +44,12 @@ int RunPerRange(const AnalyzeOptions& options) {
                      "each range instance is its own window and unit: it cannot be combined with "
                      "--units, --units-from, --window, --overlap, --by-stream or --steady-report");
   }
+  // The ranges report has no one-figure-per-row form.
+  if (options.output.format == "csv-long") {
+    throw InputError("--per-range",
+                     "--format csv-long is not offered with --per-range (it offers table, csv, "
+                     "markdown and json)");
+  }
   RangesOptions ranges;
   static_cast<BreakdownOptions&>(ranges) = options;
   ranges.name = options.per_range;
@@ -70,6 +76,12 @@ std::vector<SteadyComparison> CompareSteady(const Trace& trace,
 
 int RunAnalyze(const AnalyzeOptions& options) {
   if (!options.per_range.empty()) return RunPerRange(options);
+  // Markdown is the ranges report's (--per-range); the engine table has none.
+  if (options.output.format == "markdown") {
+    throw InputError("--format",
+                     "markdown is offered with --per-range only (analyze offers "
+                     "table, csv, csv-long and json)");
+  }
   // Every flag is checked before any trace is read: a typo costs nothing on a 10 GB trace.
   AnalyzePlan plan = PlanAnalyze(options.window, options.unit, options.attribute, options.by_stream,
                                  options.overlap);
@@ -160,7 +172,7 @@ void AddAnalyzeCommand(CLI::App& app, int& exit_code) {
                       "with the GPU work each instance launched");
   AddAttributeOption(*command, options->attribute);
   AddThreadsOption(*command, options->threads);
-  AddOutputOptions(*command, options->output, {"table", "csv", "csv-long", "json"});
+  AddOutputOptions(*command, options->output, {"table", "csv", "csv-long", "json", "markdown"});
   command->callback([options, &exit_code]() { exit_code = RunAnalyze(*options); });
 }
 

@@ -30,8 +30,12 @@ int RunApi(const ApiOptions& options) {
   const ReadOptions read_options =
       ApiCallReadOptions(summary_options.window, options.threads, true);
   return RunBreakdown(options, read_options, report,
-                      [&](const Trace& trace, const std::string&) {
-                        return ApiOfTrace{&trace, ComputeApiSummary(trace, summary_options)};
+                      [&](const Trace& trace, const std::string& path) {
+                        ApiOfTrace api{&trace, ComputeApiSummary(trace, summary_options)};
+                        // What the window leaves out, on stderr as every windowed command
+                        // says it.
+                        PrintNote(options.output, path, "calls", OutsideCallsNote(api.result));
+                        return api;
                       },
                       {ApiDocument, RenderApiJson});
 }
@@ -40,7 +44,7 @@ int RunApi(const ApiOptions& options) {
 
 void AddApiCommand(CLI::App& app, int& exit_code) {
   AddBreakdownCommand(app, "api", exit_code, RunApi, [](CLI::App& command, ApiOptions& options) {
-    AddWindowOption(command, options.window, WindowKinds::kWithoutSteady);
+    AddWindowOption(command, options.window, WindowKinds::kWithSteady);
   });
 }
 

@@ -4,10 +4,8 @@
 #include <memory>
 
 #include <CLI/CLI.hpp>
-#include <fmt/format.h>
 
 #include "gpuroof/analyses/kernel_summary.h"
-#include "gpuroof/format/number_format.h"
 #include "gpuroof/model/errors.h"
 #include "gpuroof/readers/reader_registry.h"
 #include "gpuroof/reports/kernel_report.h"
@@ -43,22 +41,9 @@ int RunKernels(const KernelsOptions& options) {
   return RunWindowedBreakdown(
       options, BreakdownReadOptions(summary_options.window, ReadDetail::kFull, options.threads),
       report,
-      [&](const Trace& trace) {
-        std::vector<DeviceKernels> devices = ComputeKernelSummary(trace, summary_options);
-        // CSV rows are kernels only: the whole-graph launches no row lists are said here (the
-        // table, Markdown and JSON carry them).
-        if (options.output.format == "csv") {
-          for (const DeviceKernels& device : devices) {
-            if (device.graph_ops == 0) continue;
-            PrintNote(options.output, trace.source, fmt::format("device {}", device.device_id),
-                      fmt::format("{} whole-graph launch{} ({} busy) not listed: CUDA graphs "
-                                  "traced as whole graphs, their kernels not one by one",
-                                  device.graph_ops, device.graph_ops == 1 ? "" : "es",
-                                  HumanDurationNs(static_cast<double>(device.graph_busy_ns))));
-          }
-        }
-        return devices;
-      },
+      // CSV rows are kernels only: what no row lists (whole-graph launches, rows after --top)
+      // reaches stderr through the report's left-out notes (RenderAndEmit).
+      [&](const Trace& trace) { return ComputeKernelSummary(trace, summary_options); },
       {KernelDocument, RenderKernelJson});
 }
 
@@ -69,7 +54,7 @@ void AddKernelsCommand(CLI::App& app, int& exit_code) {
       app, "kernels", exit_code, RunKernels, [](CLI::App& command, KernelsOptions& options) {
         AddKernelKeyOption(command, options.key);
         command.add_option("--top", options.top, "Show only the N kernels with the largest total");
-        AddWindowOption(command, options.window, WindowKinds::kWithoutSteady);
+        AddWindowOption(command, options.window, WindowKinds::kWithSteady);
         AddAttributeOption(command, options.attribute);
       });
 }

@@ -35,11 +35,9 @@ int RunLaunches(const LaunchesOptions& options) {
   // Correlation ids, kernel names and shapes, and the launching calls.
   const ReadOptions read_options =
       ApiCallReadOptions(latency_options.window, options.threads, false);
-  return RunBreakdown(
+  return RunWindowedBreakdown(
       options, read_options, report,
-      [&](const Trace& trace, const std::string&) {
-        return LaunchesOfTrace{&trace, ComputeLaunchLatency(trace, latency_options)};
-      },
+      [&](const Trace& trace) { return ComputeLaunchLatency(trace, latency_options); },
       {LaunchesDocument, RenderLaunchesJson});
 }
 
@@ -51,7 +49,7 @@ void AddLaunchesCommand(CLI::App& app, int& exit_code) {
         AddKernelKeyOption(command, options.key);
         command.add_flag("--per-launch", options.per_launch,
                          "One row per launch (nsys kernexectrace's columns) instead of per key");
-        AddWindowOption(command, options.window, WindowKinds::kWithoutSteady);
+        AddWindowOption(command, options.window, WindowKinds::kWithSteady);
       });
 }
 

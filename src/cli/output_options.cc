@@ -61,6 +61,17 @@ std::string RenderDocument(const std::string& format, const ReportDocument& docu
   return RenderDocumentText(document);
 }
 
+void PrintLeftOutNotes(const OutputOptions& options, const std::string& format,
+                       const ReportDocument& document) {
+  if (format != "csv" && format != "csv-long") return;
+  for (const ReportSection& section : document.sections) {
+    const std::string where =
+        section.device ? fmt::format("device {}", *section.device) : std::string("left out");
+    for (const std::string& note : section.left_out)
+      PrintNote(options, section.trace, where, note);
+  }
+}
+
 void PrintNote(const OutputOptions& options, const std::string& path, const std::string& where,
                const std::string& note) {
   if (note.empty() || options.quiet) return;

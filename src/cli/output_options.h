@@ -60,19 +60,27 @@ void AddThreadsOption(CLI::App& command, int& threads);
 enum class WindowKinds { kWithSteady, kWithoutSteady };
 void AddWindowOption(CLI::App& command, std::string& window, WindowKinds kinds);
 
-// Renders `report` in the chosen --format and emits it (EmitOutput).
+// The document in --format table, csv or markdown.
+std::string RenderDocument(const std::string& format, const ReportDocument& document);
+
+// "gpuroof: note: <trace>: <device N>: <note>" on stderr for each section's left_out note when
+// `format` has no place for the preamble and footer lines that say them (csv, csv-long).
+void PrintLeftOutNotes(const OutputOptions& options, const std::string& format,
+                       const ReportDocument& document);
+
+// Renders `report` in the chosen --format and emits it (EmitOutput); what the table leaves out
+// goes to stderr with a CSV (PrintLeftOutNotes).
 template <typename Report>
 void RenderAndEmit(const OutputOptions& options, const Report& report,
                    const ReportFormats<Report>& formats) {
   if (options.format == "json") {
     EmitOutput(options, formats.json(report));
   } else {
-    EmitOutput(options, RenderDocument(options.format, formats.document(report)));
+    const ReportDocument document = formats.document(report);
+    PrintLeftOutNotes(options, options.format, document);
+    EmitOutput(options, RenderDocument(options.format, document));
   }
 }
-
-// The document in --format table, csv or markdown.
-std::string RenderDocument(const std::string& format, const ReportDocument& document);
 
 // "gpuroof: note: <path>: <where>: <note>" on stderr, unless the note is empty or --quiet.
 void PrintNote(const OutputOptions& options, const std::string& path, const std::string& where,

@@ -10,6 +10,8 @@
 #include <sqlite3.h>
 
 #include "cli_runner.h"
+#include "support/kineto_json_builder.h"
+#include "support/trace_description.h"
 
 namespace gpuroof::testing {
 namespace {
@@ -433,6 +435,140 @@ TEST(FindingsCli, BadInputIsOneLine) {
     EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
     EXPECT_TRUE(run.out.empty());
   }
+}
+
+// --- launches and api on builder-made traces: what CSV leaves out is said on stderr, windows.
+
+// Device 0: a launch with its call (0-100 -> kernel 1000-1100), a kernel whose call the trace
+// lacks (corr 9), a graph launch's two nodes (corr 3), a kernel at 5000 launched at 4000 (corr
+// 4); one cudaMalloc call at 3000-3200. First GPU op: 1000.
+std::filesystem::path WriteLaunchTrace(const TempDir& dir) {
+  std::filesystem::path file = dir / "launch.sqlite";
+  testsupport::BuildFromDescription(R"(
+gpu 0 "G"
+api start=0 end=100 corr=1 name=cudaLaunchKernel_v7000
+kernel start=1000 end=1100 corr=1 name=k
+kernel start=1200 end=1300 corr=9 name=lost
+api start=1400 end=1500 corr=3 name=cudaGraphLaunch_v10000
+kernel start=1600 end=1700 corr=3 name=node
+kernel start=1700 end=1800 corr=3 name=node
+api start=3000 end=3200 corr=5 name=cudaMalloc_v3020
+api start=4000 end=4100 corr=4 name=cudaLaunchKernel_v7000
+kernel start=5000 end=5100 corr=4 name=k
+)",
+                                    "launch", file);
+  return file;
+}
+
+TEST(LaunchesCli, CsvSaysWhatItLeavesOutOnStderr) {
+  TempDir dir;
+  const std::string trace = WriteLaunchTrace(dir).string();
+  CliResult r = RunGpuroof({"launches", trace, "--format", "csv"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(ParseCsv(r.out).size(), 1u) << r.out;  // key k: 2 launches
+  const std::string where = "gpuroof: note: " + trace + ": device 0: ";
+  EXPECT_NE(r.err.find(where + "1 kernel in the window left out: the trace lacks their launching "
+                               "call"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find(where + "2 kernels in the window left out: 1 call launched several ops"),
+            std::string::npos)
+      << r.err;
+  // The window's note counts the kernels it leaves out: 3500-4050 after the first GPU op (4500-
+  // 5050) holds the kernel at 5000 only; the other 4 kernels (not the call) are outside.
+  r = RunGpuroof({"launches", trace, "--window", "3500:4050", "--format", "csv"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find(where + "4 kernel(s) lie outside the window; --window all includes them"),
+            std::string::npos)
+      << r.err;
+  r = RunGpuroof({"launches", trace, "--format", "csv", "--quiet"});
+  EXPECT_EQ(r.err, "");
+}
+
+TEST(LaunchesCli, WindowWithoutKernelIsOneLineAndExit2) {
+  TempDir dir;
+  const std::string trace = WriteLaunchTrace(dir).string();
+  CliResult r = RunGpuroof({"launches", trace, "--window", "1000:3000", "--format", "csv"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "gpuroof: error: " + trace +
+                       ": no kernel runs in the range window of any device; choose another with "
+                       "--window\n");
+}
+
+// --per-launch text gives times after the first GPU op (1000 ns): the first launch's call at
+// -1.000 us, its kernel at 0; CSV keeps the trace clock's ns.
+TEST(LaunchesCli, PerLaunchTextTimesAreAfterTheFirstGpuOp) {
+  TempDir dir;
+  const std::string trace = WriteLaunchTrace(dir).string();
+  CliResult r = RunGpuroof({"launches", trace, "--per-launch"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("API start us"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("-1.000"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" 3.000 "), std::string::npos) << r.out;  // call at 4000
+  r = RunGpuroof({"launches", trace, "--per-launch", "--format", "csv"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto rows = ParseCsv(r.out);
+  ASSERT_EQ(rows.size(), 2u) << r.out;
+  EXPECT_EQ(rows[0]["api_start_ns"], "0");
+  EXPECT_EQ(rows[1]["api_start_ns"], "4000");
+  EXPECT_EQ(rows[1]["kernel_start_ns"], "5000");
+}
+
+// Kineto kernels without grid and block: `--key launch` does not invent <<<(0,0,0),(0,0,0)>>>.
+TEST(LaunchesCli, LaunchKeyWithoutShapeSaysSo) {
+  TempDir dir;
+  testing::KinetoJsonBuilder builder;
+  builder.Runtime("cudaLaunchKernel", "0", "5", 1)
+      .Raw(R"({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 10, "dur": 5,)"
+           R"( "args": {"device": 0, "stream": 7, "correlation": 1}})");
+  WriteFile(dir / "t.json", builder.ObjectJson());
+  CliResult r =
+      RunGpuroof({"launches", (dir / "t.json").string(), "--key", "launch", "--format", "csv"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto rows = ParseCsv(r.out);
+  ASSERT_EQ(rows.size(), 1u) << r.out;
+  EXPECT_EQ(rows[0]["kernel"], "k <<<shape not in trace>>>");
+}
+
+TEST(LaunchesCli, HelpListsSteady) {
+  for (const char* command : {"launches", "api", "kernels"}) {
+    CliResult r = RunGpuroof({command, "--help"});
+    EXPECT_NE(r.out.find("nvtx:NAME[@N|@*] | steady"), std::string::npos) << command << r.out;
+  }
+}
+
+// api with a window: the calls it leaves out are said on stderr with every format; with
+// --window nvtx: the window line and JSON name the range, whose CPU time is the window.
+TEST(ApiCli, WindowNotesAndNvtxRangeWindow) {
+  TempDir dir;
+  const std::string trace = WriteLaunchTrace(dir).string();
+  // 0:1000 after the first GPU op (1000-2000): the call at 1400-1500 only; the other 3 left out.
+  CliResult r = RunGpuroof({"api", trace, "--window", "0:1000", "--format", "csv"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "gpuroof: note: " + trace + ": calls: 3 calls outside the window left out\n");
+
+  std::filesystem::path nvtx = dir / "nvtx.sqlite";
+  testsupport::BuildFromDescription(R"(
+gpu 0 "G"
+nvtx start=1000 end=2000 text=step tid=1
+nvtx start=2000 end=3000 text=step tid=1
+api start=1100 end=1200 corr=1 name=cudaLaunchKernel_v7000
+kernel start=2500 end=2600 corr=1 name=k
+api start=2100 end=2200 corr=2 name=cudaLaunchKernel_v7000
+kernel start=2700 end=2800 corr=2 name=k
+)",
+                                    "nvtx", nvtx);
+  r = RunGpuroof({"api", nvtx.string(), "--window", "nvtx:step@1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("window nvtx 'step' instance 1 of 2: calls overlapping the range's CPU "
+                       "time, -1.500 us to -500 ns after the first GPU op"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("1 call of 1 function"), std::string::npos) << r.out;
+  r = RunGpuroof({"api", nvtx.string(), "--window", "nvtx:step@1", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find(R"("range": "'step' instance 1 of 2")"), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -118,5 +118,56 @@ memset start=0 end=50 bytes=64
   EXPECT_FALSE(std::filesystem::exists(dir / "out.csv"));
 }
 
+// Copies that take no time have no bandwidth: left out of the directions, but counted. Here one
+// timed H2D and D2H each (figures as usual), and 3 zero-duration H2D copies of 1000 B plus one
+// D2H of 500 B in the window: 4 copies, 3.50 kB, said on stderr with CSV and in the table.
+TEST(ContentionCli, ZeroDurationCopiesAreCountedAndSaid) {
+  TempDir dir;
+  std::filesystem::path file = dir / "zero.sqlite";
+  testsupport::BuildFromDescription(R"desc(
+gpu 0 "Test GPU"
+kernel start=0 end=5us name=k stream=1
+memcpy start=0 end=10us kind=HtoD bytes=100000 src=pinned dst=device stream=2
+memcpy start=10us end=20us kind=DtoH bytes=60000 src=device dst=pinned stream=3
+repeat 3 step=1us {
+  memcpy start=2us end=2us kind=HtoD bytes=1000 src=pinned dst=device stream=2
+}
+memcpy start=15us end=15us kind=DtoH bytes=500 src=device dst=pinned stream=3
+)desc",
+                                    "zero", file);
+  CliResult r = RunGpuroof({"copies", file.string(), "--contention", "--format", "csv"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> lines = Lines(r.out);
+  ASSERT_EQ(lines.size(), 3u) << r.out;
+  EXPECT_EQ(lines[1].rfind("0,H2D,D2H,1,10000,100000,", 0), 0u) << lines[1];
+  EXPECT_EQ(r.err, "gpuroof: note: " + file.string() +
+                       ": device 0: 4 H2D/D2H copies (3.50 kB) in the window left out: they take "
+                       "no time, so have no bandwidth\n");
+  r = RunGpuroof({"copies", file.string(), "--contention"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("note: 4 H2D/D2H copies (3.50 kB) in the window left out"),
+            std::string::npos)
+      << r.out;
+}
+
+// When every H2D and D2H copy takes no time, the error says so instead of pointing at
+// --window all (the window already in use).
+TEST(ContentionCli, OnlyZeroDurationCopiesIsAnErrorThatSaysWhy) {
+  TempDir dir;
+  std::filesystem::path file = dir / "zero.sqlite";
+  testsupport::BuildFromDescription(R"desc(
+gpu 0 "Test GPU"
+kernel start=0 end=5us name=k stream=1
+memcpy start=1us end=1us kind=HtoD bytes=1000 src=pinned dst=device stream=2
+memcpy start=2us end=2us kind=DtoH bytes=1000 src=device dst=pinned stream=3
+)desc",
+                                    "zero", file);
+  CliResult r = RunGpuroof({"copies", file.string(), "--contention", "--window", "all"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "gpuroof: error: " + file.string() +
+                       ": no H2D or D2H copy takes time in the 'all' window: the 2 counted in it "
+                       "take no time (zero duration: no bandwidth)\n");
+}
+
 }  // namespace
 }  // namespace gpuroof::testing

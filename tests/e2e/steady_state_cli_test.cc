@@ -48,7 +48,7 @@ TEST(SteadyStateCli, SlowFirstFramesAreDroppedFromTheSteadyWindow) {
       << r.out;
   EXPECT_NE(r.out.find("steady state from 2.000 ms into the processing window (unit 101 of 1999; "
                        "100 warm-up units dropped by MSER-5 over 1999 intervals between launches "
-                       "of kernel 'frame')\n"
+                       "of kernel\n  'frame')\n"  // context lines wrap at 160 columns
                        "  bottleneck kernel per frame: 10.000 us in the steady part vs 10.500 us "
                        "over the whole window (-4.8 %)\n"
                        "  window per frame: 10.000 us in the steady part vs 10.500 us over the "

@@ -25,9 +25,15 @@ struct ApiSummary {
   bool whole_trace = false;     // --window all: every call, as nsys's reports count them
   int64_t window_start_ns = 0;  // otherwise: the earliest start and latest end of the device
   int64_t window_end_ns = 0;    // windows; a call counts when it overlaps that interval
-  int64_t calls = 0;            // calls counted
-  int64_t total_ns = 0;         // their summed durations
-  int64_t outside_calls = 0;    // calls the window leaves out
+  // --window nvtx: the range's instances as SelectRanges resolved them ("'ProfilerStep#7' (1
+  // instance)"). A call counts when it overlaps the CPU time of one of them (calls run on the
+  // CPU: the range's GPU work runs later, behind the launch queue); window_start_ns and
+  // window_end_ns are the first instance's start and the last one's end.
+  std::string window_range;
+  std::string window_note;    // which devices' windows fell back to another policy
+  int64_t calls = 0;          // calls counted
+  int64_t total_ns = 0;       // their summed durations
+  int64_t outside_calls = 0;  // calls the window leaves out
   // PyTorch .item() ops (kScalarReadOpName) among the calls: not CUDA functions, left out.
   int64_t scalar_reads = 0;
   std::vector<ApiFunctionRow> rows;  // total desc, then count desc, then name
@@ -38,8 +44,8 @@ struct ApiSummaryOptions {
 };
 
 // Per-function statistics of `trace.api_calls` (read with ReadOptions::all_api_calls for every
-// call). Throws InputError naming the trace when it holds no API call, and, for windows other
-// than `all`, what ComputeEngineLoad() throws.
+// call). Throws InputError naming the trace when it holds no API call, for `nvtx:` windows what
+// SelectRanges() throws, and for the other windows but `all` what ComputeEngineLoad() throws.
 ApiSummary ComputeApiSummary(const Trace& trace, const ApiSummaryOptions& options);
 
 // The interval of the windows of every device of `trace` under `spec` (earliest start, latest
@@ -47,7 +53,11 @@ ApiSummary ComputeApiSummary(const Trace& trace, const ApiSummaryOptions& option
 struct TraceWindow {
   int64_t start_ns = 0;
   int64_t end_ns = 0;
+  // The policy asked for when a device used it; devices that fell back to another (a device
+  // without kernels under `processing` takes `all`) are named in `note`, as their windows widen
+  // the interval.
   std::string policy;
+  std::string note;
 };
 TraceWindow ResolveTraceWindow(const Trace& trace, const WindowSpec& spec);
 

@@ -10,6 +10,7 @@
 #include "gpuroof/analyses/engine_load.h"
 #include "gpuroof/analyses/ordered_scan.h"
 #include "gpuroof/model/errors.h"
+#include "gpuroof/model/time_limits.h"
 
 namespace gpuroof {
 
@@ -153,25 +154,42 @@ std::vector<DeviceContention> ComputeCopyContention(const Trace& trace,
     if (!OpCountsInWindow(trace, block, i, window)) return;
     const int64_t clipped_start = std::max(start, window.start_ns);
     const int64_t clipped_end = std::min(end, window.end_ns);
-    // A copy that takes no time has no bandwidth and occupies no engine.
-    if (clipped_end <= clipped_start) return;
+    // A copy that takes no time has no bandwidth and occupies no engine: counted apart.
+    if (clipped_end <= clipped_start) {
+      ++devices[d].zero_time_copies;
+      devices[d].zero_time_bytes = SaturatingAddBytes(devices[d].zero_time_bytes, block.bytes[i]);
+      return;
+    }
     sweeps[d].Add(clipped_start, clipped_end, end - start, block.bytes[i],
                   engine == Engine::kH2D ? 0 : 1);
   });
 
   std::vector<DeviceContention> result;
+  bool any_timed = false;
+  int64_t zero_time_copies = 0;
   for (size_t d = 0; d < devices.size(); ++d) {
     sweeps[d].Finish();
     for (size_t direction = 0; direction < kDirections.size(); ++direction) {
       const DirectionContention& figures = sweeps[d].result(direction);
       if (figures.ops > 0) devices[d].directions.push_back(figures);
     }
-    if (!devices[d].directions.empty()) result.push_back(std::move(devices[d]));
+    any_timed = any_timed || !devices[d].directions.empty();
+    zero_time_copies += devices[d].zero_time_copies;
+    if (!devices[d].directions.empty() || devices[d].zero_time_copies > 0)
+      result.push_back(std::move(devices[d]));
   }
-  if (result.empty()) {
-    throw InputError(trace.source, fmt::format("no H2D or D2H copy takes time in the '{}' window "
-                                               "(--window all covers every op)",
-                                               options.window.text));
+  if (!any_timed) {
+    const std::string why =
+        zero_time_copies > 0
+            ? fmt::format("the {} counted in it take no time (zero duration: no bandwidth)",
+                          zero_time_copies)
+            : std::string("none runs in it");
+    throw InputError(trace.source,
+                     fmt::format("no H2D or D2H copy takes time in the '{}' window: {}{}",
+                                 options.window.text, why,
+                                 options.window.kind == WindowSpec::Kind::kAll
+                                     ? ""
+                                     : " (--window all covers every op)"));
   }
   return result;
 }

@@ -47,6 +47,10 @@ struct DeviceContention {
   std::string device_name;
   Window window;
   std::vector<DirectionContention> directions;  // H2D, then D2H; only those with ops
+  // H2D and D2H copies counted in the window that take no time there (zero duration): no
+  // bandwidth and no engine time, left out of the directions.
+  int64_t zero_time_copies = 0;
+  uint64_t zero_time_bytes = 0;
 };
 
 struct CopyContentionOptions {
@@ -54,10 +58,11 @@ struct CopyContentionOptions {
 };
 
 // Copy contention per device (ascending id) of `trace`, for the devices with an H2D or D2H copy
-// that takes time in the window. The windows and the rule for which ops count are those of
-// ComputeEngineLoad(); ops are clipped to the window. One ordered pass (ForEachInStartOrder);
-// memory O(devices + copies running at once). Throws InputError naming the trace when it has no
-// H2D or D2H copy at all, or when the window is outside its GPU activity.
+// in the window (one that takes no time is only counted in zero_time_copies). The windows and the
+// rule for which ops count are those of ComputeEngineLoad(); ops are clipped to the window. One
+// ordered pass (ForEachInStartOrder); memory O(devices + copies running at once). Throws InputError
+// naming the trace when it has no H2D or D2H copy at all, when none takes time in the window
+// (saying how many take none), or when the window is outside its GPU activity.
 std::vector<DeviceContention> ComputeCopyContention(const Trace& trace,
                                                     const CopyContentionOptions& options);
 

@@ -224,8 +224,10 @@ std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOp
   }
   if (!timeless.empty()) {
     const std::string note = TimelessDevicesNote(timeless);
-    for (DeviceLoad& load : loads)
+    for (DeviceLoad& load : loads) {
+      load.devices_left_out_note = note;
       load.window.note = load.window.note.empty() ? note : load.window.note + "; " + note;
+    }
   }
   // The ops of a device left out map to no load.
   constexpr size_t kNoLoad = std::numeric_limits<size_t>::max();

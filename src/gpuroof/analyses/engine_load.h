@@ -82,7 +82,10 @@ struct DeviceLoad {
   int64_t outside_busy_ns = 0;
   int64_t outside_in_span_ops = 0;  // work windows: of outside_ops, those running in the span
   std::string outside_note;         // says so, when outside_ops > 0
-  Roofline roofline;                // ComputeRoofline() of the figures above, set once
+  // Devices of the trace left out because every op of theirs takes no time (ComputeEngineLoad),
+  // said on every device analysed: also in the window note.
+  std::string devices_left_out_note;
+  Roofline roofline;  // ComputeRoofline() of the figures above, set once
 
   const EngineLoad& engine(Engine e) const { return engines[static_cast<size_t>(EngineIndex(e))]; }
 };

@@ -27,6 +27,9 @@ std::string KernelKeyText(const Trace& trace, const OpSignature& signature, Kern
       break;
     }
     case KernelKey::kLaunch:
+      if (signature.grid == std::array<uint32_t, 3>{} &&
+          signature.block == std::array<uint32_t, 3>{})
+        return fmt::format("{} <<<shape not in trace>>>", name);
       return LaunchKey(name, signature.grid, signature.block);
   }
   return std::string(name);
@@ -64,8 +67,7 @@ std::string LaunchKey(std::string_view name, const std::array<uint32_t, 3>& grid
                      block[1], block[2]);
 }
 
-std::vector<DeviceKernels> ComputeKernelSummary(const Trace& trace,
-                                                const KernelSummaryOptions& options) {
+void RequireKernels(const Trace& trace) {
   bool has_kernels = false;
   bool has_graphs = false;
   for (const ActivityBlock& block : trace.blocks) {
@@ -82,6 +84,18 @@ std::vector<DeviceKernels> ComputeKernelSummary(const Trace& trace,
                                 : "no kernels: the trace has no kernel records (was CUDA tracing "
                                   "on, e.g. nsys profile --trace=cuda?)");
   }
+}
+
+void ThrowNoKernelInWindow(const Trace& trace, std::string_view policy) {
+  throw InputError(trace.source,
+                   fmt::format("no kernel runs in the {} window of any device; choose another "
+                               "with --window",
+                               policy));
+}
+
+std::vector<DeviceKernels> ComputeKernelSummary(const Trace& trace,
+                                                const KernelSummaryOptions& options) {
+  RequireKernels(trace);
   // Windows and kernel busy time come from the engine load, so both commands describe the same
   // stretch of time with the same numbers.
   std::vector<DeviceLoad> computed;
@@ -144,12 +158,20 @@ std::vector<DeviceKernels> ComputeKernelSummary(const Trace& trace,
   }
 
   std::vector<DeviceKernels> result;
+  bool any_in_window = false;
   for (size_t d = 0; d < loads.size(); ++d) {
     const DeviceLoad& load = loads[d];
     const EngineLoad& kernel = load.engine(Engine::kKernel);
     const EngineLoad& comm = load.engine(Engine::kComm);
     const EngineLoad& graph = load.engine(Engine::kGraph);
-    if (kernel.ops == 0 && comm.ops == 0 && graph.ops == 0) continue;
+    const bool in_window = kernel.ops > 0 || comm.ops > 0 || graph.ops > 0;
+    any_in_window = any_in_window || in_window;
+    // A device whose kernels all lie outside the window stays, empty, with its window's note of
+    // the ops left out: dropping it would leave them out without a word.
+    if (!in_window && std::all_of(launches[d].begin(), launches[d].end(),
+                                  [](size_t count) { return count == 0; })) {
+      continue;
+    }
     DeviceKernels device;
     device.device_id = load.device_id;
     device.device_name = load.device_name;
@@ -198,12 +220,7 @@ std::vector<DeviceKernels> ComputeKernelSummary(const Trace& trace,
     }
     result.push_back(std::move(device));
   }
-  if (result.empty()) {
-    throw InputError(trace.source,
-                     fmt::format("no kernel runs in the {} window of any device; choose another "
-                                 "with --window",
-                                 loads.front().window.policy));
-  }
+  if (!any_in_window) ThrowNoKernelInWindow(trace, loads.front().window.policy);
   return result;
 }
 

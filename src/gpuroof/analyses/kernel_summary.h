@@ -31,8 +31,15 @@ std::string LaunchKey(std::string_view name, const std::array<uint32_t, 3>& grid
                       const std::array<uint32_t, 3>& block);
 
 // The key of a kernel with `signature` under `key`: its short name, demangled name (the short
-// name when the trace has none) or launch key.
+// name when the trace has none) or launch key ("NAME <<<shape not in trace>>>" when the trace
+// gives no grid and block: a launch has at least one block, so all zeros means unknown).
 std::string KernelKeyText(const Trace& trace, const OpSignature& signature, KernelKey key);
+
+// Throws InputError naming the trace when it has no kernel (compute or collective), saying when
+// it has whole-graph launches only (CUDA graphs traced at graph level).
+void RequireKernels(const Trace& trace);
+// Throws InputError naming the trace: no kernel counts in the `policy` window of any device.
+[[noreturn]] void ThrowNoKernelInWindow(const Trace& trace, std::string_view policy);
 
 // One kernel key on one device: statistics of the clipped durations (ns) of its launches that
 // count in the window.
@@ -82,8 +89,9 @@ struct KernelSummaryOptions {
   const std::vector<DeviceLoad>* engine_load = nullptr;
 };
 
-// Per-device kernel summary of `trace`, devices in ascending id order; devices where no kernel
-// counts in the window are left out. Windows, the rule for which ops count and the clipping are
+// Per-device kernel summary of `trace`, devices in ascending id order; a device with no kernel is
+// left out, one whose kernels all lie outside the window is kept without rows (its window note
+// counts them). Windows, the rule for which ops count and the clipping are
 // those of ComputeEngineLoad() (docs/metrics.md, "Window").
 // Throws InputError naming the trace when it has no kernels, when no kernel counts in the window
 // of any device, or when the window cannot be resolved (as ComputeEngineLoad()).

@@ -57,7 +57,14 @@ struct DeviceLaunches {
   // Kernels in the window whose call launched several ops (a CUDA graph launch: every node
   // carries its correlation id), left out: the call's overhead is not any one kernel's.
   int64_t shared_call_kernels = 0;
-  int64_t shared_calls = 0;           // the distinct calls that launched them
+  int64_t shared_calls = 0;  // the distinct calls that launched them
+  // Whole-graph launches (engine graph: CUDA graphs traced as one op per launch, their kernels not
+  // one by one) in the window, left out: no kernel to join. Their count and busy time.
+  int64_t graph_launches = 0;
+  int64_t graph_sum_ns = 0;
+  int64_t outside_kernels = 0;        // kernels of the device the window leaves out
+  int64_t early_starts = 0;           // joined launches whose kernel starts before its call (clock
+                                      // skew or a wrong join): kept, with a negative latency
   std::vector<LaunchKeyRow> rows;     // total overhead desc, then launches desc, then key
   std::vector<KernelLaunch> records;  // every launch, by kernel start (with keep_records)
 };
@@ -70,8 +77,12 @@ struct LaunchLatencyOptions {
 
 // Joins every kernel (compute and collective) that counts in the window of its device to its
 // launching call in trace.api_calls, per device in ascending id order. Kernels are not clipped:
-// a launch is a whole event. Throws InputError naming the trace when it has no kernels, no API
-// calls, or when the window cannot be resolved (as ComputeEngineLoad()).
+// a launch is a whole event. With WindowSpec::Kind::kAll every kernel counts and no window is
+// resolved (a device whose ops take no time is fine); otherwise the windows are
+// ComputeEngineLoad()'s, their note counting the kernels left out; a device whose kernels all lie
+// outside the window is kept, without rows, for that note. Throws InputError naming the
+// trace when it has no kernels (saying when it has whole-graph launches only), no API calls, no
+// kernel in the window of any device, or when the window cannot be resolved.
 std::vector<DeviceLaunches> ComputeLaunchLatency(const Trace& trace,
                                                  const LaunchLatencyOptions& options);
 

@@ -21,6 +21,10 @@ struct ReportSection {
   Table table;
   std::string when_empty;           // printed instead of a table that has no row
   std::vector<std::string> footer;  // lines after the table (rows left out, warnings)
+  // What the table leaves out (rows after --top, records no row counts), as notes: each is also
+  // said in the preamble or footer, which a CSV has no place for, so the CLI prints these on
+  // stderr with a CSV (PrintLeftOutNotes in src/cli/output_options.h).
+  std::vector<std::string> left_out;
   // False for a section whose table has other columns than the document's (a summary after the
   // main table): text and Markdown show it, CSV (one table) leaves it out.
   bool in_csv = true;

@@ -1,15 +1,30 @@
 #include "gpuroof/format/table_markdown.h"
 
+#include <cctype>
+#include <string_view>
+
 #include "gpuroof/format/table_cells.h"
 
 namespace gpuroof {
 
 namespace {
 
+bool IsAlnum(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) != 0;
+}
+
+// A cell's text as GitHub-flavoured Markdown reads it back whole: the table's '|', and what
+// would otherwise render as HTML ("<float>"), emphasis ('*', '~', and '_' except inside a word,
+// where it never is), code ('`') or a link ('[', ']'), are backslash-escaped; a line break
+// becomes a space.
 std::string Escape(const std::string& text) {
   std::string out;
-  for (char c : text) {
-    if (c == '|') out += '\\';
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    const bool in_word =
+        i > 0 && i + 1 < text.size() && IsAlnum(text[i - 1]) && IsAlnum(text[i + 1]);
+    if (std::string_view("|\\<>*~`[]").find(c) != std::string_view::npos || (c == '_' && !in_word))
+      out += '\\';
     out += c == '\n' ? ' ' : c;
   }
   return out;

@@ -41,32 +41,73 @@ std::vector<size_t> PrintedOrder(const Table& table, const TextTableOptions& opt
 }
 
 // Shortens the name cells of one column to `width`; shortened names that would read the same
-// for different full names get " #1", " #2"… in order of appearance. Returns how many cells
+// as another full name get " #1", " #2"… in order of appearance, so that each printed name
+// stands for one full name. The numbers are given on the final text: a name cut further to make
+// room for its number is grouped again with the names it now reads like. Returns how many cells
 // were shortened.
 size_t ShortenColumn(std::vector<std::vector<std::string>>& cells, size_t column, size_t width) {
+  const size_t rows = cells.size();
+  std::vector<std::string> full(rows);
+  std::vector<bool> is_long(rows);
+  std::vector<size_t> reserve(rows, 0);  // room kept for the number, grown until it fits
   size_t shortened = 0;
-  std::map<std::string, std::vector<std::string>> originals;  // shortened -> distinct full names
-  std::vector<std::string> full(cells.size());
-  for (size_t r = 0; r < cells.size(); ++r) {
+  for (size_t r = 0; r < rows; ++r) {
     full[r] = cells[r][column];
-    if (DisplayWidth(full[r]) <= width) continue;
-    cells[r][column] = ShortenNameToFit(full[r], width);
-    ++shortened;
-    auto& seen = originals[cells[r][column]];
-    if (std::find(seen.begin(), seen.end(), full[r]) == seen.end()) seen.push_back(full[r]);
+    is_long[r] = DisplayWidth(full[r]) > width;
+    shortened += is_long[r] ? 1 : 0;
   }
-  for (size_t r = 0; r < cells.size(); ++r) {
-    auto it = originals.find(cells[r][column]);
-    if (it == originals.end() || it->second.size() < 2 || cells[r][column] == full[r]) continue;
-    size_t index = std::find(it->second.begin(), it->second.end(), full[r]) - it->second.begin();
-    std::string suffix = fmt::format(" #{}", index + 1);
-    // The number must fit too: cut the shortened name further when it would not.
-    std::string name = cells[r][column];
-    size_t room = width > suffix.size() ? width - suffix.size() : 1;
-    if (DisplayWidth(name) > room) name = PrefixCodePoints(name, room > 1 ? room - 1 : 0) + "…";
-    cells[r][column] = name + suffix;
+  std::vector<std::string> text(rows);
+  std::vector<std::string> suffix(rows);
+  for (bool changed = true; changed;) {
+    changed = false;
+    // Printed text -> the distinct full names printed so, in order of appearance.
+    std::map<std::string, std::vector<std::string>> readers;
+    for (size_t r = 0; r < rows; ++r) {
+      text[r] =
+          is_long[r] ? ShortenNameToFit(full[r], width - std::min(width, reserve[r])) : full[r];
+      auto& seen = readers[text[r]];
+      if (std::find(seen.begin(), seen.end(), full[r]) == seen.end()) seen.push_back(full[r]);
+    }
+    for (size_t r = 0; r < rows; ++r) {
+      suffix[r].clear();
+      const auto& seen = readers[text[r]];
+      if (!is_long[r] || seen.size() < 2) continue;
+      size_t index = std::find(seen.begin(), seen.end(), full[r]) - seen.begin();
+      suffix[r] = fmt::format(" #{}", index + 1);
+      // The number must fit too: cut the name further (and group again) when it does not.
+      if (DisplayWidth(text[r]) + suffix[r].size() > width && reserve[r] < suffix[r].size() &&
+          width > suffix[r].size()) {
+        reserve[r] = suffix[r].size();
+        changed = true;
+      }
+    }
+  }
+  for (size_t r = 0; r < rows; ++r) {
+    if (is_long[r]) cells[r][column] = text[r] + suffix[r];
   }
   return shortened;
+}
+
+// The fewest display columns a name column is shortened to.
+constexpr size_t kNameFloor = 16;
+
+// Splits a header of several words at the space that makes its longer line shortest: the first
+// words go to `top`, the rest stay in `header` (next to the values).
+void SplitHeader(std::string& top, std::string& header) {
+  size_t best = std::string::npos;
+  size_t best_width = DisplayWidth(header);
+  for (size_t space = header.find(' '); space != std::string::npos;
+       space = header.find(' ', space + 1)) {
+    size_t width =
+        std::max(DisplayWidth(header.substr(0, space)), DisplayWidth(header.substr(space + 1)));
+    if (width < best_width) {
+      best = space;
+      best_width = width;
+    }
+  }
+  if (best == std::string::npos) return;
+  top = header.substr(0, best);
+  header = header.substr(best + 1);
 }
 
 }  // namespace
@@ -160,33 +201,54 @@ std::string RenderTableText(const Table& table, const TextTableOptions& options)
       printed.push_back(HumanCell(row[order[i]], scales[i]));
     cells.push_back(std::move(printed));
   }
-  std::vector<size_t> widths(order.size(), 0);
+  // A table too wide even with its names shortened as far as they go (16 columns), or too wide
+  // with none, puts each header on two lines: the columns narrow to their values.
+  std::vector<std::string> header_top(order.size());
+  auto column_widths = [&]() {
+    std::vector<size_t> widths(order.size(), 0);
+    for (size_t i = 0; i < order.size(); ++i) {
+      widths[i] = std::max(DisplayWidth(header[i]), DisplayWidth(header_top[i]));
+      for (const auto& row : cells)
+        widths[i] = std::max(widths[i], DisplayWidth(row[i]));
+    }
+    return widths;
+  };
+  std::vector<size_t> widths = column_widths();
+  size_t name_columns = 0;
+  auto fixed_width = [&]() {
+    size_t fixed = DisplayWidth(options.indent);
+    name_columns = 0;
+    for (size_t i = 0; i < order.size(); ++i) {
+      bool is_name = table.columns()[order[i]].unit == ColumnUnit::kName;
+      name_columns += is_name ? 1 : 0;
+      fixed += (is_name ? 0 : widths[i]) + (i > 0 ? 2 : 0);
+    }
+    return fixed;
+  };
+  size_t fixed = fixed_width();
+  size_t names_least = 0;  // what the names take when shortened as far as they are
   for (size_t i = 0; i < order.size(); ++i) {
-    widths[i] = DisplayWidth(header[i]);
-    for (const auto& row : cells)
-      widths[i] = std::max(widths[i], DisplayWidth(row[i]));
+    if (table.columns()[order[i]].unit == ColumnUnit::kName)
+      names_least += std::min(widths[i], kNameFloor);
+  }
+  if (fixed + names_least > options.max_width) {
+    for (size_t i = 0; i < order.size(); ++i)
+      SplitHeader(header_top[i], header[i]);
+    widths = column_widths();
+    fixed = fixed_width();
   }
 
   // Names get the width the other columns leave (at least 16 columns).
   size_t shortened = 0;
-  size_t fixed = DisplayWidth(options.indent);
-  size_t name_columns = 0;
-  for (size_t i = 0; i < order.size(); ++i) {
-    bool is_name = table.columns()[order[i]].unit == ColumnUnit::kName;
-    name_columns += is_name ? 1 : 0;
-    fixed += (is_name ? 0 : widths[i]) + (i > 0 ? 2 : 0);
-  }
   if (name_columns > 0) {
     size_t left = options.max_width > fixed ? options.max_width - fixed : 0;
-    size_t budget = std::max<size_t>(16, left / name_columns);
+    size_t budget = std::max<size_t>(kNameFloor, left / name_columns);
     for (size_t i = 0; i < order.size(); ++i) {
       if (table.columns()[order[i]].unit != ColumnUnit::kName) continue;
       if (widths[i] <= budget) continue;
       shortened += ShortenColumn(cells, i, budget);
-      widths[i] = DisplayWidth(header[i]);
-      for (const auto& row : cells)
-        widths[i] = std::max(widths[i], DisplayWidth(row[i]));
     }
+    widths = column_widths();
   }
 
   std::string out;
@@ -205,6 +267,10 @@ std::string RenderTableText(const Table& table, const TextTableOptions& options)
       line.pop_back();
     out += line + "\n";
   };
+  if (std::any_of(header_top.begin(), header_top.end(),
+                  [](const std::string& top) { return !top.empty(); })) {
+    emit(header_top);
+  }
   emit(header);
   for (const auto& row : cells)
     emit(row);

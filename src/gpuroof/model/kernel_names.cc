@@ -11,12 +11,21 @@ namespace {
 constexpr std::string_view kAnonymousNamespace = "(anonymous namespace)";
 
 // Position of the '(' that opens the parameter list: the first one outside template arguments
-// that does not open "(anonymous namespace)". npos when there is none (extern "C" names).
+// that does not open "(anonymous namespace)". npos when there is none (extern "C" names). A '<'
+// or '>' inside parentheses within template arguments is a comparison ("enable_if<((8)>(0))>"),
+// not a bracket.
 size_t ParameterListStart(std::string_view name) {
   int angle_depth = 0;
+  int paren_depth = 0;  // parentheses inside template arguments
   for (size_t i = 0; i < name.size(); ++i) {
     char c = name[i];
-    if (c == '<') {
+    if (angle_depth > 0 && c == '(') {
+      ++paren_depth;
+    } else if (angle_depth > 0 && c == ')' && paren_depth > 0) {
+      --paren_depth;
+    } else if (paren_depth > 0) {
+      continue;
+    } else if (c == '<') {
       ++angle_depth;
     } else if (c == '>' && angle_depth > 0) {
       --angle_depth;
@@ -31,11 +40,16 @@ size_t ParameterListStart(std::string_view name) {
   return std::string_view::npos;
 }
 
-// Drops a trailing template argument list ("scale<float, 2>" -> "scale").
+// Drops a trailing template argument list ("scale<float, 2>" -> "scale"); a '<' or '>' inside
+// parentheses there is a comparison, not a bracket.
 std::string_view StripTrailingTemplate(std::string_view name) {
   if (!name.ends_with('>')) return name;
   int depth = 0;
+  int paren_depth = 0;
   for (size_t i = name.size(); i-- > 0;) {
+    if (name[i] == ')') ++paren_depth;
+    if (name[i] == '(' && paren_depth > 0) --paren_depth;
+    if (paren_depth > 0) continue;
     if (name[i] == '>') ++depth;
     if (name[i] == '<' && --depth == 0) return name.substr(0, i);
   }

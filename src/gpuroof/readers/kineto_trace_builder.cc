@@ -122,6 +122,197 @@ namespace {
 bool IsLegacyStep(KinetoEventKind kind, std::string_view name) {
   return kind == KinetoEventKind::kOther && name.substr(0, 13) == "ProfilerStep#";
 }
+
+// Whether a call can be the one that launched a GPU op: with every call kept (ReadScope::
+// all_api_calls), a cudaStreamSynchronize or aten::item carries a correlation id too.
+template <typename Call>
+bool LaunchesGpuWork(const Trace& trace, const Call& call) {
+  if constexpr (std::is_same_v<Call, ApiCall>) {
+    return CanLaunchGpuWork(trace.strings.Get(call.name));
+  } else {
+    return true;  // ParsedLaunchEnd: only launch calls are kept
+  }
+}
+
+// Orders calls sorted by correlation against a correlation id, both ways (std::equal_range).
+struct ByCorrelation {
+  template <typename Call>
+  bool operator()(const Call* call, uint32_t c) const {
+    return call->correlation < c;
+  }
+  template <typename Call>
+  bool operator()(uint32_t c, const Call* call) const {
+    return c < call->correlation;
+  }
+};
+
+// How the ops whose correlation id several processes' launch calls have were placed.
+struct ProcessPlacement {
+  int64_t by_stream = 0;  // the only process that launched other ops onto their stream
+  int64_t by_fit = 0;     // the process that could have launched most such ops of their device
+  int64_t by_time = 0;    // the call that started last but not after the op started
+};
+
+// Several host processes in one file (merged ranks, a multi-process capture): CUPTI counts
+// correlation ids per process, so one id may name calls of several processes, and a GPU row
+// carries the device, not the process. Each op gets the process of its call (`all_calls` sorted
+// by correlation, then process; only calls that can launch GPU work count): the one process with
+// a launch call of its id; else, when one process alone launched the stream's other ops (by ids
+// only it has), that process; else, on a stream no process voted for, the process whose calls
+// could have launched most such ops of the device (started no later), when one alone could; else,
+// op by op in start order, the process of the call of that id that started last but not after the
+// op did (the earliest call when none did). While an id has no more ops than calls, each call is
+// given to one op at most (a graph launch, which launches several, makes more ops than calls). Host
+// order is not assumed to be GPU order: each op looks at its own start only. A stream launched onto
+// by several processes is split, one stream per process (nsys keys streams by process too).
+template <typename Call>
+ProcessPlacement AssignLaunchingProcesses(Trace& trace, const std::vector<Call>& all_calls) {
+  constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();
+  constexpr uint64_t kSeveral = kNone - 1;  // process keys are below 2^33
+  std::vector<const Call*> calls;
+  calls.reserve(all_calls.size());
+  for (const Call& call : all_calls) {
+    if (LaunchesGpuWork(trace, call)) calls.push_back(&call);
+  }
+  auto calls_of = [&calls](uint32_t correlation) {
+    return std::equal_range(calls.begin(), calls.end(), correlation, ByCorrelation{});
+  };
+  using OpRef = std::pair<size_t, size_t>;  // (block, row)
+  std::vector<std::vector<uint64_t>> op_process(trace.blocks.size());
+  std::vector<uint64_t> voter(trace.streams.size(), kNone);  // kSeveral: more than one process
+  std::map<uint32_t, std::vector<OpRef>> ambiguous;          // by correlation id
+  for (size_t b = 0; b < trace.blocks.size(); ++b) {
+    const ActivityBlock& block = trace.blocks[b];
+    op_process[b].assign(block.correlation.size(), kNone);
+    for (size_t i = 0; i < block.correlation.size(); ++i) {
+      if (block.correlation[i] == 0) continue;
+      auto [first, last] = calls_of(block.correlation[i]);
+      if (first == last) continue;
+      const uint64_t process = (*first)->process_id;
+      if (process != (*std::prev(last))->process_id) {
+        ambiguous[block.correlation[i]].emplace_back(b, i);
+        continue;
+      }
+      op_process[b][i] = process;
+      uint64_t& stream_voter = voter[block.stream[i]];
+      if (stream_voter == kNone) {
+        stream_voter = process;
+      } else if (stream_voter != process) {
+        stream_voter = kSeveral;
+      }
+    }
+  }
+  ProcessPlacement placed;
+  auto start_of = [&trace](const OpRef& op) { return trace.blocks[op.first].start_ns[op.second]; };
+  // Ops on streams no process voted for (every id of their ops is shared, as in merged SPMD
+  // ranks): per device, the process whose calls could have launched (started no later than) most
+  // of them, when one alone could. One process per device is the usual layout; votes say more.
+  std::map<int32_t, std::map<uint64_t, int64_t>> fits;
+  auto unvoted_device = [&](const OpRef& op) -> std::optional<int32_t> {
+    const uint32_t s = trace.blocks[op.first].stream[op.second];
+    if (voter[s] != kNone) return std::nullopt;
+    return trace.streams[s].device_id;
+  };
+  for (const auto& [correlation, ops] : ambiguous) {
+    auto [first, last] = calls_of(correlation);
+    for (const OpRef& op : ops) {
+      const std::optional<int32_t> device = unvoted_device(op);
+      if (!device) continue;
+      uint64_t counted = kNone;  // calls are sorted by process: each process once per op
+      for (auto call = first; call != last; ++call) {
+        if ((*call)->start_ns > start_of(op) || (*call)->process_id == counted) continue;
+        counted = (*call)->process_id;
+        ++fits[*device][counted];
+      }
+    }
+  }
+  std::map<int32_t, uint64_t> best_fit;
+  for (const auto& [device, counts] : fits) {
+    int64_t most = 0;
+    uint64_t best = kNone;
+    for (const auto& [process, count] : counts) {
+      if (count > most) {
+        most = count;
+        best = process;
+      } else if (count == most) {
+        best = kNone;
+      }
+    }
+    if (best != kNone) best_fit[device] = best;
+  }
+  for (auto& [correlation, ops] : ambiguous) {
+    std::stable_sort(ops.begin(), ops.end(),
+                     [&](const OpRef& a, const OpRef& b) { return start_of(a) < start_of(b); });
+    auto [first, last] = calls_of(correlation);
+    const auto call_count = static_cast<size_t>(last - first);
+    const bool one_op_per_call = ops.size() <= call_count;
+    std::vector<bool> used(call_count, false);
+    // The call of `process` (kNone: any) that started last but not after `start`, else the
+    // earliest; with one_op_per_call, among the calls not given yet.
+    auto pick = [&](uint64_t process, int64_t start) -> std::optional<size_t> {
+      std::optional<size_t> fit;
+      std::optional<size_t> earliest;
+      for (size_t k = 0; k < call_count; ++k) {
+        const Call& call = *first[k];
+        if ((process != kNone && call.process_id != process) || (one_op_per_call && used[k]))
+          continue;
+        if (call.start_ns <= start && (!fit || call.start_ns > first[*fit]->start_ns)) fit = k;
+        if (!earliest || call.start_ns < first[*earliest]->start_ns) earliest = k;
+      }
+      return fit ? fit : earliest;
+    };
+    auto place = [&](const OpRef& op, size_t k) {
+      op_process[op.first][op.second] = first[k]->process_id;
+      used[k] = true;
+    };
+    std::vector<OpRef> by_time;
+    for (const OpRef& op : ops) {
+      const uint32_t s = trace.blocks[op.first].stream[op.second];
+      std::optional<size_t> k;
+      if (voter[s] != kNone && voter[s] != kSeveral) {
+        if ((k = pick(voter[s], start_of(op)))) ++placed.by_stream;
+      } else if (const std::optional<int32_t> device = unvoted_device(op)) {
+        auto fit = best_fit.find(*device);
+        if (fit != best_fit.end() && (k = pick(fit->second, start_of(op)))) ++placed.by_fit;
+      }
+      if (k) {
+        place(op, *k);
+      } else {
+        by_time.push_back(op);
+      }
+    }
+    for (const OpRef& op : by_time) {
+      if (std::optional<size_t> k = pick(kNone, start_of(op))) {
+        place(op, *k);
+        ++placed.by_time;
+      }
+    }
+  }
+  // One stream per (stream, process): the first process keeps the stream's index.
+  std::vector<std::optional<uint64_t>> owner(trace.streams.size());
+  std::map<std::pair<uint32_t, uint64_t>, uint32_t> split;
+  for (size_t b = 0; b < trace.blocks.size(); ++b) {
+    ActivityBlock& block = trace.blocks[b];
+    for (size_t i = 0; i < op_process[b].size(); ++i) {
+      const uint64_t process = op_process[b][i];
+      if (process == kNone) continue;
+      const uint32_t s = block.stream[i];
+      if (!owner[s]) owner[s] = process;
+      if (*owner[s] == process) continue;
+      auto [it, inserted] =
+          split.try_emplace({s, process}, static_cast<uint32_t>(trace.streams.size()));
+      if (inserted) {
+        StreamInfo info = trace.streams[s];
+        info.process_id = process;
+        trace.streams.push_back(info);
+      }
+      block.stream[i] = it->second;
+    }
+  }
+  for (size_t s = 0; s < owner.size(); ++s)
+    trace.streams[s].process_id = owner[s].value_or(0);
+  return placed;
+}
 }  // namespace
 
 bool KinetoTraceBuilder::IsUsed(KinetoEventKind kind, std::string_view name) const {
@@ -348,7 +539,16 @@ void KinetoTraceBuilder::AddGpuOp(const KinetoEvent& event, KinetoEventKind kind
   block.bytes.push_back(bytes);
   block.signature.push_back(SignatureId(signature));
   block.stream.push_back(StreamId(info));
-  if (full) block.correlation.push_back(static_cast<uint32_t>(event.args.correlation.value_or(0)));
+  if (full) {
+    // CUPTI's ids are 32-bit; a larger one (a hand-made or corrupt file) names no call, as calls
+    // with one are read without it (AddApiCall): the op is kept, unjoined, and counted.
+    int64_t correlation = event.args.correlation.value_or(0);
+    if (correlation < 0 || correlation > 0xFFFFFFFFLL) {
+      ++out_of_range_correlations_;
+      correlation = 0;
+    }
+    block.correlation.push_back(static_cast<uint32_t>(correlation));
+  }
   block.engine.push_back(signature.engine);
   if (start_ns == end_ns) ++zero_duration_ops_;
   trace_.diagnostics.CountUsed(1);
@@ -459,7 +659,7 @@ void KinetoTraceBuilder::AddApiCall(const KinetoEvent& event) {
     if (launch_chunks_.empty() || launch_chunks_.back().full()) launch_chunks_.emplace_back();
     // ProcessKey is an InternedKeyPart: 32 bits.
     launch_chunks_.back().push_back(
-        {call.end_ns, static_cast<uint32_t>(call.process_id), call.correlation});
+        {call.start_ns, call.end_ns, static_cast<uint32_t>(call.process_id), call.correlation});
     return;
   }
   call.thread_id = ThreadKey(event.pid, event.tid);
@@ -479,7 +679,8 @@ void KinetoTraceBuilder::ShiftByBaseTime(int64_t& t) const {
 template <typename Call>
 std::vector<Call> KinetoTraceBuilder::JoinLaunchCalls(std::vector<MappedChunk<Call>>& chunks) {
   // Keep the calls whose correlation id names a traced op, and give each stream the host process
-  // that launched onto it (a GPU row's pid is the device, not the process). Sorted vectors rather
+  // that launched onto it (a GPU row's pid is the device, not the process; with several
+  // processes, AssignLaunchingProcesses splits a stream they share). Sorted vectors rather
   // than hash tables (4 bytes per op at the memory peak instead of ~40), and each chunk of calls
   // is freed as soon as it is copied. Calls come mostly in correlation order: the sorts check
   // first, and the ops are matched in one merge rather than a search per call.
@@ -529,31 +730,29 @@ std::vector<Call> KinetoTraceBuilder::JoinLaunchCalls(std::vector<MappedChunk<Ca
 
   if (base_time_ns_ && *base_time_ns_ != 0) {
     for (Call& call : calls) {
-      if constexpr (std::is_same_v<Call, ApiCall>) ShiftByBaseTime(call.start_ns);
-      ShiftByBaseTime(call.end_ns);  // a ParsedLaunchEnd has no start
+      ShiftByBaseTime(call.start_ns);
+      ShiftByBaseTime(call.end_ns);
     }
   }
 
   bool one_process = std::all_of(calls.begin(), calls.end(), [&](const Call& call) {
     return call.process_id == calls[0].process_id;
   });
-  std::vector<std::optional<uint64_t>> stream_process(trace_.streams.size());
-  if (!one_process) {
-    // Several host processes in one file (rare): the first launch found for each stream.
-    for (const ActivityBlock& block : trace_.blocks) {
-      for (size_t i = 0; i < block.correlation.size(); ++i) {
-        std::optional<uint64_t>& process = stream_process[block.stream[i]];
-        if (process || block.correlation[i] == 0) continue;
-        auto it =
-            std::lower_bound(calls.begin(), calls.end(), block.correlation[i],
-                             [](const Call& call, uint32_t c) { return call.correlation < c; });
-        if (it != calls.end() && it->correlation == block.correlation[i]) process = it->process_id;
-      }
-    }
+  if (one_process) {
+    const uint64_t only_process = calls.empty() ? 0 : calls[0].process_id;
+    for (StreamInfo& stream : trace_.streams)
+      stream.process_id = only_process;
+  } else if (const ProcessPlacement placed = AssignLaunchingProcesses(trace_, calls);
+             placed.by_stream + placed.by_fit + placed.by_time > 0) {
+    trace_.diagnostics.Note(fmt::format(
+        "{} GPU op(s) carry a correlation id that calls of several host processes have: {} given "
+        "the only process that launched other ops onto their stream, {} the process whose calls "
+        "could have launched (started before) most such ops of their device, {} joined by time to "
+        "the call of that id that started last but not after the op did (one op per call); "
+        "guesses, wrong where hosts and GPUs keep different clocks or queue depths",
+        placed.by_stream + placed.by_fit + placed.by_time, placed.by_stream, placed.by_fit,
+        placed.by_time));
   }
-  uint64_t only_process = one_process && !calls.empty() ? calls[0].process_id : 0;
-  for (size_t s = 0; s < trace_.streams.size(); ++s)
-    trace_.streams[s].process_id = stream_process[s].value_or(only_process);
 
   // One process: sorted by correlation is sorted by (process, correlation) already.
   auto by_process = [](const Call& a, const Call& b) {
@@ -596,6 +795,12 @@ Trace KinetoTraceBuilder::Finish() {
 
   ClassifyCollectiveKernels(trace_);
   trace_.metadata["kineto_events"] = std::to_string(events_);
+  if (out_of_range_correlations_ > 0) {
+    trace_.diagnostics.Note(fmt::format(
+        "{} GPU op(s) carry a correlation id outside 0..2^32-1 (CUPTI's are 32-bit): kept, joined "
+        "to no launching call",
+        out_of_range_correlations_));
+  }
   if (zero_duration_ops_ > 0) {
     trace_.diagnostics.Note(fmt::format(
         "{} GPU op(s) have zero duration (the file's timestamps are whole microseconds); they are "

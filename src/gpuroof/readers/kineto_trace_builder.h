@@ -82,9 +82,11 @@ class MappedChunk {
   size_t size_ = 0;
 };
 
-// A launch call as kept while parsing with ReadScope::launch_ends_only: 16 bytes (a Kineto
-// process key fits 32 bits), widened to a LaunchEnd by Finish().
+// A launch call as kept while parsing with ReadScope::launch_ends_only: 24 bytes (a Kineto
+// process key fits 32 bits), cut to a LaunchEnd by Finish(). The start is kept so that several
+// processes' calls of one correlation id are told apart by the same rule as with whole calls.
 struct ParsedLaunchEnd {
+  int64_t start_ns = 0;
   int64_t end_ns = 0;
   uint32_t process_id = 0;
   uint32_t correlation = 0;
@@ -135,7 +137,8 @@ class KinetoTraceBuilder {
   void AddApiCall(const KinetoEvent& event);
   // Keeps the chunks' calls that launched a traced op (all with keep_all_calls_), frees the
   // chunks, shifts the calls by baseTimeNanoseconds, gives each stream the process that launched
-  // onto it, and returns the calls sorted by (process, correlation).
+  // onto it (one stream per process where several share it), and returns the calls sorted by
+  // (process, correlation).
   template <typename Call>
   std::vector<Call> JoinLaunchCalls(std::vector<MappedChunk<Call>>& chunks);
   // Adds baseTimeNanoseconds to `t`; throws InputError when it overflows.
@@ -170,6 +173,7 @@ class KinetoTraceBuilder {
   // External id of each annotation, parallel to trace_.nvtx_ranges until Finish() (-1: none).
   std::vector<int64_t> annotation_external_ids_;
   int64_t zero_duration_ops_ = 0;
+  int64_t out_of_range_correlations_ = 0;  // GPU ops whose correlation id is not 32-bit
   int64_t events_ = 0;
   int64_t malformed_ = 0;
 };

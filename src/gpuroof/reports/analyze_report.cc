@@ -101,9 +101,45 @@ const SteadyComparison* SteadyOf(const AnalyzeReport& report, const AnalyzedTrac
   return nullptr;
 }
 
+// " · stream 14" for a --by-stream row, with its context and process when another stream of
+// the device has the same id; "" for a device row.
+std::string StreamTitle(const std::vector<DeviceLoad>& rows, const DeviceLoad& row) {
+  if (!row.stream) return "";
+  const StreamInfo& stream = *row.stream;
+  const bool shared_id = std::any_of(rows.begin(), rows.end(), [&](const DeviceLoad& other) {
+    return other.stream && &other != &row && other.device_id == row.device_id &&
+           other.stream->stream_id == stream.stream_id;
+  });
+  if (!shared_id) return fmt::format(" · stream {}", stream.stream_id);
+  return fmt::format(" · stream {} (context {}, process {})", stream.stream_id, stream.context_id,
+                     stream.process_id);
+}
+
+// `text` with its context lines (those not indented: tables are) wrapped at the text width
+// (docs/formats.md, "Tables").
+std::string WrapContextLines(const std::string& text) {
+  const size_t width = TextTableOptions{}.max_width;
+  std::string out;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string line = text.substr(start, end - start);
+    out += line.starts_with(' ') ? line : WrapLine(line, width);
+    if (end < text.size()) out += '\n';
+    start = end + 1;
+  }
+  return out;
+}
+
+// The name of a pair of engines busy at the same time: "kernel_x_H2D".
+std::string OverlapPair(Engine a, Engine b) {
+  return fmt::format("{}_x_{}", EngineName(a), EngineName(b));
+}
+
 // CSV column name of the intersection of two engines.
 std::string OverlapColumn(Engine a, Engine b) {
-  return fmt::format("{}_x_{}_ms", EngineName(a), EngineName(b));
+  return OverlapPair(a, b) + "_ms";
 }
 
 }  // namespace
@@ -166,24 +202,39 @@ std::string ReadingLine(const DeviceLoad& device, const Roofline& roofline) {
         HumanDurationNs(static_cast<double>(device.window.length_ns())),
         DutyPercent(bottleneck.busy_ns, device.window).value_or(0.0), unit);
   }
-  std::string head = fmt::format("{} binds at {:.2f} us/{}", binder, *roofline.per_unit_us, unit);
+  std::string head =
+      fmt::format("{} binds at {} us/{}", binder, FixedDouble(roofline.per_unit_us, 2), unit);
   if (roofline.headroom.empty()) return head + " (the only engine in use).";
-  if (roofline.bottleneck != Engine::kKernel) {
-    const EngineLoad& kernel = device.engine(Engine::kKernel);
+  // Compute is the kernels, or the whole-graph launches of a graph-traced run (docs/metrics.md).
+  const Engine compute =
+      device.engine(Engine::kKernel).ops == 0 && device.engine(Engine::kGraph).ops > 0
+          ? Engine::kGraph
+          : Engine::kKernel;
+  if (roofline.bottleneck != compute) {
+    const EngineLoad& kernel = device.engine(compute);
     if (kernel.ops == 0) return head + "; no compute kernel ran in the window.";
-    return fmt::format("{}; {} ({:.2f} us/{}) is invisible end to end until it grows past that.",
-                       head, EngineLabel(Engine::kKernel, device),
-                       PerUnitUs(kernel.busy_ns, device).value_or(0.0), unit);
+    if (compute == Engine::kGraph) {
+      return fmt::format(
+          "{}; the whole-graph launches ({} us/{}) are invisible end to end until they grow past "
+          "that.",
+          head, FixedDouble(PerUnitUs(kernel.busy_ns, device).value_or(0.0), 2), unit);
+    }
+    return fmt::format("{}; {} ({} us/{}) is invisible end to end until it grows past that.", head,
+                       EngineLabel(Engine::kKernel, device),
+                       FixedDouble(PerUnitUs(kernel.busy_ns, device).value_or(0.0), 2), unit);
   }
   // The kernel binds: name the next-tallest bar and how far below it sits.
   const Headroom* next = &roofline.headroom.front();
   for (const Headroom& h : roofline.headroom) {
     if (h.per_unit_gap_us < next->per_unit_gap_us) next = &h;
   }
-  return fmt::format(
-      "{}; the next engine, {} ({:.2f} us/{}), binds once {} is {:.2f} us/{} faster.", head,
-      EngineName(next->engine), *roofline.per_unit_us - next->per_unit_gap_us, unit,
-      device.engine(Engine::kComm).ops > 0 ? "compute" : "the kernel", next->per_unit_gap_us, unit);
+  const char* subject = compute == Engine::kGraph              ? "the whole-graph launches are"
+                        : device.engine(Engine::kComm).ops > 0 ? "compute is"
+                                                               : "the kernel is";
+  return fmt::format("{}; the next engine, {} ({} us/{}), binds once {} {} us/{} faster.", head,
+                     EngineName(next->engine),
+                     FixedDouble(*roofline.per_unit_us - next->per_unit_gap_us, 2), unit, subject,
+                     FixedDouble(next->per_unit_gap_us, 2), unit);
 }
 
 std::string RenderAnalyzeText(const AnalyzeReport& report) {
@@ -194,8 +245,9 @@ std::string RenderAnalyzeText(const AnalyzeReport& report) {
       const DeviceLoad& device = analyzed.devices[d];
       const Roofline& roofline = device.roofline;
       const std::string& unit = device.unit_name;
-      out +=
-          fmt::format("{} · {}\n", trace.source, DeviceTitle(device.device_id, device.device_name));
+      out += fmt::format("{} · {}{}\n", trace.source,
+                         DeviceTitle(device.device_id, device.device_name),
+                         StreamTitle(analyzed.devices, device));
       out += WindowLine(device.window, trace.FirstGpuOpNs());
       if (device.units) {
         out += fmt::format(" · {} {}", *device.units, *device.units == 1 ? unit : PluralUnit(unit));
@@ -204,17 +256,21 @@ std::string RenderAnalyzeText(const AnalyzeReport& report) {
       if (!device.window.note.empty()) out += "note: " + device.window.note + "\n";
       if (!device.units_note.empty()) out += "note: " + device.units_note + "\n";
       out += "\n";
-      out += RenderTableText(EngineTable(device));
+      // Columns no engine has a figure in (per unit without --units, bytes without copies) are
+      // left out rather than printed empty.
+      out += RenderTableText(EngineTable(device), {.hide_empty_columns = true});
       out += "\n";
       if (d < analyzed.overlaps.size()) out += RenderOverlapText(analyzed.overlaps[d], device);
       if (roofline.has_bottleneck) {
         if (roofline.per_unit_us) {
-          out += fmt::format("bottleneck: {} · roofline {:.3f} us/{} = {:.1f} {}/s\n",
-                             EngineName(roofline.bottleneck), *roofline.per_unit_us, unit,
-                             roofline.units_per_s.value_or(0.0), PluralUnit(unit));
-          out += fmt::format("window:     {:.3f} us/{} = {:.1f} {}/s (achieved over the window)\n",
-                             PerUnitUs(device.window.length_ns(), device).value_or(0.0), unit,
-                             WindowUnitsPerS(device).value_or(0.0), PluralUnit(unit));
+          out += fmt::format("bottleneck: {} · roofline {} us/{} = {} {}/s\n",
+                             EngineName(roofline.bottleneck), FixedDouble(roofline.per_unit_us, 3),
+                             unit, FixedDouble(roofline.units_per_s.value_or(0.0), 1),
+                             PluralUnit(unit));
+          out += fmt::format(
+              "window:     {} us/{} = {} {}/s (achieved over the window)\n",
+              FixedDouble(PerUnitUs(device.window.length_ns(), device).value_or(0.0), 3), unit,
+              FixedDouble(WindowUnitsPerS(device).value_or(0.0), 1), PluralUnit(unit));
         } else {
           out += fmt::format("bottleneck: {} (busy {})\n", EngineName(roofline.bottleneck),
                              HumanDurationNs(static_cast<double>(roofline.bottleneck_busy_ns)));
@@ -225,8 +281,8 @@ std::string RenderAnalyzeText(const AnalyzeReport& report) {
             const Headroom& h = roofline.headroom[i];
             line += i == 0 ? " " : ", ";
             if (roofline.per_unit_us) {
-              line += fmt::format("{} +{:.3f} us/{} ({})", EngineName(h.engine), h.per_unit_gap_us,
-                                  unit, HeadroomFactorText(h));
+              line += fmt::format("{} +{} us/{} ({})", EngineName(h.engine),
+                                  FixedDouble(h.per_unit_gap_us, 3), unit, HeadroomFactorText(h));
             } else {
               line += fmt::format("{} {}", EngineName(h.engine), HeadroomFactorText(h));
             }
@@ -240,7 +296,7 @@ std::string RenderAnalyzeText(const AnalyzeReport& report) {
       out += "\n";
     }
   }
-  return out;
+  return WrapContextLines(out);
 }
 
 std::string RenderAnalyzeCsv(const AnalyzeReport& report) {
@@ -279,8 +335,15 @@ std::string RenderAnalyzeCsv(const AnalyzeReport& report) {
     return TableCell(int64_t{device.device_id});
   });
   if (by_stream) {
+    // A stream is (process, device, context, stream id): ids repeat across processes.
     add("stream", [](const AnalyzedTrace&, const DeviceLoad& device, size_t) {
       return device.stream ? TableCell(int64_t{device.stream->stream_id}) : TableCell{};
+    });
+    add("context", [](const AnalyzedTrace&, const DeviceLoad& device, size_t) {
+      return device.stream ? TableCell(int64_t{device.stream->context_id}) : TableCell{};
+    });
+    add("process", [](const AnalyzedTrace&, const DeviceLoad& device, size_t) {
+      return device.stream ? TableCell(std::to_string(device.stream->process_id)) : TableCell{};
     });
   }
   if (ranged) {
@@ -398,17 +461,21 @@ std::string RenderAnalyzeCsv(const AnalyzeReport& report) {
 std::string RenderAnalyzeCsvLong(const AnalyzeReport& report) {
   // One figure per row, in base units, so pandas reads it with no reshaping:
   // pd.read_csv(f).pivot_table(index=["device", "engine"], columns="metric", values="value").
-  std::string out =
-      CsvLine({"trace", "device", "stream", "window_range", "engine", "metric", "value", "unit"});
+  std::string out = CsvLine({"trace", "device", "stream", "context", "process", "window_range",
+                             "engine", "metric", "value", "unit"});
   for (const AnalyzedTrace& analyzed : report.traces) {
-    for (const DeviceLoad& device : analyzed.devices) {
+    for (size_t d = 0; d < analyzed.devices.size(); ++d) {
+      const DeviceLoad& device = analyzed.devices[d];
+      // A stream is (process, device, context, stream id): ids repeat across processes.
       const std::string stream = device.stream ? std::to_string(device.stream->stream_id) : "";
+      const std::string context = device.stream ? std::to_string(device.stream->context_id) : "";
+      const std::string process = device.stream ? std::to_string(device.stream->process_id) : "";
       auto emit = [&](std::string_view engine, std::string_view metric, const std::string& value,
                       std::string_view unit) {
         if (value.empty()) return;  // undefined figures have no row
-        out += CsvLine({analyzed.trace->source, std::to_string(device.device_id), stream,
-                        device.window.resolved, std::string(engine), std::string(metric), value,
-                        std::string(unit)});
+        out += CsvLine({analyzed.trace->source, std::to_string(device.device_id), stream, context,
+                        process, device.window.resolved, std::string(engine), std::string(metric),
+                        value, std::string(unit)});
       };
       auto per_unit_ns = [&device](int64_t ns) {
         std::optional<double> us = PerUnitUs(ns, device);
@@ -436,6 +503,28 @@ std::string RenderAnalyzeCsvLong(const AnalyzeReport& report) {
       }
       emit("any", "ops", std::to_string(device.any_ops), "count");
       emit("any", "busy", std::to_string(device.any_busy_ns), "ns");
+      emit("any", "duty", ShortestDouble(DutyPercent(device.any_busy_ns, device.window)),
+           "percent");
+      emit("any", "per_unit", per_unit_ns(device.any_busy_ns), "ns");
+      emit("outside_window", "ops", std::to_string(device.outside_ops), "count");
+      emit("outside_window", "busy", std::to_string(device.outside_busy_ns), "ns");
+      emit("outside_window", "in_span_ops", std::to_string(device.outside_in_span_ops), "count");
+      if (d < analyzed.overlaps.size()) {
+        // --overlap: each pair's time both were busy, the time no engine was, and the
+        // communication compute hid.
+        const EngineOverlap& overlap = analyzed.overlaps[d];
+        for (size_t a = 0; a < overlap.engines.size(); ++a) {
+          for (size_t b = a + 1; b < overlap.engines.size(); ++b) {
+            emit(OverlapPair(overlap.engines[a], overlap.engines[b]), "both_busy",
+                 std::to_string(overlap.intersection_ns[a][b]), "ns");
+          }
+        }
+        emit("any", "idle", std::to_string(overlap.idle_ns), "ns");
+        if (std::optional<CommOverlap> comm = CommOverlapOf(overlap)) {
+          emit("comm", "hidden", std::to_string(comm->hidden_ns), "ns");
+          emit("comm", "exposed", std::to_string(comm->exposed_ns()), "ns");
+        }
+      }
       const Roofline& roofline = device.roofline;
       if (roofline.has_bottleneck) {
         std::string_view bottleneck = EngineName(roofline.bottleneck);

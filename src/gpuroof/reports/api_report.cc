@@ -43,12 +43,31 @@ Table ApiTable(const ApiSummary& summary) {
 
 std::string WindowText(const ApiSummary& summary, int64_t origin_ns) {
   if (summary.whole_trace) return "window all: every call of the trace";
-  return fmt::format("window {}: calls overlapping {} to {} after the first GPU op",
+  if (!summary.window_range.empty()) {
+    return fmt::format(
+        "window nvtx {}: calls overlapping the range's CPU time, {} to {} after the first GPU op",
+        summary.window_range, RelativeTime(summary.window_start_ns, origin_ns),
+        RelativeTime(summary.window_end_ns, origin_ns));
+  }
+  return fmt::format("window {}: calls overlapping {} to {} after the first GPU op{}",
                      summary.window_policy, RelativeTime(summary.window_start_ns, origin_ns),
-                     RelativeTime(summary.window_end_ns, origin_ns));
+                     RelativeTime(summary.window_end_ns, origin_ns),
+                     summary.window_note.empty() ? "" : " (" + summary.window_note + ")");
 }
 
 }  // namespace
+
+std::string OutsideCallsNote(const ApiSummary& summary) {
+  if (summary.outside_calls == 0) return "";
+  return fmt::format("{} outside the window left out",
+                     CountOf(summary.outside_calls, "call", "calls"));
+}
+
+std::string ScalarReadsNote(const ApiSummary& summary) {
+  if (summary.scalar_reads == 0) return "";
+  return fmt::format("{} PyTorch .item() op(s) ({}) are not CUDA functions: left out",
+                     summary.scalar_reads, kScalarReadOpName);
+}
 
 ReportDocument ApiDocument(const ApiReport& report) {
   return PerTraceDocument(report, ApiColumns(), [](ReportSection& section, const ApiOfTrace& api) {
@@ -59,15 +78,11 @@ ReportDocument ApiDocument(const ApiReport& report) {
         fmt::format("{} of {} · {} in calls", CountOf(summary.calls, "call", "calls"),
                     CountOf(static_cast<int64_t>(summary.rows.size()), "function", "functions"),
                     HumanDurationNs(static_cast<double>(summary.total_ns)));
-    if (summary.outside_calls > 0) {
-      totals += fmt::format(" · {} outside the window left out",
-                            CountOf(summary.outside_calls, "call", "calls"));
-    }
+    if (summary.outside_calls > 0) totals += " · " + OutsideCallsNote(summary);
     section.preamble.push_back(totals);
     if (summary.scalar_reads > 0) {
-      section.preamble.push_back(
-          fmt::format("note: {} PyTorch .item() op(s) ({}) are not CUDA functions: left out",
-                      summary.scalar_reads, kScalarReadOpName));
+      section.left_out.push_back(ScalarReadsNote(summary));  // on stderr with CSV
+      section.preamble.push_back("note: " + section.left_out.back());
     }
     section.table = ApiTable(summary);
     section.when_empty = "no call in the window";
@@ -80,6 +95,8 @@ std::string RenderApiJson(const ApiReport& report) {
     const ApiSummary& summary = api.result;
     json.Key("window").BeginObject();
     json.Key("policy").String(summary.window_policy);
+    if (!summary.window_range.empty()) json.Key("range").String(summary.window_range);
+    json.Key("note").String(summary.window_note);
     if (summary.whole_trace) {
       json.Key("start_ns").Null();
       json.Key("end_ns").Null();

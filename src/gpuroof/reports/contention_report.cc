@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "gpuroof/format/json_writer.h"
+#include "gpuroof/format/number_format.h"
 #include "gpuroof/format/table_json.h"
 #include "gpuroof/reports/report_json.h"
 #include "gpuroof/reports/report_text.h"
@@ -63,11 +64,23 @@ ReportDocument ContentionDocument(const ContentionReport& report) {
   return PerDeviceDocument(
       report, ContentionColumns(),
       [](ReportSection& section, const Trace&, const DeviceContention& device) {
+        if (device.zero_time_copies > 0) {
+          section.left_out.push_back(ZeroTimeNote(device));  // on stderr with CSV
+          section.preamble.push_back("note: " + section.left_out.back());
+        }
         section.table = ContentionTable(device);
+        section.when_empty = "no H2D or D2H copy takes time in the window";
         section.footer.emplace_back();
         for (const DirectionContention& d : device.directions)
           section.footer.push_back(ContentionReading(d));
       });
+}
+
+std::string ZeroTimeNote(const DeviceContention& device) {
+  if (device.zero_time_copies == 0) return "";
+  return fmt::format("{} ({}) in the window left out: they take no time, so have no bandwidth",
+                     CountOf(device.zero_time_copies, "H2D/D2H copy", "H2D/D2H copies"),
+                     HumanBytes(static_cast<double>(device.zero_time_bytes)));
 }
 
 std::string ContentionReading(const DirectionContention& direction) {
@@ -98,6 +111,8 @@ std::string ContentionReading(const DirectionContention& direction) {
 std::string RenderContentionJson(const ContentionReport& report) {
   auto options = [&report](JsonWriter& json) { json.Key("window").String(report.window_text); };
   auto fields = [](JsonWriter& json, const Trace&, const DeviceContention& device) {
+    json.Key("zero_time_copies").Int(device.zero_time_copies);
+    json.Key("zero_time_bytes").UInt(device.zero_time_bytes);
     json.Key("directions");
     WriteTableRowsJson(json, ContentionTable(device));
   };

@@ -62,10 +62,20 @@ std::string PerStepLine(const FindingPerStep& s) {
   return line;
 }
 
+namespace {
+
+// "N findings below --min-cost-pct X (% of the device window), or without cost".
+std::string FindingsBelowMinCost(const FindingsResult& result,
+                                 const FindingThresholds& thresholds) {
+  return fmt::format("{} below --min-cost-pct {} (% of the device window), or without cost",
+                     CountOf(result.below_min_cost, "finding", "findings"),
+                     thresholds.min_cost_pct);
+}
+
+}  // namespace
+
 std::string FindingsDroppedLine(const FindingsResult& result, const FindingThresholds& thresholds) {
-  return fmt::format(
-      "{} below --min-cost-pct {} (% of the device window), or without cost, left out",
-      CountOf(result.below_min_cost, "finding", "findings"), thresholds.min_cost_pct);
+  return FindingsBelowMinCost(result, thresholds) + ", left out";
 }
 
 Table FindingTable(const FindingsResult& result) {
@@ -86,10 +96,14 @@ ReportDocument FindingsDocument(const FindingsReport& report) {
         const int64_t origin = traced.trace->FirstGpuOpNs();
         section.heading =
             fmt::format("{} · findings (window {})", traced.trace->source, report.window_text);
-        for (const std::string& note : result.notes)
+        for (const std::string& note : result.notes) {
           section.preamble.push_back("note: " + note);
-        if (result.below_min_cost > 0)
+          section.left_out.push_back(note);
+        }
+        if (result.below_min_cost > 0) {
           section.preamble.push_back(FindingsDroppedLine(result, report.thresholds));
+          section.left_out.push_back(FindingsBelowMinCost(result, report.thresholds));
+        }
         section.table = FindingTable(result);
         section.when_empty = "no finding";
         for (const Finding& f : result.findings) {

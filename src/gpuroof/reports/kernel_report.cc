@@ -98,14 +98,21 @@ ReportDocument KernelDocument(const KernelReport& report) {
               CountOf(device.graph_ops, "whole-graph launch", "whole-graph launches"),
               HumanDurationNs(static_cast<double>(device.graph_sum_ns)),
               HumanDurationNs(static_cast<double>(device.graph_busy_ns))));
+          section.left_out.push_back(
+              fmt::format("{} ({} busy) not listed: CUDA graphs traced as whole graphs, their "
+                          "kernels not one by one",
+                          CountOf(device.graph_ops, "whole-graph launch", "whole-graph launches"),
+                          HumanDurationNs(static_cast<double>(device.graph_busy_ns))));
         }
         section.table = KernelTable(device, report.key);
         if (device.omitted_keys > 0) {
-          section.footer.push_back(
-              fmt::format("  ... {} more {} (--top {}): {}, {}", device.omitted_keys,
+          const std::string omitted =
+              fmt::format("{} more {} (--top {}): {}, {}", device.omitted_keys,
                           device.omitted_keys == 1 ? "kernel" : "kernels", report.top,
                           CountOf(device.omitted_ops, "launch", "launches"),
-                          HumanDurationNs(static_cast<double>(device.omitted_total_ns))));
+                          HumanDurationNs(static_cast<double>(device.omitted_total_ns)));
+          section.footer.push_back("  ... " + omitted);
+          section.left_out.push_back("not listed: " + omitted);
         }
       });
 }

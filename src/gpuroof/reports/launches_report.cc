@@ -40,11 +40,15 @@ std::vector<TableColumn> KeyColumns() {
 std::vector<TableColumn> LaunchColumns() {
   using U = ColumnUnit;
   return {
-      MakeColumn("api_start_ns", "API start", U::kNs, ColumnRole::kKey),
+      MakeColumn("api_start_ns", "API start", U::kNs, ColumnRole::kKey).NotInText(),
+      // Text and Markdown: times after the trace's first GPU op, as every text output.
+      MakeColumn("api_start_after_first_op_ns", "API start", U::kNs, ColumnRole::kKey).HumanOnly(),
       MakeColumn("api_dur_ns", "API dur", U::kNs),
-      MakeColumn("queue_start_ns", "queue start", U::kNs),
+      MakeColumn("queue_start_ns", "queue start", U::kNs).NotInText(),
+      MakeColumn("queue_start_after_first_op_ns", "queue start", U::kNs).HumanOnly(),
       MakeColumn("queue_dur_ns", "queue dur", U::kNs),
-      MakeColumn("kernel_start_ns", "kernel start", U::kNs),
+      MakeColumn("kernel_start_ns", "kernel start", U::kNs).NotInText(),
+      MakeColumn("kernel_start_after_first_op_ns", "kernel start", U::kNs).HumanOnly(),
       MakeColumn("kernel_dur_ns", "kernel dur", U::kNs),
       MakeColumn("total_dur_ns", "total dur", U::kNs),
       MakeColumn("api_function", "API function", U::kText, ColumnRole::kLabel),
@@ -68,11 +72,15 @@ Table KeyTable(const DeviceLaunches& device) {
 // returned, as kernexectrace leaves them empty.
 Table LaunchTable(const Trace& trace, const DeviceLaunches& device, KernelKey key) {
   Table table(LaunchColumns());
+  const int64_t origin_ns = trace.FirstGpuOpNs();
   for (const KernelLaunch& launch : device.records) {
     TableCell queue_start = launch.queued() ? TableCell(launch.api_end_ns) : TableCell{};
+    TableCell queue_start_after =
+        launch.queued() ? TableCell(launch.api_end_ns - origin_ns) : TableCell{};
     TableCell queue_dur = launch.queued() ? TableCell(launch.queue_ns()) : TableCell{};
-    table.AddRow({launch.api_start_ns, launch.overhead_ns(), queue_start, queue_dur,
-                  launch.kernel_start_ns, launch.kernel_end_ns - launch.kernel_start_ns,
+    table.AddRow({launch.api_start_ns, launch.api_start_ns - origin_ns, launch.overhead_ns(),
+                  queue_start, queue_start_after, queue_dur, launch.kernel_start_ns,
+                  launch.kernel_start_ns - origin_ns, launch.kernel_end_ns - launch.kernel_start_ns,
                   launch.total_ns(), std::string(trace.strings.Get(launch.api_name)),
                   KernelKeyText(trace, trace.signatures[launch.signature], key)});
   }
@@ -85,6 +93,35 @@ Table DeviceTable(const LaunchesReport& report, const Trace& trace, const Device
 
 }  // namespace
 
+std::vector<std::string> LaunchesNotes(const DeviceLaunches& device) {
+  std::vector<std::string> notes;
+  if (device.unmatched > 0) {
+    notes.push_back(fmt::format("{} in the window left out: the trace lacks their launching call",
+                                CountOf(device.unmatched, "kernel", "kernels")));
+  }
+  if (device.shared_call_kernels > 0) {
+    notes.push_back(fmt::format(
+        "{} in the window left out: {} launched several ops each (CUDA graph launches), and a "
+        "call's overhead is not one kernel's",
+        CountOf(device.shared_call_kernels, "kernel", "kernels"),
+        CountOf(device.shared_calls, "call", "calls")));
+  }
+  if (device.graph_launches > 0) {
+    notes.push_back(fmt::format(
+        "{} ({} on the GPU) in the window left out: CUDA graphs traced as whole graphs, their "
+        "kernels not one by one (nsys --cuda-graph-trace=node traces them)",
+        CountOf(device.graph_launches, "whole-graph launch", "whole-graph launches"),
+        HumanDurationNs(static_cast<double>(device.graph_sum_ns))));
+  }
+  if (device.early_starts > 0) {
+    notes.push_back(fmt::format(
+        "{} before its launching call started (negative latency: clock skew between CPU and "
+        "GPU, or a wrong join); kept in the figures",
+        CountOf(device.early_starts, "kernel starts", "kernels start")));
+  }
+  return notes;
+}
+
 ReportDocument LaunchesDocument(const LaunchesReport& report) {
   return PerDeviceDocument(
       report, report.per_launch ? LaunchColumns() : KeyColumns(),
@@ -92,18 +129,9 @@ ReportDocument LaunchesDocument(const LaunchesReport& report) {
         section.preamble.push_back(fmt::format("{} joined to their launching call (key: {})",
                                                CountOf(device.launches, "kernel", "kernels"),
                                                KernelKeyName(report.key)));
-        if (device.unmatched > 0) {
-          section.preamble.push_back(
-              fmt::format("note: {} in the window left out: the trace lacks their launching call",
-                          CountOf(device.unmatched, "kernel", "kernels")));
-        }
-        if (device.shared_call_kernels > 0) {
-          section.preamble.push_back(fmt::format(
-              "note: {} in the window left out: {} launched several ops each (CUDA graph "
-              "launches), and a call's overhead is not one kernel's",
-              CountOf(device.shared_call_kernels, "kernel", "kernels"),
-              CountOf(device.shared_calls, "call", "calls")));
-        }
+        section.left_out = LaunchesNotes(device);  // on stderr with CSV
+        for (const std::string& note : section.left_out)
+          section.preamble.push_back("note: " + note);
         section.table = DeviceTable(report, trace, device);
         section.when_empty = "no launch in the window";
       });
@@ -120,6 +148,10 @@ std::string RenderLaunchesJson(const LaunchesReport& report) {
     json.Key("unmatched").Int(device.unmatched);
     json.Key("shared_call_kernels").Int(device.shared_call_kernels);
     json.Key("shared_calls").Int(device.shared_calls);
+    json.Key("graph_launches").Int(device.graph_launches);
+    json.Key("graph_sum_ns").Int(device.graph_sum_ns);
+    json.Key("outside_kernels").Int(device.outside_kernels);
+    json.Key("early_starts").Int(device.early_starts);
     json.Key(report.per_launch ? "records" : "kernels");
     WriteTableRowsJson(json, DeviceTable(report, trace, device));
   };

@@ -20,6 +20,10 @@ struct LaunchesReport {
   std::string tool_version;
 };
 
+// What the device's launch table leaves out or flags, one sentence each (without "note: "): the
+// text preamble's notes, and the section's left_out notes (on stderr with CSV).
+std::vector<std::string> LaunchesNotes(const DeviceLaunches& device);
+
 // Text, CSV and Markdown render this document (format/report_document.h); columns in
 // docs/cli.md, "gpuroof launches".
 ReportDocument LaunchesDocument(const LaunchesReport& report);

@@ -179,6 +179,16 @@ Table GroupTable(const RangeSummary& summary) {
   return table;
 }
 
+namespace {
+
+// The GPU ops no range can be given: no API call in the trace launched them.
+std::string UnmatchedOpsNote(const RangeSummary& summary) {
+  return fmt::format("{} GPU op{} launched by no API call in the trace (not attributed)",
+                     summary.unmatched_ops, summary.unmatched_ops == 1 ? " was" : "s were");
+}
+
+}  // namespace
+
 std::vector<std::string> RangeSummaryNotes(const RangeSummary& summary) {
   std::vector<std::string> notes;
   if (!summary.method_note.empty()) notes.push_back("note: " + summary.method_note);
@@ -192,11 +202,15 @@ std::vector<std::string> RangeSummaryNotes(const RangeSummary& summary) {
           fmt::format("note: '{}': {}", group.name, OtherThreadNote(group.other_thread_ops)));
     }
   }
-  if (summary.unmatched_ops > 0) {
-    notes.push_back(
-        fmt::format("note: {} GPU op{} launched by no API call in the trace (not attributed)",
-                    summary.unmatched_ops, summary.unmatched_ops == 1 ? " was" : "s were"));
+  for (const RangeGroup& group : summary.groups) {
+    if (group.devices < 2) continue;
+    notes.push_back(fmt::format(
+        "note: '{}': its work ran on {} devices: the engine figures add their busy time; the "
+        "roofline per instance takes each instance's busiest device (docs/metrics.md, \"Per "
+        "group\")",
+        group.name, group.devices));
   }
+  if (summary.unmatched_ops > 0) notes.push_back("note: " + UnmatchedOpsNote(summary));
   return notes;
 }
 
@@ -209,6 +223,8 @@ ReportDocument RangesDocument(const RangesReport& report) {
                                       MethodName(summary.method));
         std::vector<std::string> notes = RangeSummaryNotes(summary);
         section.preamble.insert(section.preamble.end(), notes.begin(), notes.end());
+        // The method and thread notes reach stderr from the command in every format.
+        if (summary.unmatched_ops > 0) section.left_out.push_back(UnmatchedOpsNote(summary));
         section.table =
             report.name.empty() ? GroupTable(summary) : InstanceTable(*ranges.trace, summary);
         section.preamble.push_back(report.name.empty()
@@ -287,6 +303,7 @@ std::string RenderRangesJson(const RangesReport& report) {
           const NvtxRange& range = ranges.trace->nvtx_ranges[row.range_index];
           json.BeginObject();
           json.Key("instance").Int(row.ordinal);
+          json.Key("name").String(RangeName(*ranges.trace, row));  // as the CSV's range column
           json.Key("start_ns").Int(range.start_ns);
           json.Key("end_ns").Int(range.end_ns);
           if (row.device_id < 0) {
@@ -295,8 +312,10 @@ std::string RenderRangesJson(const RangesReport& report) {
             json.Key("device").Int(row.device_id);
           }
           json.Key("gpu_ops").Int(row.gpu_ops);
-          json.Key("gpu_start_ns").Int(row.gpu_start_ns);
-          json.Key("gpu_end_ns").Int(row.gpu_end_ns);
+          // No GPU work: no GPU start or end (0 would be a time, the clock's origin).
+          const bool work = row.gpu_ops > 0;
+          json.Key("gpu_start_ns").Int(work ? std::optional(row.gpu_start_ns) : std::nullopt);
+          json.Key("gpu_end_ns").Int(work ? std::optional(row.gpu_end_ns) : std::nullopt);
           json.Key("any_busy_ns").Int(row.any_busy_ns);
           WriteEnginesJson(json, row.engines);
           WriteBottleneckJson(json, row.bottleneck);

@@ -92,7 +92,7 @@ _DECLARED = {
                       "opposite_busy_bytes:f opposite_busy_gbps:f opposite_idle_ns:i "
                       "opposite_idle_bytes:f opposite_idle_gbps:f busy_share_pct:f loss_pct:f "
                       "reading:o",
-        "results": f"{_LEAD} {_WINDOW}",
+        "results": f"{_LEAD} {_WINDOW} zero_time_copies:i zero_time_bytes:i",
     },
     "gpuroof.gaps/2": {
         "gaps": f"{_LEAD} start_ns:i duration_ns:i before_engine:o before:o before_stream:i "
@@ -111,7 +111,7 @@ _DECLARED = {
         "functions": "trace:o function:o calls:i total_ns:i time_share_pct:f mean_ns:f "
                      "median_ns:f p95_ns:f min_ns:i max_ns:i stddev_ns:f",
         "results": "trace:o window.policy:o window.start_ns:I window.end_ns:I calls:i "
-                   "total_ns:i outside_calls:i scalar_reads:i",
+                   "total_ns:i outside_calls:i scalar_reads:i window.note:o ?window.range:o",
     },
     "gpuroof.launches/1": {
         "kernels": f"{_LEAD} kernel:o engine:o launches:i overhead_total_ns:i "
@@ -123,7 +123,8 @@ _DECLARED = {
         "records": f"{_LEAD} api_start_ns:i api_dur_ns:i queue_start_ns:I queue_dur_ns:I "
                    "kernel_start_ns:i kernel_dur_ns:i total_dur_ns:i api_function:o kernel:o",
         "results": f"{_LEAD} {_WINDOW} launches:i unmatched:i shared_call_kernels:i "
-                   "shared_calls:i",
+                   "shared_calls:i graph_launches:i graph_sum_ns:i outside_kernels:i "
+                   "early_starts:i",
     },
     "gpuroof.findings/1": {
         # cost_per_step_ns is a mean over steps (a double), null without steps.

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "gpuroof/analyses/api_summary.h"
 #include "gpuroof/analyses/findings/rules.h"
 #include "gpuroof/analyses/launch_latency.h"
+#include "gpuroof/model/errors.h"
 #include "gpuroof/readers/kineto_json_reader.h"
 #include "gpuroof/readers/reader_registry.h"
 
@@ -642,6 +644,446 @@ TEST(FindingSteps, SegmentsReachAStepThatStartedBeforeLaterOnes) {
   EXPECT_EQ(costs.cost_ns[1], 5);
   EXPECT_EQ(costs.cost_ns[2], 5);
   EXPECT_EQ(costs.outside_ns, 100);
+}
+
+// --- launches: joins, counts of what is left out, windows (review of launches/api, D1-D10, D17).
+
+// Launch-path reading (launch calls only, as `gpuroof launches` reads).
+Trace KinetoLaunches(const testing::KinetoJsonBuilder& builder) {
+  KinetoReadOptions options;
+  options.api_calls = true;
+  return ReadKinetoJsonText(builder.ObjectJson(), "test.json", options);
+}
+
+LaunchLatencyOptions AllWindow(bool keep_records = false) {
+  LaunchLatencyOptions options;
+  options.window = ParseWindowSpec("all");
+  options.keep_records = keep_records;
+  return options;
+}
+
+// Two processes on one GPU: process 100 launches kA (correlation 1, 10 us call), process 200
+// launches kB (correlation 2, 50 us call) on the same stream. Each kernel joins its own call.
+TEST_F(FindingsTest, KinetoTwoProcessesOnOneStreamJoinTheirOwnCalls) {
+  testing::KinetoJsonBuilder builder;
+  builder.Runtime("cudaLaunchKernel", "1000", "10", 1, 100, 100)
+      .Kernel("kA", "1020", "5", 0, 7, 1)
+      .Runtime("cudaLaunchKernel", "3000", "50", 2, 200, 200)
+      .Kernel("kB", "3100", "5", 0, 7, 2);
+  const std::vector<DeviceLaunches> devices =
+      ComputeLaunchLatency(KinetoLaunches(builder), AllWindow(true));
+  ASSERT_EQ(devices.size(), 1u);
+  EXPECT_EQ(devices[0].launches, 2);
+  EXPECT_EQ(devices[0].unmatched, 0);
+  EXPECT_EQ(devices[0].shared_call_kernels, 0);
+  ASSERT_EQ(devices[0].records.size(), 2u);
+  EXPECT_EQ(devices[0].records[0].overhead_ns(), 10'000);
+  EXPECT_EQ(devices[0].records[1].overhead_ns(), 50'000);
+  EXPECT_EQ(devices[0].records[1].latency_ns(), 100'000);
+}
+
+// Merged ranks: process 100 launches on device 0 and process 200 on device 1, each counting its
+// correlation ids from 1 (CUPTI counts per process). No graph: 3 launches per device, device 0's
+// calls 10 us, device 1's 100 us; both processes reuse the ids, which the reading notes.
+TEST_F(FindingsTest, KinetoMergedRanksWithTheSameCorrelationIdsJoinPerProcess) {
+  testing::KinetoJsonBuilder builder;
+  for (int i = 1; i <= 3; ++i) {
+    const std::string t = std::to_string(1000 * i);
+    const std::string t2 = std::to_string(1000 * i + 500);
+    builder.Runtime("cudaLaunchKernel", t, "10", i, 100, 100)
+        .Kernel("kA", std::to_string(1000 * i + 20), "5", 0, 7, i)
+        .Runtime("cudaLaunchKernel", t2, "100", i, 200, 200)
+        .Kernel("kB", std::to_string(1000 * i + 700), "5", 1, 7, i);
+  }
+  const Trace trace = KinetoLaunches(builder);
+  const std::vector<DeviceLaunches> devices = ComputeLaunchLatency(trace, AllWindow());
+  ASSERT_EQ(devices.size(), 2u);
+  for (const DeviceLaunches& device : devices) {
+    EXPECT_EQ(device.launches, 3);
+    EXPECT_EQ(device.shared_call_kernels, 0);
+    ASSERT_EQ(device.rows.size(), 1u);
+    EXPECT_EQ(device.rows[0].overhead.total_ns, device.device_id == 0 ? 30'000 : 300'000);
+  }
+}
+
+// Both processes use correlation 1, on different streams: by time, each kernel joins the call
+// made before it (process 100's at 1000 us for kA at 1020, process 200's at 3000 for kB at 3100),
+// and the trace says the process was placed by time.
+TEST_F(FindingsTest, KinetoSharedCorrelationIdIsPlacedByTimeAndSaid) {
+  testing::KinetoJsonBuilder builder;
+  builder.Runtime("cudaLaunchKernel", "1000", "10", 1, 100, 100)
+      .Kernel("kA", "1020", "5", 0, 7, 1)
+      .Runtime("cudaLaunchKernel", "3000", "50", 1, 200, 200)
+      .Kernel("kB", "3100", "5", 0, 8, 1);
+  const Trace trace = KinetoLaunches(builder);
+  const std::vector<DeviceLaunches> devices = ComputeLaunchLatency(trace, AllWindow(true));
+  ASSERT_EQ(devices.size(), 1u);
+  EXPECT_EQ(devices[0].launches, 2);
+  EXPECT_EQ(devices[0].shared_call_kernels, 0);
+  ASSERT_EQ(devices[0].records.size(), 2u);
+  EXPECT_EQ(devices[0].records[1].overhead_ns(), 50'000);
+  bool said = false;
+  for (const std::string& note : trace.diagnostics.notes())
+    said = said || note.find("2 GPU op(s) carry a correlation id that calls of several") == 0;
+  EXPECT_TRUE(said);
+}
+
+// A correlation id above 2^32 (CUPTI's are 32-bit) is not truncated onto another kernel's: kB
+// (id 2^32 + 5) joins nothing, kA (5) joins its call; the op is counted in a note.
+TEST_F(FindingsTest, KinetoCorrelationAbove32BitsJoinsNothingAndIsCounted) {
+  testing::KinetoJsonBuilder builder;
+  builder.Runtime("cudaLaunchKernel", "1000", "10", 5)
+      .Kernel("kA", "1020", "5", 0, 7, 5)
+      .Runtime("cudaLaunchKernel", "2000", "10", 4294967301)
+      .Kernel("kB", "2030", "5", 0, 7, 4294967301);
+  const Trace trace = KinetoLaunches(builder);
+  const std::vector<DeviceLaunches> devices = ComputeLaunchLatency(trace, AllWindow());
+  ASSERT_EQ(devices.size(), 1u);
+  EXPECT_EQ(devices[0].launches, 1);
+  EXPECT_EQ(devices[0].unmatched, 1);
+  EXPECT_EQ(devices[0].shared_call_kernels, 0);
+  bool said = false;
+  for (const std::string& note : trace.diagnostics.notes())
+    said = said || note.find("1 GPU op(s) carry a correlation id outside") == 0;
+  EXPECT_TRUE(said);
+}
+
+// The process each kernel of `trace` was given (its stream's), by kernel name; the last wins.
+std::map<std::string, uint64_t> ProcessOfKernels(const Trace& trace) {
+  std::map<std::string, uint64_t> processes;
+  for (const ActivityBlock& block : trace.blocks) {
+    for (size_t i = 0; i < block.size(); ++i) {
+      const std::string name(trace.strings.Get(trace.signatures[block.signature[i]].name));
+      processes[name] = trace.streams[block.stream[i]].process_id;
+    }
+  }
+  return processes;
+}
+
+bool HasNoteStartingWith(const Trace& trace, const std::string& prefix) {
+  const std::vector<std::string>& notes = trace.diagnostics.notes();
+  return std::any_of(notes.begin(), notes.end(),
+                     [&](const std::string& note) { return note.rfind(prefix, 0) == 0; });
+}
+
+// Two processes launch onto device 0 stream 7 with colliding ids 1..3 (process 100: 10 us call
+// at 1000i, kA 20 us later; process 200: 50 us call at 1000i + 500, kB 100 us later), plus
+// unique ids 4 (process 100) and 5, 6 (process 200). The stream has two voters, so no process
+// takes every colliding op: each joins the call of its id that started last before it, one op
+// per call. 9 launches, none shared (no false CUDA graph), kA overhead 10 us, kB 50 us.
+TEST_F(FindingsTest, KinetoSharedStreamJoinsEachCollidingOpToItsOwnCall) {
+  testing::KinetoJsonBuilder builder;
+  for (int i = 1; i <= 3; ++i) {
+    builder.Runtime("cudaLaunchKernel", std::to_string(1000 * i), "10", i, 100, 100)
+        .Kernel("kA", std::to_string(1000 * i + 20), "5", 0, 7, i)
+        .Runtime("cudaLaunchKernel", std::to_string(1000 * i + 500), "50", i, 200, 200)
+        .Kernel("kB", std::to_string(1000 * i + 600), "5", 0, 7, i);
+  }
+  builder.Runtime("cudaLaunchKernel", "9000", "10", 4, 100, 100)
+      .Kernel("kA", "9020", "5", 0, 7, 4)
+      .Runtime("cudaLaunchKernel", "9500", "50", 5, 200, 200)
+      .Kernel("kB", "9600", "5", 0, 7, 5)
+      .Runtime("cudaLaunchKernel", "9700", "50", 6, 200, 200)
+      .Kernel("kB", "9800", "5", 0, 7, 6);
+  const Trace trace = KinetoLaunches(builder);
+  const std::vector<DeviceLaunches> devices = ComputeLaunchLatency(trace, AllWindow(true));
+  ASSERT_EQ(devices.size(), 1u);
+  EXPECT_EQ(devices[0].launches, 9);
+  EXPECT_EQ(devices[0].shared_call_kernels, 0);
+  EXPECT_EQ(devices[0].unmatched, 0);
+  for (const KernelLaunch& launch : devices[0].records) {
+    const bool a = trace.strings.Get(trace.signatures[launch.signature].name) == "kA";
+    EXPECT_EQ(launch.overhead_ns(), a ? 10'000 : 50'000);
+    EXPECT_EQ(launch.latency_ns(), a ? 20'000 : 100'000);
+  }
+  EXPECT_TRUE(HasNoteStartingWith(trace, "6 GPU op(s) carry a correlation id"));
+}
+
+// Process 200 calls id 1 at 1000 us (its kB runs on device 1 at 5000 us), process 100 calls id 1
+// at 2000 us (kA on device 0 at 2020 us): host order is not GPU order. Each op takes the call
+// that started last but not after it (one op per call): kA latency 20 us, kB 4 ms. The note says
+// that rule.
+TEST_F(FindingsTest, KinetoTimeRuleJoinsEachOpToTheLatestCallBeforeIt) {
+  testing::KinetoJsonBuilder builder;
+  builder.Runtime("cudaLaunchKernel", "1000", "10", 1, 200, 200)
+      .Kernel("kB", "5000", "5", 1, 7, 1)
+      .Runtime("cudaLaunchKernel", "2000", "10", 1, 100, 100)
+      .Kernel("kA", "2020", "5", 0, 7, 1);
+  const Trace trace = KinetoLaunches(builder);
+  const std::vector<DeviceLaunches> devices = ComputeLaunchLatency(trace, AllWindow(true));
+  ASSERT_EQ(devices.size(), 2u);
+  ASSERT_EQ(devices[0].records.size(), 1u);
+  ASSERT_EQ(devices[1].records.size(), 1u);
+  EXPECT_EQ(devices[0].records[0].latency_ns(), 20'000);
+  EXPECT_EQ(devices[1].records[0].latency_ns(), 4'000'000);
+  EXPECT_TRUE(HasNoteStartingWith(
+      trace,
+      "2 GPU op(s) carry a correlation id that calls of several host processes have: 0 given "
+      "the only process that launched other ops onto their stream, 0 the process whose calls "
+      "could have launched (started before) most such ops of their device, 2 joined by time to the "
+      "call of that id that started last but not after the op did"));
+}
+
+// Merged SPMD ranks, every id shared: process 200 is process 100 shifted by 5 us on the host and
+// on the GPU (kA on device 0, kB on device 1, 20 us after their calls; id 4: 3 us). By time alone
+// each of ids 1..3 is undecidable, but only process 100's calls could have launched id 4's kA
+// (process 200's started after it): device 0 is process 100's, device 1 gets the other calls.
+// Every latency is the rank's own: 20 us (3 us for id 4).
+TEST_F(FindingsTest, KinetoDeviceGoesToTheProcessThatCouldHaveLaunchedMostOfItsOps) {
+  testing::KinetoJsonBuilder builder;
+  for (int i = 1; i <= 4; ++i) {
+    const int latency = i == 4 ? 3 : 20;
+    for (int shift : {0, 5}) {
+      builder
+          .Runtime("cudaLaunchKernel", std::to_string(1000 * i + shift), "2", i, 100 + 20 * shift,
+                   100 + 20 * shift)
+          .Kernel(shift == 0 ? "kA" : "kB", std::to_string(1000 * i + shift + latency), "1",
+                  shift == 0 ? 0 : 1, 7, i);
+    }
+  }
+  const Trace trace = KinetoLaunches(builder);
+  const std::vector<DeviceLaunches> devices = ComputeLaunchLatency(trace, AllWindow(true));
+  ASSERT_EQ(devices.size(), 2u);
+  for (const DeviceLaunches& device : devices) {
+    ASSERT_EQ(device.records.size(), 4u);
+    for (size_t k = 0; k < 4; ++k)
+      EXPECT_EQ(device.records[k].latency_ns(), k == 3 ? 3'000 : 20'000) << device.device_id;
+  }
+  EXPECT_EQ(ProcessOfKernels(trace).at("kA"), 100u);
+  EXPECT_EQ(ProcessOfKernels(trace).at("kB"), 200u);
+}
+
+// kA (1020-1050 us) starts inside its call (process 100, 1000-1050 us); process 200's call of
+// the same id ended at 510 us (its op is not traced). The launch-ends reading (`ranks`) compares
+// call starts as the whole-call reading (`launches`) does: both give kA to process 100.
+TEST_F(FindingsTest, KinetoLaunchEndsReadingJoinsAsTheLaunchesReadingDoes) {
+  testing::KinetoJsonBuilder builder;
+  builder.Kernel("k0", "120", "80", 0, 7)
+      .Runtime("cudaLaunchKernel", "500", "10", 1, 200, 200)
+      .Runtime("cudaLaunchKernel", "1000", "50", 1, 100, 100)
+      .Kernel("kA", "1020", "30", 0, 7, 1);
+  KinetoReadOptions ends;
+  ends.api_calls = true;
+  ends.launch_ends_only = true;
+  const Trace by_ends = ReadKinetoJsonText(builder.ObjectJson(), "test.json", ends);
+  ASSERT_EQ(by_ends.launch_ends.size(), 2u);
+  EXPECT_EQ(ProcessOfKernels(by_ends).at("kA"), 100u);
+  EXPECT_EQ(ProcessOfKernels(KinetoLaunches(builder)).at("kA"), 100u);
+}
+
+// Reading every call (api, findings): process 200's cudaStreamSynchronize with id 1 (1050 us)
+// launches nothing, so process 100's cudaLaunchKernel (1000 us) is the only candidate for kA
+// (1100 us): kA is process 100's, and no op needed a guess.
+TEST_F(FindingsTest, KinetoCallsThatLaunchNothingAreNoCandidates) {
+  testing::KinetoJsonBuilder builder;
+  builder.Runtime("cudaLaunchKernel", "1000", "10", 1, 100, 100)
+      .Kernel("kA", "1100", "5", 0, 7, 1)
+      .Runtime("cudaStreamSynchronize", "1050", "10", 1, 200, 200)
+      .Runtime("cudaLaunchKernel", "1200", "10", 2, 200, 200)
+      .Kernel("kB", "1220", "5", 1, 7, 2);
+  KinetoReadOptions all;
+  all.api_calls = true;
+  all.all_api_calls = true;
+  const Trace trace = ReadKinetoJsonText(builder.ObjectJson(), "test.json", all);
+  EXPECT_EQ(ProcessOfKernels(trace).at("kA"), 100u);
+  EXPECT_EQ(ProcessOfKernels(trace).at("kB"), 200u);
+  EXPECT_FALSE(HasNoteStartingWith(trace, "1 GPU op(s) carry a correlation id"));
+}
+
+// Device 1's two kernels (9000, 9100 us) lie outside the window 0:1ms, device 0's kA inside:
+// both `launches` and `kernels` keep device 1, without rows, its window note counting them.
+TEST_F(FindingsTest, LaunchesAndKernelsKeepADeviceWhoseKernelsAllLieOutsideTheWindow) {
+  testing::KinetoJsonBuilder builder;
+  builder.Runtime("cudaLaunchKernel", "1000", "10", 1)
+      .Kernel("kA", "1020", "50", 0, 7, 1)
+      .Runtime("cudaLaunchKernel", "1100", "10", 2)
+      .Kernel("kB", "9000", "50", 1, 7, 2)
+      .Runtime("cudaLaunchKernel", "1200", "10", 3)
+      .Kernel("kB", "9100", "50", 1, 7, 3);
+  const Trace trace = KinetoLaunches(builder);
+  LaunchLatencyOptions options;
+  options.window = ParseWindowSpec("0:1ms");
+  const std::vector<DeviceLaunches> devices = ComputeLaunchLatency(trace, options);
+  ASSERT_EQ(devices.size(), 2u);
+  EXPECT_EQ(devices[0].launches, 1);
+  EXPECT_EQ(devices[1].device_id, 1);
+  EXPECT_EQ(devices[1].launches, 0);
+  EXPECT_EQ(devices[1].outside_kernels, 2);
+  EXPECT_NE(devices[1].window.note.find("2 kernel(s) lie outside the window"), std::string::npos);
+
+  KernelSummaryOptions kernel_options;
+  kernel_options.window = ParseWindowSpec("0:1ms");
+  const std::vector<DeviceKernels> kernels = ComputeKernelSummary(trace, kernel_options);
+  ASSERT_EQ(kernels.size(), 2u);
+  EXPECT_EQ(kernels[1].device_id, 1);
+  EXPECT_TRUE(kernels[1].rows.empty());
+  EXPECT_NE(kernels[1].window.note.find("2 op(s)"), std::string::npos);
+}
+
+// Device 1's only op takes no time (whole-microsecond file): `all` needs no window length, so
+// both launches are reported, device 1's kernel 0 ns long.
+TEST_F(FindingsTest, LaunchesAllWindowAcceptsADeviceWhoseOpsTakeNoTime) {
+  testing::KinetoJsonBuilder builder;
+  builder.Runtime("cudaLaunchKernel", "0", "5", 1)
+      .Kernel("k", "10", "30", 0, 7, 1)
+      .Runtime("cudaLaunchKernel", "40", "5", 2)
+      .Kernel("tiny", "50", "0", 1, 7, 2);
+  const std::vector<DeviceLaunches> devices =
+      ComputeLaunchLatency(KinetoLaunches(builder), AllWindow());
+  ASSERT_EQ(devices.size(), 2u);
+  EXPECT_EQ(devices[1].launches, 1);
+  ASSERT_EQ(devices[1].rows.size(), 1u);
+  EXPECT_EQ(devices[1].rows[0].kernel.max_ns, 0);
+}
+
+// A Kineto file whose calls launched none of its kernels: the error says that, not that the file
+// has no calls; a file without kernels says it has none.
+TEST_F(FindingsTest, LaunchesErrorsSayWhatIsMissing) {
+  testing::KinetoJsonBuilder unmatched;
+  unmatched.Runtime("cudaMalloc", "0", "5", 1).Kernel("k", "10", "5", 0, 7, 99);
+  try {
+    ComputeLaunchLatency(KinetoLaunches(unmatched), AllWindow());
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& error) {
+    EXPECT_NE(std::string(error.what()).find("has no CUDA API call that launched one of its"),
+              std::string::npos)
+        << error.what();
+  }
+  testing::KinetoJsonBuilder no_kernels;
+  no_kernels.Runtime("cudaLaunchKernel", "0", "5", 1);
+  try {
+    ComputeLaunchLatency(KinetoLaunches(no_kernels), AllWindow());
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& error) {
+    EXPECT_NE(std::string(error.what()).find("no kernels"), std::string::npos) << error.what();
+  }
+}
+
+// The window 2000-3000 ns holds kernel k2 only: 1 joined, k1 and k3 (2 kernels; the copy is no
+// kernel) counted as left out in the window note. A window with no kernel is an error.
+TEST_F(FindingsTest, LaunchesWindowNoteCountsKernelsAndAnEmptyWindowIsAnError) {
+  Trace trace = Nsys(R"(
+api start=0 end=100 corr=1 name=cudaLaunchKernel_v7000
+kernel start=1000 end=1100 corr=1 name=k1
+memcpy start=1200 end=1300 kind=HtoD bytes=100
+api start=2000 end=2100 corr=2 name=cudaLaunchKernel_v7000
+kernel start=2200 end=2300 corr=2 name=k2
+api start=4000 end=4100 corr=3 name=cudaLaunchKernel_v7000
+kernel start=9000 end=9100 corr=3 name=k3
+)");
+  LaunchLatencyOptions options;
+  options.window = ParseWindowSpec("1000:1500");  // from the first GPU op (1000): 2000-2500
+  std::vector<DeviceLaunches> devices = ComputeLaunchLatency(trace, options);
+  ASSERT_EQ(devices.size(), 1u);
+  EXPECT_EQ(devices[0].launches, 1);
+  EXPECT_EQ(devices[0].outside_kernels, 2);
+  EXPECT_EQ(devices[0].window.note,
+            "2 kernel(s) lie outside the window; --window all includes them");
+  options.window = ParseWindowSpec("3000:5000");  // 4000-6000: only the call runs there
+  try {
+    ComputeLaunchLatency(trace, options);
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& error) {
+    EXPECT_NE(std::string(error.what()).find("no kernel runs in the range window of any device"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
+// A kernel that starts 1000 ns before its call (clock skew) is kept with latency -1000 and
+// counted in early_starts; the other launch is not.
+TEST_F(FindingsTest, LaunchesCountKernelsStartingBeforeTheirCall) {
+  Trace trace = Nsys(R"(
+api start=1000 end=1500 corr=1 name=cudaLaunchKernel_v7000
+kernel start=0 end=100 corr=1 name=k
+api start=2000 end=2100 corr=2 name=cudaLaunchKernel_v7000
+kernel start=2200 end=2300 corr=2 name=k
+)");
+  const std::vector<DeviceLaunches> devices = ComputeLaunchLatency(trace, AllWindow());
+  ASSERT_EQ(devices.size(), 1u);
+  EXPECT_EQ(devices[0].launches, 2);
+  EXPECT_EQ(devices[0].early_starts, 1);
+  EXPECT_EQ(devices[0].rows[0].latency.count, 2);
+}
+
+// A whole-graph launch (engine graph, 8000 ns on the GPU) next to one kernel: counted, with its
+// GPU time, not silently dropped.
+TEST_F(FindingsTest, LaunchesCountWholeGraphLaunches) {
+  Trace trace = Nsys(R"(
+api start=0 end=100 corr=1 name=cudaLaunchKernel_v7000
+kernel start=200 end=300 corr=1 name=k
+)");
+  ActivityBlock& block = trace.blocks.back();
+  block.start_ns.push_back(1000);
+  block.end_ns.push_back(9000);
+  block.bytes.push_back(0);
+  block.signature.push_back(block.signature[0]);
+  block.stream.push_back(block.stream[0]);
+  block.engine.push_back(Engine::kGraph);
+  block.correlation.push_back(0);
+  const std::vector<DeviceLaunches> devices = ComputeLaunchLatency(trace, AllWindow());
+  ASSERT_EQ(devices.size(), 1u);
+  EXPECT_EQ(devices[0].launches, 1);
+  EXPECT_EQ(devices[0].graph_launches, 1);
+  EXPECT_EQ(devices[0].graph_sum_ns, 8000);
+}
+
+// api --window nvtx: the calls overlapping the range's CPU time: step [1000, 2000) holds the
+// calls at 1100 and 1900-2100 (overlapping), not the one at 2500 whose kernel runs in the step's
+// GPU-work span; the window names the range.
+TEST_F(FindingsTest, ApiNvtxWindowIsTheRangesCpuTime) {
+  Trace trace = Nsys(R"(
+nvtx start=1000 end=2000 text=step tid=1
+api start=500 end=600 corr=1 name=cudaMalloc_v3020
+api start=1100 end=1200 corr=2 name=cudaLaunchKernel_v7000
+kernel start=3000 end=3100 corr=2 name=k
+api start=1900 end=2100 corr=3 name=cudaLaunchKernel_v7000
+kernel start=3200 end=3300 corr=3 name=k
+api start=2500 end=2600 corr=4 name=cudaLaunchKernel_v7000
+kernel start=3250 end=3400 corr=4 name=k
+)");
+  ApiSummaryOptions options;
+  options.window = ParseWindowSpec("nvtx:step");
+  const ApiSummary summary = ComputeApiSummary(trace, options);
+  EXPECT_EQ(summary.calls, 2);
+  EXPECT_EQ(summary.outside_calls, 2);
+  EXPECT_EQ(summary.total_ns, 300);
+  EXPECT_EQ(summary.window_range, "'step' (1 instance)");
+  EXPECT_EQ(summary.window_start_ns, 1000);
+  EXPECT_EQ(summary.window_end_ns, 2000);
+}
+
+// A device whose ops all take no time is left out of the engine load; findings says so too.
+TEST_F(FindingsTest, ADeviceLeftOutOfTheEngineLoadIsSaid) {
+  Trace trace = Nsys(R"(
+kernel start=1000 end=2000 name=k dev=0
+memcpy start=2500 end=2500 kind=HtoD bytes=100 dev=1
+)");
+  const FindingsResult result = ComputeFindings(trace, Options());
+  bool said = false;
+  for (const std::string& note : result.notes)
+    said = said || note.find("device 1 left out: every GPU op of it takes no time") == 0;
+  EXPECT_TRUE(said);
+}
+
+// `api --window processing` over a device with kernels and one with copies only: the second falls
+// back to `all`, which widens the span the calls are counted in. The policy is the one asked for
+// and the note names the device that fell back (it was labelled `all`).
+TEST_F(FindingsTest, ApiWindowNamesTheDevicesThatFellBack) {
+  Trace trace = Nsys(R"(
+api start=500 end=600 corr=1 name=cudaLaunchKernel_v7000
+kernel start=1000 end=2000 corr=1 name=k dev=0
+memcpy start=2500 end=3000 kind=HtoD bytes=100 dev=1
+)");
+  ApiSummaryOptions options;
+  options.window = ParseWindowSpec("processing");
+  const ApiSummary summary = ComputeApiSummary(trace, options);
+  EXPECT_EQ(summary.window_policy, "processing");
+  EXPECT_EQ(summary.window_note,
+            "device 1 has no processing window: its all window is part of "
+            "the span");
+  EXPECT_EQ(summary.window_start_ns, 1000);
+  EXPECT_EQ(summary.window_end_ns, 3000);
 }
 
 }  // namespace

@@ -1,5 +1,10 @@
 #include "gpuroof/format/table.h"
 
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "gpuroof/format/json_writer.h"
@@ -116,6 +121,81 @@ TEST(TableText, ElidedLabelsKeepBothEndsAndStayDistinct) {
 TEST(TableText, WrapLineBreaksAtSpaces) {
   EXPECT_EQ(WrapLine("note: aaa bbb ccc", 9), "note: aaa\n  bbb ccc");
   EXPECT_EQ(WrapLine("short", 9), "short");
+}
+
+// Names that shorten to different texts but read alike once cut for their number are numbered
+// on the final text: every printed name stands for one full name (review D9).
+TEST(TableText, NumbersAreGivenOnTheFinalShortenedText) {
+  Table table({MakeColumn("count", "count", ColumnUnit::kCount),
+               MakeColumn("kernel", "kernel", ColumnUnit::kName)});
+  const std::vector<std::string> names = {"volta_sgemm_128x64_nt", "volta_sgemm_128x64_nn",
+                                          "volta_sgemm_64x32_sliced1x4_tn",
+                                          "volta_sgemm_64x32_sliced1x4_nn"};
+  for (size_t i = 0; i < names.size(); ++i)
+    table.AddRow({static_cast<int64_t>(i), names[i]});
+  const std::string text = RenderTableText(table, {.indent = "", .max_width = 23});
+  std::map<std::string, std::set<std::string>> full_of;  // printed name -> full names
+  std::istringstream lines(text);
+  std::string line;
+  std::getline(lines, line);  // header
+  for (size_t i = 0; i < names.size() && std::getline(lines, line); ++i) {
+    const std::string printed = line.substr(line.find("  ", line.find_first_not_of(' ')) + 2);
+    EXPECT_LE(DisplayWidth(printed), 16u) << text;
+    full_of[printed].insert(names[i]);
+  }
+  EXPECT_EQ(full_of.size(), names.size()) << text;
+}
+
+// A '>' inside parentheses in template arguments is a comparison: vllm's kernel keeps its own
+// base name instead of its return type's (review launches D11).
+TEST(TableText, AComparisonInTemplateArgumentsIsNoBracket) {
+  EXPECT_EQ(
+      ShortenNameToFit("std::enable_if<(((8)>(0)))&&vllm::_typeConvert<c10::BFloat16>::exists, "
+                       "void>::type vllm::fused_add_rms_norm_kernel<c10::BFloat16, 8>("
+                       "c10::BFloat16*, c10::BFloat16*, int, float)",
+                       40),
+      "fused_add_rms_norm_kernel");
+  EXPECT_EQ(ShortenNameToFit("void ns::pick<((2)<(3))>(int)", 10), "pick");
+}
+
+// A table whose other columns leave its names no room puts its headers on two lines, so every
+// line fits the width (review D11).
+TEST(TableText, HeadersTakeTwoLinesWhenTheColumnsAloneAreTooWide) {
+  std::vector<TableColumn> columns;
+  std::vector<TableCell> row;
+  for (int i = 0; i < 12; ++i) {
+    columns.push_back(
+        MakeColumn(fmt::format("c{}", i), fmt::format("latency median {}", i), ColumnUnit::kCount));
+    row.emplace_back(int64_t{i});
+  }
+  columns.push_back(MakeColumn("kernel", "kernel", ColumnUnit::kName));
+  row.emplace_back(std::string(40, 'k'));
+  Table table(std::move(columns));
+  table.AddRow(std::move(row));
+  const std::string text = RenderTableText(table);
+  std::istringstream lines(text);
+  std::string line;
+  std::getline(lines, line);
+  EXPECT_NE(line.find("latency"), std::string::npos) << text;
+  EXPECT_EQ(line.find("median"), std::string::npos) << text;
+  std::getline(lines, line);
+  EXPECT_NE(line.find("median 0"), std::string::npos) << text;
+  lines.clear();
+  lines.str(text);
+  while (std::getline(lines, line))
+    EXPECT_LE(DisplayWidth(line), 160u) << line;
+  EXPECT_NE(text.find(std::string(16, 'k')), std::string::npos) << text;
+}
+
+// What Markdown would render as HTML, emphasis or code is escaped, so names read whole
+// (review D12).
+TEST(ReportDocument, MarkdownEscapesWhatWouldRenderAsMarkup) {
+  Table table({MakeColumn("kernel", "kernel", ColumnUnit::kName)});
+  table.AddRow({std::string("f<float>(ncclDevComm*, _x_, `y`, a|b, in_word)")});
+  EXPECT_EQ(RenderTableMarkdown(table),
+            "| kernel |\n"
+            "| --- |\n"
+            "| f\\<float\\>(ncclDevComm\\*, \\_x\\_, \\`y\\`, a\\|b, in_word) |\n");
 }
 
 TEST(TableJson, RowsAreObjectsKeyedByColumnName) {

@@ -157,6 +157,22 @@ TEST(ReadingLine, SaysWhichEngineBindsAndWhatThatMeans) {
             "the kernel is 0.07 us/frame faster.");
 }
 
+// A graph-traced run's compute is its whole-graph launches: never "no compute kernel ran".
+TEST(ReadingLine, WholeGraphLaunchesAreTheComputeOfAGraphTracedRun) {
+  Trace copy_bound = MakeTrace({{Engine::kGraph, 0, 100}, {Engine::kH2D, 0, 400, 0, 8}});
+  AnalyzeReport report = Report(copy_bound, 4, "frame");
+  const DeviceLoad& device = report.traces[0].devices[0];
+  EXPECT_EQ(ReadingLine(device, ComputeRoofline(device)),
+            "H2D binds at 0.10 us/frame; the whole-graph launches (0.03 us/frame) are invisible "
+            "end to end until they grow past that.");
+  Trace graph_bound = MakeTrace({{Engine::kGraph, 0, 400}, {Engine::kD2H, 0, 120, 0, 8}});
+  report = Report(graph_bound, 4, "frame");
+  const DeviceLoad& g = report.traces[0].devices[0];
+  EXPECT_EQ(ReadingLine(g, ComputeRoofline(g)),
+            "graph binds at 0.10 us/frame; the next engine, D2H (0.03 us/frame), binds once the "
+            "whole-graph launches are 0.07 us/frame faster.");
+}
+
 TEST(AnalyzeJson, CarriesSchemaAndUnroundedNumbers) {
   Trace trace = MakeTrace({{Engine::kKernel, 0, 100}, {Engine::kH2D, 0, 300, 0, 8}});
   std::string json = RenderAnalyzeJson(Report(trace, 3, "frame"));

@@ -52,6 +52,7 @@ std::vector<DeviceActivity> BuildDeviceActivity(const Trace& trace, const Window
     DeviceActivity& device = devices[load.device_id];
     device.device_id = load.device_id;
     device.window = load.window;
+    device.devices_left_out_note = load.devices_left_out_note;
   }
   for (const StreamInfo& stream : trace.streams) {
     auto it = devices.find(stream.device_id);

@@ -29,6 +29,7 @@ struct IdleGap {
 struct DeviceActivity {
   int32_t device_id = 0;
   Window window;
+  std::string devices_left_out_note;  // DeviceLoad's: other devices the engine load left out
   uint64_t process_id = 0;    // the process of the device's first stream (its launching host)
   Segments any;               // every engine, ops clipped to the window (in a work window,
                               // other work too: the GPU was busy)

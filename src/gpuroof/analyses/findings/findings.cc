@@ -63,6 +63,9 @@ FindingsResult ComputeFindings(const Trace& trace, const FindingsOptions& option
   FindingsResult result;
   FindingContext context{trace, devices, options.thresholds, steps, launch_calls, &result.notes};
   result.steps_label = steps.label;
+  if (!devices.empty() && !devices.front().devices_left_out_note.empty()) {
+    result.notes.push_back(devices.front().devices_left_out_note);
+  }
   if (trace.api_calls.empty()) {
     result.notes.push_back(
         "the trace has no CUDA API calls: sync-call, pageable-copy, host-bound and launch-bound "
