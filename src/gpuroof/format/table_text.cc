@@ -1,6 +1,7 @@
 #include "gpuroof/format/table_text.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <numeric>
 
@@ -127,12 +128,25 @@ std::string WrapLine(const std::string& line, size_t width) {
   std::string current = line.substr(0, indent);
   bool current_has_word = false;
   size_t pos = indent;
+  std::vector<std::string> words;
   while (pos < line.size()) {
     size_t end = line.find(' ', pos);
     if (end == std::string::npos) end = line.size();
     std::string word = line.substr(pos, end - pos);
     pos = end + 1;
     if (word.empty()) continue;
+    // A number keeps its unit on its line ("+35847.800 us/step", "12 kernels").
+    const bool unit = word.size() <= 10 &&
+                      (std::isalpha(static_cast<unsigned char>(word[0])) || word[0] == '%') &&
+                      word.find_first_of("0123456789") == std::string::npos;
+    if (unit && !words.empty() &&
+        std::isdigit(static_cast<unsigned char>(words.back().back())) != 0) {
+      words.back() += " " + word;
+    } else {
+      words.push_back(std::move(word));
+    }
+  }
+  for (const std::string& word : words) {
     if (current_has_word && DisplayWidth(current) + 1 + DisplayWidth(word) > width) {
       out += current + "\n";
       current = continuation;

@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 #include <new>
+#include <set>
 #include <type_traits>
 #include <unordered_map>
 #include <utility>
@@ -151,6 +152,11 @@ struct ProcessPlacement {
   int64_t by_stream = 0;  // the only process that launched other ops onto their stream
   int64_t by_fit = 0;     // the process that could have launched most such ops of their device
   int64_t by_time = 0;    // the call that started last but not after the op started
+  // Ops nothing tells the process of: on a stream no process launched other ops onto, on a
+  // device where no one process alone could have launched most such ops (merged ranks whose
+  // calls all precede the ops). Left unjoined rather than given by time, which picks the wrong
+  // rank whenever one host runs ahead of another.
+  int64_t undecided = 0;
 };
 
 // Several host processes in one file (merged ranks, a multi-process capture): CUPTI counts
@@ -160,11 +166,14 @@ struct ProcessPlacement {
 // a launch call of its id; else, when one process alone launched the stream's other ops (by ids
 // only it has), that process; else, on a stream no process voted for, the process whose calls
 // could have launched most such ops of the device (started no later), when one alone could; else,
-// op by op in start order, the process of the call of that id that started last but not after the
-// op did (the earliest call when none did). While an id has no more ops than calls, each call is
-// given to one op at most (a graph launch, which launches several, makes more ops than calls). Host
-// order is not assumed to be GPU order: each op looks at its own start only. A stream launched onto
-// by several processes is split, one stream per process (nsys keys streams by process too).
+// on a stream several processes launched onto, or when one call of the id not given yet alone
+// started no later than the op, op by op in start order, the process of the call of that id that
+// started last but not after the op did (the earliest call when none did); else the op is left
+// unjoined and counted (ProcessPlacement::undecided). While an id has no more ops
+// than calls, each call is given to one op at most (a graph launch, which launches several, makes
+// more ops than calls). Host order is not assumed to be GPU order: each op looks at its own start
+// only. A stream launched onto by several processes is split, one stream per process (nsys keys
+// streams by process too).
 template <typename Call>
 ProcessPlacement AssignLaunchingProcesses(Trace& trace, const std::vector<Call>& all_calls) {
   constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();
@@ -226,11 +235,14 @@ ProcessPlacement AssignLaunchingProcesses(Trace& trace, const std::vector<Call>&
       }
     }
   }
-  std::map<int32_t, uint64_t> best_fit;
-  for (const auto& [device, counts] : fits) {
+  // The process that could have launched most, when one alone could; `taken` processes (those a
+  // device went to already: one process per device is the usual layout) are not candidates.
+  auto most_fitting = [](const std::map<uint64_t, int64_t>& counts,
+                         const std::set<uint64_t>& taken) {
     int64_t most = 0;
     uint64_t best = kNone;
     for (const auto& [process, count] : counts) {
+      if (taken.count(process) > 0) continue;
       if (count > most) {
         most = count;
         best = process;
@@ -238,7 +250,21 @@ ProcessPlacement AssignLaunchingProcesses(Trace& trace, const std::vector<Call>&
         best = kNone;
       }
     }
-    if (best != kNone) best_fit[device] = best;
+    return best;
+  };
+  std::map<int32_t, uint64_t> best_fit;
+  std::set<uint64_t> taken;
+  for (const auto& [device, counts] : fits) {
+    if (const uint64_t best = most_fitting(counts, {}); best != kNone) {
+      best_fit[device] = best;
+      taken.insert(best);
+    }
+  }
+  // A device whose processes tie may be decided once the others took theirs (merged ranks: each
+  // rank's calls precede every device's ops, but one device was told apart by an op).
+  for (const auto& [device, counts] : fits) {
+    if (best_fit.count(device) > 0) continue;
+    if (const uint64_t best = most_fitting(counts, taken); best != kNone) best_fit[device] = best;
   }
   for (auto& [correlation, ops] : ambiguous) {
     std::stable_sort(ops.begin(), ops.end(),
@@ -281,10 +307,26 @@ ProcessPlacement AssignLaunchingProcesses(Trace& trace, const std::vector<Call>&
         by_time.push_back(op);
       }
     }
+    // Calls of the id not given yet that started no later than `start`.
+    auto open_calls = [&](int64_t start) {
+      size_t n = 0;
+      for (size_t k = 0; k < call_count; ++k)
+        n += (!one_op_per_call || !used[k]) && first[k]->start_ns <= start ? 1 : 0;
+      return n;
+    };
     for (const OpRef& op : by_time) {
-      if (std::optional<size_t> k = pick(kNone, start_of(op))) {
+      // By time among processes known to share the op's stream, or when one call alone is left
+      // that could have launched it; else nothing tells.
+      std::optional<size_t> k;
+      if (voter[trace.blocks[op.first].stream[op.second]] == kSeveral ||
+          open_calls(start_of(op)) == 1) {
+        k = pick(kNone, start_of(op));
+      }
+      if (k) {
         place(op, *k);
         ++placed.by_time;
+      } else {
+        ++placed.undecided;
       }
     }
   }
@@ -743,15 +785,17 @@ std::vector<Call> KinetoTraceBuilder::JoinLaunchCalls(std::vector<MappedChunk<Ca
     for (StreamInfo& stream : trace_.streams)
       stream.process_id = only_process;
   } else if (const ProcessPlacement placed = AssignLaunchingProcesses(trace_, calls);
-             placed.by_stream + placed.by_fit + placed.by_time > 0) {
+             placed.by_stream + placed.by_fit + placed.by_time + placed.undecided > 0) {
     trace_.diagnostics.Note(fmt::format(
         "{} GPU op(s) carry a correlation id that calls of several host processes have: {} given "
         "the only process that launched other ops onto their stream, {} the process whose calls "
         "could have launched (started before) most such ops of their device, {} joined by time to "
-        "the call of that id that started last but not after the op did (one op per call); "
-        "guesses, wrong where hosts and GPUs keep different clocks or queue depths",
-        placed.by_stream + placed.by_fit + placed.by_time, placed.by_stream, placed.by_fit,
-        placed.by_time));
+        "the call of that id that started last but not after the op did, on streams several "
+        "processes launched onto; guesses, wrong where hosts and GPUs keep different clocks or "
+        "queue depths; {} not joined, as nothing tells which process launched them (counted as "
+        "lacking their launching call)",
+        placed.by_stream + placed.by_fit + placed.by_time + placed.undecided, placed.by_stream,
+        placed.by_fit, placed.by_time, placed.undecided));
   }
 
   // One process: sorted by correlation is sorted by (process, correlation) already.

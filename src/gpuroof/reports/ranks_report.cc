@@ -50,7 +50,8 @@ std::vector<TableColumn> RankColumns() {
       MakeColumn("last_at_collectives", "last", U::kCount),
       MakeColumn("straggler", "straggler", U::kText, ColumnRole::kLabel),
       MakeColumn("trace", "trace", U::kText, ColumnRole::kLabel).NotInText(),
-      MakeColumn("file", "trace", U::kText, ColumnRole::kLabel).HumanOnly(),
+      // A name column: shortened when the table would pass 160 columns (docs/formats.md).
+      MakeColumn("file", "trace", U::kName, ColumnRole::kLabel).HumanOnly(),
   };
 }
 

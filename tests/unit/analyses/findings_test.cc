@@ -800,10 +800,11 @@ TEST_F(FindingsTest, KinetoSharedStreamJoinsEachCollidingOpToItsOwnCall) {
 }
 
 // Process 200 calls id 1 at 1000 us (its kB runs on device 1 at 5000 us), process 100 calls id 1
-// at 2000 us (kA on device 0 at 2020 us): host order is not GPU order. Each op takes the call
-// that started last but not after it (one op per call): kA latency 20 us, kB 4 ms. The note says
-// that rule.
-TEST_F(FindingsTest, KinetoTimeRuleJoinsEachOpToTheLatestCallBeforeIt) {
+// at 2000 us (kA on device 0 at 2020 us): host order is not GPU order, and on each device both
+// processes' calls precede the op. Nothing tells which process launched which op: neither is
+// joined (a time rule would guess, and guesses wrong whenever one host runs ahead of another);
+// the note counts them.
+TEST_F(FindingsTest, KinetoOpsNothingPlacesAreLeftUnjoinedAndCounted) {
   testing::KinetoJsonBuilder builder;
   builder.Runtime("cudaLaunchKernel", "1000", "10", 1, 200, 200)
       .Kernel("kB", "5000", "5", 1, 7, 1)
@@ -812,16 +813,18 @@ TEST_F(FindingsTest, KinetoTimeRuleJoinsEachOpToTheLatestCallBeforeIt) {
   const Trace trace = KinetoLaunches(builder);
   const std::vector<DeviceLaunches> devices = ComputeLaunchLatency(trace, AllWindow(true));
   ASSERT_EQ(devices.size(), 2u);
-  ASSERT_EQ(devices[0].records.size(), 1u);
-  ASSERT_EQ(devices[1].records.size(), 1u);
-  EXPECT_EQ(devices[0].records[0].latency_ns(), 20'000);
-  EXPECT_EQ(devices[1].records[0].latency_ns(), 4'000'000);
+  for (const DeviceLaunches& device : devices) {
+    EXPECT_EQ(device.launches, 0) << device.device_id;
+    EXPECT_EQ(device.unmatched, 1) << device.device_id;
+  }
   EXPECT_TRUE(HasNoteStartingWith(
       trace,
       "2 GPU op(s) carry a correlation id that calls of several host processes have: 0 given "
       "the only process that launched other ops onto their stream, 0 the process whose calls "
-      "could have launched (started before) most such ops of their device, 2 joined by time to the "
-      "call of that id that started last but not after the op did"));
+      "could have launched (started before) most such ops of their device, 0 joined by time to the "
+      "call of that id that started last but not after the op did, on streams several processes "
+      "launched onto; guesses, wrong where hosts and GPUs keep different clocks or queue depths; 2 "
+      "not joined, as nothing tells which process launched them"));
 }
 
 // Merged SPMD ranks, every id shared: process 200 is process 100 shifted by 5 us on the host and
@@ -854,12 +857,14 @@ TEST_F(FindingsTest, KinetoDeviceGoesToTheProcessThatCouldHaveLaunchedMostOfItsO
 }
 
 // kA (1020-1050 us) starts inside its call (process 100, 1000-1050 us); process 200's call of
-// the same id ended at 510 us (its op is not traced). The launch-ends reading (`ranks`) compares
-// call starts as the whole-call reading (`launches`) does: both give kA to process 100.
+// the same id ended at 510 us and launched kB on device 1 at 520 us, which only it could have:
+// device 1 is process 200's, so device 0's kA is process 100's. The launch-ends reading (`ranks`)
+// compares call starts as the whole-call reading (`launches`) does: both give kA to process 100.
 TEST_F(FindingsTest, KinetoLaunchEndsReadingJoinsAsTheLaunchesReadingDoes) {
   testing::KinetoJsonBuilder builder;
   builder.Kernel("k0", "120", "80", 0, 7)
       .Runtime("cudaLaunchKernel", "500", "10", 1, 200, 200)
+      .Kernel("kB", "520", "5", 1, 7, 1)
       .Runtime("cudaLaunchKernel", "1000", "50", 1, 100, 100)
       .Kernel("kA", "1020", "30", 0, 7, 1);
   KinetoReadOptions ends;

@@ -121,6 +121,9 @@ TEST(TableText, ElidedLabelsKeepBothEndsAndStayDistinct) {
 TEST(TableText, WrapLineBreaksAtSpaces) {
   EXPECT_EQ(WrapLine("note: aaa bbb ccc", 9), "note: aaa\n  bbb ccc");
   EXPECT_EQ(WrapLine("short", 9), "short");
+  // A number keeps its unit on its line.
+  EXPECT_EQ(WrapLine("memset +35847.800 us/step (411.16x)", 20),
+            "memset\n  +35847.800 us/step\n  (411.16x)");
 }
 
 // Names that shorten to different texts but read alike once cut for their number are numbered
