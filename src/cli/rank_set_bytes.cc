@@ -93,6 +93,7 @@ void WriteSummary(ByteWriter& out, const RankSummary& summary) {
   out.I64(summary.device_id);
   out.String(summary.device_name);
   out.U64(summary.other_devices);
+  out.U64(summary.tied_devices);
   out.I64(summary.other_device_ops);
   out.String(summary.steps_label);
   out.Bool(summary.whole_trace);
@@ -134,6 +135,7 @@ RankSummary ReadSummary(ByteReader& in) {
   summary.device_id = static_cast<int32_t>(in.I64());
   summary.device_name = in.String();
   summary.other_devices = in.U64();
+  summary.tied_devices = in.U64();
   summary.other_device_ops = in.I64();
   summary.steps_label = in.String();
   summary.whole_trace = in.Bool();

@@ -57,6 +57,39 @@ TEST(AnalyzeCliDiagnostics, SkippedRecordsAreSummarisedOnStderr) {
   EXPECT_EQ(quiet.err, "");
 }
 
+// Every kernel record is unusable (end before start): "no kernels" names the records the reader
+// skipped, not a tracing switch that was on; with every record skipped, so does "no GPU
+// activity".
+TEST(AnalyzeCliDiagnostics, NoKernelsAfterEveryKernelWasSkippedSaysSo) {
+  TempDir dir;
+  std::filesystem::path file = dir / "backwards.sqlite";
+  {
+    NsysSqliteBuilder builder(file, BuilderOptions{});
+    builder.AddGpu(0, "Test GPU");
+    for (int i = 0; i < 3; ++i) {
+      KernelRow k;
+      k.start_ns = i * 100 + 50;
+      k.end_ns = i * 100;
+      builder.AddKernel(k);
+    }
+    builder.Finish();
+  }
+  const std::string cause =
+      "(3 records the reader skipped as unusable: 3 end before start in "
+      "CUPTI_ACTIVITY_KIND_KERNEL)";
+  CliResult kernels = RunGpuroof({"kernels", file.string(), "--quiet"});
+  EXPECT_EQ(kernels.exit_code, 2);
+  EXPECT_NE(kernels.err.find(": no kernels: the trace has no usable kernel records " + cause),
+            std::string::npos)
+      << kernels.err;
+  CliResult analyze = RunGpuroof({"analyze", file.string(), "--quiet"});
+  EXPECT_EQ(analyze.exit_code, 2);
+  EXPECT_NE(analyze.err.find("no usable kernel, memcpy or memset records " + cause),
+            std::string::npos)
+      << analyze.err;
+  EXPECT_EQ(analyze.err.find("was CUDA tracing on"), std::string::npos) << analyze.err;
+}
+
 // A reader's notes (here: batched copy rows of nsys 2025.1.3+) reach text and CSV users on
 // stderr, as they reach JSON users in the inputs' diagnostics; --quiet silences them.
 TEST(AnalyzeCliDiagnostics, ReaderNotesAreSaidOnStderr) {

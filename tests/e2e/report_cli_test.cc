@@ -368,7 +368,7 @@ TEST(ReportCli, FindingsSectionListsEachFindingWithCostEvidenceAndAdvice) {
   ASSERT_NE(sync, std::string::npos) << section;
   EXPECT_LT(gap, sync);
   EXPECT_NE(section.find("Synchronising CUDA calls leave the GPU idle"), std::string::npos);
-  EXPECT_NE(section.find("400000 ns in all"), std::string::npos) << section;  // the evidence
+  EXPECT_NE(section.find("400.000 us in all"), std::string::npos) << section;  // the evidence
   EXPECT_NE(section.find("synchronising call cudaDeviceSynchronize"), std::string::npos);
   EXPECT_NE(section.find("Remove synchronisation from the steady-state loop"), std::string::npos);
   EXPECT_EQ(section.find("no findings"), std::string::npos);

@@ -129,8 +129,8 @@ TraceSpans SpansWithGpuWork(const Trace& trace) {
   spans.devices = ComputeSpans(trace);
   if (spans.devices.empty()) {
     throw InputError(trace.source,
-                     "no GPU activity: the trace has no kernel, memcpy or memset records (was "
-                     "CUDA tracing on, e.g. nsys profile --trace=cuda?)");
+                     "no GPU activity: the trace has no usable kernel, memcpy or memset records " +
+                         trace.diagnostics.NoRecordsCause());
   }
   for (const auto& [id, span] : spans.devices) {
     spans.first_start_ns = std::min(spans.first_start_ns, span.first_start_ns);

@@ -104,8 +104,9 @@ std::vector<DeviceGaps> ComputeGaps(const Trace& trace, const GapOptions& option
   }
   if (result.empty()) {
     throw InputError(trace.source,
-                     "no GPU activity that takes time: the trace has no kernel, memcpy or memset "
-                     "records (was CUDA tracing on, e.g. nsys profile --trace=cuda?)");
+                     "no GPU activity that takes time: the trace has no usable kernel, memcpy or "
+                     "memset records of positive length " +
+                         trace.diagnostics.NoRecordsCause());
   }
   return result;
 }

@@ -81,8 +81,8 @@ void RequireKernels(const Trace& trace) {
                      has_graphs ? "no kernels: the trace has whole-graph launches only (CUDA "
                                   "graphs traced at graph level); profile with nsys "
                                   "--cuda-graph-trace=node to see their kernels"
-                                : "no kernels: the trace has no kernel records (was CUDA tracing "
-                                  "on, e.g. nsys profile --trace=cuda?)");
+                                : "no kernels: the trace has no usable kernel records " +
+                                      trace.diagnostics.NoRecordsCause());
   }
 }
 

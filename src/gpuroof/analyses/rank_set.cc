@@ -359,6 +359,21 @@ RankAssignment AssignRanks(const std::vector<RankSummary>& ranks,
         fmt::format("{} of {} traces name no rank: their rank is their position in the file list",
                     from_order, ranks.size()));
   }
+  std::vector<std::string> tied;
+  for (const RankSummary& rank : ranks) {
+    if (rank.tied_devices > 0) tied.push_back(rank.source);
+  }
+  if (!tied.empty()) {
+    constexpr size_t kNamed = 4;  // traces named; the rest counted
+    std::string sources;
+    for (size_t i = 0; i < tied.size() && i < kNamed; ++i)
+      sources += (i == 0 ? "" : ", ") + tied[i];
+    if (tied.size() > kNamed) sources += fmt::format(" and {} more", tied.size() - kNamed);
+    assignment.notes.push_back(fmt::format(
+        "{} of {} traces have another device with as many ops as the busiest: the lowest device "
+        "id is analysed ({})",
+        tied.size(), ranks.size(), sources));
+  }
   if (formats.size() > 1) {
     std::string mix;
     for (const auto& [format, count] : formats)

@@ -206,23 +206,69 @@ std::vector<const NvtxRange*> CpuRangesFirst(std::vector<const NvtxRange*> range
 
 // The steps of the process that drives `device_id`: one nsys capture of a whole node holds every
 // process's steps, and another process's steps are another rank's (on another device, on its
-// own clock offset). GPU-drawn ranges count when drawn on the device. When no step is the
-// device's process's (a format whose GPU ops carry no process), every step is kept.
+// own clock offset). GPU-drawn ranges count when drawn on the device. When several processes
+// launch onto the device and more than one has steps, their step series overlap (every op would
+// count in two steps): the steps of the one that launched most of the device's ops are kept (the
+// lowest process key on a tie). When no step is the device's process's (a format whose GPU ops
+// carry no process), every step is kept. `note` says what was left out, and why.
 std::vector<const NvtxRange*> StepsOfDevice(const Trace& trace, int32_t device_id,
                                             const std::vector<const NvtxRange*>& steps,
-                                            size_t* left_out) {
-  std::set<uint64_t> processes;
+                                            std::string* note) {
+  std::map<uint64_t, int64_t> ops_of_process;  // of the device's processes
   for (const StreamInfo& stream : trace.streams) {
-    if (stream.device_id == device_id) processes.insert(stream.process_id);
+    if (stream.device_id == device_id) ops_of_process.try_emplace(stream.process_id, 0);
   }
+  for (const ActivityBlock& block : trace.blocks) {
+    for (size_t i = 0; i < block.size(); ++i) {
+      const StreamInfo& stream = trace.streams[block.stream[i]];
+      if (stream.device_id == device_id) ++ops_of_process[stream.process_id];
+    }
+  }
+  std::map<uint64_t, size_t> steps_of_process;
   std::vector<const NvtxRange*> own;
   for (const NvtxRange* range : steps) {
     const bool drives =
-        range->on_gpu ? range->device_id == device_id : processes.count(range->process_id) > 0;
-    if (drives) own.push_back(range);
+        range->on_gpu ? range->device_id == device_id : ops_of_process.count(range->process_id) > 0;
+    if (!drives) continue;
+    own.push_back(range);
+    if (!range->on_gpu) ++steps_of_process[range->process_id];
   }
   if (own.empty()) return steps;
-  *left_out = steps.size() - own.size();
+  std::string other_devices_part;
+  if (own.size() < steps.size()) {
+    other_devices_part =
+        fmt::format("{} of them left out: another process's, not the one driving device {}",
+                    steps.size() - own.size(), device_id);
+  }
+  std::string shared_device_part;
+  if (steps_of_process.size() > 1) {
+    uint64_t driver = steps_of_process.begin()->first;
+    size_t tied = 0;
+    for (const auto& [process, count] : steps_of_process) {
+      if (ops_of_process[process] > ops_of_process[driver]) driver = process;
+    }
+    int64_t device_ops = 0;
+    for (const auto& [process, count] : ops_of_process)
+      device_ops += count;
+    size_t dropped = 0;
+    for (const auto& [process, count] : steps_of_process) {
+      if (process == driver) continue;
+      dropped += count;
+      if (ops_of_process[process] == ops_of_process[driver]) ++tied;
+    }
+    std::erase_if(
+        own, [&](const NvtxRange* range) { return !range->on_gpu && range->process_id != driver; });
+    shared_device_part = fmt::format(
+        "{} of them left out: {} processes launched onto device {} and have steps; those of "
+        "process {} are kept, which launched {} of its {} ops{}",
+        dropped, steps_of_process.size(), device_id, driver, ops_of_process[driver], device_ops,
+        tied > 0 ? " (as many as another: the lowest key taken)" : "");
+  }
+  if (!other_devices_part.empty() && !shared_device_part.empty()) {
+    *note = other_devices_part + "; " + shared_device_part;
+  } else {
+    *note = other_devices_part + shared_device_part;
+  }
   return own;
 }
 
@@ -348,7 +394,9 @@ RankSummary SummarizeRank(const Trace& trace, const RankSummaryOptions& options)
   summary.device_name = std::string(trace.DeviceName(summary.device_id));
   summary.other_devices = per_device.size() - 1;
   for (const auto& [device, count] : per_device) {
-    if (device != summary.device_id) summary.other_device_ops += count;
+    if (device == summary.device_id) continue;
+    summary.other_device_ops += count;
+    if (count == busiest->second) ++summary.tied_devices;
   }
 
   DeviceOpList ops(trace, summary.device_id, static_cast<size_t>(busiest->second));
@@ -368,13 +416,9 @@ RankSummary SummarizeRank(const Trace& trace, const RankSummaryOptions& options)
                                         steps.size() == 1 ? "" : "s");
     }
   }
-  size_t other_process_steps = 0;
-  steps = StepsOfDevice(trace, summary.device_id, steps, &other_process_steps);
-  if (other_process_steps > 0) {
-    summary.steps_label +=
-        fmt::format("; {} of them left out: another process's, not the one driving device {}",
-                    other_process_steps, summary.device_id);
-  }
+  std::string steps_left_out;
+  steps = StepsOfDevice(trace, summary.device_id, steps, &steps_left_out);
+  if (!steps_left_out.empty()) summary.steps_label += "; " + steps_left_out;
   for (const NvtxRange* range : steps) {
     windows.emplace_back(range->start_ns, range->end_ns);
     summary.step_numbers.push_back(StepNumber(trace.strings.Get(range->name)).value_or(-1));

@@ -65,6 +65,9 @@ struct RankSummary {
   int32_t device_id = 0;     // the device analysed: the one with the most ops
   std::string device_name;   // its GPU model as the trace names it ("" when it does not)
   size_t other_devices = 0;  // active devices left out
+  // Devices left out with as many ops as the analysed one (the lowest id is taken on a tie): a
+  // guess, said by `ranks`.
+  size_t tied_devices = 0;
   int64_t other_device_ops = 0;
 
   std::string steps_label;  // "'ProfilerStep#*' (6 instances)", or "whole trace (no step ranges)"

@@ -57,6 +57,20 @@ bool Diagnostics::has_data_loss() const {
   return false;
 }
 
+std::string Diagnostics::NoRecordsCause() const {
+  int64_t lost = 0;
+  std::string reasons;
+  for (const SkipCount& skip : skips_) {
+    if (skip.severity == Severity::kInfo || skip.count == 0) continue;
+    lost += skip.count;
+    reasons += fmt::format("{}{} {} in {}", reasons.empty() ? "" : "; ", skip.count, skip.reason,
+                           skip.table);
+  }
+  if (lost == 0) return "(was CUDA tracing on, e.g. nsys profile --trace=cuda?)";
+  return fmt::format("({} record{} the reader skipped as unusable: {})", lost, lost == 1 ? "" : "s",
+                     reasons);
+}
+
 std::string Diagnostics::Summary() const {
   std::string out =
       fmt::format("read {} records, used {}, skipped {}", read_, used_, records_skipped());

@@ -40,6 +40,11 @@ class Diagnostics {
   const std::vector<SkipCount>& skips() const { return skips_; }
   const std::vector<std::string>& notes() const { return notes_; }
 
+  // Why a trace may hold no record of a kind, for "no kernels"-style errors, in parentheses:
+  // the records the reader skipped as unusable, with their count and reasons, when it skipped
+  // any with data loss (the records were there), else tracing that may have been off.
+  std::string NoRecordsCause() const;
+
   // One line: "read 1200 records, used 1195, skipped 5 (3 end before start in ...; 2 ...)".
   std::string Summary() const;
 

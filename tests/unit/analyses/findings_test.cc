@@ -421,7 +421,7 @@ TEST_F(FindingsTest, ZeroPercentOccupancyAbove48KbIsNoEstimate) {
   ASSERT_NE(finding, nullptr);
   EXPECT_EQ(finding->cost_ns, 3000);
   ASSERT_EQ(result.notes.size(), 2u);  // and: the trace has no CUDA API calls
-  EXPECT_NE(result.notes[1].find("low-occupancy, device 0: 1 kernel launch(es) (10000 ns) with a "
+  EXPECT_NE(result.notes[1].find("low-occupancy, device 0: 1 kernel launch(es) (10.000 us) with a "
                                  "0 % occupancy estimate above 48 KB of shared memory left out"),
             std::string::npos)
       << result.notes[1];

@@ -157,6 +157,17 @@ TEST(AssignRanks, DuplicatesMissingRanksTwoJobsAndMixedFormatsAreSaid) {
                 "mixed formats: 3 kineto-json, 1 nsys-sqlite"}));
 }
 
+TEST(AssignRanks, ATieForTheBusiestDeviceIsSaid) {
+  std::vector<RankSummary> ranks = {Named("a.json", "kineto-json", 0, 2),
+                                    Named("b.json", "kineto-json", 1, 2)};
+  ranks[1].tied_devices = 1;
+  RankAssignment assignment = AssignRanks(ranks, {0, 1}, 2);
+  EXPECT_EQ(assignment.notes,
+            (std::vector<std::string>{
+                "1 of 2 traces have another device with as many ops as the busiest: the lowest "
+                "device id is analysed (b.json)"}));
+}
+
 // A trace that could not be read keeps its place: the others' ranks from file order are their
 // places in the list given, and the world size counts it (rank 0 is then said to be missing).
 TEST(AssignRanks, FileOrderIsThePlaceInTheListGivenUnreadTracesIncluded) {

@@ -203,6 +203,32 @@ TEST(RankSummary, StepsOfAnotherProcessAreLeftOutAndCounted) {
             "driving device 0");
 }
 
+// Two processes launch onto device 0 and both have steps (a helper process sharing the GPU): the
+// two step series overlap, so every op would count in two steps. The steps of process 4242,
+// which launched 4 of the device's 5 ops, are kept; process 777's (it launched the H2D copy on
+// stream 3) are left out, and the label says so with the counts.
+TEST(RankSummary, StepsOfTheProcessLaunchingMostOfTheDevicesOpsAreKept) {
+  Trace trace = LaunchedTrace(1);
+  for (StreamInfo& stream : trace.streams) {
+    if (stream.stream_id == 3) stream.process_id = 777;
+  }
+  AddRange(trace, "ProfilerStep#1", 0, 500);
+  AddRange(trace, "ProfilerStep#2", 500, 1000);
+  AddRange(trace, "ProfilerStep#1", 0, 1000);
+  for (NvtxRange& range : trace.nvtx_ranges) {
+    if (range.start_ns == 0 && range.end_ns == 1000) range.process_id = 777;
+  }
+  RankSummary rank = SummarizeRank(trace, {});
+  ASSERT_EQ(rank.steps.size(), 2u);
+  EXPECT_EQ(rank.steps[0].end_ns, 500);
+  EXPECT_EQ(rank.steps[1].start_ns, 500);
+  // Each op counted once: compute [0,100) + [400,500) in step 1, [700,800) in step 2.
+  EXPECT_EQ(rank.steps[0].compute_busy_ns + rank.steps[1].compute_busy_ns, 300);
+  EXPECT_EQ(rank.steps_label,
+            "'ProfilerStep#*' (3 instances); 1 of them left out: 2 processes launched onto device "
+            "0 and have steps; those of process 4242 are kept, which launched 4 of its 5 ops");
+}
+
 // Two ops end the idle interval [100, 400) together: one launched by a call ending at 155, one by
 // a call ending at 305. The earliest launch decides (host-bound 55, waiting 245) whichever of
 // them the file lists first.
@@ -237,6 +263,21 @@ TEST(RankSummary, CollectivesStartingTogetherAreOrderedByName) {
     EXPECT_EQ(rank.collective_names[rank.collectives[0].name_id], "ncclKernel_A");
     EXPECT_EQ(rank.collective_names[rank.collectives[1].name_id], "ncclKernel_B");
   }
+}
+
+// Device 1 has as many ops as device 0: the lowest id is analysed, and the tie is counted (said
+// by `ranks`), not hidden.
+TEST(RankSummary, ATieForTheBusiestDeviceIsCounted) {
+  std::vector<Op> ops = Ops();
+  for (const Op& op : Ops())
+    ops.push_back({op.engine, op.start_ns, op.end_ns, 1, op.stream, op.bytes, op.name});
+  RankSummary rank = SummarizeRank(MakeTrace(ops), {});
+  EXPECT_EQ(rank.device_id, 0);
+  EXPECT_EQ(rank.tied_devices, 1u);
+  ops.push_back({Engine::kKernel, 900, 950, 1, 1, 0, "one more"});
+  rank = SummarizeRank(MakeTrace(ops), {});
+  EXPECT_EQ(rank.device_id, 1);
+  EXPECT_EQ(rank.tied_devices, 0u);
 }
 
 TEST(RankSummary, TheBusiestDeviceIsAnalysedAndTheOthersCounted) {

@@ -22,6 +22,7 @@ LoadedRank AnalysedRank() {
   summary.rank_left_out = "the captured environment names rank 1 (SLURM_PROCID), but 2 processes";
   summary.device_id = -1;
   summary.other_devices = 2;
+  summary.tied_devices = 1;
   summary.other_device_ops = 123456789012;
   summary.steps_label = "'ProfilerStep#*' (2 instances)";
   summary.whole_trace = true;  // not so with two steps: only each field's coming back matters

@@ -76,8 +76,8 @@ std::vector<Finding> FindPageableAsyncCopies(const FindingContext& context) {
     finding.device_id = device_id;
     KeepCostliestExamples(finding.examples);
     finding.evidence =
-        fmt::format("{} async copy(ies) with a pageable host side: {} bytes, {} ns of copy time",
-                    finding.count, bytes[device_id], finding.cost_ns);
+        fmt::format("{} async copy(ies) with a pageable host side: {} bytes, {} of copy time",
+                    finding.count, bytes[device_id], FormatDurationNs(finding.cost_ns));
     if (without_call[device_id] > 0) {
       finding.evidence +=
           fmt::format("; {} more pageable copies not counted: the trace lacks their launching call",
@@ -107,9 +107,10 @@ std::vector<Finding> FindSerialisedCopies(const FindingContext& context) {
     ChargeExposedSegments(context.steps, finding.step_costs, device.copies, device.compute);
     ScaleStepCosts(finding.step_costs, cost, exposed);
     finding.evidence = fmt::format(
-        "copies busy {} ns, {} ns of it with no kernel running; kernels busy {} ns; the device "
-        "busy {} ns. Overlapped, it would be busy at least {} ns: {} ns less ({:.2f}x)",
-        copy_busy, exposed, compute_busy, any_busy, any_busy - cost, cost,
+        "copies busy {}, {} of it with no kernel running; kernels busy {}; the device busy {}. "
+        "Overlapped, it would be busy at least {}: {} less ({:.2f}x)",
+        FormatDurationNs(copy_busy), FormatDurationNs(exposed), FormatDurationNs(compute_busy),
+        FormatDurationNs(any_busy), FormatDurationNs(any_busy - cost), FormatDurationNs(cost),
         static_cast<double>(any_busy) / static_cast<double>(any_busy - cost));
     out.push_back(std::move(finding));
   }
@@ -126,9 +127,10 @@ std::vector<Finding> FindExposedComm(const FindingContext& context) {
     Finding finding = NewFinding("exposed-comm", device.device_id,
                                  static_cast<int64_t>(device.comm.size()), exposed);
     ChargeExposedSegments(context.steps, finding.step_costs, device.comm, device.compute);
-    finding.evidence = fmt::format(
-        "collectives busy {} ns, {} ns of it ({:.1f} %) with no compute kernel running", comm_busy,
-        exposed, 100.0 * static_cast<double>(exposed) / static_cast<double>(comm_busy));
+    finding.evidence =
+        fmt::format("collectives busy {}, {} of it ({:.1f} %) with no compute kernel running",
+                    FormatDurationNs(comm_busy), FormatDurationNs(exposed),
+                    100.0 * static_cast<double>(exposed) / static_cast<double>(comm_busy));
     out.push_back(std::move(finding));
   }
   return out;

@@ -88,10 +88,10 @@ std::vector<Finding> FindGapCauses(const FindingContext& context) {
         ++host.count;
         host.cost_ns += length;
         ChargeStep(context.steps, host.step_costs, gap.start_ns, length);
-        AddExample(host.examples,
-                   {gap.start_ns, gap.end_ns, length,
-                    fmt::format("next op launched by {} {} ns after the GPU went idle",
-                                trace.strings.Get(launch->name), launch->start_ns - gap.start_ns)});
+        AddExample(host.examples, {gap.start_ns, gap.end_ns, length,
+                                   fmt::format("next op launched by {} {} after the GPU went idle",
+                                               trace.strings.Get(launch->name),
+                                               FormatDurationNs(launch->start_ns - gap.start_ns))});
         continue;
       }
       const std::string cause =
@@ -107,15 +107,15 @@ std::vector<Finding> FindGapCauses(const FindingContext& context) {
       KeepCostliestExamples(host.examples);
       host.evidence = fmt::format(
           "{} idle gap(s) longer than {} end with an op whose launching call started after the "
-          "GPU went idle: {} ns idle in all",
-          host.count, threshold, host.cost_ns);
+          "GPU went idle: {} idle in all",
+          host.count, threshold, FormatDurationNs(host.cost_ns));
       out.push_back(std::move(host));
     }
     if (gaps.count > 0) {
       KeepCostliestExamples(gaps.examples);
-      gaps.evidence =
-          fmt::format("{} idle gap(s) longer than {}: {} ns idle in all; causes: {}", gaps.count,
-                      threshold, gaps.cost_ns, CountedNames({causes.begin(), causes.end()}));
+      gaps.evidence = fmt::format("{} idle gap(s) longer than {}: {} idle in all; causes: {}",
+                                  gaps.count, threshold, FormatDurationNs(gaps.cost_ns),
+                                  CountedNames({causes.begin(), causes.end()}));
       out.push_back(std::move(gaps));
     }
   }

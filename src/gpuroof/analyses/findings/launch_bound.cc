@@ -50,8 +50,8 @@ std::vector<Finding> FindLaunchBound(const FindingContext& context) {
       const uint32_t name = trace.signatures[block.signature[i]].name;
       ++c.short_by_name[name];
       AddExample(c.examples, {block.start_ns[i], block.end_ns[i], overhead - duration,
-                              fmt::format("{} ran {} ns, its launch took {} ns",
-                                          trace.strings.Get(name), duration, overhead)});
+                              fmt::format("{} ran {}, its launch took {}", trace.strings.Get(name),
+                                          FormatDurationNs(duration), FormatDurationNs(overhead))});
     }
   }
   std::vector<Finding> out;
@@ -74,8 +74,8 @@ std::vector<Finding> FindLaunchBound(const FindingContext& context) {
     }
     finding.evidence = fmt::format(
         "{} of {} kernel launches ({:.1f} %) ran for less time than their launching call took; "
-        "launch time beyond kernel time {} ns in all; most: {}",
-        c.short_kernels, c.launches, share, c.cost_ns, CountedNames(names));
+        "launch time beyond kernel time {} in all; most: {}",
+        c.short_kernels, c.launches, share, FormatDurationNs(c.cost_ns), CountedNames(names));
     out.push_back(std::move(finding));
   }
   return out;

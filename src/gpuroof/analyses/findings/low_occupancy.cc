@@ -71,10 +71,10 @@ std::vector<Finding> FindLowOccupancy(const FindingContext& context) {
     // Said whether the rule fires or not: without them it may not.
     if (t.zero_estimate > 0 && context.notes != nullptr) {
       context.notes->push_back(fmt::format(
-          "low-occupancy, device {}: {} kernel launch(es) ({} ns) with a 0 % occupancy estimate "
+          "low-occupancy, device {}: {} kernel launch(es) ({}) with a 0 % occupancy estimate "
           "above 48 KB of shared memory left out (Kineto's calculator assumes at most 48 KB per "
           "block: it found no resident block for kernels that ran)",
-          device_id, t.zero_estimate, t.zero_estimate_ns));
+          device_id, t.zero_estimate, FormatDurationNs(t.zero_estimate_ns)));
     }
     if (t.kernel_ns <= 0) continue;
     const double weighted = t.weighted_pct_ns / static_cast<double>(t.kernel_ns);
@@ -84,17 +84,18 @@ std::vector<Finding> FindLowOccupancy(const FindingContext& context) {
     for (const auto& [signature, low] : t.low_by_signature) {
       const OpSignature& s = trace.signatures[signature];
       const int64_t ns = low[0];
-      AddExample(
-          finding.examples,
-          {low[1], low[2], ns,
-           fmt::format("{} at {} % est. occupancy: {} ns in all (its first launch)",
-                       trace.strings.Get(s.name), static_cast<int>(s.est_occupancy_pct), ns)});
+      AddExample(finding.examples,
+                 {low[1], low[2], ns,
+                  fmt::format("{} at {} % est. occupancy: {} in all (its first launch)",
+                              trace.strings.Get(s.name), static_cast<int>(s.est_occupancy_pct),
+                              FormatDurationNs(ns))});
     }
     KeepCostliestExamples(finding.examples);
     finding.evidence = fmt::format(
         "kernel-time-weighted est. achieved occupancy {:.1f} % (threshold {:.0f} %); {} kernel "
-        "launches below the threshold ran {} ns of {} ns kernel time",
-        weighted, threshold, t.low_kernels, t.low_ns, t.kernel_ns);
+        "launches below the threshold ran {} of {} kernel time",
+        weighted, threshold, t.low_kernels, FormatDurationNs(t.low_ns),
+        FormatDurationNs(t.kernel_ns));
     if (t.without_estimate > 0) {
       finding.evidence +=
           fmt::format("; {} kernels without an estimate not counted", t.without_estimate);

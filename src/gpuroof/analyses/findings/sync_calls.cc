@@ -111,17 +111,18 @@ std::vector<Finding> FindSyncCalls(const FindingContext& context) {
       AddExample(
           finding.examples,
           {call.start_ns, call.end_ns, unclaimed,
-           unclaimed < cost ? fmt::format("{}, then the GPU idle until the next op ({} ns of it "
+           unclaimed < cost ? fmt::format("{}, then the GPU idle until the next op ({} of it "
                                           "charged to another call that returned into it)",
-                                          name, cost - unclaimed)
+                                          name, FormatDurationNs(cost - unclaimed))
                             : fmt::format("{}, then the GPU idle until the next op", name)});
     }
     if (finding.count == 0) continue;
     KeepCostliestExamples(finding.examples);
     finding.evidence = fmt::format(
         "{} synchronising call(s) in the window ({}); {} of them followed by GPU idle "
-        "time, {} ns in all",
-        finding.count, CountedNames({by_name.begin(), by_name.end()}), idle_after, finding.cost_ns);
+        "time, {} in all",
+        finding.count, CountedNames({by_name.begin(), by_name.end()}), idle_after,
+        FormatDurationNs(finding.cost_ns));
     out.push_back(std::move(finding));
   }
   return out;
