@@ -40,7 +40,16 @@ void AddBenchCommand(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<BenchCommandOptions>();
   CLI::App* command = AddCommand(app, "bench");
   command->add_option("file", options->file, "Sweep file (TOML)")->required();
-  command->add_option("--reps", options->bench.reps, "Runs per configuration")
+  command
+      ->add_option("--reps", options->bench.reps, "Runs per configuration")
+      // A word or a fraction is not a count: said as such, not as "not in range".
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
+              return "'" + text + "' is not a whole number (1 to 1000)";
+            return "";
+          },
+          "", "WHOLE_NUMBER"))
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
   command->add_option("--metric-regex", options->bench.metric_regex,

@@ -45,7 +45,8 @@ docs/metrics.md.)"},
   gpuroof bench examples/sweeps/clusterfinder.toml --reps 5
   gpuroof bench sweep.toml --only cap1700 --metric-regex 'fps: ([0-9.]+)'
 Each rep is a fresh process. cold = rep 1, warm = best of the rest, spread = (max - min) /
-min of the rest; joined with probes.csv of the same build and key for % of roofline.
+min of the rest; joined with probes.csv of the same key, build and parameters for % of
+roofline (not quotable when that row is not, or the build is unknown or dirty).
 Results: ladder.csv and a manifest row in the sweep's results folder (docs/formats.md).)"},
     {"compare",
      "CI regression gate: did this change make the GPU work slower? (exit 0 pass, 1 regression, 2 invalid or incomparable input)",

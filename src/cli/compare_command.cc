@@ -1,13 +1,16 @@
 #include "compare_command.h"
 
+#include <algorithm>
 #include <charconv>
 #include <exception>
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <initializer_list>
 #include <iterator>
 #include <memory>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -15,6 +18,7 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "gpuroof/analyses/regression/calibration.h"
 #include "gpuroof/analyses/regression/epoch_ratio.h"
@@ -67,7 +71,32 @@ struct CompareOptions {
   std::string history_append_path;
   int threads = 0;
   OutputOptions output;
+  std::vector<std::string> given;  // the options given on the command line ("--alpha", ...)
 };
+
+bool Given(const CompareOptions& o, std::string_view flag) {
+  return std::find(o.given.begin(), o.given.end(), flag) != o.given.end();
+}
+
+// Refuses the options a mode does not use (exit 2), so that none is silently ignored.
+void RefuseUnusedOptions(const CompareOptions& o, std::string_view mode,
+                         std::initializer_list<std::string_view> unused, std::string_view hint) {
+  std::string list;
+  for (std::string_view flag : unused) {
+    if (Given(o, flag)) list += fmt::format("{}{}", list.empty() ? "" : ", ", flag);
+  }
+  if (list.empty()) return;
+  throw InputError("compare", fmt::format("{} does not use {}{}", mode, list, hint));
+}
+
+// The GPU models a trace names for its devices (none when it names none).
+std::set<std::string> GpuModels(const Trace& trace) {
+  std::set<std::string> models;
+  for (const DeviceInfo& device : trace.devices) {
+    if (!device.name.empty()) models.insert(device.name);
+  }
+  return models;
+}
 
 // The gate's result files: one list declares --json, --markdown and --html, refuses them in the
 // modes that do not write them, and writes them.
@@ -199,6 +228,11 @@ std::vector<ProfileSummary> Summarize(const std::vector<std::string>& paths,
           const Trace trace = ReadTrace(paths[i], Reading(o, ReadDetail::kFull));
           read.diagnostics = trace.diagnostics;
           read.summary = SummarizeProfile(trace, profile);
+          // Said in every output (JSON inputs, HTML, the text table) and in the verdict, not on
+          // stderr only: a CI job reading the JSON must learn that part of a profile was lost.
+          if (trace.diagnostics.has_data_loss()) {
+            read.summary->warnings.push_back("DATA LOSS: " + trace.diagnostics.Summary());
+          }
         } catch (...) {
           read.error = std::current_exception();
         }
@@ -234,16 +268,36 @@ void RefuseGateOutputs(const CompareOptions& o, std::string_view mode) {
 
 int RunSimple(const CompareOptions& o) {
   RefuseGateOutputs(o, "simple mode (--epochs)");
+  RefuseUnusedOptions(
+      o, "simple mode (--epochs)",
+      {"--iteration-range", "--attribute", "--warmup", "--kernel-key", "--alpha", "--min-effect",
+       "--target", "--floor", "--kernel-floor", "--fail-on", "--across-hardware", "--low-n",
+       "--gate-copies", "--gate-range", "--gate-counts", "--calibrate"},
+      " (it sums kernel time per epoch; those are options of the statistical "
+      "gate)");
   const int64_t epochs = ParseCount(o.epochs, "--epochs", 1);
   const double threshold =
       ParseNumber(o.threshold, "--threshold", 1.0, 1e9, "a ratio >= 1 (e.g. 1.20)");
-  if (o.profiles.size() != 2) {
-    throw InputError("compare", fmt::format("--epochs needs exactly two profiles, BASE CURRENT "
-                                            "(got {})",
-                                            o.profiles.size()));
+  if (o.profiles.size() != 2 || !o.baseline.empty() || !o.current.empty()) {
+    throw InputError(
+        "compare",
+        fmt::format(
+            "--epochs needs exactly two profiles, given as BASE CURRENT "
+            "(got {}{})",
+            o.profiles.size() + o.baseline.size() + o.current.size(),
+            o.baseline.empty() && o.current.empty() ? "" : ", some through --baseline/--current"));
   }
   const Trace base = LoadTrace(o.profiles[0], Reading(o, ReadDetail::kEngineLoad), o.output);
   const Trace cur = LoadTrace(o.profiles[1], Reading(o, ReadDetail::kEngineLoad), o.output);
+  const std::set<std::string> base_models = GpuModels(base);
+  const std::set<std::string> cur_models = GpuModels(cur);
+  if (!base_models.empty() && !cur_models.empty() && base_models != cur_models) {
+    throw InputError(
+        o.profiles[1],
+        fmt::format("not comparable: GPU model '{}' differs from '{}' in {} (kernel "
+                    "time on other hardware is not a regression)",
+                    fmt::join(cur_models, ", "), fmt::join(base_models, ", "), o.profiles[0]));
+  }
   const EpochRatio r = CompareKernelTimePerEpoch(TotalKernelTimeNs(base), TotalKernelTimeNs(cur),
                                                  epochs, threshold, o.profiles[0], o.profiles[1]);
   const std::string line = fmt::format(
@@ -271,12 +325,15 @@ int RunCalibrate(const CompareOptions& o) {
 }
 
 // The whole file, or "" when it does not exist yet (a history starts empty). Throws InputError
-// naming the file when it exists but cannot be read.
+// naming the file when it exists but cannot be read, or is not a file.
 std::string ReadHistoryFile(const std::string& path, bool must_exist) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) {
     if (must_exist) throw InputError(path, "cannot open the history file: no such file");
     return {};
+  }
+  if (std::filesystem::is_directory(path, ec)) {
+    throw InputError(path, "is a directory, not a history file (JSONL, one run a line)");
   }
   std::ifstream in(path, std::ios::binary);
   std::ostringstream text;
@@ -285,14 +342,68 @@ std::string ReadHistoryFile(const std::string& path, bool must_exist) {
   return text.str();
 }
 
-// --history-append: the current profiles' run summaries added as new lines, atomically.
-void AppendHistory(const CompareOptions& o, const std::vector<ProfileSummary>& current) {
+// A line appended to a history must be comparable with the lines there: another GPU model would
+// make every later `--history` compare exit 2, and another iteration range or kernel key would
+// leave the line (or the history) out of later compares. Compared with the history's last line
+// that records each.
+void CheckAppendable(const std::vector<HistoryEntry>& history, const HistoryEntry& entry,
+                     const std::string& history_path, const std::string& trace) {
+  auto last_with = [&](bool HistoryEntry::*has) -> const HistoryEntry* {
+    for (auto it = history.rbegin(); it != history.rend(); ++it) {
+      if ((*it).*has) return &*it;
+    }
+    return nullptr;
+  };
+  auto refuse = [&](const HistoryEntry& line, std::string_view what, const std::string& theirs,
+                    const std::string& ours) {
+    throw InputError(trace, fmt::format("not appended to {}: its lines (last: line {}) were "
+                                        "measured with {} '{}', this run with '{}'; append it "
+                                        "to another history file",
+                                        history_path, line.line, what, theirs, ours));
+  };
+  if (const HistoryEntry* line = last_with(&HistoryEntry::has_device);
+      line != nullptr && line->device != entry.device) {
+    refuse(*line, "the GPU model", line->device, entry.device);
+  }
+  if (const HistoryEntry* line = last_with(&HistoryEntry::has_iteration_range);
+      line != nullptr && line->iteration_range != entry.iteration_range) {
+    refuse(*line, "--iteration-range", line->iteration_range, entry.iteration_range);
+  }
+  if (const HistoryEntry* line = last_with(&HistoryEntry::has_kernel_key);
+      line != nullptr && line->kernel_key != entry.kernel_key) {
+    refuse(*line, "--kernel-key", line->kernel_key, entry.kernel_key);
+  }
+}
+
+// --history-append: the current profiles' run summaries added as new lines, atomically. The
+// history's folder is locked from the read to the rename, so that concurrent appends (CI jobs of
+// one branch) each keep their lines.
+// The history file's text and the lines `current` adds to it, each checked (CheckAppendable);
+// never a file that is not a history.
+std::pair<std::string, std::string> HistoryWithAppend(const CompareOptions& o,
+                                                      const std::vector<ProfileSummary>& current) {
   std::string text = ReadHistoryFile(o.history_append_path, false);
-  ParseHistory(text, o.history_append_path);  // never append to a file that is not a history
+  std::vector<HistoryEntry> history = ParseHistory(text, o.history_append_path);
+  size_t line = history.empty() ? 0 : history.back().line;
+  std::string lines;
+  for (const ProfileSummary& p : current) {
+    HistoryEntry entry = HistoryEntryOf(p);
+    // Checked against the lines this call adds too: runs of two GPUs seeding one history
+    // would make every later compare of it exit 2.
+    CheckAppendable(history, entry, o.history_append_path, p.path);
+    lines += RenderHistoryLine(entry, p.path);
+    entry.line = ++line;
+    history.push_back(std::move(entry));
+  }
+  return {std::move(text), std::move(lines)};
+}
+
+void AppendHistory(const CompareOptions& o, const std::vector<ProfileSummary>& current) {
+  const std::filesystem::path path(o.history_append_path);
+  const FolderLock lock(path.has_parent_path() ? path.parent_path() : std::filesystem::path("."));
+  auto [text, lines] = HistoryWithAppend(o, current);
   if (!text.empty() && text.back() != '\n') text += '\n';
-  for (const ProfileSummary& p : current)
-    text += RenderHistoryLine(HistoryEntryOf(p), p.path);
-  WriteFileAtomically(o.history_append_path, text);
+  WriteFileAtomically(o.history_append_path, text + lines);
 }
 
 int RunGate(const CompareOptions& o) {
@@ -306,6 +417,11 @@ int RunGate(const CompareOptions& o) {
     }
     base_paths = {o.profiles[0]};
     cur_paths = {o.profiles[1]};
+  }
+  if (!AreJobDirectories(base_paths, cur_paths)) {
+    RefuseUnusedOptions(o, "the statistical gate", {"--threshold"},
+                        " (a ratio for --epochs and directory compares; the gate fails on "
+                        "changes past --min-effect that it can tell from noise, see --target)");
   }
   if (AreJobDirectories(base_paths, cur_paths)) {
     RefuseGateOutputs(o, "the job-level compare (directories)");
@@ -339,6 +455,11 @@ int RunGate(const CompareOptions& o) {
   std::vector<HistoryEntry> history;
   if (!o.history_path.empty()) {
     history = ParseHistory(ReadHistoryFile(o.history_path, true), o.history_path);
+    if (history.empty()) {
+      throw InputError(o.history_path,
+                       "the history has no runs yet; seed it with --current PROFILE "
+                       "--history-append FILE");
+    }
     report.history_source = o.history_path;
     report.history_entries = history.size();
     report.current = Summarize(cur_paths, o, profile);
@@ -355,6 +476,8 @@ int RunGate(const CompareOptions& o) {
   report.result = history.empty() && o.history_path.empty()
                       ? CompareProfiles(report.baseline, report.current, settings)
                       : CompareWithHistory(history, report.current, settings, o.history_path);
+  // A run that cannot be appended is exit 2 before any result file claims a verdict.
+  if (!o.history_append_path.empty()) HistoryWithAppend(o, report.current);
   // Files first: a failure to write one is exit 2, and stdout then holds nothing misleading.
   // "-" sends that one file to stdout; the verdict table then goes to stderr, so stdout holds
   // one document a program can read.
@@ -365,7 +488,8 @@ int RunGate(const CompareOptions& o) {
     file_on_stdout = file_on_stdout || path == "-";
   }
   if (!o.history_append_path.empty()) AppendHistory(o, report.current);
-  if (file_on_stdout) {
+  const bool table_to_file = !o.output.output_path.empty() && o.output.output_path != "-";
+  if (file_on_stdout && !table_to_file) {
     if (!o.output.quiet) fmt::print(stderr, "{}", RenderCompareText(report));
   } else {
     EmitOutput(o.output, RenderCompareText(report));
@@ -443,7 +567,12 @@ void AddCompareCommand(CLI::App& app, int& exit_code) {
   command->add_flag("--strict", options->output.strict,
                     "Fail (exit 1) when records had to be skipped (data loss)");
   command->add_flag("-q,--quiet", options->output.quiet, "No diagnostics summaries on stderr");
-  command->callback([options, &exit_code]() {
+  command->callback([options, command, &exit_code]() {
+    for (const CLI::Option* option : command->get_options()) {
+      if (option->count() == 0) continue;
+      for (const std::string& name : option->get_lnames())
+        options->given.push_back("--" + name);
+    }
     const CompareOptions& o = *options;
     if (!o.epochs.empty()) {
       exit_code = RunSimple(o);

@@ -1,15 +1,18 @@
 #include "compare_jobs.h"
 
 #include <filesystem>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "gpuroof/analyses/message_list.h"
 #include "gpuroof/analyses/rank_set.h"
 #include "gpuroof/format/number_format.h"
 #include "gpuroof/model/errors.h"
@@ -62,6 +65,41 @@ void CheckSameGpuModel(const RankSetAnalysis& baseline, const RankSetAnalysis& c
                                fmt::join(after, " + "), fmt::join(before, " + ")));
 }
 
+// Both runs must hold the same ranks: a rank whose trace is absent from one run (often the rank
+// that crashed or hung, the slow one) would let the gate pass on part of that run. Ranks below
+// the world size that neither run has (both profiled the same subset) are compared as they are,
+// said. Throws InputError naming the run that lacks ranks the other has, or that has another
+// rank count.
+std::string CheckSameRanks(const RankSetAnalysis& baseline, const RankSetAnalysis& current,
+                           const JobCompareOptions& options) {
+  const std::set<int64_t> before(baseline.ids.begin(), baseline.ids.end());
+  const std::set<int64_t> after(current.ids.begin(), current.ids.end());
+  for (const auto& [set, other, dir] : {std::tuple(&before, &after, options.current_dir),
+                                        std::tuple(&after, &before, options.baseline_dir)}) {
+    std::vector<std::string> lacking;
+    for (int64_t id : *set) {
+      if (other->count(id) == 0) lacking.push_back(std::to_string(id));
+    }
+    if (lacking.empty()) continue;
+    throw InputError(dir, fmt::format("lacks rank(s) {} that the other run has: the job-level "
+                                      "compare would rest on part of the run",
+                                      ListFirst(lacking, 8)));
+  }
+  if (baseline.ranks.size() != current.ranks.size()) {
+    throw InputError(
+        options.current_dir,
+        fmt::format("not comparable: {} traces, the baseline {} has {}", current.ranks.size(),
+                    options.baseline_dir, baseline.ranks.size()));
+  }
+  const std::optional<int64_t> world =
+      baseline.world_size ? baseline.world_size : current.world_size;
+  if (!world || static_cast<int64_t>(before.size()) >= *world) return "";
+  return fmt::format(
+      "note: both runs hold the same {} of the world size's {} ranks: compared on "
+      "those\n",
+      before.size(), *world);
+}
+
 }  // namespace
 
 bool AreJobDirectories(const std::vector<std::string>& baseline,
@@ -98,6 +136,7 @@ int RunJobCompare(const JobCompareOptions& options, const OutputOptions& output)
                                  what, more));
   }
   CheckSameGpuModel(baseline.analysis, current.analysis);
+  const std::string same_subset = CheckSameRanks(baseline.analysis, current.analysis, options);
   JobStepFigures before = ComputeJobStepFigures(baseline.analysis);
   JobStepFigures after = ComputeJobStepFigures(current.analysis);
 
@@ -121,10 +160,7 @@ int RunJobCompare(const JobCompareOptions& options, const OutputOptions& output)
         "step), left out of both figures: rank{} {}\n",
         side, n, ranks, n == 1 ? "s" : "ve", n == 1 ? "" : "s", JoinRankIds(figures->left_out));
   }
-  if (baseline.analysis.ranks.size() != current.analysis.ranks.size()) {
-    text += fmt::format("note: the runs have different rank counts ({} and {})\n",
-                        baseline.analysis.ranks.size(), current.analysis.ranks.size());
-  }
+  text += same_subset;
   text += fmt::format("verdict: {}\n", failed ? "FAIL" : "PASS");
   EmitOutput(output, text);
   if (failed) return kExitCheckFailed;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -158,6 +159,68 @@ void CheckOutputFiles(const CLI::App& command) {
   }
 }
 
+// Whether two regular files hold the same bytes: a copy of one run's trace is the same run
+// (cheap unless the sizes agree; then read until the first difference).
+bool SameContent(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  if (!fs::is_regular_file(a, ec) || !fs::is_regular_file(b, ec)) return false;
+  const auto size = fs::file_size(a, ec);
+  if (ec || size != fs::file_size(b, ec) || ec) return false;
+  std::ifstream first(a, std::ios::binary);
+  std::ifstream second(b, std::ios::binary);
+  if (!first || !second) return false;
+  constexpr size_t kChunk = 1 << 16;
+  std::vector<char> x(kChunk);
+  std::vector<char> y(kChunk);
+  while (first && second) {
+    first.read(x.data(), kChunk);
+    second.read(y.data(), kChunk);
+    if (first.gcount() != second.gcount() ||
+        !std::equal(x.begin(), x.begin() + first.gcount(), y.begin())) {
+      return false;
+    }
+  }
+  return first.eof() && second.eof();
+}
+
+// compare's sides: within one side a trace twice, or a byte-identical copy of one, would be two
+// runs with no run-to-run noise between them (a zero-width interval); across the sides, with
+// several profiles on a side, a run on both sides next to runs that are not halves any true
+// shift. An A/A check (`compare A A`, or the same profiles on both sides) stays allowed.
+void CheckCompareSides(const std::vector<std::vector<std::string>>& sides) {
+  for (const std::vector<std::string>& inputs : sides) {
+    for (size_t later = 1; later < inputs.size(); ++later) {
+      for (size_t earlier = 0; earlier < later; ++earlier) {
+        std::error_code ec;
+        if (fs::equivalent(inputs[earlier], inputs[later], ec)) continue;  // said elsewhere
+        if (!SameContent(inputs[earlier], inputs[later])) continue;
+        throw InputError(inputs[later],
+                         fmt::format("has the same bytes as {}: a copy of one run is not a "
+                                     "second run; give each run's own trace",
+                                     inputs[earlier]));
+      }
+    }
+  }
+  if (sides.size() != 2 || (sides[0].size() < 2 && sides[1].size() < 2)) return;
+  auto same = [](const std::string& a, const std::string& b) {
+    std::error_code ec;
+    return fs::equivalent(a, b, ec) || SameContent(a, b);
+  };
+  std::vector<std::pair<std::string, std::string>> shared;  // (current, baseline)
+  for (const std::string& current : sides[1]) {
+    for (const std::string& baseline : sides[0]) {
+      if (same(baseline, current)) shared.emplace_back(current, baseline);
+    }
+  }
+  const bool a_a = shared.size() == sides[0].size() && shared.size() == sides[1].size();
+  if (shared.empty() || a_a) return;
+  throw InputError(shared.front().first,
+                   fmt::format("is on both sides (as {}) next to runs that are not: one run on "
+                               "both sides halves any change; give each run on one side (or "
+                               "the same runs on both, an A/A check)",
+                               shared.front().second));
+}
+
 void CheckRepeatedInputs(const CLI::App& command) {
   const std::string& name = command.get_name();
   // Their positional arguments are not traces.
@@ -196,6 +259,7 @@ void CheckRepeatedInputs(const CLI::App& command) {
       }
     }
   }
+  if (name == "compare") CheckCompareSides(groups);
 }
 
 void InstallFileArgumentChecks(CLI::App& app) {

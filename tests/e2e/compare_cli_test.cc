@@ -193,9 +193,11 @@ TEST(CompareCli, AnnotationRangesAreGatedByShareOrByName) {
                                         "step", "--gate-range", "backward"});
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_EQ(unknown.out, "");
-  EXPECT_EQ(unknown.err,
-            "gpuroof: error: --gate-range: range 'backward' has no instance within the steady "
-            "iterations of either side\n");
+  EXPECT_EQ(
+      unknown.err,
+      "gpuroof: error: --gate-range: range 'backward' has no instance on the iteration's thread "
+      "within the steady "
+      "iterations of either side\n");
 }
 
 TEST(CompareCli, DifferentGpuModelIsIncomparable) {
@@ -715,6 +717,59 @@ repeat 40 step=1ms {{
   const std::string x = RowOf(r.out, "kernel X ");
   EXPECT_NE(x.find("REGRESSED"), std::string::npos) << r.out;
   EXPECT_EQ(x.find("(report)"), std::string::npos) << x;
+}
+
+// `steps` steps of 1 ms whose "step" range is 900 us +- 3 us (pseudo-random by `seed`), each
+// launching kernel "big" (`big_ns` +- 1 %) and kernel "small" (`small_ns` +- 1 %).
+std::filesystem::path WriteTwoKernelSteps(const TempDir& dir, const std::string& name, int steps,
+                                          int64_t big_ns, int64_t small_ns, int seed) {
+  const std::filesystem::path file = dir / (name + ".sqlite");
+  const std::string description = fmt::format(
+      R"desc(
+gpu 0 "NVIDIA TestGPU"
+repeat {} step=1ms {{
+  nvtx start=0 end=900us+((i*7919+{})%61-30)*100 text="step"
+  api start=10us end=20us corr=1+2*i
+  kernel start=100us end=100us+{}+((i*7919+{})%61-30)*{} corr=1+2*i name=big grid=1 block=1
+  api start=30us end=40us corr=2+2*i
+  kernel start=200us end=200us+{}+((i*104729+{})%61-30)*{} corr=2+2*i name=small grid=1 block=1
+}}
+)desc",
+      steps, seed, big_ns, seed, big_ns / 3000, small_ns, seed,
+      std::max<int64_t>(1, small_ns / 3000));
+  testsupport::BuildFromDescription(description, name, file);
+  return file;
+}
+
+// F3: a stationary 10-step capture keeps 9 steps (MSER-5's reference cap dropped 5 and said NO
+// STEADY STATE, leaving every row LOW-N), so a clean +10 % fails.
+TEST(CompareCli, TenStepCaptureKeepsItsStepsAndCatchesTenPercent) {
+  TempDir dir;
+  const auto base = WriteTwoKernelSteps(dir, "base", 10, 300000, 200000, 1);
+  const auto cur = WriteTwoKernelSteps(dir, "cur", 10, 330000, 220000, 2);
+  const CliResult r = RunGpuroof({"compare", "--baseline", base.string(), "--current", cur.string(),
+                                  "--iteration-range", "step"});
+  EXPECT_EQ(r.exit_code, 1) << r.err << r.out;
+  EXPECT_NE(r.out.find("steady iters 9/10 (warm-up 1 dropped)"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("NO STEADY STATE"), std::string::npos) << r.out;
+  EXPECT_NE(RowOf(r.out, "GPU compute busy / iter").find("REGRESSED"), std::string::npos) << r.out;
+}
+
+// F10: without --iteration-range, a kernel under 1 % of the baseline kernel time that becomes
+// 10x slower (~8 % of the kernel time) fails: it is gated by its current share, and the compute
+// kernel time row (+8 %) is gated too. It was a plain PASS.
+TEST(CompareCli, KernelOnlyModeCatchesACheapKernelBecomingExpensive) {
+  TempDir dir;
+  const auto base = WriteTwoKernelSteps(dir, "base", 40, 1000000, 9000, 1);
+  const auto cur = WriteTwoKernelSteps(dir, "cur", 40, 1000000, 90000, 2);
+  const CliResult r =
+      RunGpuroof({"compare", "--baseline", base.string(), "--current", cur.string()});
+  EXPECT_EQ(r.exit_code, 1) << r.err << r.out;
+  EXPECT_NE(RowOf(r.out, "compute kernel time (baseline mix)").find("REGRESSED"), std::string::npos)
+      << r.out;
+  const std::string small = RowOf(r.out, "kernel small");
+  EXPECT_NE(small.find("REGRESSED"), std::string::npos) << r.out;
+  EXPECT_EQ(small.find("(report)"), std::string::npos) << small;
 }
 
 }  // namespace

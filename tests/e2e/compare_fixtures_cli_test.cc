@@ -191,9 +191,10 @@ TEST(CompareFixturesCli, AaRunWithAnInconclusiveRowIsNotAPass) {
   const simdjson::dom::element doc = parser.load((dir / "g.json").string()).value();
   EXPECT_EQ(std::string_view(doc["verdict"].get_string()), "pass-with-warnings");
   ExpectSummaryRowsMatch(doc);
-  EXPECT_EQ(SummaryCount(doc, "gated"), 0u);
+  // Gated: the compute kernel time of the kernel-only mode, as wide as Fan2 (its whole weight).
+  EXPECT_EQ(SummaryCount(doc, "gated"), 1u);
   EXPECT_EQ(SummaryCount(doc, "inconclusive"), VerdictsOfRows(doc)["inconclusive"]);
-  EXPECT_EQ(SummaryCount(doc, "inconclusive"), 1u);
+  EXPECT_EQ(SummaryCount(doc, "inconclusive"), 2u);
   const simdjson::dom::element fan2 = Metric(doc, kFan2);
   EXPECT_EQ(fan2["ratio"]["estimate"].get_double().value(), 1.0);
   EXPECT_TRUE(fan2["below_impact"].get_bool().value());
@@ -202,12 +203,14 @@ TEST(CompareFixturesCli, AaRunWithAnInconclusiveRowIsNotAPass) {
   EXPECT_NEAR(fan2["ratio"]["ci"].at(0).get_double().value(), std::exp(-t * se), 1e-9);
   EXPECT_NEAR(fan2["ratio"]["ci"].at(1).get_double().value(), std::exp(t * se), 1e-9);
   const std::string result = Line(r.out, "result: ");
-  EXPECT_NE(result.find("PASS WITH WARNINGS: kernel " + kFan2Label +
+  EXPECT_NE(result.find("PASS WITH WARNINGS: compute kernel time INCONCLUSIVE"), std::string::npos)
+      << r.out;
+  EXPECT_NE(result.find("kernel " + kFan2Label +
                         " INCONCLUSIVE "
                         "(+0.0% [-35.5%, +54.9%]): a 5% regression is not ruled out"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(Line(r.out, "summary: ").find("rows: 1 INCONCLUSIVE, 1 ~"), std::string::npos) << r.out;
+  EXPECT_NE(Line(r.out, "summary: ").find("rows: 2 INCONCLUSIVE, 1 ~"), std::string::npos) << r.out;
 
   const CliResult fail = RunGpuroof(
       {"compare", "--baseline", a, b, "--current", a, b, "--fail-on", "inconclusive", "--quiet"});

@@ -358,7 +358,7 @@ TEST(FindingsRulesCli, CostPerStepInCsvJsonAndText) {
   CliResult text = RunGpuroof({"findings", trace.string()});
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find("per step: "), std::string::npos) << text.out;
-  EXPECT_NE(text.out.find("worst step 2 (600 ns)"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("worst ProfilerStep#2 (600 ns)"), std::string::npos) << text.out;
 
   // Without steps the per-step cells are empty and JSON says null.
   std::filesystem::path plain = WriteTrace(dir, "plain.sqlite", Cases()[0].planted);
@@ -370,6 +370,94 @@ TEST(FindingsRulesCli, CostPerStepInCsvJsonAndText) {
   CliResult unknown = RunGpuroof({"findings", trace.string(), "--iteration-range", "nope"});
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_NE(unknown.err.find("--iteration-range"), std::string::npos) << unknown.err;
+}
+
+// Steps that are a numbered family are named by their own number (ProfilerStep#550-#552 here),
+// not by their position 1..3: the CSV `steps` cell, the text's per-step line and JSON's
+// first/last/worst_number (first/last/worst stay positions).
+TEST(FindingsRulesCli, NumberedStepsAreNamedByTheirNumber) {
+  TempDir dir;
+  std::string spec = kStepsTrace;
+  for (const auto& [from, to] :
+       {std::pair{"#1\"", "#550\""}, std::pair{"#2\"", "#551\""}, std::pair{"#3\"", "#552\""}}) {
+    spec.replace(spec.find(from), std::string(from).size(), to);
+  }
+  std::filesystem::path trace = WriteTrace(dir, "steps550.sqlite", spec);
+  auto rows = FindingsByRule(trace, {"--min-cost-pct", "0"});
+  ASSERT_EQ(rows.count("sync-call"), 1U);
+  EXPECT_EQ(rows["sync-call"].at("steps"), "550-551 (worst 551)");
+
+  CliResult text = RunGpuroof({"findings", trace.string()});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("in 2 steps, ProfilerStep#550 to #551, worst ProfilerStep#551 (600 ns)"),
+            std::string::npos)
+      << text.out;
+
+  CliResult json = RunGpuroof({"findings", trace.string(), "--format", "json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_NE(json.out.find("\"worst\": 2,"), std::string::npos) << json.out;
+  EXPECT_NE(json.out.find("\"first_number\": 550,"), std::string::npos) << json.out;
+  EXPECT_NE(json.out.find("\"last_number\": 551,"), std::string::npos) << json.out;
+  EXPECT_NE(json.out.find("\"worst_number\": 551,"), std::string::npos) << json.out;
+}
+
+// One nsys capture of two ranks (pid 1 on device 0, pid 2 on device 1), each with 2 steps of
+// its own, the second rank's 50 ns later: each device's per-step cost is over its own 2 steps
+// (sync-call 400 ns: 200 ns per step), not over all 4, and the 2 left out are said.
+constexpr const char* kTwoRankTrace =
+    "gpu 1 \"G\"\n"
+    "api start=100 end=200 corr=1 pid=1 tid=1 name=cudaLaunchKernel_v7000\n"
+    "kernel start=300 end=1300 corr=1 pid=1 dev=0 name=k\n"
+    "api start=250 end=1400 corr=2 pid=1 tid=1 name=cudaDeviceSynchronize_v3020\n"
+    "api start=1500 end=1600 corr=3 pid=1 tid=1 name=cudaLaunchKernel_v7000\n"
+    "kernel start=1700 end=2700 corr=3 pid=1 dev=0 name=k\n"
+    "nvtx start=0 end=1500 text=\"train_step\" pid=1 tid=1\n"
+    "nvtx start=1500 end=3000 text=\"train_step\" pid=1 tid=1\n"
+    "api start=150 end=250 corr=11 pid=2 tid=2 name=cudaLaunchKernel_v7000\n"
+    "kernel start=350 end=1350 corr=11 pid=2 dev=1 name=k\n"
+    "api start=300 end=1450 corr=12 pid=2 tid=2 name=cudaDeviceSynchronize_v3020\n"
+    "api start=1550 end=1650 corr=13 pid=2 tid=2 name=cudaLaunchKernel_v7000\n"
+    "kernel start=1750 end=2750 corr=13 pid=2 dev=1 name=k\n"
+    "nvtx start=50 end=1550 text=\"train_step\" pid=2 tid=2\n"
+    "nvtx start=1550 end=3050 text=\"train_step\" pid=2 tid=2\n";
+
+TEST(FindingsRulesCli, EachDeviceTakesTheStepsOfItsOwnProcess) {
+  TempDir dir;
+  std::filesystem::path trace = WriteTrace(dir, "ranks.sqlite", kTwoRankTrace);
+  CliResult run = RunGpuroof({"findings", trace.string(), "--format", "csv", "--iteration-range",
+                              "train_step", "--min-cost-pct", "0"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  int syncs = 0;
+  for (const auto& row : ParseCsv(run.out)) {
+    if (row.at("id") != "sync-call") continue;
+    ++syncs;
+    EXPECT_EQ(row.at("cost_ns"), "400");
+    EXPECT_EQ(std::stod(row.at("cost_per_step_ns")), 200.0) << row.at("device");
+    EXPECT_EQ(row.at("steps"), "1");
+  }
+  EXPECT_EQ(syncs, 2);
+  EXPECT_NE(run.err.find("device 0: steps 'train_step' (4 instances): 2 of them left out: "
+                         "another process's, not the one driving device 0"),
+            std::string::npos)
+      << run.err;
+}
+
+// `analyze --units-from nvtx:` on the same capture: each device counts its own 2 steps as units,
+// and the note says the other 2 instances are another process's, not steps without GPU work.
+TEST(FindingsRulesCli, AnalyzeUnitsNoteSaysTheInstancesAreAnotherProcesss) {
+  TempDir dir;
+  std::filesystem::path trace = WriteTrace(dir, "ranks.sqlite", kTwoRankTrace);
+  CliResult run = RunGpuroof({"analyze", trace.string(), "--units-from", "nvtx:train_step"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  for (int device : {0, 1}) {
+    EXPECT_NE(run.err.find(fmt::format(
+                  "device {}: 2 of 4 instance(s) of range 'train_step' (4 instances) had no GPU "
+                  "work on this device (another process's, which launches nothing onto it): "
+                  "not counted as units",
+                  device)),
+              std::string::npos)
+        << run.err << run.out;
+  }
 }
 
 // The report's findings section takes its steps from --iteration-range as `findings` does: two

@@ -210,6 +210,50 @@ repeat 2 step=1ms {
 }
 )";
 
+// Two steps; the second made a kernel launch whose kernel is not in the trace (the capture ended
+// first), and step 1's all-reduce [600, 900us) runs under step 2's kernel [800, 1100us).
+constexpr const char* kIncompleteStep = R"(
+gpu 0 "Test GPU"
+nvtx start=0 end=500us text="train_step" tid=1
+nvtx start=500us end=1ms text="train_step" tid=1
+api start=10us end=15us corr=1 tid=1
+api start=20us end=25us corr=2 tid=1
+api start=510us end=515us corr=3 tid=1
+api start=520us end=525us corr=4 tid=1 name=cudaLaunchKernel_v7000
+kernel start=100us end=400us name=fwd corr=1 stream=1
+kernel start=600us end=900us name=ncclAllReduceKernel corr=2 stream=2
+kernel start=800us end=1100us name=fwd corr=3 stream=1
+)";
+
+TEST(RangesCliTest, LaunchesWithoutTheirGpuOpAreSaidPerInstance) {
+  TempDir dir;
+  const auto trace = Build(dir, "incomplete.sqlite", kIncompleteStep);
+  const std::string note =
+      "1 of 2 instance(s) of range 'train_step' made 1 launch call(s) whose GPU op is not in the "
+      "trace (train_step (instance 2): 1)";
+  const CliResult ranges = RunGpuroof({"ranges", trace.string(), "--name", "train_step"});
+  ASSERT_EQ(ranges.exit_code, 0) << ranges.err;
+  EXPECT_NE(ranges.out.find(note), std::string::npos) << ranges.out;
+  const CliResult json =
+      RunGpuroof({"ranges", trace.string(), "--name", "train_step", "--format", "json"});
+  EXPECT_NE(json.out.find("\"launches_without_gpu_op\": 1"), std::string::npos) << json.out;
+  const CliResult units =
+      RunGpuroof({"analyze", trace.string(), "--units-from", "nvtx:train_step"});
+  ASSERT_EQ(units.exit_code, 0) << units.err;
+  EXPECT_NE(units.err.find(note), std::string::npos) << units.err;
+
+  // Step 1's overlap lines see its own work only, and say what else ran in its window.
+  const CliResult overlap =
+      RunGpuroof({"analyze", trace.string(), "--window", "nvtx:train_step@1", "--overlap"});
+  ASSERT_EQ(overlap.exit_code, 0) << overlap.err;
+  EXPECT_NE(overlap.out.find("exposed 300.000 us"), std::string::npos) << overlap.out;
+  EXPECT_NE(overlap.out.find("these lines see the work of range 'train_step' instance 1 of 2 "
+                             "only: 1 other op(s) ran 100.000 us of the window; with them the "
+                             "GPU was idle 200.000 us"),
+            std::string::npos)
+      << overlap.out;
+}
+
 TEST(RangesCliTest, IterationRangesTakeEveryThreadsLaunches) {
   TempDir dir;
   const auto trace = Build(dir, "steps.sqlite", kTwoThreadSteps);

@@ -54,6 +54,17 @@ TEST_F(SweepCli, BenchNeverUsesARooflineTakenAtAnotherKey) {
   EXPECT_GT(std::stod(ladder[0].at("cold_units_per_s")), 0);
 }
 
+// A --reps that is not a number is said as such, not as out of range.
+TEST_F(SweepCli, BenchRepsThatAreNotANumberAreSaidAsSuch) {
+  std::filesystem::path spec = WriteSpec();
+  CliResult r =
+      RunGpuroof({"bench", spec.string(), "--results", Results().string(), "--reps", "abc"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "gpuroof: error: --reps: 'abc' is not a whole number (1 to 1000) (usage: gpuroof bench "
+            "--help)\n");
+}
+
 // SIGTERM during a rep: the rep's process group is stopped, its scratch trace removed, the
 // configuration benched before it kept, exit 143.
 TEST_F(SweepCli, BenchStopsOnSigtermAndRemovesItsScratchTrace) {

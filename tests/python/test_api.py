@@ -2,7 +2,11 @@
 report and the torch.profiler handler."""
 
 import gzip
+import json
+import os
+import re
 import shutil
+import time
 import warnings
 
 import numpy as np
@@ -11,7 +15,7 @@ import pytest
 
 import gpuroof
 import gpuroof.torch
-from conftest import EXAMPLE, FIXTURES, load_quietly, run_cli, shared_fixtures
+from conftest import EXAMPLE, FIXTURES, SOURCE_DIR, load_quietly, run_cli, shared_fixtures
 
 # The documented columns (docs/python.md) and the dtype each must have.
 ENGINE_COLUMNS = {
@@ -249,6 +253,51 @@ def test_torch_trace_handler_without_analysis(tmp_path):
     assert handler.last_path == profiler.exported[0]
 
 
+class CpuOnlyProfiler:
+    """A capture with no GPU activity (a CPU-only window): gpuroof refuses it."""
+
+    def export_chrome_trace(self, path):
+        with open(path, "w") as f:
+            json.dump({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1,
+                                        "tid": 1, "ts": 1, "dur": 5}]}, f)
+
+
+def test_torch_trace_handler_never_raises_out_of_on_trace_ready(tmp_path, capsys):
+    handler = gpuroof.torch.trace_handler(tmp_path, worker_name="w2")
+    source = FIXTURES / "kineto" / "hta_simple_add_a100.json.gz"
+    if source.exists():  # a good capture first: its result must not outlive the next one
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", gpuroof.GpuroofWarning)
+            assert handler(StandInProfiler(source)) is not None
+        time.sleep(0.002)  # another file name (ms)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert handler(CpuOnlyProfiler()) is None  # no exception: the training loop goes on
+    path = handler.last_path
+    assert os.path.exists(path)  # the trace is saved
+    assert handler.last_result is None
+    assert isinstance(handler.last_error, gpuroof.InputError)
+    assert "no GPU activity" in str(handler.last_error)
+    [warning] = [w for w in caught if issubclass(w.category, gpuroof.GpuroofWarning)]
+    text = str(warning.message)
+    assert "\n" not in text and path in text and "no GPU activity" in text
+    if not source.exists():
+        return
+    # A units_from range the capture does not hold: the same, not an exception.
+    named = gpuroof.torch.trace_handler(tmp_path, worker_name="w3", units_from="nvtx:nope")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert named(StandInProfiler(source)) is None
+    assert named.last_result is None and isinstance(named.last_error, gpuroof.InputError)
+    assert any(named.last_path in str(w.message) for w in caught)
+    # A keyword analyze() does not take (a typo): warned, not raised.
+    typo = gpuroof.torch.trace_handler(tmp_path, worker_name="w4", unit_form="nvtx:step")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert typo(StandInProfiler(source)) is None
+    assert isinstance(typo.last_error, TypeError)
+
+
 def test_without_pandas_tables_are_lists_of_dicts_and_ops_a_dict_of_arrays(monkeypatch):
     import gpuroof._results
     monkeypatch.setattr(gpuroof._results, "_pandas", False)  # as if pandas were not installed
@@ -260,3 +309,101 @@ def test_without_pandas_tables_are_lists_of_dicts_and_ops_a_dict_of_arrays(monke
     ops = trace.ops()
     assert isinstance(ops, dict) and isinstance(ops["start_ns"], np.ndarray)
     assert ops["engine_categories"][ops["engine"][0]] in ("kernel", "H2D")
+
+
+STREAMS4 = FIXTURES / "nsys" / "nsys2022_4_streams4.sqlite"  # has CUDA API calls
+
+
+def lossy_copy(tmp_path):
+    """streams4 with its first two kernels ending before they start: the reader skips them
+    (data loss), as `gpuroof analyze` says."""
+    import sqlite3
+    if not STREAMS4.exists():
+        pytest.skip(f"shared fixtures not found in {FIXTURES}")
+    path = tmp_path / "lossy.sqlite"
+    shutil.copy(STREAMS4, path)
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET end = start - 100 WHERE rowid IN "
+                   "(SELECT rowid FROM CUPTI_ACTIVITY_KIND_KERNEL ORDER BY rowid LIMIT 2)")
+    return path
+
+
+def test_cli_backed_calls_carry_their_notes_and_warn_them(tmp_path):
+    lossy = lossy_copy(tmp_path)
+    for call in (gpuroof.api, gpuroof.launches, gpuroof.findings):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = call(lossy)
+        skipped = [n for n in result.notes if "skipped 2 (2 end before start in "
+                   "CUPTI_ACTIVITY_KIND_KERNEL)" in n]
+        assert len(skipped) == 1 and skipped[0].startswith(str(lossy)), (call, result.notes)
+        warned = [str(w.message) for w in caught if issubclass(w.category, gpuroof.GpuroofWarning)]
+        assert warned == result.notes, call
+        assert all(w.filename == __file__ for w in caught), call  # the user's line
+        with warnings.catch_warnings(record=True) as caught:  # quiet: notes kept, not warned
+            warnings.simplefilter("always")
+            assert call(lossy, quiet=True).notes == result.notes
+        assert not [w for w in caught if issubclass(w.category, gpuroof.GpuroofWarning)]
+
+
+def test_ranks_notes_are_the_reports_notes_and_warnings():
+    ranks = [FIXTURES / "nsys" / f"nsys2021_5_saxpy_rank{r}.sqlite" for r in (0, 1)]
+    if not all(p.exists() for p in ranks):
+        pytest.skip(f"shared fixtures not found in {FIXTURES}")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = gpuroof.ranks(ranks)
+    report = result.to_dict()
+    assert result.notes == report["warnings"] + report["notes"]
+    assert "2 of 2 traces name no rank: their rank is their position in the file list" in \
+        result.notes
+    assert [str(w.message) for w in caught
+            if issubclass(w.category, gpuroof.GpuroofWarning)] == result.notes
+
+
+def test_compare_notes_are_the_reports_warnings():
+    base = FIXTURES / "kineto" / "hta_compare_base.json.gz"
+    test = FIXTURES / "kineto" / "hta_compare_test.json.gz"
+    if not (base.exists() and test.exists()):
+        pytest.skip(f"shared fixtures not found in {FIXTURES}")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = gpuroof.compare(baseline=[base], current=[test])
+    assert result.notes and result.notes == result.to_dict()["warnings"]
+    warned = [str(w.message) for w in caught if issubclass(w.category, gpuroof.GpuroofWarning)]
+    assert all(note in warned for note in result.notes)
+
+
+def test_strict_returns_the_result_with_exit_code_1_in_every_call(tmp_path):
+    lossy = lossy_copy(tmp_path)
+    for name in ("api", "launches", "findings"):
+        call = getattr(gpuroof, name)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", gpuroof.GpuroofWarning)
+            plain = call(lossy)
+            strict = call(lossy, strict=True)  # no CheckFailed: the result is kept
+        assert plain.exit_code == 0 and strict.exit_code == 1, name
+        assert strict.to_dict() == plain.to_dict(), name
+        assert any("--strict: 2 record(s) could not be used" in n for n in strict.notes), name
+        cli = run_cli(name, lossy, "--format", "json", "--strict", "--quiet")
+        assert cli.returncode == 1, name  # the CLI's exit code for the same check
+        [said] = [n for n in strict.notes if "--strict" in n]
+        assert said in cli.stderr, (said, cli.stderr)  # in the CLI's words
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", gpuroof.GpuroofWarning)
+            assert call(STREAMS4, strict=True).exit_code == 0, name  # nothing lost
+
+
+def test_the_documented_engine_names_are_the_modules():
+    """docs/python.md's "Raw ops" table lists the engine categories as the module names them
+    (UVM_H2D, not "UVM H2D"), and ops(engine=...) takes each of them."""
+    doc = (SOURCE_DIR / "docs" / "python.md").read_text()
+    [row] = [line for line in doc.splitlines() if line.startswith("| `engine` | category |")]
+    documented = re.findall(r"`([^`]+)`", row.split("|")[3].split("(")[0])
+    trace = load_quietly(EXAMPLE)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", gpuroof.GpuroofWarning)
+        categories = list(trace.ops()["engine"].cat.categories)
+        assert documented == categories
+        for engine in documented:
+            assert len(trace.ops(engine=engine)) >= 0

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -69,6 +70,13 @@ int64_t CountRangeUnits(const Trace& trace, const RangeSelection& selection,
   const Window& window = load.window;
   int64_t units = 0;
   int64_t without_work = 0;
+  // Of those, instances on a process that launches nothing onto this device: another rank's
+  // steps in a capture of several processes, not steps without work.
+  int64_t of_other_processes = 0;
+  std::set<uint64_t> device_processes;
+  for (const StreamInfo& stream : trace.streams) {
+    if (stream.device_id == load.device_id) device_processes.insert(stream.process_id);
+  }
   std::map<const void*, std::vector<OpRef>::const_iterator> first_on_device;
   for (size_t k = 0; k < attribution.instances.size(); ++k) {
     const RangeInstanceWork& instance = attribution.instances[k];
@@ -83,16 +91,30 @@ int64_t CountRangeUnits(const Trace& trace, const RangeSelection& selection,
     const auto first = cached->second;
     if (first == instance.ops.end()) {
       ++without_work;
+      const NvtxRange& range = trace.nvtx_ranges[instance.range_index];
+      if (!range.on_gpu && !device_processes.contains(range.process_id)) ++of_other_processes;
       continue;
     }
     const ActivityBlock& block = trace.blocks[first->block];
     units += OpCountsInWindow(trace, block, first->index, window) ? 1 : 0;
   }
   if (without_work > 0 && units > 0) {
+    std::string whose;
+    if (of_other_processes == without_work) {
+      whose = " (another process's, which launches nothing onto it)";
+    } else if (of_other_processes > 0) {
+      whose = fmt::format(" ({} of them another process's, which launches nothing onto it)",
+                          of_other_processes);
+    }
     load.units_note = fmt::format(
-        "{} of {} instance(s) of range {} had no GPU work on this device: not "
+        "{} of {} instance(s) of range {} had no GPU work on this device{}: not "
         "counted as units",
-        without_work, attribution.instances.size(), selection.Describe());
+        without_work, attribution.instances.size(), selection.Describe(), whose);
+  }
+  const std::string incomplete = LaunchesWithoutOpNote(
+      trace, attribution, "'" + selection.name + "'", "counted as units when they have work here");
+  if (!incomplete.empty()) {
+    load.units_note = load.units_note.empty() ? incomplete : load.units_note + "; " + incomplete;
   }
   return units;
 }
@@ -187,10 +209,26 @@ std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOp
   const TraceSpans spans = SpansWithGpuWork(trace);
 
   // --units-from nvtx:NAME: the instances and their work, found once for every device.
+  // Only the outermost instances are units: an instance nested in another of the same name (or
+  // the same range on another thread) would count that work again.
   std::optional<RangeSelection> unit_ranges;
   RangeAttribution unit_work;
+  std::string overlapping_note;
   if (options.units.kind == UnitsSpec::Kind::kNvtxRanges) {
     unit_ranges = SelectRanges(trace, options.units.name, "--units-from");
+    std::string copies_note;
+    DropGpuCopiesBesideCpu(unit_ranges->ranges, "'" + unit_ranges->name + "'", &copies_note);
+    OutermostInstances outermost = KeepOutermost(unit_ranges->ranges);
+    if (outermost.overlapping > 0) {
+      overlapping_note = OverlappingInstancesText(outermost.overlapping, unit_ranges->ranges.size(),
+                                                  "'" + unit_ranges->name + "'") +
+                         ": only the outermost count as units";
+      unit_ranges->ranges = std::move(outermost.kept);
+    }
+    if (!copies_note.empty()) {
+      overlapping_note =
+          overlapping_note.empty() ? copies_note : copies_note + "; " + overlapping_note;
+    }
     unit_work = AttributeGpuWork(trace, unit_ranges->ranges, options.units.scope);
   }
   const bool units_window = unit_ranges && options.window.kind == WindowSpec::Kind::kProcessing;
@@ -265,6 +303,9 @@ std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOp
   std::vector<std::array<IntervalUnion, kEngineCount>> engine_unions(loads.size());
   std::vector<IntervalUnion> any_unions(loads.size());
   std::vector<IntervalUnion> outside_unions(loads.size());
+  // Work windows: the other ops in the window, and every op in it (clipped).
+  std::vector<IntervalUnion> span_other_unions(loads.size());
+  std::vector<IntervalUnion> span_all_unions(loads.size());
   std::vector<bool> unit_kernel;
   std::string unit_kernel_disclosure;  // which kernel a name not taken exactly was taken to mean
   if (options.units.kind == UnitsSpec::Kind::kKernelLaunches) {
@@ -286,6 +327,8 @@ std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOp
       ++load.outside_ops;
       if (window.work != nullptr && OpCountsInWindow(start, end, window)) {
         ++load.outside_in_span_ops;
+        span_other_unions[d].Add(std::max(start, window.start_ns), std::min(end, window.end_ns));
+        span_all_unions[d].Add(std::max(start, window.start_ns), std::min(end, window.end_ns));
       }
       outside_unions[d].Add(start, end);
       return;
@@ -302,6 +345,7 @@ std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOp
     engine.op_time_ns = SaturatingAdd(engine.op_time_ns, SaturatingSub(end, start));
     engine_unions[d][e].Add(clipped_start, clipped_end);
     any_unions[d].Add(clipped_start, clipped_end);
+    if (window.work != nullptr) span_all_unions[d].Add(clipped_start, clipped_end);
     ++load.any_ops;
     if (!unit_kernel.empty() && unit_kernel[block.signature[i]] && start >= window.start_ns &&
         start < window.end_ns) {
@@ -316,6 +360,8 @@ std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOp
     }
     load.any_busy_ns = any_unions[d].length_ns();
     load.outside_busy_ns = outside_unions[d].length_ns();
+    load.outside_in_span_busy_ns = span_other_unions[d].length_ns();
+    load.span_all_busy_ns = span_all_unions[d].length_ns();
     if (load.outside_ops > 0) {
       load.outside_note =
           load.window.work != nullptr
@@ -341,6 +387,10 @@ std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOp
         break;
       case UnitsSpec::Kind::kNvtxRanges:
         load.units = CountRangeUnits(trace, *unit_ranges, unit_work, load);
+        if (!overlapping_note.empty()) {
+          load.units_note = load.units_note.empty() ? overlapping_note
+                                                    : overlapping_note + "; " + load.units_note;
+        }
         break;
     }
     // A device where no counted unit starts (an idle GPU beside a busy one) gets no per-unit

@@ -81,7 +81,11 @@ struct DeviceLoad {
   int64_t outside_ops = 0;
   int64_t outside_busy_ns = 0;
   int64_t outside_in_span_ops = 0;  // work windows: of outside_ops, those running in the span
-  std::string outside_note;         // says so, when outside_ops > 0
+  // Work windows: the busy time (union) of those ops clipped to the window, and of every op of
+  // the device in the window, the range's work or not (what the GPU really did meanwhile).
+  int64_t outside_in_span_busy_ns = 0;
+  int64_t span_all_busy_ns = 0;
+  std::string outside_note;  // says so, when outside_ops > 0
   // Devices of the trace left out because every op of theirs takes no time (ComputeEngineLoad),
   // said on every device analysed: also in the window note.
   std::string devices_left_out_note;

@@ -4,7 +4,8 @@
 
 namespace gpuroof {
 
-MserResult MserTruncation(std::span<const double> series, size_t batch_size) {
+MserResult MserTruncation(std::span<const double> series, size_t batch_size,
+                          size_t min_kept_batches) {
   MserResult result;
   if (batch_size == 0) batch_size = 1;
   const size_t batches = series.size() / batch_size;
@@ -21,7 +22,9 @@ MserResult MserTruncation(std::span<const double> series, size_t batch_size) {
   }
   // Suffix sums of squared deviations, accumulated backwards with Welford's update: O(B) and as
   // accurate as the two-pass form (a million launches make B = 200000 batches).
-  const size_t cap = batches / 2;
+  size_t cap = batches / 2;
+  if (min_kept_batches > 0)
+    cap = std::min(cap, batches > min_kept_batches ? batches - min_kept_batches : 0);
   result.statistic.assign(cap + 1, 0.0);
   double mean = 0;
   double squares = 0;
@@ -36,7 +39,7 @@ MserResult MserTruncation(std::span<const double> series, size_t batch_size) {
   const auto best = std::min_element(result.statistic.begin(), result.statistic.end());
   result.truncated_batches = static_cast<size_t>(best - result.statistic.begin());
   result.dropped = std::max<size_t>(1, result.truncated_batches * batch_size);
-  result.hit_cap = result.truncated_batches == cap;
+  result.hit_cap = cap > 0 && result.truncated_batches == cap;
   return result;
 }
 

@@ -22,6 +22,10 @@ struct MserResult {
 // Batch means of `batch_size` consecutive values (the incomplete tail batch is ignored), then
 // MSER(d) = sum_{i>d} (z_i - mean_d)^2 / (B - d)^2 for d = 0..floor(B/2). With fewer than two
 // complete batches there is nothing to compare: dropped = 0, hit_cap = true.
-MserResult MserTruncation(std::span<const double> series, size_t batch_size = 5);
+// `min_kept_batches` > 0 also keeps the candidates to d <= B - min_kept_batches: a cut must leave
+// that many batches (MSER(d) of one batch left is 0 and always wins; the regression gate asks for
+// 3). When that leaves only d = 0 there is no search: d* = 0 and hit_cap is false.
+MserResult MserTruncation(std::span<const double> series, size_t batch_size = 5,
+                          size_t min_kept_batches = 0);
 
 }  // namespace gpuroof

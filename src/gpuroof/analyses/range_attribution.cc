@@ -1,6 +1,7 @@
 #include "gpuroof/analyses/range_attribution.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 #include <tuple>
@@ -28,11 +29,17 @@ void SortIndex(InstanceIndex& index, const std::vector<const NvtxRange*>& ranges
   }
 }
 
+// How a point (start == end) is placed in an instance: kClosed, `start ≤ t ≤ end` (a zero-length
+// op runs in the range, edges included, as for windows); kHalfOpen, `start ≤ t < end` (a launch
+// call: back-to-back instances, such as ProfilerStep#N and #N+1, never both get it).
+enum class PointRule { kClosed, kHalfOpen };
+
 // Calls `visit(position)` for every instance of `index` whose interval intersects
-// [start_ns, end_ns] (a point when start == end: containment).
+// [start_ns, end_ns] (a point when start == end: containment by `rule`).
 template <typename Visit>
 void ForEachOverlapping(const InstanceIndex& index, const std::vector<const NvtxRange*>& ranges,
-                        int64_t start_ns, int64_t end_ns, bool point, Visit&& visit) {
+                        int64_t start_ns, int64_t end_ns, bool point, PointRule rule,
+                        Visit&& visit) {
   // First instance that starts after the op ends (or after the point).
   auto it =
       std::upper_bound(index.by_start.begin(), index.by_start.end(), end_ns,
@@ -44,7 +51,11 @@ void ForEachOverlapping(const InstanceIndex& index, const std::vector<const Nvtx
     --it;
     const NvtxRange& range = *ranges[*it];
     if (range.start_ns < earliest_start) break;
-    const bool hit = point ? (range.start_ns <= start_ns && start_ns <= range.end_ns)
+    // A zero-length instance holds the point at its instant under either rule.
+    const bool before_end = rule == PointRule::kClosed || range.start_ns == range.end_ns
+                                ? start_ns <= range.end_ns
+                                : start_ns < range.end_ns;
+    const bool hit = point ? (range.start_ns <= start_ns && before_end)
                            : (range.start_ns < end_ns && start_ns < range.end_ns);
     if (hit) visit(*it);
   }
@@ -111,6 +122,16 @@ class CallFinder {
   size_t hint_ = 0;
 };
 
+// Calls that enqueue GPU work (as the Kineto reader's CanLaunchGpuWork), not host functions.
+bool LaunchesGpuWork(std::string_view name) {
+  std::string lower(name);
+  for (char& c : lower)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower.find("hostfunc") != std::string::npos) return false;  // cudaLaunchHostFunc
+  return lower.find("launch") != std::string::npos || lower.find("memcpy") != std::string::npos ||
+         lower.find("memset") != std::string::npos;
+}
+
 }  // namespace
 
 std::string_view RangeScopeName(RangeScope scope) {
@@ -160,8 +181,9 @@ RangeAttribution AttributeGpuWork(const Trace& trace, std::span<const NvtxRange*
   // CPU ranges by process (launch correlation; the thread rule then checks the call's thread, and
   // counts the other threads' launches it leaves out), or all CPU ranges (time overlap, any
   // device); GPU-timeline ranges by device.
+  // Time overlap keeps the processes apart too when the ops say theirs (nsys: globalPid).
   std::map<uint64_t, InstanceIndex> cpu_by_process;
-  InstanceIndex cpu_all;
+  std::map<uint64_t, InstanceIndex> overlap_by_process;
   std::map<int32_t, InstanceIndex> gpu_by_device;
   for (size_t i = 0; i < instances.size(); ++i) {
     const NvtxRange& range = *instances[i];
@@ -170,7 +192,7 @@ RangeAttribution AttributeGpuWork(const Trace& trace, std::span<const NvtxRange*
     } else if (correlate) {
       cpu_by_process[range.process_id].by_start.push_back(i);
     } else {
-      cpu_all.by_start.push_back(i);
+      overlap_by_process[range.process_id].by_start.push_back(i);
     }
   }
   for (size_t i = 0; i < ranges.size(); ++i) {
@@ -182,9 +204,12 @@ RangeAttribution AttributeGpuWork(const Trace& trace, std::span<const NvtxRange*
     SortIndex(index, instances);
   for (auto& [device, index] : gpu_by_device)
     SortIndex(index, instances);
-  SortIndex(cpu_all, instances);
+  for (auto& [process, index] : overlap_by_process)
+    SortIndex(index, instances);
+  int64_t guessed_process_ops = 0;  // time overlap: ops of no range's process, given to any
 
   CallFinder calls(trace.api_calls);
+  std::vector<bool> call_has_op(correlate ? trace.api_calls.size() : 0, false);
   for (uint32_t b = 0; b < trace.blocks.size(); ++b) {
     const ActivityBlock& block = trace.blocks[b];
     for (uint32_t row = 0; row < block.size(); ++row) {
@@ -196,11 +221,28 @@ RangeAttribution AttributeGpuWork(const Trace& trace, std::span<const NvtxRange*
       if (!gpu_by_device.empty()) {
         auto it = gpu_by_device.find(stream.device_id);
         if (it != gpu_by_device.end()) {
-          ForEachOverlapping(it->second, instances, start_ns, end_ns, start_ns == end_ns, add);
+          ForEachOverlapping(it->second, instances, start_ns, end_ns, start_ns == end_ns,
+                             PointRule::kClosed, add);
         }
       }
-      if (!cpu_all.by_start.empty()) {
-        ForEachOverlapping(cpu_all, instances, start_ns, end_ns, start_ns == end_ns, add);
+      if (!overlap_by_process.empty()) {
+        auto own = overlap_by_process.find(stream.process_id);
+        if (own != overlap_by_process.end()) {
+          ForEachOverlapping(own->second, instances, start_ns, end_ns, start_ns == end_ns,
+                             PointRule::kClosed, add);
+        } else {
+          // The op does not say its process (Kineto GPU ops without launch calls): every
+          // process's ranges may take it.
+          bool taken = false;
+          for (const auto& [process, index] : overlap_by_process) {
+            ForEachOverlapping(index, instances, start_ns, end_ns, start_ns == end_ns,
+                               PointRule::kClosed, [&](size_t position) {
+                                 add(position);
+                                 taken = true;
+                               });
+          }
+          if (taken) ++guessed_process_ops;
+        }
       }
       if (!cpu_by_process.empty()) {
         // No correlation id (a driver migration, a reader that had none): no call launched it
@@ -212,16 +254,18 @@ RangeAttribution AttributeGpuWork(const Trace& trace, std::span<const NvtxRange*
           ++result.unmatched_ops;
           continue;
         }
+        call_has_op[static_cast<size_t>(call - trace.api_calls.data())] = true;
         auto process = cpu_by_process.find(call->process_id);
         if (process == cpu_by_process.end()) continue;
         if (scope == RangeScope::kProcess) {
-          ForEachOverlapping(process->second, instances, call->start_ns, call->start_ns, true, add);
+          ForEachOverlapping(process->second, instances, call->start_ns, call->start_ns, true,
+                             PointRule::kHalfOpen, add);
           continue;
         }
         bool own_thread = false;
         bool other_thread = false;
         ForEachOverlapping(process->second, instances, call->start_ns, call->start_ns, true,
-                           [&](size_t position) {
+                           PointRule::kHalfOpen, [&](size_t position) {
                              if (instances[position]->thread_id == call->thread_id) {
                                add(position);
                                own_thread = true;
@@ -234,6 +278,40 @@ RangeAttribution AttributeGpuWork(const Trace& trace, std::span<const NvtxRange*
     }
   }
 
+  // Launch calls without their GPU op (nsys keeps them among the calls; the Kineto reader apart),
+  // given to the instances by the rule that gives them ops.
+  std::vector<int64_t> without_op(instances.size(), 0);
+  if (!cpu_by_process.empty()) {
+    std::map<uint32_t, bool> launching;  // by name id
+    const auto count = [&](const ApiCall& call) {
+      if (call.name == 0) return;  // the trace does not say what the call was
+      auto [known, fresh] = launching.try_emplace(call.name, false);
+      if (fresh) known->second = LaunchesGpuWork(trace.strings.Get(call.name));
+      if (!known->second) return;
+      auto process = cpu_by_process.find(call.process_id);
+      if (process == cpu_by_process.end()) return;
+      ForEachOverlapping(
+          process->second, instances, call.start_ns, call.start_ns, true, PointRule::kHalfOpen,
+          [&](size_t position) {
+            if (scope == RangeScope::kProcess || instances[position]->thread_id == call.thread_id) {
+              ++without_op[position];
+            }
+          });
+    };
+    for (size_t c = 0; c < trace.api_calls.size(); ++c) {
+      if (!call_has_op[c] && trace.api_calls[c].correlation != 0) count(trace.api_calls[c]);
+    }
+    for (const ApiCall& call : trace.calls_without_op)
+      count(call);
+  }
+
+  if (guessed_process_ops > 0 && overlap_by_process.size() > 1) {
+    result.method_note += fmt::format(
+        "; {} op(s) do not say which process launched them: each counts for the overlapping "
+        "ranges of every process ({} processes have these ranges)",
+        guessed_process_ops, overlap_by_process.size());
+  }
+
   std::vector<OpList> lists;
   lists.reserve(ops.size());
   for (std::vector<OpRef>& list : ops) {
@@ -243,9 +321,91 @@ RangeAttribution AttributeGpuWork(const Trace& trace, std::span<const NvtxRange*
     });
     lists.emplace_back(std::move(list));
   }
-  for (size_t i = 0; i < ranges.size(); ++i)
+  for (size_t i = 0; i < ranges.size(); ++i) {
     result.instances[i].ops = lists[distinct_of[i]];
+    result.instances[i].launches_without_op = without_op[distinct_of[i]];
+  }
   return result;
+}
+
+OutermostInstances KeepOutermost(std::span<const NvtxRange* const> ranges) {
+  std::vector<size_t> order(ranges.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return ranges[a]->start_ns != ranges[b]->start_ns ? ranges[a]->start_ns < ranges[b]->start_ns
+                                                      : ranges[a]->end_ns > ranges[b]->end_ns;
+  });
+  // The timeline: (on the GPU, device) or (on the CPU, process).
+  std::map<std::pair<bool, uint64_t>, int64_t> open_until;
+  std::vector<bool> keep(ranges.size(), false);
+  OutermostInstances result;
+  for (size_t i : order) {
+    const NvtxRange& range = *ranges[i];
+    const std::pair<bool, uint64_t> timeline{
+        range.on_gpu, range.on_gpu ? static_cast<uint64_t>(range.device_id) : range.process_id};
+    auto [it, fresh] = open_until.try_emplace(timeline, range.end_ns);
+    if (!fresh) {
+      if (range.start_ns < it->second) {
+        ++result.overlapping;
+        continue;
+      }
+      it->second = std::max(it->second, range.end_ns);
+    }
+    keep[i] = true;
+  }
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    if (keep[i]) result.kept.push_back(ranges[i]);
+  }
+  return result;
+}
+
+std::string LaunchesWithoutOpNote(const Trace& trace, const RangeAttribution& attribution,
+                                  std::string_view range, std::string_view counted) {
+  size_t instances = 0;
+  int64_t calls = 0;
+  std::string examples;
+  for (size_t k = 0; k < attribution.instances.size(); ++k) {
+    const RangeInstanceWork& instance = attribution.instances[k];
+    if (instance.launches_without_op == 0) continue;
+    ++instances;
+    calls += instance.launches_without_op;
+    if (instances <= 3) {
+      examples += fmt::format("{}{} (instance {}): {}", instances == 1 ? "" : ", ",
+                              trace.strings.Get(trace.nvtx_ranges[instance.range_index].name),
+                              k + 1, instance.launches_without_op);
+    }
+  }
+  if (instances == 0) return {};
+  if (instances > 3) examples += ", ...";
+  return fmt::format(
+      "{} of {} instance(s) of range {} made {} launch call(s) whose GPU op is not in the trace "
+      "({}): their GPU work is incomplete (the capture ended before those records, or the "
+      "reader skipped them), yet they are {}",
+      instances, attribution.instances.size(), range, calls, examples, counted);
+}
+
+size_t DropGpuCopiesBesideCpu(std::vector<const NvtxRange*>& ranges, std::string_view range,
+                              std::string* note) {
+  const bool any_cpu =
+      std::any_of(ranges.begin(), ranges.end(), [](const NvtxRange* r) { return !r->on_gpu; });
+  if (!any_cpu) return 0;
+  const size_t dropped = std::erase_if(ranges, [](const NvtxRange* r) { return r->on_gpu; });
+  if (dropped > 0) {
+    *note = fmt::format(
+        "{} GPU-timeline instance(s) of range {} left out: the range has CPU instances, whose "
+        "GPU-timeline copies they are (not joined to one: no External id, or a copy that starts "
+        "before its CPU range)",
+        dropped, range);
+  }
+  return dropped;
+}
+
+std::string OverlappingInstancesText(size_t overlapping, size_t instances, std::string_view range) {
+  return fmt::format(
+      "{} of {} instance(s) of range {} lie inside or overlap another instance of it (nested, or "
+      "on another thread)",
+      overlapping, instances, range);
 }
 
 std::string OtherThreadNote(int64_t other_thread_ops) {

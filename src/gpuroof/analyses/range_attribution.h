@@ -71,6 +71,10 @@ struct RangeInstanceWork {
   // GPU ops attributed to the instance, sorted by start. With kTimeOverlap they are clipped to
   // the range's interval by the consumer (see ClippedInterval).
   OpList ops;
+  // Launch calls (cudaLaunchKernel*, cuLaunch*, cudaMemcpy*, cudaMemset*...) the instance made,
+  // by the same rule as its ops, whose GPU op is not in the trace: the capture ended before their
+  // records, so the instance's work is incomplete. Launch correlation only.
+  int64_t launches_without_op = 0;
 };
 
 struct RangeAttribution {
@@ -86,6 +90,12 @@ struct RangeAttribution {
   int64_t other_thread_ops = 0;
 };
 
+// "3 of 12 instance(s) of range R made launch calls whose GPU op is not in the trace
+// (ProfilerStep#12: 3, ...): their GPU work is incomplete (the capture ended first?)"; empty when
+// none did. `counted`: how the instances still count ("counted as units", ...).
+std::string LaunchesWithoutOpNote(const Trace& trace, const RangeAttribution& attribution,
+                                  std::string_view range, std::string_view counted);
+
 // Attributes GPU work to each of `ranges` (pointers into trace.nvtx_ranges, e.g. from
 // FindNvtxRanges), counting the launches `scope` says. CPU ranges use launch correlation when the
 // trace has API calls and its ops carry correlation ids (read with ReadDetail::kFull), else time
@@ -95,6 +105,30 @@ struct RangeAttribution {
 // intervals an op falls in), not O(ranges x ops).
 RangeAttribution AttributeGpuWork(const Trace& trace, std::span<const NvtxRange* const> ranges,
                                   RangeScope scope);
+
+// Instances of one range that lie inside or overlap an earlier instance of it on the same
+// timeline (CPU ranges: the same process, any thread; GPU-timeline ranges: the same device): the
+// name nested in itself (a `forward` range in each sub-module), or the same step range on two
+// threads. As units or samples they would count that work again (docs/metrics.md, "Units").
+struct OutermostInstances {
+  std::vector<const NvtxRange*> kept;  // the outermost instances, in the order given
+  size_t overlapping = 0;              // instances left out: each starts inside a kept one
+};
+
+// Keeps, in start order (the longer first on equal starts), each instance that starts at or after
+// the end of every instance kept before it on its timeline.
+OutermostInstances KeepOutermost(std::span<const NvtxRange* const> ranges);
+
+// GPU-timeline instances (unpaired gpu_user_annotation copies) of a range that also has CPU
+// instances are copies of those, not steps of their own: they are removed from `ranges` (as
+// `ranks` and `findings` do). Returns how many, and "N GPU-timeline instance(s) of range R left
+// out: ..." in `note` when any.
+size_t DropGpuCopiesBesideCpu(std::vector<const NvtxRange*>& ranges, std::string_view range,
+                              std::string* note);
+
+// "8 of 12 instance(s) of range 'forward' lie inside or overlap another instance of it (nested,
+// or on another thread): " — the start of every note about them.
+std::string OverlappingInstancesText(size_t overlapping, size_t instances, std::string_view range);
 
 // The note for RangeAttribution::other_thread_ops: what the thread rule left out.
 std::string OtherThreadNote(int64_t other_thread_ops);

@@ -157,6 +157,11 @@ RangeSummary SummarizeRanges(const Trace& trace, const RangeSummaryOptions& opti
     group.method = key.first ? AttributionMethod::kTimeOverlap : attribution.method;
     group.scope = scope;
     group.other_thread_ops = attribution.other_thread_ops;
+    group.overlapping_instances = static_cast<int64_t>(KeepOutermost(ranges).overlapping);
+    for (const RangeInstanceWork& instance : attribution.instances)
+      group.launches_without_op += instance.launches_without_op;
+    group.launches_without_op_note =
+        LaunchesWithoutOpNote(trace, attribution, "'" + group.name + "'", "counted as instances");
     std::vector<int64_t> durations;
     durations.reserve(ranges.size());
     for (const NvtxRange* range : ranges)

@@ -57,6 +57,14 @@ struct RangeGroup {
   // side bound an instance each on its own, not together.
   std::optional<Engine> bottleneck;
   double roofline_ns_per_instance = 0;
+  // Instances inside or overlapping another instance of the group on its timeline (the name
+  // nested in itself, or the step range on two threads; KeepOutermost): their ops are counted
+  // again in each, in gpu_ops, the Σ busy and the per-instance figures.
+  int64_t overlapping_instances = 0;
+  // Launch calls of the instances whose GPU op is not in the trace (RangeInstanceWork), Σ, and
+  // the note naming the instances that made them (empty when none did).
+  int64_t launches_without_op = 0;
+  std::string launches_without_op_note;
   int devices = 0;                               // distinct devices the instances' work ran on
   std::vector<RangeInstanceLoad> instance_rows;  // only for RangeSummaryOptions::name
 };

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "gpuroof/analyses/message_list.h"
 #include "gpuroof/analyses/statistics.h"
 #include "gpuroof/model/enum_names.h"
 
@@ -365,14 +366,10 @@ RankAssignment AssignRanks(const std::vector<RankSummary>& ranks,
   }
   if (!tied.empty()) {
     constexpr size_t kNamed = 4;  // traces named; the rest counted
-    std::string sources;
-    for (size_t i = 0; i < tied.size() && i < kNamed; ++i)
-      sources += (i == 0 ? "" : ", ") + tied[i];
-    if (tied.size() > kNamed) sources += fmt::format(" and {} more", tied.size() - kNamed);
     assignment.notes.push_back(fmt::format(
         "{} of {} traces have another device with as many ops as the busiest: the lowest device "
         "id is analysed ({})",
-        tied.size(), ranks.size(), sources));
+        tied.size(), ranks.size(), ListFirst(tied, kNamed)));
   }
   if (formats.size() > 1) {
     std::string mix;

@@ -10,10 +10,12 @@
 
 #include <fmt/format.h>
 
+#include "gpuroof/analyses/device_steps.h"
 #include "gpuroof/analyses/ordered_scan.h"
 #include "gpuroof/analyses/range_selection.h"
 #include "gpuroof/analyses/segments.h"
 #include "gpuroof/analyses/statistics.h"
+#include "gpuroof/analyses/window.h"
 #include "gpuroof/model/errors.h"
 
 namespace gpuroof {
@@ -204,74 +206,6 @@ std::vector<const NvtxRange*> CpuRangesFirst(std::vector<const NvtxRange*> range
   return cpu.empty() ? ranges : cpu;
 }
 
-// The steps of the process that drives `device_id`: one nsys capture of a whole node holds every
-// process's steps, and another process's steps are another rank's (on another device, on its
-// own clock offset). GPU-drawn ranges count when drawn on the device. When several processes
-// launch onto the device and more than one has steps, their step series overlap (every op would
-// count in two steps): the steps of the one that launched most of the device's ops are kept (the
-// lowest process key on a tie). When no step is the device's process's (a format whose GPU ops
-// carry no process), every step is kept. `note` says what was left out, and why.
-std::vector<const NvtxRange*> StepsOfDevice(const Trace& trace, int32_t device_id,
-                                            const std::vector<const NvtxRange*>& steps,
-                                            std::string* note) {
-  std::map<uint64_t, int64_t> ops_of_process;  // of the device's processes
-  for (const StreamInfo& stream : trace.streams) {
-    if (stream.device_id == device_id) ops_of_process.try_emplace(stream.process_id, 0);
-  }
-  for (const ActivityBlock& block : trace.blocks) {
-    for (size_t i = 0; i < block.size(); ++i) {
-      const StreamInfo& stream = trace.streams[block.stream[i]];
-      if (stream.device_id == device_id) ++ops_of_process[stream.process_id];
-    }
-  }
-  std::map<uint64_t, size_t> steps_of_process;
-  std::vector<const NvtxRange*> own;
-  for (const NvtxRange* range : steps) {
-    const bool drives =
-        range->on_gpu ? range->device_id == device_id : ops_of_process.count(range->process_id) > 0;
-    if (!drives) continue;
-    own.push_back(range);
-    if (!range->on_gpu) ++steps_of_process[range->process_id];
-  }
-  if (own.empty()) return steps;
-  std::string other_devices_part;
-  if (own.size() < steps.size()) {
-    other_devices_part =
-        fmt::format("{} of them left out: another process's, not the one driving device {}",
-                    steps.size() - own.size(), device_id);
-  }
-  std::string shared_device_part;
-  if (steps_of_process.size() > 1) {
-    uint64_t driver = steps_of_process.begin()->first;
-    size_t tied = 0;
-    for (const auto& [process, count] : steps_of_process) {
-      if (ops_of_process[process] > ops_of_process[driver]) driver = process;
-    }
-    int64_t device_ops = 0;
-    for (const auto& [process, count] : ops_of_process)
-      device_ops += count;
-    size_t dropped = 0;
-    for (const auto& [process, count] : steps_of_process) {
-      if (process == driver) continue;
-      dropped += count;
-      if (ops_of_process[process] == ops_of_process[driver]) ++tied;
-    }
-    std::erase_if(
-        own, [&](const NvtxRange* range) { return !range->on_gpu && range->process_id != driver; });
-    shared_device_part = fmt::format(
-        "{} of them left out: {} processes launched onto device {} and have steps; those of "
-        "process {} are kept, which launched {} of its {} ops{}",
-        dropped, steps_of_process.size(), device_id, driver, ops_of_process[driver], device_ops,
-        tied > 0 ? " (as many as another: the lowest key taken)" : "");
-  }
-  if (!other_devices_part.empty() && !shared_device_part.empty()) {
-    *note = other_devices_part + "; " + shared_device_part;
-  } else {
-    *note = other_devices_part + shared_device_part;
-  }
-  return own;
-}
-
 // The device's GPU work in no step window: ops with no overlap with any window, and the busy
 // time (union of every op) outside the union of the windows (windows may overlap).
 void CountOutsideSteps(const DeviceOpList& ops, std::vector<std::pair<int64_t, int64_t>> windows,
@@ -295,16 +229,6 @@ void CountOutsideSteps(const DeviceOpList& ops, std::vector<std::pair<int64_t, i
   summary.busy_outside_steps_ns = UncoveredLengthNs(busy, steps);
 }
 
-// The N of a range named NAME#N (N >= 0, fits an int64); unset otherwise.
-std::optional<int64_t> StepNumber(std::string_view name) {
-  if (NumberedFamily(name).empty()) return std::nullopt;
-  const std::string_view digits = name.substr(name.rfind('#') + 1);
-  int64_t number = 0;
-  auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), number);
-  if (error != std::errc() || end != digits.data() + digits.size()) return std::nullopt;
-  return number;
-}
-
 std::optional<int64_t> MetadataInteger(const Trace& trace, const std::string& key) {
   auto it = trace.metadata.find(key);
   if (it == trace.metadata.end()) return std::nullopt;
@@ -313,6 +237,80 @@ std::optional<int64_t> MetadataInteger(const Trace& trace, const std::string& ke
   auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (error != std::errc() || end != text.data() + text.size() || value < 0) return std::nullopt;
   return value;
+}
+
+// GPU-timeline step ranges (a capture of CUDA activity only) span each step's GPU work, not the
+// iteration: the time between them lies in no step. Its length (within the first step's start
+// and the last step's end, steps merged where they overlap), or nullopt when the steps are not
+// all GPU-timeline ranges. Not stretched into the steps: Kineto draws one such range per device
+// and stream, and a capture may skip step numbers, so "until the next step" is not the iteration.
+std::optional<int64_t> TimeBetweenGpuSteps(const std::vector<const NvtxRange*>& steps,
+                                           std::vector<std::pair<int64_t, int64_t>> windows) {
+  if (steps.empty() ||
+      !std::all_of(steps.begin(), steps.end(), [](const NvtxRange* r) { return r->on_gpu; })) {
+    return std::nullopt;
+  }
+  std::sort(windows.begin(), windows.end());
+  Segments merged;
+  for (const auto& [start_ns, end_ns] : windows) {
+    if (end_ns > start_ns) AppendMerged(merged, start_ns, end_ns);
+  }
+  int64_t between_ns = 0;
+  for (size_t k = 1; k < merged.size(); ++k)
+    between_ns += merged[k].first - merged[k - 1].second;
+  return between_ns;
+}
+
+// The step (index into `windows`) whose interval [start, end) holds `time_ns`: the latest-starting
+// one when steps overlap; nullopt when none does. `by_start` lists the windows' indices by start,
+// `ends_by` the largest end among the first k + 1 of them, so that the walk back stops as soon as
+// no earlier step reaches `time_ns` (one step in the usual case, never all of them).
+std::optional<size_t> StepHolding(const std::vector<std::pair<int64_t, int64_t>>& windows,
+                                  const std::vector<size_t>& by_start,
+                                  const std::vector<int64_t>& ends_by, int64_t time_ns) {
+  auto after = std::upper_bound(by_start.begin(), by_start.end(), time_ns,
+                                [&](int64_t t, size_t s) { return t < windows[s].first; });
+  for (auto k = static_cast<size_t>(after - by_start.begin()); k > 0;) {
+    --k;
+    if (ends_by[k] <= time_ns) break;
+    if (time_ns < windows[by_start[k]].second) return by_start[k];
+  }
+  return std::nullopt;
+}
+
+// Each step's collective kernels (start, name, stream). With CPU step ranges a collective belongs
+// to the step whose CPU time holds the end of its launching call: a GPU that runs behind its host
+// starts a step's last collectives after the CPU step ended, and placed by their GPU start they
+// would be matched against other collectives on ranks that keep up (docs/metrics.md, "Collective
+// skew"). A collective whose launch is not in the trace or lies in no step, or every collective
+// when the steps are GPU-timeline ranges or the whole trace, goes by its GPU start.
+std::vector<std::vector<std::tuple<int64_t, std::string_view, uint32_t>>> CollectivesByStep(
+    const Trace& trace, const DeviceOpList& ops,
+    const std::vector<std::pair<int64_t, int64_t>>& windows, bool cpu_steps) {
+  std::vector<size_t> by_start(windows.size());
+  for (size_t s = 0; s < windows.size(); ++s)
+    by_start[s] = s;
+  std::stable_sort(by_start.begin(), by_start.end(),
+                   [&](size_t a, size_t b) { return windows[a].first < windows[b].first; });
+  std::vector<int64_t> ends_by(by_start.size());
+  for (size_t k = 0; k < by_start.size(); ++k) {
+    const int64_t end_ns = windows[by_start[k]].second;
+    ends_by[k] = k == 0 ? end_ns : std::max(ends_by[k - 1], end_ns);
+  }
+  std::vector<std::vector<std::tuple<int64_t, std::string_view, uint32_t>>> by_step(windows.size());
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const DeviceOp op = ops[i];
+    if (op.engine != Engine::kComm) continue;
+    const std::optional<int64_t> launch_end =
+        cpu_steps ? LaunchEndOf(trace, op) : std::optional<int64_t>();
+    std::optional<size_t> step;
+    if (launch_end) step = StepHolding(windows, by_start, ends_by, *launch_end);
+    if (!step) step = StepHolding(windows, by_start, ends_by, op.start_ns);
+    if (!step) continue;
+    by_step[*step].emplace_back(op.start_ns, trace.strings.Get(trace.signatures[op.signature].name),
+                                trace.streams[op.stream].stream_id);
+  }
+  return by_step;
 }
 
 }  // namespace
@@ -417,11 +415,17 @@ RankSummary SummarizeRank(const Trace& trace, const RankSummaryOptions& options)
     }
   }
   std::string steps_left_out;
-  steps = StepsOfDevice(trace, summary.device_id, steps, &steps_left_out);
+  steps = DeviceProcessSteps(trace, summary.device_id, steps, &steps_left_out);
   if (!steps_left_out.empty()) summary.steps_label += "; " + steps_left_out;
   for (const NvtxRange* range : steps) {
     windows.emplace_back(range->start_ns, range->end_ns);
-    summary.step_numbers.push_back(StepNumber(trace.strings.Get(range->name)).value_or(-1));
+    summary.step_numbers.push_back(RangeNumber(trace.strings.Get(range->name)).value_or(-1));
+  }
+  if (const std::optional<int64_t> between = TimeBetweenGpuSteps(steps, windows)) {
+    summary.steps_label += fmt::format(
+        "; GPU-timeline ranges (no CPU step ranges): a step is the span of its GPU work, not the "
+        "iteration, and the {} between the steps is in no figure",
+        FormatDurationNs(*between));
   }
   if (std::find(summary.step_numbers.begin(), summary.step_numbers.end(), -1) !=
       summary.step_numbers.end()) {
@@ -442,20 +446,20 @@ RankSummary SummarizeRank(const Trace& trace, const RankSummaryOptions& options)
     size_t first = FirstReaching(running_end, start_ns);
     summary.steps.push_back(FiguresOf(trace, ops, first, start_ns, end_ns));
     lengths.push_back(end_ns - start_ns);
+  }
+  const bool cpu_steps =
+      !summary.whole_trace && std::none_of(steps.begin(), steps.end(),
+                                           [](const NvtxRange* range) { return range->on_gpu; });
+  std::vector<std::vector<std::tuple<int64_t, std::string_view, uint32_t>>> step_collectives =
+      CollectivesByStep(trace, ops, windows, cpu_steps);
+  for (size_t s = 0; s < step_collectives.size(); ++s) {
     // In start order; collectives starting at the same time by name, then stream, so that the
     // order (part of an instance's identity across ranks) never depends on the file's order.
-    std::vector<std::tuple<int64_t, std::string_view, uint32_t>> collectives;
-    for (size_t i = first; i < ops.size(); ++i) {
-      const DeviceOp op = ops[i];
-      if (op.start_ns >= end_ns) break;
-      if (op.engine != Engine::kComm || op.start_ns < start_ns) continue;
-      collectives.emplace_back(op.start_ns, trace.strings.Get(trace.signatures[op.signature].name),
-                               trace.streams[op.stream].stream_id);
-    }
+    auto& collectives = step_collectives[s];
     std::sort(collectives.begin(), collectives.end());
     for (size_t order = 0; order < collectives.size(); ++order) {
       const auto& [op_start_ns, name, stream_id] = collectives[order];
-      summary.AddCollective(s, order, name, op_start_ns - start_ns);
+      summary.AddCollective(s, order, name, op_start_ns - windows[s].first);
     }
   }
   std::sort(lengths.begin(), lengths.end());

@@ -9,6 +9,8 @@
 #include "gpuroof/analyses/interval_union.h"
 #include "gpuroof/analyses/kernel_matching.h"
 #include "gpuroof/analyses/ordered_scan.h"
+#include "gpuroof/analyses/range_attribution.h"
+#include "gpuroof/analyses/range_selection.h"
 #include "gpuroof/analyses/roofline.h"
 #include "gpuroof/model/errors.h"
 
@@ -103,7 +105,10 @@ void KernelSeries(const Trace& trace, SteadyState& state) {
   }
 }
 
-// Each instance of the range starting in the window: its duration.
+// Each outermost instance of the range with GPU work on the device: its duration, the sample
+// spanning its work there (so the steady window can start where the first kept instance's work
+// does). Instances of another process (no work on this device), nested or overlapping ones are
+// left out, and a note counts them.
 void NvtxSeries(const Trace& trace, SteadyState& state) {
   std::vector<const NvtxRange*> ranges = FindNvtxRanges(trace, state.series.name);
   if (ranges.empty()) {
@@ -111,11 +116,44 @@ void NvtxSeries(const Trace& trace, SteadyState& state) {
                                                "series",
                                                state.series.name));
   }
-  for (const NvtxRange* range : ranges) {
-    if (range->on_gpu && range->device_id != state.device_id) continue;
-    if (range->start_ns < state.whole.start_ns || range->start_ns >= state.whole.end_ns) continue;
-    state.units.push_back(
-        {range->start_ns, range->end_ns, static_cast<double>(range->end_ns - range->start_ns)});
+  std::string copies_note;
+  DropGpuCopiesBesideCpu(ranges, "'" + state.series.name + "'", &copies_note);
+  if (!copies_note.empty()) state.notes.push_back(copies_note);
+  const size_t found = ranges.size();
+  OutermostInstances outermost = KeepOutermost(ranges);
+  if (outermost.overlapping > 0) {
+    state.notes.push_back(
+        OverlappingInstancesText(outermost.overlapping, found, "'" + state.series.name + "'") +
+        ": only the outermost are in the steady-state series");
+  }
+  const RangeAttribution work = AttributeGpuWork(trace, outermost.kept, state.series.scope);
+  size_t without_work = 0;
+  for (const RangeInstanceWork& instance : work.instances) {
+    const NvtxRange& range = trace.nvtx_ranges[instance.range_index];
+    bool any = false;
+    UnitSample sample;
+    for (OpRef op : instance.ops) {
+      if (trace.streams[trace.blocks[op.block].stream[op.index]].device_id != state.device_id) {
+        continue;
+      }
+      const OpInterval interval = CountedInterval(trace, instance, op);
+      sample.start_ns = any ? std::min(sample.start_ns, interval.start_ns) : interval.start_ns;
+      sample.end_ns = any ? std::max(sample.end_ns, interval.end_ns) : interval.end_ns;
+      any = true;
+    }
+    if (!any) {
+      ++without_work;
+      continue;
+    }
+    sample.value_ns = static_cast<double>(range.end_ns - range.start_ns);
+    state.units.push_back(sample);
+    state.instances.push_back(&range);
+  }
+  if (without_work > 0) {
+    state.notes.push_back(fmt::format(
+        "{} of {} outermost instance(s) of range '{}' had no GPU work on this device (another "
+        "process's, or empty): not in the steady-state series",
+        without_work, outermost.kept.size(), state.series.name));
   }
 }
 
@@ -205,15 +243,32 @@ SteadyState ComputeSteadyState(const Trace& trace, int32_t device_id, const Wind
   return state;
 }
 
-Window SteadyWindow(const SteadyState& state, const std::string& text) {
+Window SteadyWindow(const Trace& trace, const SteadyState& state, const std::string& text) {
   Window window;
+  if (state.series.kind == UnitSeriesSpec::Kind::kNvtxRanges) {
+    // A work window: the steady instances' work on the device, whole, and nothing else.
+    RangeSelection steady;
+    steady.text = steady.name = state.series.name;
+    steady.ranges.assign(state.instances.begin() + static_cast<ptrdiff_t>(state.first_kept),
+                         state.instances.end());
+    steady.instances_of_name = state.instances.size();
+    window = RangeWorkWindow(
+        trace, steady, AttributeGpuWork(trace, steady.ranges, state.series.scope), state.device_id);
+    window.resolved = fmt::format("'{}' (the {} steady instance{})", state.series.name,
+                                  steady.ranges.size(), steady.ranges.size() == 1 ? "" : "s");
+  } else {
+    window.start_ns = state.start_ns;
+    window.end_ns = state.whole.end_ns;
+    // The whole window's own note first, then the warnings. (Appending in place: inserting at the
+    // front of a copied vector trips GCC 12's -Wnull-dereference at -O3.)
+    window.note = state.whole.note;
+  }
   window.policy = "steady";
   window.text = text;
-  window.start_ns = state.start_ns;
-  window.end_ns = state.whole.end_ns;
-  // The whole window's own note first, then the warnings. (Appending in place: inserting at the
-  // front of a copied vector trips GCC 12's -Wnull-dereference at -O3.)
-  window.note = state.whole.note;
+  for (const std::string& note : state.notes) {
+    if (!window.note.empty()) window.note += "; ";
+    window.note += note;
+  }
   for (const std::string& warning : state.warnings) {
     if (!window.note.empty()) window.note += "; ";
     window.note += warning;
@@ -229,6 +284,7 @@ UnitSeriesSpec UnitSeriesFrom(const UnitsSpec& units) {
   } else if (units.kind == UnitsSpec::Kind::kNvtxRanges) {
     series.kind = UnitSeriesSpec::Kind::kNvtxRanges;
     series.name = units.name;
+    series.scope = units.scope;
   }
   return series;
 }
@@ -261,7 +317,7 @@ std::vector<SteadyComparison> CompareSteadyState(const Trace& trace, const Units
   std::vector<DeviceLoad> whole = ComputeEngineLoad(trace, whole_options);
   std::vector<DeviceLoad> steady = ComputeEngineLoad(trace, steady_options);
   // The warm-up is found over the processing window, as the steady window is cut from it; with
-  // NVTX units the whole window is the range's work instead, a different set of ops.
+  // NVTX units both windows are the range's work (every instance's, the steady instances').
   const bool work_window = units.kind == UnitsSpec::Kind::kNvtxRanges;
   std::map<int32_t, Window> processing;
   if (work_window) processing = ProcessingWindows(trace);
@@ -272,12 +328,6 @@ std::vector<SteadyComparison> CompareSteadyState(const Trace& trace, const Units
     comparison.state = ComputeSteadyState(trace, whole[d].device_id,
                                           own != processing.end() ? own->second : whole[d].window,
                                           steady_options.window.steady_units);
-    if (work_window) {
-      comparison.state.warnings.push_back(fmt::format(
-          "the whole-window figures are the work of range '{}' only, the steady ones every op of "
-          "the processing window after the warm-up: their difference is not all warm-up",
-          units.name));
-    }
     comparison.whole = std::move(whole[d]);
     comparison.steady = std::move(steady[d]);
     if (units.kind == UnitsSpec::Kind::kNone) {

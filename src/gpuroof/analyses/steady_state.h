@@ -38,6 +38,10 @@ struct SteadyState {
   Window whole;                        // the processing window the series covers
   std::optional<Engine> slice_engine;  // kSlices: the engine busiest over the whole window
   std::vector<UnitSample> units;       // in time order
+  // kNvtxRanges: the instance each unit is (its sample spans the instance's work on the device),
+  // and what the series left out, said in `notes`.
+  std::vector<const NvtxRange*> instances;
+  std::vector<std::string> notes;  // what the series left out (not warnings: nothing is off)
   MserResult mser;
   size_t first_kept = 0;  // index of the first steady unit (MSER-5's drop count, at least 1)
   int64_t start_ns = 0;   // the steady window's start: units[first_kept].start_ns
@@ -50,16 +54,19 @@ struct SteadyState {
 // The series of device `device_id` over `whole` (its processing window), MSER-5 over it and the
 // warnings. Units: kSlices cuts `whole` into `slices` equal parts of whole ns; kKernelLaunches
 // takes the launches of the kernel (short or demangled name) on the device starting in `whole`,
-// one unit from each launch to the next; kNvtxRanges takes the instances of the range starting in
-// `whole` (CPU ranges, and GPU-timeline ranges of this device), one unit each. Throws InputError
+// one unit from each launch to the next; kNvtxRanges takes the outermost instances of the range
+// with GPU work on the device (attributed as for --units-from nvtx:), one unit each, spanning
+// that work (the series value is the instance's own duration). Throws InputError
 // naming the trace when the kernel or range does not exist, when there are fewer than
 // kSteadyMinUnits units, or when the window is shorter than the slice count in ns.
 SteadyState ComputeSteadyState(const Trace& trace, int32_t device_id, const Window& whole,
                                const UnitSeriesSpec& series);
 
 // [state.start_ns, state.whole.end_ns), policy "steady", the warnings (and the processing
-// window's own note) joined in its note.
-Window SteadyWindow(const SteadyState& state, const std::string& text);
+// window's own note) joined in its note. For the kNvtxRanges series it is a work window instead:
+// the GPU work of the steady instances (units[first_kept...]) on the device, so an instance
+// counts whole or not at all.
+Window SteadyWindow(const Trace& trace, const SteadyState& state, const std::string& text);
 
 // The series that follows --units-from: kernel launches or NVTX ranges; fixed slices otherwise.
 UnitSeriesSpec UnitSeriesFrom(const UnitsSpec& units);

@@ -219,8 +219,8 @@ Window ResolveWindow(const Trace& trace, const WindowSpec& spec, const DeviceSpa
       // The processing window, cut where its warm-up ends.
       Window whole =
           ResolveWindow(trace, WindowSpec{}, device, trace_first_start_ns, trace_last_end_ns);
-      return SteadyWindow(ComputeSteadyState(trace, device.device_id, whole, spec.steady_units),
-                          spec.text);
+      return SteadyWindow(
+          trace, ComputeSteadyState(trace, device.device_id, whole, spec.steady_units), spec.text);
     }
     case WindowSpec::Kind::kNvtx: {
       RangeSelection selection = SelectRanges(trace, spec.nvtx_name, "--window");
@@ -232,10 +232,18 @@ Window ResolveWindow(const Trace& trace, const WindowSpec& spec, const DeviceSpa
                                      spec.nvtx_name, selection.name, selection.ranges.size(),
                                      spec.nvtx_name, selection.ranges.size(), spec.nvtx_name));
       }
+      // GPU-timeline copies beside CPU instances are not instances of their own (as for units).
+      std::string copies_note;
+      if (selection.instance == 0) {
+        DropGpuCopiesBesideCpu(selection.ranges, "'" + selection.name + "'", &copies_note);
+      }
       Window work = RangeWorkWindow(trace, selection,
                                     AttributeGpuWork(trace, selection.ranges, spec.nvtx_scope),
                                     device.device_id);
       work.text = spec.text;
+      if (!copies_note.empty()) {
+        work.note = work.note.empty() ? copies_note : work.note + "; " + copies_note;
+      }
       return work;
     }
   }

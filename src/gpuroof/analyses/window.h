@@ -20,6 +20,7 @@ struct UnitSeriesSpec {
   Kind kind = Kind::kSlices;
   std::string name;  // kKernelLaunches / kNvtxRanges: short or demangled kernel name, range name
   int slices = 50;   // kSlices
+  RangeScope scope = RangeScope::kProcess;  // kNvtxRanges: whose launches are an instance's work
 };
 
 // How the interval that the figures describe is chosen (docs/metrics.md, "Window").

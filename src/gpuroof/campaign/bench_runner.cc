@@ -1,6 +1,8 @@
 #include "gpuroof/campaign/bench_runner.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cmath>
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -19,11 +21,37 @@ namespace {
 
 constexpr int kStderrLinesKept = 5;
 
-std::optional<double> ParseNumber(const std::string& text) {
+// A plain decimal number ("12", "-3.5", "1.2e3"), finite: strtod alone would also take "nan",
+// "inf", "infinity" and hex floats ("0x1p3"), and overflow ("1e400") to infinity.
+std::optional<double> ParseNumber(std::string text) {
+  // Spaces around the number ("fps:(.*)" captures " 1234"): not part of it.
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos) return std::nullopt;
+  text = text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1);
+  for (char c : text) {
+    const bool plain =
+        (c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-';
+    if (!plain) return std::nullopt;
+  }
   char* end = nullptr;
+  errno = 0;
   double value = std::strtod(text.c_str(), &end);
-  if (text.empty() || end != text.c_str() + text.size()) return std::nullopt;
+  if (end != text.c_str() + text.size() || !std::isfinite(value) || errno == ERANGE) {
+    return std::nullopt;
+  }
   return value;
+}
+
+// Whether `build` names one build: "unknown" (no identity rule, no git) and "<rev>-dirty" (a
+// checkout with uncommitted edits, whatever they are) do not.
+std::string UnidentifiedBuildReason(const std::string& build) {
+  if (build == "unknown") return "no identity rule and no git revision";
+  const std::string dirty = "-dirty";
+  if (build.size() > dirty.size() &&
+      build.compare(build.size() - dirty.size(), dirty.size(), dirty) == 0) {
+    return "uncommitted edits, which differ from one session to the next";
+  }
+  return "";
 }
 
 std::string Join(const std::vector<std::string>& parts) {
@@ -58,8 +86,12 @@ LadderFigures ComputeLadder(const std::vector<double>& units_per_s) {
   return figures;
 }
 
-RooflineMatch FindRoofline(const CsvTable& probes, const std::string& key,
-                           const std::string& build) {
+std::string BuildNotIdentifiedReason(const std::string& build) {
+  return UnidentifiedBuildReason(build);
+}
+
+RooflineMatch FindRoofline(const CsvTable& probes, const std::string& key, const std::string& build,
+                           const std::string& params) {
   RooflineMatch match;
   if (probes.header.empty()) {
     // ReadCsvFile's table of an absent (or empty) file: no probes at all, not the wrong columns.
@@ -70,23 +102,37 @@ RooflineMatch FindRoofline(const CsvTable& probes, const std::string& key,
     return match;
   }
   int key_column = probes.Column("key");
+  int params_column = probes.Column("params");
   int build_column = probes.Column("build");
   int status = probes.Column("status");
   int roofline = probes.Column("roofline_units_per_s");
   int streams = probes.Column("streams");
   int quotable = probes.Column("quotable");
   int timestamp = probes.Column("timestamp");
-  if (key_column < 0 || build_column < 0 || status < 0 || roofline < 0 || streams < 0 ||
-      quotable < 0 || timestamp < 0) {
+  if (key_column < 0 || params_column < 0 || build_column < 0 || status < 0 || roofline < 0 ||
+      streams < 0 || quotable < 0 || timestamp < 0) {
     match.warnings.push_back("probes.csv lacks the columns a roofline needs");
     return match;
   }
   std::optional<std::string> multi_stream;
   bool not_quotable = false;
+  std::vector<std::string> other_params;  // of ok rows of the key and build, not `params`
+  int unreadable = 0;                     // matching rows whose roofline is no positive number
   for (const auto& row : probes.rows) {
     if (row[key_column] != key || row[build_column] != build || row[status] != "ok") continue;
+    if (row[params_column] != params) {
+      // A parameter outside the key (a default edited, a single-configuration file) changed:
+      // the probe measured another run, and its roofline is not this one's.
+      if (std::find(other_params.begin(), other_params.end(), row[params_column]) ==
+          other_params.end())
+        other_params.push_back(row[params_column]);
+      continue;
+    }
     std::optional<double> value = ParseNumber(row[roofline]);
-    if (!value) continue;
+    if (!value || *value <= 0) {
+      if (!row[roofline].empty()) ++unreadable;
+      continue;
+    }
     if (!match.units_per_s || *value < *match.units_per_s) match.units_per_s = value;
     std::optional<double> stream_count = ParseNumber(row[streams]);
     // Once per configuration, however many probes rows (devices, re-runs) it has.
@@ -99,12 +145,38 @@ RooflineMatch FindRoofline(const CsvTable& probes, const std::string& key,
     not_quotable = not_quotable || row[quotable] != "yes";
   }
   if (multi_stream) match.warnings.push_back(*multi_stream);
-  if (not_quotable) match.warnings.push_back("the roofline's probes row is not quotable");
-  if (!match.units_per_s) {
+  if (not_quotable) {
+    match.quotable = false;
+    match.warnings.push_back(
+        "the roofline's probes row is not quotable, so neither is % of roofline nor the peak");
+  }
+  if (unreadable > 0) {
+    match.warnings.push_back(fmt::format(
+        "{} probes.csv row(s) of key {} have a roofline_units_per_s that is not a finite positive "
+        "number; not used",
+        unreadable, key));
+  }
+  if (!match.units_per_s && !other_params.empty()) {
+    match.warnings.push_back(fmt::format(
+        "no roofline for key {} of build {} with parameters {}: probes.csv has rows of this key "
+        "run with other parameters ({}); a roofline taken with other parameters is never used "
+        "(run gpuroof sweep with these parameters)",
+        key, build, params, fmt::join(other_params, " | ")));
+  } else if (!match.units_per_s) {
     match.warnings.push_back(fmt::format(
         "no roofline for key {} of build {} in probes.csv (run gpuroof sweep first; a roofline "
         "taken at another key is never used)",
         key, build));
+  }
+  if (match.units_per_s) {
+    const std::string reason = UnidentifiedBuildReason(build);
+    if (!reason.empty()) {
+      match.quotable = false;
+      match.warnings.push_back(fmt::format(
+          "the build is called '{}' ({}): the probe's build and this one may differ, so % of "
+          "roofline and the peak are not quotable (give [build] an identity rule)",
+          build, reason));
+    }
   }
   return match;
 }
@@ -218,8 +290,13 @@ BenchOutcome RunBench(const CampaignSession& session, const BenchOptions& option
         std::optional<double> value = found ? ParseNumber(*found) : std::nullopt;
         if (!value || *value <= 0) {
           row.status = "failed";
-          row.error =
-              fmt::format("rep {}: --metric-regex found no positive number in stdout", rep + 1);
+          row.error = found
+                          ? fmt::format(
+                                "rep {}: --metric-regex found '{}' in stdout, not a finite "
+                                "positive number",
+                                rep + 1, *found)
+                          : fmt::format("rep {}: --metric-regex found no positive number in stdout",
+                                        rep + 1);
           break;
         }
         row.rep_units_per_s.push_back(*value);
@@ -230,9 +307,11 @@ BenchOutcome RunBench(const CampaignSession& session, const BenchOptions& option
     }
     if (row.status == "ok") {
       row.figures = ComputeLadder(row.rep_units_per_s);
-      RooflineMatch roofline = FindRoofline(probes, run.key, session.env.build);
+      RooflineMatch roofline = FindRoofline(probes, run.key, session.env.build, run.params);
       warnings.insert(warnings.end(), roofline.warnings.begin(), roofline.warnings.end());
       row.roofline_units_per_s = roofline.units_per_s;
+      // Figures derived from a roofline that cannot be quoted cannot be quoted either.
+      if (roofline.units_per_s && !roofline.quotable) row.quotable = false;
       if (roofline.units_per_s && row.figures.warm) {
         row.pct_of_roofline = 100 * *row.figures.warm / *roofline.units_per_s;
         if (*row.pct_of_roofline > 100 + kRooflineTolerancePct) {
@@ -255,6 +334,20 @@ BenchOutcome RunBench(const CampaignSession& session, const BenchOptions& option
     }
     for (const std::string& warning : warnings)
       system.message(fmt::format("gpuroof: warning: {}: {}", run.label, warning));
+    // The ok rows of this key run with other parameters (a default edited outside the key) would
+    // be replaced by this row: they are filed under another key instead, and said.
+    if (row.status == "ok") {
+      const EarlierRows earlier =
+          FindEarlierRowsOfOtherParams(ladder, LadderHeader(), run.key, run.params);
+      if (!earlier.rows.empty()) {
+        const std::string kept = RefileEarlierRows(ladder, LadderHeader(), earlier, "");
+        system.message(fmt::format(
+            "gpuroof: note: {}: ladder.csv has {} row(s) of key {} run with other parameters "
+            "({}; now {}; build {}, {}): kept under key {}",
+            run.label, earlier.rows.size(), run.key, earlier.params, run.params,
+            earlier.build.empty() ? "?" : earlier.build, earlier.timestamp, kept));
+      }
+    }
     row.warnings = Join(warnings);
     // A failure never replaces the earlier ok rows of its key: they stay, and a note says so.
     const CsvMergeResult merged =

@@ -23,16 +23,26 @@ struct LadderFigures {
 };
 LadderFigures ComputeLadder(const std::vector<double>& units_per_s);
 
-// The roofline a bench row is compared with: probes.csv rows of the same key and build, status
-// ok, the smallest roofline_units_per_s over their devices. Rows of another key (another cap,
-// another stream count) are never used. A table without a header (no probes.csv) gets its own
-// warning, not the one for a probes.csv that lacks the columns.
+// The roofline a bench row is compared with: probes.csv rows of the same key, build and
+// parameters (the `params` column: every parameter, so a default edited outside the key counts),
+// status ok, the smallest roofline_units_per_s over their devices. Rows of another key (another
+// cap, another stream count) or other parameters are never used; when only rows of other
+// parameters exist, the warning names theirs. A roofline_units_per_s that is not a finite positive
+// number is not used, and said. A table without a header (no probes.csv) gets its own warning,
+// not the one for a probes.csv that lacks the columns. `quotable` is false when the roofline
+// comes from a probes row that is not quotable, or when the build does not identify one build
+// (BuildNotIdentifiedReason): the figures derived from it are not quotable either.
 struct RooflineMatch {
   std::optional<double> units_per_s;
+  bool quotable = true;
   std::vector<std::string> warnings;  // several streams, a non-quotable probe, no match
 };
-RooflineMatch FindRoofline(const CsvTable& probes, const std::string& key,
-                           const std::string& build);
+RooflineMatch FindRoofline(const CsvTable& probes, const std::string& key, const std::string& build,
+                           const std::string& params);
+
+// Why `build` does not name one build, or "": "unknown" (no identity rule, no git) and
+// "<rev>-dirty" (uncommitted edits, whatever they are) match other sessions' builds of other code.
+std::string BuildNotIdentifiedReason(const std::string& build);
 
 // How far above 100 % of the roofline a warm rate may be before the row is refused as a
 // mismatch (timer granularity and clock drift between the probe's session and the bench's).

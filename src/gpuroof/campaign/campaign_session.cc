@@ -1,6 +1,7 @@
 #include "gpuroof/campaign/campaign_session.h"
 
 #include <algorithm>
+#include <set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -42,7 +43,8 @@ CampaignSession OpenCampaign(const SweepSpec& spec, const CampaignOptions& optio
   session.workdir = spec.workdir;
   std::error_code ec;
   if (!std::filesystem::is_directory(session.workdir, ec)) {
-    throw InputError(spec.source, fmt::format("workdir {} is not a folder", spec.workdir));
+    throw InputError(spec.workdir_origin.empty() ? spec.source : spec.workdir_origin,
+                     fmt::format("workdir {} is not a folder", spec.workdir));
   }
   GpuStatus gpus = system.probe_gpus();
   session.env =
@@ -163,6 +165,78 @@ CsvMergeResult MergeCampaignRows(const std::filesystem::path& csv,
         kept.key, fmt::join(origins, "; "), kept.rows.size() == 1 ? "it" : "them"));
   }
   return result;
+}
+
+EarlierRows FindEarlierRowsOfOtherParams(const std::filesystem::path& csv,
+                                         const std::vector<std::string>& header,
+                                         const std::string& key, const std::string& params) {
+  EarlierRows earlier;
+  CsvTable table = ReadCsvFile(csv);
+  const int key_column = table.Column("key");
+  const int params_column = table.Column("params");
+  const int status = table.Column("status");
+  if (key_column < 0 || params_column < 0 || status < 0) return earlier;
+  auto cell = [&table](const std::vector<std::string>& row, const char* name) {
+    const int index = table.Column(name);
+    return index < 0 ? std::string() : row[static_cast<size_t>(index)];
+  };
+  std::vector<std::vector<std::string>> of_key;
+  bool ok = false;
+  for (auto& row : table.rows) {
+    if (row[key_column] != key) continue;
+    ok = ok || row[status] == "ok";
+    of_key.push_back(row);
+  }
+  // Only ok rows are ever replaced (a failure keeps them), and only rows of other parameters
+  // describe another run.
+  if (!ok || of_key.empty() || cell(of_key.front(), "params") == params) return earlier;
+  earlier.params = cell(of_key.front(), "params");
+  earlier.build = cell(of_key.front(), "build");
+  earlier.timestamp = cell(of_key.front(), "timestamp");
+  earlier.trace = cell(of_key.front(), "trace");
+  for (auto& row : of_key) {
+    row.resize(header.size());  // an older file's rows: empty cells for the newer columns
+    earlier.rows.push_back(std::move(row));
+  }
+  return earlier;
+}
+
+std::string RefileEarlierRows(const std::filesystem::path& csv,
+                              const std::vector<std::string>& header, const EarlierRows& earlier,
+                              const std::string& trace) {
+  auto column = [&header](const char* name) {
+    auto it = std::find(header.begin(), header.end(), name);
+    return it == header.end() ? -1 : static_cast<int>(it - header.begin());
+  };
+  std::string stamp;
+  for (char c : earlier.timestamp) {
+    if (c != '-' && c != ':') stamp += c;
+  }
+  // Unique: two runs replaced within one second get "-2", "-3", ... (as their traces' names do),
+  // so that refiling one never writes over the other's rows.
+  std::set<std::string> keys;
+  std::error_code ec;
+  if (std::filesystem::exists(csv, ec)) {
+    const CsvTable table = ReadCsvFile(csv);
+    if (const int at = table.Column("key"); at >= 0) {
+      for (const auto& row : table.rows)
+        if (static_cast<size_t>(at) < row.size()) keys.insert(row[static_cast<size_t>(at)]);
+    }
+  }
+  const std::string base_key = earlier.rows.empty()
+                                   ? std::string()
+                                   : earlier.rows.front()[static_cast<size_t>(column("key"))] +
+                                         ";replaced=" + (stamp.empty() ? "?" : stamp);
+  std::string key = base_key;
+  for (int n = 2; keys.count(key) > 0 && n < 1000; ++n)
+    key = fmt::format("{}-{}", base_key, n);
+  std::vector<std::vector<std::string>> rows = earlier.rows;
+  for (auto& row : rows) {
+    row[static_cast<size_t>(column("key"))] = key;
+    if (!trace.empty() && column("trace") >= 0) row[static_cast<size_t>(column("trace"))] = trace;
+  }
+  MergeCsvRows(csv, header, "key", rows);
+  return key;
 }
 
 Progress::Progress(CampaignSystem& system, size_t total)

@@ -76,6 +76,25 @@ CsvMergeResult MergeCampaignRows(const std::filesystem::path& csv,
                                  const std::vector<std::vector<std::string>>& rows,
                                  const std::string& label, CampaignSystem& system);
 
+// The ok rows of `key` in a campaign CSV (probes.csv, ladder.csv) run with other parameters (the
+// `params` column) than `params`: what a successful run of `key` would replace. A parameter
+// outside the key (a default edited in the sweep file) changes `params` but not the key.
+struct EarlierRows {
+  std::vector<std::vector<std::string>> rows;   // one cell per `header` column
+  std::string params, build, timestamp, trace;  // of the first row ("" when absent)
+};
+EarlierRows FindEarlierRowsOfOtherParams(const std::filesystem::path& csv,
+                                         const std::vector<std::string>& header,
+                                         const std::string& key, const std::string& params);
+
+// Files `earlier` under the key "<key>;replaced=<its timestamp, 20241004T000000Z>" ("-2", "-3",
+// ... appended when the CSV has that key already), and, when
+// `trace` is not empty, with that trace file name, so the run that replaces its key does not
+// drop them. Returns the new key.
+std::string RefileEarlierRows(const std::filesystem::path& csv,
+                              const std::vector<std::string>& header, const EarlierRows& earlier,
+                              const std::string& trace);
+
 // "[3/8] cap1700: 41 s elapsed, about 68 s left" on stderr, only when it is a terminal.
 class Progress {
  public:

@@ -9,49 +9,13 @@
 #include <sstream>
 #include <stdexcept>
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <sys/file.h>
-#include <unistd.h>
 
 #include "gpuroof/format/csv_line.h"
 #include "gpuroof/format/output_file.h"
 #include "gpuroof/model/errors.h"
 
 namespace gpuroof {
-
-namespace {
-
-// Holds an exclusive flock for its lifetime. The lock is taken on the results folder itself
-// (Linux locks folders as it locks files): the CSV is replaced by rename, so a lock on its inode
-// would guard nothing, and a separate lock file would be left behind in the results.
-class FileLock {
- public:
-  explicit FileLock(const std::filesystem::path& folder) {
-    fd_ = open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd_ < 0) {
-      throw InputError(folder.string(),
-                       std::string("cannot open to lock: ") + std::strerror(errno));
-    }
-    while (flock(fd_, LOCK_EX) != 0) {
-      if (errno == EINTR) continue;
-      std::string reason = std::strerror(errno);
-      close(fd_);
-      throw InputError(folder.string(), "cannot lock: " + reason);
-    }
-  }
-  ~FileLock() {
-    flock(fd_, LOCK_UN);
-    close(fd_);
-  }
-  FileLock(const FileLock&) = delete;
-  FileLock& operator=(const FileLock&) = delete;
-
- private:
-  int fd_ = -1;
-};
-
-}  // namespace
 
 int CsvTable::Column(std::string_view column) const {
   auto it = std::find(header.begin(), header.end(), column);
@@ -174,7 +138,8 @@ CsvMergeResult MergeCsvRows(const std::filesystem::path& path,
     throw std::logic_error("MergeCsvRows: failures_keep_ok_rows needs a status column");
   const size_t status = static_cast<size_t>(status_it - header.begin());
   std::filesystem::path folder = path.parent_path().empty() ? "." : path.parent_path();
-  FileLock lock(folder);
+  // The CSV is replaced by rename: the lock is on the results folder (output_file.h).
+  const FolderLock lock(folder);
   const std::optional<std::string> old_text = ReadFileText(path);
   CsvTable table = old_text ? ParseCsv(*old_text, path.string()) : CsvTable{};
   RequireHeader(path, table, header);

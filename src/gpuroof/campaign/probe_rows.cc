@@ -105,10 +105,21 @@ std::vector<std::string> ProbeCells(const ProbeRow& row) {
 }
 
 std::vector<ProbeRow> AnalyzeProbeTrace(const std::filesystem::path& trace_path,
-                                        const std::string& window, const ProbeRow& row) {
+                                        const std::string& window, const ProbeRow& row,
+                                        ProbeNotes* notes) {
   ReadOptions read_options;
   read_options.detail = ReadDetail::kFull;  // stream identity, for the stream count
   Trace trace = ReadTrace(trace_path, read_options);
+  if (notes != nullptr) {
+    *notes = ProbeNotes{};
+    const Diagnostics& diagnostics = trace.diagnostics;
+    if (diagnostics.records_skipped() > 0) {
+      notes->trace.push_back("the trace reader " + diagnostics.Summary());
+      notes->data_loss = diagnostics.has_data_loss();
+    }
+    for (const std::string& note : diagnostics.notes())
+      notes->trace.push_back(note);
+  }
   EngineLoadOptions options;
   options.window = ParseWindowSpec(window);
   if (row.units) {
@@ -138,6 +149,13 @@ std::vector<ProbeRow> AnalyzeProbeTrace(const std::filesystem::path& trace_path,
     auto it = streams.find(device.device_id);
     out.streams = it == streams.end() ? 0 : it->second;
     rows.push_back(std::move(out));
+    if (notes != nullptr) {
+      std::vector<std::string> said;
+      for (const std::string* note : {&device.window.note, &device.units_note}) {
+        if (!note->empty()) said.push_back(*note);
+      }
+      notes->devices.push_back(std::move(said));
+    }
   }
   return rows;
 }

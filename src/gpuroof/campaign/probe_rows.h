@@ -45,11 +45,25 @@ struct ProbeRow {
 const std::vector<std::string>& ProbesHeader();
 std::vector<std::string> ProbeCells(const ProbeRow& row);
 
+// What `gpuroof analyze` would say about a probe trace besides its figures.
+struct ProbeNotes {
+  // The reader's skipped records (its one-line summary with counts and reasons) and its notes
+  // (zero-length ops kept, fallbacks): the same on every device's row.
+  std::vector<std::string> trace;
+  // Per row of AnalyzeProbeTrace's result: the device's window note (ops outside the window,
+  // with their count and busy time; devices left out) and its units note.
+  std::vector<std::vector<std::string>> devices;
+  // The reader skipped records that held GPU work (Severity::kDataLoss or worse): the figures
+  // may miss work, so the rows are not quotable.
+  bool data_loss = false;
+};
+
 // The engine figures and roofline of every device of `trace`, through the same pipeline as
 // `gpuroof analyze` (ReadTrace, ComputeEngineLoad, ComputeRoofline). `row` supplies the
-// identifying columns copied into every device's row. Throws InputError when the trace cannot be
-// read or analysed.
+// identifying columns copied into every device's row. What analyze would say beside the figures
+// goes to `notes` when given. Throws InputError when the trace cannot be read or analysed.
 std::vector<ProbeRow> AnalyzeProbeTrace(const std::filesystem::path& trace,
-                                        const std::string& window, const ProbeRow& row);
+                                        const std::string& window, const ProbeRow& row,
+                                        ProbeNotes* notes = nullptr);
 
 }  // namespace gpuroof

@@ -143,6 +143,9 @@ ProfiledRun RunNsysProfiler(const SweepSpec& spec, const PlannedRun& planned,
   partial_rep += ".nsys-rep";
   std::filesystem::path rep = results / (planned.file_stem + ".nsys-rep");
   std::filesystem::path trace = results / (planned.file_stem + ".sqlite");
+  // {trace} is the temporary name the export writes, as with profiler "command": a command that
+  // writes there never touches the published trace of an earlier run.
+  std::filesystem::path partial_sqlite = PartialPath(results, planned.file_stem, ".sqlite");
   // Kernels and copies only: CPU sampling and context-switch tracing add overhead the figures do
   // not need.
   std::vector<std::string> argv = {nsys,
@@ -152,14 +155,15 @@ ProfiledRun RunNsysProfiler(const SweepSpec& spec, const PlannedRun& planned,
                                    "--cpuctxsw=none",
                                    "--force-overwrite=true",
                                    "--output=" + partial_base.string()};
-  for (std::string& arg : ExpandArgv(spec, planned, trace, results))
+  for (std::string& arg : ExpandArgv(spec, planned, partial_sqlite, results))
     argv.push_back(std::move(arg));
-  ProcessResult profiled = runner.Run({argv, workdir, ExpandEnv(spec, planned, trace, results)});
+  ProcessResult profiled =
+      runner.Run({argv, workdir, ExpandEnv(spec, planned, partial_sqlite, results)});
+  Discard(partial_sqlite);  // whatever the command wrote at {trace}: the export writes it afresh
   ProfiledRun run =
       ExpectWritten(profiled, partial_rep, "nsys profile",
                     "nsys profile succeeded but wrote no report (did the command use CUDA?)");
   if (!run.error.empty()) return run;
-  std::filesystem::path partial_sqlite = PartialPath(results, planned.file_stem, ".sqlite");
   ProcessResult exported =
       runner.Run({{nsys, "export", "--type", "sqlite", "--force-overwrite", "true", "--output",
                    partial_sqlite.string(), partial_rep.string()},
@@ -204,16 +208,20 @@ ProfiledRun RunRecordProfiler(const SweepSpec& spec, const PlannedRun& planned,
   }
   const std::filesystem::path trace = results / (planned.file_stem + ".sqlite");
   const recorder::RecordScratch scratch(trace);
+  // {trace} is a temporary name, as with profiler "command": the recorder writes the trace, and
+  // a command that writes there itself never touches the published trace of an earlier run.
+  const std::filesystem::path partial = PartialPath(results, planned.file_stem, ".sqlite");
   std::vector<std::pair<std::string, std::string>> env =
       recorder::RecorderEnvironment(*library, scratch.OutputPattern(), spec.record_nvtx);
   // The recorder's variables win over the sweep file's: it must write where we collect.
-  for (auto& [name, value] : ExpandEnv(spec, planned, trace, results)) {
+  for (auto& [name, value] : ExpandEnv(spec, planned, partial, results)) {
     // An init-capture, not [&]: clang before 16 cannot capture a structured binding.
     if (std::none_of(env.begin(), env.end(),
                      [&key = name](const auto& kv) { return kv.first == key; }))
       env.emplace_back(std::move(name), std::move(value));
   }
-  ProcessResult result = runner.Run({ExpandArgv(spec, planned, trace, results), workdir, env});
+  ProcessResult result = runner.Run({ExpandArgv(spec, planned, partial, results), workdir, env});
+  Discard(partial);
   ThrowIfTerminated();  // the scratch folder goes with `scratch`
   if (result.exit_code != 0) return Failed(result, "the command");
   run.wall_ns = result.wall_ns;

@@ -53,6 +53,13 @@ std::map<std::string, std::string> ParseOverrides(const SweepSpec& spec,
     if (spec.defaults.count(name) == 0) {
       throw InputError("--set", fmt::format("'{}' is not a parameter of {}", name, spec.source));
     }
+    if (auto grid = spec.grid_origins.find(name); grid != spec.grid_origins.end()) {
+      // Grid labels name the grid's values ("a_frames-100"): one value for all would run
+      // duplicates under labels that name values not used.
+      throw InputError("--set", fmt::format("'{}' is a [grid] parameter ({}): the grid's labels "
+                                            "name its values; edit the grid list instead",
+                                            name, grid->second));
+    }
     out[name] = text.substr(equals + 1);
   }
   return out;

@@ -3,7 +3,9 @@
 #include <map>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include "gpuroof/campaign/bench_runner.h"
 #include "gpuroof/campaign/csv_store.h"
 #include "gpuroof/campaign/guards.h"
 #include "gpuroof/campaign/manifest.h"
@@ -25,20 +27,40 @@ std::string JoinWarnings(const std::vector<std::string>& warnings) {
   return out;
 }
 
-// The ok rows of this build already in probes.csv: key -> the params they were run with.
-std::map<std::string, std::string> FinishedKeys(const std::filesystem::path& probes,
-                                                const std::string& build) {
+// The ok rows of this build already in probes.csv: key -> the params they were run with and
+// their trace's file name.
+struct FinishedRows {
+  std::string params;
+  std::string trace;
+};
+std::map<std::string, FinishedRows> FinishedKeys(const std::filesystem::path& probes,
+                                                 const std::string& build) {
   CsvTable table = ReadCsvFile(probes);
-  std::map<std::string, std::string> keys;
+  std::map<std::string, FinishedRows> keys;
   int key = table.Column("key");
   int row_build = table.Column("build");
   int status = table.Column("status");
   int params = table.Column("params");
-  if (key < 0 || row_build < 0 || status < 0 || params < 0) return keys;
+  int trace = table.Column("trace");
+  if (key < 0 || row_build < 0 || status < 0 || params < 0 || trace < 0) return keys;
   for (const auto& row : table.rows) {
-    if (row[row_build] == build && row[status] == "ok") keys[row[key]] = row[params];
+    if (row[row_build] == build && row[status] == "ok") keys[row[key]] = {row[params], row[trace]};
   }
   return keys;
+}
+
+// "<stem>.earlier-<20241004T000000Z>[-N]<rest>" for an earlier trace "<stem><rest>" whose rows a
+// run with other parameters replaces (a name that exists already is never written over: the
+// caller tries the next N).
+std::string EarlierTraceName(const std::string& trace, const std::string& stem,
+                             const std::string& timestamp, int n = 1) {
+  std::string stamp;
+  for (char c : timestamp) {
+    if (c != '-' && c != ':') stamp += c;
+  }
+  const std::string rest = trace.rfind(stem, 0) == 0 ? trace.substr(stem.size()) : "";
+  return stem + ".earlier-" + (stamp.empty() ? "unknown" : stamp) +
+         (n > 1 ? fmt::format("-{}", n) : "") + rest;
 }
 
 }  // namespace
@@ -56,9 +78,12 @@ SweepOutcome RunSweep(const CampaignSession& session, bool resume, CampaignSyste
   CheckSweepResultsFiles(session);
   RemoveStalePartialFiles(session.results,
                           [&system](const std::string& line) { system.message(line); });
-  WriteFileAtomically(session.results / "env.json", RenderEnvJson(session.env));
-  std::map<std::string, std::string> finished;
+  std::map<std::string, FinishedRows> finished;
   if (resume) finished = FinishedKeys(probes, session.env.build);
+  const std::string unidentified = BuildNotIdentifiedReason(session.env.build);
+  // env.json describes the session that ran the rows: a sweep that runs nothing (a --resume
+  // that skips every configuration) leaves the earlier one as it is.
+  bool env_written = false;
   std::vector<std::string> session_warnings = session.warnings;
   if (spec.window == "all") {
     std::string warning =
@@ -75,7 +100,24 @@ SweepOutcome RunSweep(const CampaignSession& session, bool resume, CampaignSyste
     ThrowIfTerminated();
     const PlannedRun& run = session.plan.runs[i];
     if (auto done = finished.find(run.key); done != finished.end()) {
-      if (done->second == run.params) {
+      const bool trace_there = done->second.trace.empty() ||
+                               std::filesystem::exists(session.results / done->second.trace);
+      if (done->second.params != run.params) {
+        system.message(fmt::format(
+            "gpuroof: note: --resume: {} has rows for build {} run with other parameters ({}; "
+            "now {}); running it again",
+            run.label, session.env.build, done->second.params, run.params));
+      } else if (!unidentified.empty()) {
+        system.message(fmt::format(
+            "gpuroof: note: --resume: {} has rows for build {}, but that name does not identify "
+            "one build ({}): they may come from other code; running it again",
+            run.label, session.env.build, unidentified));
+      } else if (!trace_there) {
+        system.message(fmt::format(
+            "gpuroof: note: --resume: {} has rows for build {}, but their trace {} is gone; "
+            "running it again",
+            run.label, session.env.build, done->second.trace));
+      } else {
         system.message(
             fmt::format("gpuroof: note: --resume: {} already has rows for build {}; "
                         "skipped",
@@ -83,10 +125,22 @@ SweepOutcome RunSweep(const CampaignSession& session, bool resume, CampaignSyste
         ++outcome.skipped;
         continue;
       }
+    }
+    if (!env_written) {
+      WriteFileAtomically(session.results / "env.json", RenderEnvJson(session.env));
+      env_written = true;
+    }
+    // Rows of this key run with other parameters (a default edited outside the key): a success
+    // replaces them under the key, so they and their trace are filed under another name.
+    const EarlierRows earlier =
+        FindEarlierRowsOfOtherParams(probes, ProbesHeader(), run.key, run.params);
+    if (!earlier.rows.empty()) {
       system.message(fmt::format(
-          "gpuroof: note: --resume: {} has rows for build {} run with other parameters ({}; "
-          "now {}); running it again",
-          run.label, session.env.build, done->second, run.params));
+          "gpuroof: note: {}: probes.csv has {} row(s) of key {} run with other parameters ({}; "
+          "now {}; build {}, {}); when this run succeeds they are kept under another key{}",
+          run.label, earlier.rows.size(), run.key, earlier.params, run.params,
+          earlier.build.empty() ? "?" : earlier.build, earlier.timestamp,
+          earlier.trace.empty() ? "" : ", and their trace under another name"));
     }
     progress.Starting(i, run.label);
     ProbeRow base;
@@ -111,11 +165,48 @@ SweepOutcome RunSweep(const CampaignSession& session, bool resume, CampaignSyste
     // The trace is analysed under its temporary name: one that cannot be read never replaces an
     // earlier good trace.
     std::vector<ProbeRow> rows;
+    ProbeNotes notes;
+    // The earlier trace of other parameters, moved away once the new trace proved readable (and
+    // moved back when the run fails after all): path moved -> its new path.
+    std::vector<std::pair<std::filesystem::path, std::filesystem::path>> moved;
+    std::vector<std::string> keep_failures;
     auto analyse = [&](const std::filesystem::path& trace) {
-      rows = AnalyzeProbeTrace(trace, spec.window, base);
+      rows = AnalyzeProbeTrace(trace, spec.window, base, &notes);
+      if (earlier.trace.empty()) return;
+      std::vector<std::string> names = {earlier.trace};
+      if (spec.profiler == ProfilerKind::kNsys) names.push_back(run.file_stem + ".nsys-rep");
+      for (const std::string& name : names) {
+        const std::filesystem::path from = session.results / name;
+        std::error_code ec;
+        if (!std::filesystem::exists(from, ec)) continue;
+        // Two replaced runs of one second: "<stem>.earlier-<time>-2<rest>", and so on.
+        std::filesystem::path to =
+            session.results / EarlierTraceName(name, run.file_stem, earlier.timestamp);
+        for (int n = 2; std::filesystem::exists(to, ec) && n < 1000; ++n) {
+          to = session.results / EarlierTraceName(name, run.file_stem, earlier.timestamp, n);
+        }
+        if (std::filesystem::exists(to, ec)) {
+          keep_failures.push_back(fmt::format("{} exists", to.filename().string()));
+          continue;
+        }
+        std::filesystem::rename(from, to, ec);
+        if (ec) {
+          keep_failures.push_back(
+              fmt::format("cannot rename {}: {}", from.filename().string(), ec.message()));
+          continue;
+        }
+        moved.emplace_back(from, to);
+      }
     };
     ProfiledRun profiled =
         RunProfiled(spec, run, session.results, session.workdir, system.runner, analyse);
+    if (!profiled.ok) {
+      for (const auto& [from, to] : moved) {
+        std::error_code ec;
+        if (!std::filesystem::exists(from, ec)) std::filesystem::rename(to, from, ec);
+      }
+      moved.clear();
+    }
     base.profiled_wall_s = static_cast<double>(profiled.wall_ns) / 1e9;
     if (!profiled.warnings.empty()) {
       for (const std::string& warning : profiled.warnings) {
@@ -126,11 +217,58 @@ SweepOutcome RunSweep(const CampaignSession& session, bool resume, CampaignSyste
       base.quotable = false;
     }
     if (profiled.ok) {
-      for (ProbeRow& row : rows) {
-        row.trace = profiled.trace.filename().string();
+      // What analyze says of the trace beside its figures: skipped records (data loss makes the
+      // rows not quotable), reader notes, ops outside the window, devices left out.
+      const std::string trace_name = profiled.trace.filename().string();
+      std::vector<std::string> trace_notes = notes.trace;
+      if (notes.data_loss && !trace_notes.empty()) {
+        trace_notes.front() +=
+            ": GPU work is missing from the figures, so the rows are not quotable";
+      }
+      for (size_t n = 0; n < trace_notes.size(); ++n) {
+        const bool loss = n == 0 && notes.data_loss;
+        system.message(fmt::format("gpuroof: {}: {}: {}: {}", loss ? "warning" : "note", run.label,
+                                   trace_name, trace_notes[n]));
+      }
+      for (size_t r = 0; r < rows.size(); ++r) {
+        ProbeRow& row = rows[r];
+        std::vector<std::string> row_warnings = warnings;
+        row_warnings.insert(row_warnings.end(), trace_notes.begin(), trace_notes.end());
+        if (r < notes.devices.size()) {
+          for (const std::string& note : notes.devices[r]) {
+            const std::string text = fmt::format("device {}: {}", row.device, note);
+            system.message(fmt::format("gpuroof: note: {}: {}", run.label, text));
+            row_warnings.push_back(text);
+          }
+        }
+        row.trace = trace_name;
         row.profiled_wall_s = base.profiled_wall_s;
-        row.warnings = base.warnings;
-        row.quotable = base.quotable;
+        row.warnings = JoinWarnings(row_warnings);
+        row.quotable = base.quotable && !notes.data_loss;
+      }
+      if (!earlier.rows.empty()) {
+        std::string kept_trace;
+        for (const auto& [from, to] : moved) {
+          if (from.filename().string() == earlier.trace) kept_trace = to.filename().string();
+        }
+        // A trace that could not be moved was written over: its rows must not name the new one.
+        const std::string key = RefileEarlierRows(
+            probes, ProbesHeader(), earlier,
+            kept_trace.empty() && !earlier.trace.empty() ? "(written over)" : kept_trace);
+        std::vector<Artifact> kept;
+        for (const auto& [from, to] : moved)
+          kept.push_back({to, to.extension() == ".nsys-rep" ? "nsys-rep" : "trace"});
+        RecordArtifacts(session.results, kept,
+                        fmt::format("{} (earlier parameters: {})", run.label, earlier.params),
+                        earlier.build, produced_by, earlier.timestamp);
+        system.message(fmt::format(
+            "gpuroof: note: {}: the {} earlier row(s) of parameters {} are kept in probes.csv "
+            "under key {}{}{}",
+            run.label, earlier.rows.size(), earlier.params, key,
+            kept_trace.empty() ? "" : fmt::format(", their trace as {}", kept_trace),
+            keep_failures.empty()
+                ? ""
+                : fmt::format(" (not kept, so replaced: {})", fmt::join(keep_failures, "; "))));
       }
     }
     if (!profiled.ok) {

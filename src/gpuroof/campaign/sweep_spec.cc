@@ -132,6 +132,7 @@ class SpecParser {
     if (spec_.argv.empty() || spec_.argv[0].empty()) Fail(*argv, "argv must name a program");
     if (const toml::node* workdir = command->get("workdir")) {
       spec_.workdir = String(*workdir, "workdir");
+      spec_.workdir_origin = Origin(*workdir);
     }
     if (const toml::node* env = command->get("env")) {
       if (!env->is_table()) Fail(*env, "env must be a table of NAME = \"value\"");
@@ -170,8 +171,10 @@ class SpecParser {
   void ParseConfigurations(const toml::table& root, bool have_grid) {
     const toml::node* list = root.get("configurations");
     if (list == nullptr && have_grid) {
-      // The grid alone makes the configurations: one base for it to expand.
-      spec_.configurations.push_back({"", {}, source_ + ":1"});
+      // The grid alone makes the configurations: one base for it to expand, at the grid's line
+      // (what a problem with a label it makes points at).
+      const toml::node* grid = root.get("grid");
+      spec_.configurations.push_back({"", {}, Origin(*grid)});
       return;
     }
     if (list == nullptr) {
@@ -255,6 +258,7 @@ class SpecParser {
                                     configuration.label));
         }
       }
+      spec_.grid_origins[key] = Origin(*values);
       axes.emplace_back(key, std::move(texts));
     }
     CheckGridSize(grid, axes);
@@ -272,7 +276,8 @@ class SpecParser {
         }
         configuration.label = label;
         if (!labels.insert(label).second) {
-          throw InputError(base.origin, fmt::format("the grid makes label '{}' twice", label));
+          // The grid's values make the collision: its line, not the configuration's.
+          throw InputError(Origin(grid), fmt::format("the grid makes label '{}' twice", label));
         }
         expanded.push_back(std::move(configuration));
         size_t a = axes.size();

@@ -42,12 +42,16 @@ struct SweepSpec {
   std::vector<std::string> argv;  // templates with {param} placeholders
   std::vector<std::string> argv_origins;
   std::string workdir = ".";
+  std::string workdir_origin;  // "file:line" of workdir; "" when not given
   std::vector<std::pair<std::string, std::string>> env;  // additions; values are templates
   std::string env_origin;
 
   std::vector<std::string> parameter_order;  // as written
   std::map<std::string, std::string> defaults;
   std::vector<SweepConfiguration> configurations;
+  // [grid] parameters -> "file:line" of their list: labels name their values, so --set refuses
+  // them.
+  std::map<std::string, std::string> grid_origins;
 
   std::string units;  // template, e.g. "{frames}"; empty: no units
   std::string units_origin;

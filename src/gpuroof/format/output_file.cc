@@ -9,6 +9,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -108,6 +109,24 @@ void WriteFileAtomically(const std::filesystem::path& requested, std::string_vie
     unlink(temp.c_str());
     throw InputError(shown, "cannot write output: " + reason);
   }
+}
+
+FolderLock::FolderLock(const std::filesystem::path& folder) {
+  fd_ = open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd_ < 0) {
+    throw InputError(folder.string(), std::string("cannot open to lock: ") + std::strerror(errno));
+  }
+  while (flock(fd_, LOCK_EX) != 0) {
+    if (errno == EINTR) continue;
+    std::string reason = std::strerror(errno);
+    close(fd_);
+    throw InputError(folder.string(), "cannot lock: " + reason);
+  }
+}
+
+FolderLock::~FolderLock() {
+  flock(fd_, LOCK_UN);
+  close(fd_);
 }
 
 }  // namespace gpuroof

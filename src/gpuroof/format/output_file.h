@@ -12,4 +12,19 @@ namespace gpuroof {
 // Throws InputError naming `path`.
 void WriteFileAtomically(const std::filesystem::path& path, std::string_view content);
 
+// Holds an exclusive flock on a folder for its lifetime (Linux locks folders as it locks files),
+// for a read-modify-write of a file in it that WriteFileAtomically replaces: a lock on the file's
+// inode would guard nothing once the file is renamed over, and a lock file would be left behind.
+// Throws InputError naming the folder when it cannot be opened or locked.
+class FolderLock {
+ public:
+  explicit FolderLock(const std::filesystem::path& folder);
+  ~FolderLock();
+  FolderLock(const FolderLock&) = delete;
+  FolderLock& operator=(const FolderLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
 }  // namespace gpuroof

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <iterator>
 #include <string>
 
 namespace gpuroof {
@@ -87,8 +88,14 @@ std::optional<Engine> EngineFromName(std::string_view name) {
 
 bool IsCollectiveKernelName(std::string_view name) {
   if (name.starts_with("void ")) name.remove_prefix(5);
-  return StartsWithIgnoringCase(name, "nccl") || StartsWithIgnoringCase(name, "rccl") ||
-         StartsWithIgnoringCase(name, "msccl") || NamesACollectiveOperation(name);
+  // NVSHMEM's own kernels (nvshmemi_*, nvshmemx_*) as well. DeepEP's all-to-all kernels are
+  // named dispatch/combine inside its namespaces, which an nsys short name drops: no rule here
+  // would class them alike in every command (docs/metrics.md says so).
+  constexpr std::string_view kCollectivePrefixes[] = {"nccl", "rccl", "msccl", "nvshmem"};
+  return std::any_of(
+             std::begin(kCollectivePrefixes), std::end(kCollectivePrefixes),
+             [&](std::string_view prefix) { return StartsWithIgnoringCase(name, prefix); }) ||
+         NamesACollectiveOperation(name);
 }
 
 bool EngineMovesBytes(Engine engine) {

@@ -163,6 +163,10 @@ struct Trace {
   // empty when the trace has no API calls. Read with ReadOptions::all_api_calls: every runtime
   // and driver call, those that launched nothing with correlation 0 (nsys) or their own id.
   std::vector<ApiCall> api_calls;
+  // Kineto, read without all_api_calls: the launch calls whose correlation id names no traced op
+  // (the capture ended before their GPU records came, or the launch failed), kept apart so that
+  // api_calls stays "the launches". nsys keeps such calls in api_calls. By start, unsorted.
+  std::vector<ApiCall> calls_without_op;
   // Read instead of api_calls with ReadScope::launch_ends_only: the same calls (the launches), cut
   // down to LaunchEnd, in the same order.
   std::vector<LaunchEnd> launch_ends;

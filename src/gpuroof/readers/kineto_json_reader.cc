@@ -1115,7 +1115,15 @@ bool LooksLikeJson(std::string_view head) {
   if (head.substr(0, 3) == "\xEF\xBB\xBF") head.remove_prefix(3);
   while (!head.empty() && IsSpace(head.front()))
     head.remove_prefix(1);
-  return !head.empty() && (head.front() == '{' || head.front() == '[');
+  if (head.empty()) return false;
+  if (head.front() == '{') return true;
+  if (head.front() != '[') return false;
+  // A trace as a bare array holds event objects: '[' then '{' (or ']'). A TOML table header
+  // ("[grid]") or an INI section is no trace.
+  head.remove_prefix(1);
+  while (!head.empty() && IsSpace(head.front()))
+    head.remove_prefix(1);
+  return head.empty() || head.front() == '{' || head.front() == ']';
 }
 
 bool IsKinetoJsonFile(const std::filesystem::path& path) {

@@ -17,6 +17,7 @@
 #include "gpuroof/model/errors.h"
 #include "gpuroof/model/scalar_read.h"
 #include "gpuroof/model/time_limits.h"
+#include "gpuroof/readers/kineto_launch_processes.h"
 
 namespace gpuroof {
 
@@ -124,237 +125,22 @@ bool IsLegacyStep(KinetoEventKind kind, std::string_view name) {
   return kind == KinetoEventKind::kOther && name.substr(0, 13) == "ProfilerStep#";
 }
 
-// Whether a call can be the one that launched a GPU op: with every call kept (ReadScope::
-// all_api_calls), a cudaStreamSynchronize or aten::item carries a correlation id too.
+// The calls that can be the one that launched a GPU op, in their order: with every call kept
+// (ReadScope::all_api_calls), a cudaStreamSynchronize or aten::item carries a correlation id too.
 template <typename Call>
-bool LaunchesGpuWork(const Trace& trace, const Call& call) {
-  if constexpr (std::is_same_v<Call, ApiCall>) {
-    return CanLaunchGpuWork(trace.strings.Get(call.name));
-  } else {
-    return true;  // ParsedLaunchEnd: only launch calls are kept
+std::vector<const Call*> LaunchCallsOf([[maybe_unused]] const Trace& trace,
+                                       const std::vector<Call>& calls) {
+  std::vector<const Call*> launches;
+  launches.reserve(calls.size());
+  for (const Call& call : calls) {
+    if constexpr (std::is_same_v<Call, ApiCall>) {
+      if (!CanLaunchGpuWork(trace.strings.Get(call.name))) continue;
+    }  // ParsedLaunchEnd: only launch calls are kept
+    launches.push_back(&call);
   }
+  return launches;
 }
 
-// Orders calls sorted by correlation against a correlation id, both ways (std::equal_range).
-struct ByCorrelation {
-  template <typename Call>
-  bool operator()(const Call* call, uint32_t c) const {
-    return call->correlation < c;
-  }
-  template <typename Call>
-  bool operator()(uint32_t c, const Call* call) const {
-    return c < call->correlation;
-  }
-};
-
-// How the ops whose correlation id several processes' launch calls have were placed.
-struct ProcessPlacement {
-  int64_t by_stream = 0;  // the only process that launched other ops onto their stream
-  int64_t by_fit = 0;     // the process that could have launched most such ops of their device
-  int64_t by_time = 0;    // the call that started last but not after the op started
-  // Ops nothing tells the process of: on a stream no process launched other ops onto, on a
-  // device where no one process alone could have launched most such ops (merged ranks whose
-  // calls all precede the ops). Left unjoined rather than given by time, which picks the wrong
-  // rank whenever one host runs ahead of another.
-  int64_t undecided = 0;
-};
-
-// Several host processes in one file (merged ranks, a multi-process capture): CUPTI counts
-// correlation ids per process, so one id may name calls of several processes, and a GPU row
-// carries the device, not the process. Each op gets the process of its call (`all_calls` sorted
-// by correlation, then process; only calls that can launch GPU work count): the one process with
-// a launch call of its id; else, when one process alone launched the stream's other ops (by ids
-// only it has), that process; else, on a stream no process voted for, the process whose calls
-// could have launched most such ops of the device (started no later), when one alone could; else,
-// on a stream several processes launched onto, or when one call of the id not given yet alone
-// started no later than the op, op by op in start order, the process of the call of that id that
-// started last but not after the op did (the earliest call when none did); else the op is left
-// unjoined and counted (ProcessPlacement::undecided). While an id has no more ops
-// than calls, each call is given to one op at most (a graph launch, which launches several, makes
-// more ops than calls). Host order is not assumed to be GPU order: each op looks at its own start
-// only. A stream launched onto by several processes is split, one stream per process (nsys keys
-// streams by process too).
-template <typename Call>
-ProcessPlacement AssignLaunchingProcesses(Trace& trace, const std::vector<Call>& all_calls) {
-  constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();
-  constexpr uint64_t kSeveral = kNone - 1;  // process keys are below 2^33
-  std::vector<const Call*> calls;
-  calls.reserve(all_calls.size());
-  for (const Call& call : all_calls) {
-    if (LaunchesGpuWork(trace, call)) calls.push_back(&call);
-  }
-  auto calls_of = [&calls](uint32_t correlation) {
-    return std::equal_range(calls.begin(), calls.end(), correlation, ByCorrelation{});
-  };
-  using OpRef = std::pair<size_t, size_t>;  // (block, row)
-  std::vector<std::vector<uint64_t>> op_process(trace.blocks.size());
-  std::vector<uint64_t> voter(trace.streams.size(), kNone);  // kSeveral: more than one process
-  std::map<uint32_t, std::vector<OpRef>> ambiguous;          // by correlation id
-  for (size_t b = 0; b < trace.blocks.size(); ++b) {
-    const ActivityBlock& block = trace.blocks[b];
-    op_process[b].assign(block.correlation.size(), kNone);
-    for (size_t i = 0; i < block.correlation.size(); ++i) {
-      if (block.correlation[i] == 0) continue;
-      auto [first, last] = calls_of(block.correlation[i]);
-      if (first == last) continue;
-      const uint64_t process = (*first)->process_id;
-      if (process != (*std::prev(last))->process_id) {
-        ambiguous[block.correlation[i]].emplace_back(b, i);
-        continue;
-      }
-      op_process[b][i] = process;
-      uint64_t& stream_voter = voter[block.stream[i]];
-      if (stream_voter == kNone) {
-        stream_voter = process;
-      } else if (stream_voter != process) {
-        stream_voter = kSeveral;
-      }
-    }
-  }
-  ProcessPlacement placed;
-  auto start_of = [&trace](const OpRef& op) { return trace.blocks[op.first].start_ns[op.second]; };
-  // Ops on streams no process voted for (every id of their ops is shared, as in merged SPMD
-  // ranks): per device, the process whose calls could have launched (started no later than) most
-  // of them, when one alone could. One process per device is the usual layout; votes say more.
-  std::map<int32_t, std::map<uint64_t, int64_t>> fits;
-  auto unvoted_device = [&](const OpRef& op) -> std::optional<int32_t> {
-    const uint32_t s = trace.blocks[op.first].stream[op.second];
-    if (voter[s] != kNone) return std::nullopt;
-    return trace.streams[s].device_id;
-  };
-  for (const auto& [correlation, ops] : ambiguous) {
-    auto [first, last] = calls_of(correlation);
-    for (const OpRef& op : ops) {
-      const std::optional<int32_t> device = unvoted_device(op);
-      if (!device) continue;
-      uint64_t counted = kNone;  // calls are sorted by process: each process once per op
-      for (auto call = first; call != last; ++call) {
-        if ((*call)->start_ns > start_of(op) || (*call)->process_id == counted) continue;
-        counted = (*call)->process_id;
-        ++fits[*device][counted];
-      }
-    }
-  }
-  // The process that could have launched most, when one alone could; `taken` processes (those a
-  // device went to already: one process per device is the usual layout) are not candidates.
-  auto most_fitting = [](const std::map<uint64_t, int64_t>& counts,
-                         const std::set<uint64_t>& taken) {
-    int64_t most = 0;
-    uint64_t best = kNone;
-    for (const auto& [process, count] : counts) {
-      if (taken.count(process) > 0) continue;
-      if (count > most) {
-        most = count;
-        best = process;
-      } else if (count == most) {
-        best = kNone;
-      }
-    }
-    return best;
-  };
-  std::map<int32_t, uint64_t> best_fit;
-  std::set<uint64_t> taken;
-  for (const auto& [device, counts] : fits) {
-    if (const uint64_t best = most_fitting(counts, {}); best != kNone) {
-      best_fit[device] = best;
-      taken.insert(best);
-    }
-  }
-  // A device whose processes tie may be decided once the others took theirs (merged ranks: each
-  // rank's calls precede every device's ops, but one device was told apart by an op).
-  for (const auto& [device, counts] : fits) {
-    if (best_fit.count(device) > 0) continue;
-    if (const uint64_t best = most_fitting(counts, taken); best != kNone) best_fit[device] = best;
-  }
-  for (auto& [correlation, ops] : ambiguous) {
-    std::stable_sort(ops.begin(), ops.end(),
-                     [&](const OpRef& a, const OpRef& b) { return start_of(a) < start_of(b); });
-    auto [first, last] = calls_of(correlation);
-    const auto call_count = static_cast<size_t>(last - first);
-    const bool one_op_per_call = ops.size() <= call_count;
-    std::vector<bool> used(call_count, false);
-    // The call of `process` (kNone: any) that started last but not after `start`, else the
-    // earliest; with one_op_per_call, among the calls not given yet.
-    auto pick = [&](uint64_t process, int64_t start) -> std::optional<size_t> {
-      std::optional<size_t> fit;
-      std::optional<size_t> earliest;
-      for (size_t k = 0; k < call_count; ++k) {
-        const Call& call = *first[k];
-        if ((process != kNone && call.process_id != process) || (one_op_per_call && used[k]))
-          continue;
-        if (call.start_ns <= start && (!fit || call.start_ns > first[*fit]->start_ns)) fit = k;
-        if (!earliest || call.start_ns < first[*earliest]->start_ns) earliest = k;
-      }
-      return fit ? fit : earliest;
-    };
-    auto place = [&](const OpRef& op, size_t k) {
-      op_process[op.first][op.second] = first[k]->process_id;
-      used[k] = true;
-    };
-    std::vector<OpRef> by_time;
-    for (const OpRef& op : ops) {
-      const uint32_t s = trace.blocks[op.first].stream[op.second];
-      std::optional<size_t> k;
-      if (voter[s] != kNone && voter[s] != kSeveral) {
-        if ((k = pick(voter[s], start_of(op)))) ++placed.by_stream;
-      } else if (const std::optional<int32_t> device = unvoted_device(op)) {
-        auto fit = best_fit.find(*device);
-        if (fit != best_fit.end() && (k = pick(fit->second, start_of(op)))) ++placed.by_fit;
-      }
-      if (k) {
-        place(op, *k);
-      } else {
-        by_time.push_back(op);
-      }
-    }
-    // Calls of the id not given yet that started no later than `start`.
-    auto open_calls = [&](int64_t start) {
-      size_t n = 0;
-      for (size_t k = 0; k < call_count; ++k)
-        n += (!one_op_per_call || !used[k]) && first[k]->start_ns <= start ? 1 : 0;
-      return n;
-    };
-    for (const OpRef& op : by_time) {
-      // By time among processes known to share the op's stream, or when one call alone is left
-      // that could have launched it; else nothing tells.
-      std::optional<size_t> k;
-      if (voter[trace.blocks[op.first].stream[op.second]] == kSeveral ||
-          open_calls(start_of(op)) == 1) {
-        k = pick(kNone, start_of(op));
-      }
-      if (k) {
-        place(op, *k);
-        ++placed.by_time;
-      } else {
-        ++placed.undecided;
-      }
-    }
-  }
-  // One stream per (stream, process): the first process keeps the stream's index.
-  std::vector<std::optional<uint64_t>> owner(trace.streams.size());
-  std::map<std::pair<uint32_t, uint64_t>, uint32_t> split;
-  for (size_t b = 0; b < trace.blocks.size(); ++b) {
-    ActivityBlock& block = trace.blocks[b];
-    for (size_t i = 0; i < op_process[b].size(); ++i) {
-      const uint64_t process = op_process[b][i];
-      if (process == kNone) continue;
-      const uint32_t s = block.stream[i];
-      if (!owner[s]) owner[s] = process;
-      if (*owner[s] == process) continue;
-      auto [it, inserted] =
-          split.try_emplace({s, process}, static_cast<uint32_t>(trace.streams.size()));
-      if (inserted) {
-        StreamInfo info = trace.streams[s];
-        info.process_id = process;
-        trace.streams.push_back(info);
-      }
-      block.stream[i] = it->second;
-    }
-  }
-  for (size_t s = 0; s < owner.size(); ++s)
-    trace.streams[s].process_id = owner[s].value_or(0);
-  return placed;
-}
 }  // namespace
 
 bool KinetoTraceBuilder::IsUsed(KinetoEventKind kind, std::string_view name) const {
@@ -759,7 +545,11 @@ std::vector<Call> KinetoTraceBuilder::JoinLaunchCalls(std::vector<MappedChunk<Ca
     for (const Call& call : calls) {
       while (op != op_correlations.end() && *op < call.correlation)
         ++op;
-      if (op != op_correlations.end() && *op == call.correlation) calls[kept++] = call;
+      if (op != op_correlations.end() && *op == call.correlation) {
+        calls[kept++] = call;
+      } else if constexpr (std::is_same_v<Call, ApiCall>) {
+        trace_.calls_without_op.push_back(call);  // analyses say which ranges made them
+      }
     }
     calls.resize(kept);
     // Most launch calls launched a traced op; when most did not, the spare room goes back.
@@ -775,6 +565,12 @@ std::vector<Call> KinetoTraceBuilder::JoinLaunchCalls(std::vector<MappedChunk<Ca
       ShiftByBaseTime(call.start_ns);
       ShiftByBaseTime(call.end_ns);
     }
+    if constexpr (std::is_same_v<Call, ApiCall>) {
+      for (ApiCall& call : trace_.calls_without_op) {
+        ShiftByBaseTime(call.start_ns);
+        ShiftByBaseTime(call.end_ns);
+      }
+    }
   }
 
   bool one_process = std::all_of(calls.begin(), calls.end(), [&](const Call& call) {
@@ -784,7 +580,8 @@ std::vector<Call> KinetoTraceBuilder::JoinLaunchCalls(std::vector<MappedChunk<Ca
     const uint64_t only_process = calls.empty() ? 0 : calls[0].process_id;
     for (StreamInfo& stream : trace_.streams)
       stream.process_id = only_process;
-  } else if (const ProcessPlacement placed = AssignLaunchingProcesses(trace_, calls);
+  } else if (const ProcessPlacement placed =
+                 AssignLaunchingProcesses(trace_, LaunchCallsOf(trace_, calls));
              placed.by_stream + placed.by_fit + placed.by_time + placed.undecided > 0) {
     trace_.diagnostics.Note(fmt::format(
         "{} GPU op(s) carry a correlation id that calls of several host processes have: {} given "

@@ -64,13 +64,24 @@ Trace ReadTrace(const std::filesystem::path& path, const ReadOptions& options) {
     static_cast<ReadScope&>(kineto_options) = options;
     return ReadKinetoJson(path, kineto_options);
   }
+  const Format format = Sniff(path);
+  const std::string name = path.filename().string();
+  if (format != Format::kNsysSqlite && format != Format::kNsysReport &&
+      std::filesystem::file_size(path, ec) > 0 && !ec &&
+      (name.ends_with(".json") || name.ends_with(".json.gz"))) {
+    // Named like a Kineto trace, and no nsys file either (the content decides, whatever the
+    // name): "not an SQLite database" would send the user the wrong way.
+    throw InputError(path.string(),
+                     "is named like a Kineto JSON trace but does not start like one (a JSON "
+                     "object, or an array of event objects, after any whitespace)");
+  }
   NsysReadOptions nsys_options;
   static_cast<ReadScope&>(nsys_options) = options;
   nsys_options.threads = options.threads;
   nsys_options.kernels_only = options.kernels_only;
   nsys_options.memory_kinds = options.memory_kinds;
   nsys_options.demangled_names = options.demangled_names;
-  switch (Sniff(path)) {
+  switch (format) {
     case Format::kNsysSqlite:
       return ReadNsysSqlite(path, nsys_options);
     case Format::kNsysReport: {

@@ -86,6 +86,20 @@ std::string RenderOverlapText(const EngineOverlap& overlap, const DeviceLoad& de
                        HumanDurationNs(static_cast<double>(comm->comm_busy_ns)), share,
                        HumanDurationNs(static_cast<double>(comm->exposed_ns())));
   }
+  if (device.window.work != nullptr && device.outside_in_span_ops > 0) {
+    // A work window: the lines above see the range's own ops only.
+    const int64_t idle = device.window.length_ns() - device.span_all_busy_ns;
+    out +=
+        WrapLine(fmt::format("  these lines see the work of range {} only: {} other op(s) ran {} "
+                             "of the window; with them the GPU was idle {} ({:.2f} %), and "
+                             "communication under their compute counts as exposed here",
+                             device.window.resolved, device.outside_in_span_ops,
+                             HumanDurationNs(static_cast<double>(device.outside_in_span_busy_ns)),
+                             HumanDurationNs(static_cast<double>(idle)),
+                             DutyPercent(idle, device.window).value_or(0.0)),
+                 TextTableOptions{}.max_width) +
+        "\n";
+  }
   return out + "\n";
 }
 
@@ -640,6 +654,12 @@ std::string RenderAnalyzeJson(const AnalyzeReport& report) {
         }
         json.EndArray();
         json.Key("idle_ns").Int(overlap.idle_ns);
+        if (device.window.work != nullptr) {
+          // A work window: the figures above see the range's ops only; the others in it.
+          json.Key("other_ops_in_window").Int(device.outside_in_span_ops);
+          json.Key("other_ops_busy_ns").Int(device.outside_in_span_busy_ns);
+          json.Key("idle_all_ops_ns").Int(device.window.length_ns() - device.span_all_busy_ns);
+        }
         if (std::optional<CommOverlap> comm = CommOverlapOf(overlap)) {
           json.Key("comm_hidden_ns").Int(comm->hidden_ns);
           json.Key("comm_exposed_ns").Int(comm->exposed_ns());

@@ -50,6 +50,9 @@ std::string MetricLabel(const MetricComparison& m) {
     case MetricLevel::kEngineTotal:
       label = fmt::format("engine {} busy (whole profile)", m.name);
       break;
+    case MetricLevel::kKernelTotal:
+      label = "compute kernel time (baseline mix)";
+      break;
   }
   if (!m.gated) label += " (report)";
   return label;
@@ -80,7 +83,8 @@ std::string SideValue(const MetricComparison& m, const std::optional<SideSummary
 
 std::string SideValueWithSpread(const MetricComparison& m, const std::optional<SideSummary>& side) {
   std::string value = SideValue(m, side);
-  if (!side || side->n < 2 || m.method == "exact") return value;
+  if (!side || side->n < 2 || m.method == "exact" || m.level == MetricLevel::kKernelTotal)
+    return value;
   return fmt::format("{} ±{:.1f}%", value, 100.0 * side->iqr_rel / 2.0);
 }
 

@@ -19,7 +19,7 @@ struct LevelJson {
   std::string_view unit;
 };
 
-constexpr std::array<LevelJson, 10> kLevelJson = {{
+constexpr std::array<LevelJson, 11> kLevelJson = {{
     {MetricLevel::kIteration, "iteration", "ns"},
     {MetricLevel::kGpuBusy, "gpu-busy", "ns"},
     {MetricLevel::kCopyBusy, "copy-busy", "ns"},
@@ -30,8 +30,9 @@ constexpr std::array<LevelJson, 10> kLevelJson = {{
     {MetricLevel::kLaunches, "launches", "count"},
     {MetricLevel::kBytes, "bytes", "bytes"},
     {MetricLevel::kEngineTotal, "engine-total", "ns"},
+    {MetricLevel::kKernelTotal, "kernel-total", "ns"},
 }};
-static_assert(kLevelJson.size() == static_cast<size_t>(MetricLevel::kEngineTotal) + 1,
+static_assert(kLevelJson.size() == static_cast<size_t>(MetricLevel::kKernelTotal) + 1,
               "every level has a row");
 
 // The level's row; "?" for a value the table lacks (one cast from a bad integer).
@@ -74,6 +75,15 @@ void WriteProfiles(JsonWriter& json, const std::vector<ProfileSummary>& profiles
     json.Key("steady_iterations").UInt(p.steady_iterations);
     json.Key("warmup_dropped").UInt(p.warmup_dropped);
     json.Key("attribution").String(p.attribution);
+    if (p.has_iterations) {
+      // GPU work no iteration was given: in no metric (docs/metrics.md, "Outside the iterations").
+      json.Key("outside_iterations").BeginObject();
+      json.Key("ops").UInt(p.outside_ops);
+      json.Key("kernel_ns").Double(p.outside_kernel_ns);
+      json.Key("between_ops").UInt(p.between_ops);
+      json.Key("between_kernel_ns").Double(p.between_kernel_ns);
+      json.EndObject();
+    }
     WriteStringArrayJson(json, "warnings", p.warnings);
     json.EndObject();
   }

@@ -36,12 +36,18 @@ std::vector<TableColumn> FindingColumns(bool with_steps = true) {
   };
 }
 
-// "3-7 (worst 5)": the steps a finding's instances fell in; "" without steps.
+// "3-7 (worst 5)": the steps a finding's instances fell in, by their own numbers where the steps
+// are a numbered family ("550-554 (worst 553)" for ProfilerStep#550..#554), else by position;
+// "" without steps.
 std::string StepsCell(const Finding& f) {
   if (!f.per_step || f.per_step->worst_step == 0) return "";
   const FindingPerStep& s = *f.per_step;
-  if (s.first_step == s.last_step) return fmt::format("{}", s.first_step);
-  return fmt::format("{}-{} (worst {})", s.first_step, s.last_step, s.worst_step);
+  const bool numbered = s.worst_number >= 0;
+  const int64_t first = numbered ? s.first_number : s.first_step;
+  const int64_t last = numbered ? s.last_number : s.last_step;
+  const int64_t worst = numbered ? s.worst_number : s.worst_step;
+  if (s.first_step == s.last_step) return fmt::format("{}", first);
+  return fmt::format("{}-{} (worst {})", first, last, worst);
 }
 
 }  // namespace
@@ -50,7 +56,15 @@ std::string PerStepLine(const FindingPerStep& s) {
   std::string line =
       fmt::format("  per step: {} over {} step{} ({})", HumanDurationNs(s.cost_per_step_ns),
                   s.steps, s.steps == 1 ? "" : "s", s.steps_label);
-  if (s.worst_step > 0) {
+  if (s.worst_step > 0 && s.worst_number >= 0 && s.first_step == s.last_step) {
+    line += fmt::format("; in 1 step, {}#{} ({})", s.family, s.worst_number,
+                        HumanDurationNs(static_cast<double>(s.worst_step_cost_ns)));
+  } else if (s.worst_step > 0 && s.worst_number >= 0) {
+    line += fmt::format("; in {} step{}, {}#{} to #{}, worst {}#{} ({})", s.steps_with_cost,
+                        s.steps_with_cost == 1 ? "" : "s", s.family, s.first_number, s.last_number,
+                        s.family, s.worst_number,
+                        HumanDurationNs(static_cast<double>(s.worst_step_cost_ns)));
+  } else if (s.worst_step > 0) {
     line += fmt::format("; in {} step{}, {} to {}, worst step {} ({})", s.steps_with_cost,
                         s.steps_with_cost == 1 ? "" : "s", s.first_step, s.last_step, s.worst_step,
                         HumanDurationNs(static_cast<double>(s.worst_step_cost_ns)));
@@ -150,6 +164,18 @@ void WriteFindingJson(JsonWriter& json, const Finding& f) {
     json.Key("first").Int(s.first_step);
     json.Key("last").Int(s.last_step);
     json.Key("worst").Int(s.worst_step);
+    // The steps' own numbers (ProfilerStep#553: 553) of first/last/worst; null when the steps
+    // are not a numbered family (first/last/worst stay 1-based positions).
+    for (const auto& [key, number] :
+         {std::pair{"first_number", s.first_number}, std::pair{"last_number", s.last_number},
+          std::pair{"worst_number", s.worst_number}}) {
+      json.Key(key);
+      if (number >= 0) {
+        json.Int(number);
+      } else {
+        json.Null();
+      }
+    }
     json.Key("worst_cost_ns").Int(s.worst_step_cost_ns);
     json.Key("outside_ns").Int(s.outside_steps_ns);
     json.EndObject();

@@ -203,6 +203,20 @@ std::vector<std::string> RangeSummaryNotes(const RangeSummary& summary) {
     }
   }
   for (const RangeGroup& group : summary.groups) {
+    if (group.overlapping_instances == 0) continue;
+    notes.push_back(fmt::format(
+        "note: {}: each gets the GPU work it holds, so that work is counted once per instance in "
+        "gpu ops and the per-instance figures (analyze --units-from nvtx: counts only the "
+        "outermost)",
+        OverlappingInstancesText(static_cast<size_t>(group.overlapping_instances),
+                                 static_cast<size_t>(group.cpu.count), "'" + group.name + "'")));
+  }
+  for (const RangeGroup& group : summary.groups) {
+    if (!group.launches_without_op_note.empty()) {
+      notes.push_back("note: " + group.launches_without_op_note);
+    }
+  }
+  for (const RangeGroup& group : summary.groups) {
     if (group.devices < 2) continue;
     notes.push_back(fmt::format(
         "note: '{}': its work ran on {} devices: the engine figures add their busy time; the "
@@ -289,6 +303,8 @@ std::string RenderRangesJson(const RangesReport& report) {
       json.Key("method").String(MethodName(group.method));
       json.Key("scope").String(RangeScopeName(group.scope));
       json.Key("other_thread_ops").Int(group.other_thread_ops);
+      json.Key("overlapping_instances").Int(group.overlapping_instances);
+      json.Key("launches_without_gpu_op").Int(group.launches_without_op);
       json.Key("instances").Int(cpu.count);
       WriteDurationJson(json, cpu);
       json.Key("gpu_ops").Int(group.gpu_ops);

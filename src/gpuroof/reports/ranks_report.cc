@@ -161,9 +161,15 @@ std::vector<std::string> OutsideStepsNotes(const RankSetAnalysis& analysis) {
     const RankSummary& rank = analysis.ranks[r];
     if (rank.ops_outside_steps == 0 && rank.busy_outside_steps_ns == 0) continue;
     if (notes.size() < 8) {
-      notes.push_back(fmt::format("rank {}: {} op(s) ({} busy) lie outside the steps, not counted",
-                                  analysis.ids[r], rank.ops_outside_steps,
-                                  FormatDurationNs(rank.busy_outside_steps_ns)));
+      // No op wholly outside, yet busy time outside: ops that cross a step's edge.
+      notes.push_back(
+          rank.ops_outside_steps == 0
+              ? fmt::format("rank {}: {} of busy time lies outside the steps, in ops that cross a "
+                            "step's edge; not counted",
+                            analysis.ids[r], FormatDurationNs(rank.busy_outside_steps_ns))
+              : fmt::format("rank {}: {} op(s) ({} busy) lie outside the steps, not counted",
+                            analysis.ids[r], rank.ops_outside_steps,
+                            FormatDurationNs(rank.busy_outside_steps_ns)));
       continue;
     }
     ++more_ranks;

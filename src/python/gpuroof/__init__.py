@@ -192,12 +192,53 @@ def _read_text(path):
         return f.read()
 
 
+def _skip_summary(diagnostics):
+    """A JSON ``diagnostics`` object as the CLI words it (Diagnostics::Summary): "read N records,
+    used M, skipped K (2 end before start in TABLE; ...)"."""
+    line = (f"read {diagnostics.get('records_read')} records, used "
+            f"{diagnostics.get('records_used')}, skipped {diagnostics.get('records_skipped')}")
+    skips = "; ".join(f"{s.get('count')} {s.get('reason')} in {s.get('table')}"
+                      for s in diagnostics.get("skipped") or [])
+    return f"{line} ({skips})" if skips else line
+
+
+def _report_notes(report):
+    """What a CLI-backed call's JSON says besides its figures, worded as the CLI's stderr lines
+    without their "gpuroof: warning:"/"gpuroof: note:" prefix: per input its skipped records
+    (as Diagnostics::Summary) and the reader's notes; per result its window note and its
+    ``notes`` (findings); the report's own ``warnings`` and ``notes`` (ranks, compare)."""
+    notes = []
+    if "results" in report:  # api, launches, findings: the inputs' diagnostics
+        for entry in report.get("inputs") or []:
+            if not isinstance(entry, dict):
+                continue
+            path = entry.get("path")
+            diagnostics = entry.get("diagnostics") or {}
+            if diagnostics.get("records_skipped"):
+                notes.append(f"{path}: {_skip_summary(diagnostics)}")
+            notes += [f"{path}: {note}" for note in diagnostics.get("notes") or []]
+    for result in report.get("results") or []:
+        trace = result.get("trace")
+        window = result.get("window")
+        if isinstance(window, dict) and window.get("note"):
+            where = f"device {result['device']}: " if "device" in result else ""
+            notes.append(f"{trace}: {where}{window['note']}")
+        notes += [f"{trace}: {note}" for note in result.get("notes") or []
+                  if isinstance(note, str)]
+    for key in ("warnings", "notes"):
+        value = report.get(key)
+        if isinstance(value, list):
+            notes += [str(note) for note in value]
+    return notes
+
+
 class CompareResult(Result):
     """`gpuroof compare`: ``mode``, ``verdict``, ``exit_code``, ``metrics`` (a DataFrame),
-    ``to_markdown()``, ``to_dict()`` (gpuroof.compare/1), ``text`` (what the CLI prints)."""
+    ``to_markdown()``, ``to_dict()`` (gpuroof.compare/1), ``text`` (what the CLI prints),
+    ``notes`` (the report's ``warnings``, also given as GpuroofWarning)."""
 
     def __init__(self, report, markdown, text, exit_code, mode="gate", verdict=None):
-        super().__init__(report)
+        super().__init__(report, _report_notes(report))
         self._markdown = markdown
         self.text = text
         self.exit_code = exit_code
@@ -310,7 +351,9 @@ def compare(baseline=None, current=None, iteration_range=None, profiles=None, ep
             return CompareResult({}, "", text, exit_code, "gate")
         report = _json.loads(_read_text(json_path))
         markdown_text = _read_text(markdown_path) if markdown_path in written else ""
-    return CompareResult(report, markdown_text, text, exit_code)
+    result = CompareResult(report, markdown_text, text, exit_code)
+    _warn_all(result.notes)
+    return result
 
 
 def _stamp(path):
@@ -354,16 +397,41 @@ def report(traces, output=None, **options):
 
 class CommandResult(Result):
     """A CLI command's JSON result (``to_dict()``) run in-process, with its ``exit_code`` (0; 1
-    for ``findings`` when a ``fail_on`` rule fired)."""
+    for ``findings`` when a ``fail_on`` rule fired) and ``notes``: what the JSON says besides
+    the figures (skipped records, reader notes, window notes, the rules' notes, the report's
+    warnings and notes), each also given as a GpuroofWarning."""
 
     def __init__(self, report, exit_code):
-        super().__init__(report)
+        super().__init__(report, _report_notes(report))
         self.exit_code = exit_code
+
+
+def _strict_failures(report):
+    """The CLI's --strict messages for the inputs of an api/launches/findings report that lost
+    records (a skip whose severity is not "info"), one per input."""
+    failures = []
+    for entry in report.get("inputs") or []:
+        diagnostics = (entry or {}).get("diagnostics") or {}
+        skips = diagnostics.get("skipped") or []
+        if not any(s.get("severity") != "info" and s.get("count") for s in skips):
+            continue
+        failures.append(f"{entry.get('path')}: --strict: {diagnostics.get('records_skipped')} "
+                        f"record(s) could not be used ({_skip_summary(diagnostics)})")
+    return failures
 
 
 def _json_command(command, traces, options, result=CommandResult):
     """`gpuroof COMMAND TRACES --format json -o TMP [options]` in-process, as a CommandResult:
-    the command writes its JSON to a file of this call's own, read back here."""
+    the command writes its JSON to a file of this call's own, read back here.
+
+    ``strict`` is one thing in every call (docs/python.md, "strict"): the result is returned,
+    whole, and ``exit_code`` is 1 when a trace lost records (ranks: or was not analysed). The
+    CLI's api/launches/findings --strict stop at the first such trace (an error, exit 1), so for
+    them --strict is not passed: the lost records are found in the JSON's diagnostics."""
+    options = dict(options)
+    strict_here = command != "ranks" and options.get("strict")
+    if strict_here:
+        options["strict"] = False
     paths = _paths(traces)
     with _tempfile.TemporaryDirectory(prefix="gpuroof-") as folder:
         out = _os.path.join(folder, command + ".json")
@@ -372,7 +440,15 @@ def _json_command(command, traces, options, result=CommandResult):
         if not _os.path.exists(out):
             raise InputError(f"{command}: exit code {exit_code} and no result written")
         text = _read_text(out)
-    return result(_json.loads(text), exit_code)
+    answer = result(_json.loads(text), exit_code)
+    if strict_here:
+        failures = _strict_failures(answer._report)
+        if failures:
+            answer.notes += failures
+            answer.exit_code = max(answer.exit_code, 1)
+    if not options.get("quiet"):
+        _warn_all(answer.notes, stacklevel=4)
+    return answer
 
 
 def api(traces, window=None, threads=None, strict=False, quiet=False):

@@ -52,7 +52,7 @@ def _is_table(value):
 # without rows leaves it out. Columns not listed (a newer CLI's) are typed by their values.
 _LEAD = "trace:o device:i device_name:o"
 _WINDOW = ("window.policy:o window.spec:o window.start_ns:i window.end_ns:i window.length_ns:i "
-           "window.note:o")
+           "window.note:o ?window.range:o")
 _STREAM = "?stream.stream_id:i ?stream.context_id:i ?stream.process_id:i"
 _DURATION = ("total_ns:i mean_ns:f median_ns:f min_ns:i max_ns:i stddev_ns:f p95_ns:f "
              "p99_ns:f")
@@ -69,7 +69,8 @@ _DECLARED = {
                    "bottleneck.busy_ns:I bottleneck.roofline_us_per_unit:f "
                    "bottleneck.roofline_units_per_s:f reading:o ?overlap.engines:o "
                    "?overlap.intersection_ns:o ?overlap.idle_ns:i ?overlap.comm_hidden_ns:i "
-                   "?overlap.comm_exposed_ns:i",
+                   "?overlap.comm_exposed_ns:i ?overlap.other_ops_in_window:i "
+                   "?overlap.other_ops_busy_ns:i ?overlap.idle_all_ops_ns:i",
     },
     "gpuroof.kernels/1": {
         "kernels": f"{_LEAD} key:o name:o engine:o instances:i {_DURATION} sum_share_pct:f "
@@ -101,7 +102,8 @@ _DECLARED = {
                    "gap_total_ns:i gap_share_pct:f",
     },
     "gpuroof.ranges/1": {
-        "ranges": "trace:o name:o side:o method:o scope:o other_thread_ops:i instances:i "
+        "ranges": "trace:o name:o side:o method:o scope:o other_thread_ops:i "
+                  "overlapping_instances:i launches_without_gpu_op:i instances:i "
                   + " ".join("duration." + c for c in _DURATION.split())
                   + " gpu_ops:i instances_with_gpu_work:i engines:o bottleneck:o "
                     "roofline_ns_per_instance:f",
@@ -130,7 +132,8 @@ _DECLARED = {
         # cost_per_step_ns is a mean over steps (a double), null without steps.
         "findings": "trace:o id:o title:o device:i cost_ns:i count:i cost_per_step_ns:f "
                     "?steps.label:o ?steps.count:I ?steps.with_cost:I ?steps.first:I "
-                    "?steps.last:I ?steps.worst:I ?steps.worst_cost_ns:I ?steps.outside_ns:I "
+                    "?steps.last:I ?steps.worst:I ?steps.first_number:I ?steps.last_number:I "
+                    "?steps.worst_number:I ?steps.worst_cost_ns:I ?steps.outside_ns:I "
                     "evidence:o advice:o examples:o",
         "results": "trace:o below_min_cost:i steps:o notes:o",
     },

@@ -215,6 +215,92 @@ TEST(EngineLoad, UnitsFromNvtxRangesInTheWindow) {
   EXPECT_THROW(ComputeEngineLoad(trace, options), InputError);
 }
 
+// Nested instances of one name (an outer `forward` with two inner ones, in each of 4 steps) and
+// the same range on a second thread: only the outermost instances are units, and a note counts
+// the others. Each inner range launches one 100 ns kernel: 4 forwards of 200 ns, not 12 of 66.7.
+TEST(EngineLoad, OnlyOutermostInstancesOfANvtxRangeAreUnits) {
+  std::vector<Op> ops;
+  for (int64_t step = 0; step < 4; ++step) {
+    ops.push_back({Engine::kKernel, 10000 + 1000 * step, 10100 + 1000 * step});
+    ops.push_back({Engine::kKernel, 10200 + 1000 * step, 10300 + 1000 * step});
+  }
+  Trace trace = MakeTrace(ops);
+  for (int64_t step = 0; step < 4; ++step) {
+    const int64_t t = 1000 * step;
+    AddRange(trace, "forward", t, t + 500, 1);
+    AddRange(trace, "forward", t + 100, t + 200, 1);
+    AddRange(trace, "forward", t + 300, t + 400, 1);
+    AddRange(trace, "forward", t + 1, t + 501, 2);  // the same range on another thread
+    testing::AddLaunch(trace, static_cast<size_t>(2 * step), 1, t + 150);
+    testing::AddLaunch(trace, static_cast<size_t>(2 * step + 1), 1, t + 350);
+  }
+  EngineLoadOptions options;
+  options.units = ParseUnitsFrom("nvtx:forward");
+  std::vector<DeviceLoad> loads = ComputeEngineLoad(trace, options);
+  ASSERT_EQ(loads.size(), 1u);
+  ASSERT_TRUE(loads[0].units.has_value());
+  EXPECT_EQ(*loads[0].units, 4);
+  EXPECT_EQ(loads[0].engine(Engine::kKernel).busy_ns, 800);
+  EXPECT_NE(loads[0].units_note.find("12 of 16 instance(s) of range 'forward' lie inside or "
+                                     "overlap another instance of it"),
+            std::string::npos)
+      << loads[0].units_note;
+  EXPECT_NE(loads[0].units_note.find("only the outermost count as units"), std::string::npos);
+}
+
+// Step 1's all-reduce [800, 1100) runs under step 2's forward kernel [1000, 1300). Step 1's work
+// window [0, 1100) holds its kernel [0, 500) and the all-reduce; step 2's kernel is another op in
+// the window: 100 ns of it there, and with it the GPU was idle [500, 800) only, 300 ns.
+TEST(EngineLoad, AWorkWindowCountsTheOtherOpsThatRanInIt) {
+  Trace trace = MakeTrace({{Engine::kKernel, 0, 500, 0, 1, 0, "fwd"},
+                           {Engine::kKernel, 800, 1100, 0, 2, 0, "ncclAllReduce"},
+                           {Engine::kKernel, 1000, 1300, 0, 1, 0, "fwd"}});
+  ClassifyCollectiveKernels(trace);
+  AddRange(trace, "ProfilerStep#1", 0, 400, 1);
+  AddRange(trace, "ProfilerStep#2", 400, 800, 1);
+  testing::AddLaunch(trace, 0, 1, 10);
+  testing::AddLaunch(trace, 1, 1, 300);
+  testing::AddLaunch(trace, 2, 1, 500);
+  EngineLoadOptions options;
+  options.window = ParseWindowSpec("nvtx:ProfilerStep#1");
+  std::vector<DeviceLoad> loads = ComputeEngineLoad(trace, options);
+  ASSERT_EQ(loads.size(), 1u);
+  EXPECT_EQ(loads[0].window.start_ns, 0);
+  EXPECT_EQ(loads[0].window.end_ns, 1100);
+  EXPECT_EQ(loads[0].any_busy_ns, 800);
+  EXPECT_EQ(loads[0].outside_in_span_ops, 1);
+  EXPECT_EQ(loads[0].outside_in_span_busy_ns, 100);
+  EXPECT_EQ(loads[0].span_all_busy_ns, 800);
+}
+
+// A family with CPU instances and one GPU-timeline copy that was not joined to its CPU range:
+// the copy is no unit of its own (as in ranks and findings), and the note says so.
+TEST(EngineLoad, GpuTimelineCopiesBesideCpuInstancesAreNoUnits) {
+  Trace trace = MakeTrace({{Engine::kKernel, 100, 600}, {Engine::kKernel, 1100, 1600}});
+  AddRange(trace, "ProfilerStep#1", 0, 1000, 1);
+  AddRange(trace, "ProfilerStep#2", 1000, 2000, 1);
+  AddRange(trace, "ProfilerStep#1", 99, 700);
+  for (NvtxRange& range : trace.nvtx_ranges) {
+    if (range.start_ns == 99) {
+      range.on_gpu = true;
+      range.device_id = 0;
+    }
+  }
+  testing::AddLaunch(trace, 0, 1, 10);
+  testing::AddLaunch(trace, 1, 1, 1010);
+  EngineLoadOptions options;
+  options.units = ParseUnitsFrom("nvtx:ProfilerStep");
+  std::vector<DeviceLoad> loads = ComputeEngineLoad(trace, options);
+  ASSERT_EQ(loads.size(), 1u);
+  ASSERT_TRUE(loads[0].units.has_value());
+  EXPECT_EQ(*loads[0].units, 2);
+  EXPECT_EQ(loads[0].engine(Engine::kKernel).busy_ns, 1000);
+  EXPECT_NE(loads[0].units_note.find("1 GPU-timeline instance(s) of range 'ProfilerStep#*' left "
+                                     "out"),
+            std::string::npos)
+      << loads[0].units_note;
+}
+
 TEST(EngineLoad, ZeroUnitsInTheWindowIsAnError) {
   Trace trace = MakeTrace(
       {{Engine::kKernel, 0, 10, 0, 7, 0, "frame"}, {Engine::kKernel, 100, 110, 0, 7, 0, "other"}});

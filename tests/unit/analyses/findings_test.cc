@@ -604,6 +604,103 @@ TEST_F(FindingsTest, IterationRangeNamesTheStepsAndNoStepsMeansNoPerStep) {
   EXPECT_FALSE(Find(plain, "sync-call")->per_step.has_value());
 }
 
+// One nsys capture of two processes (ranks): pid 1 drives device 0, pid 2 device 1; each has
+// steps ProfilerStep#10 and #11, the second rank's 50 ns later (so they overlap the first
+// device's window), and kSyncNsys's two syncs (the first leaves its device idle 400 ns in step
+// #10). By hand, per device: 2 steps of its own (not 4), sync-call cost 400 ns, 200 ns per step,
+// in step #10 only; 2 of the 4 step instances left out, and said.
+constexpr const char* kTwoRanks = R"(
+gpu 1 "G"
+api start=100 end=200 corr=1 pid=1 tid=1 name=cudaLaunchKernel_v7000
+kernel start=300 end=1300 corr=1 pid=1 dev=0 name=k
+api start=250 end=1400 corr=2 pid=1 tid=1 name=cudaDeviceSynchronize_v3020
+api start=1500 end=1600 corr=3 pid=1 tid=1 name=cudaLaunchKernel_v7000
+kernel start=1700 end=2700 corr=3 pid=1 dev=0 name=k
+nvtx start=0 end=1500 text="ProfilerStep#10" pid=1 tid=1
+nvtx start=1500 end=3000 text="ProfilerStep#11" pid=1 tid=1
+api start=150 end=250 corr=11 pid=2 tid=2 name=cudaLaunchKernel_v7000
+kernel start=350 end=1350 corr=11 pid=2 dev=1 name=k
+api start=300 end=1450 corr=12 pid=2 tid=2 name=cudaDeviceSynchronize_v3020
+api start=1550 end=1650 corr=13 pid=2 tid=2 name=cudaLaunchKernel_v7000
+kernel start=1750 end=2750 corr=13 pid=2 dev=1 name=k
+nvtx start=50 end=1550 text="ProfilerStep#10" pid=2 tid=2
+nvtx start=1550 end=3050 text="ProfilerStep#11" pid=2 tid=2
+)";
+
+TEST_F(FindingsTest, EachDeviceTakesTheStepsOfItsOwnProcess) {
+  FindingsResult result = ComputeFindings(Nsys(kTwoRanks), Options());
+  EXPECT_EQ(result.steps_label, "'ProfilerStep#*' (4 instances)");
+  int syncs = 0;
+  for (const Finding& finding : result.findings) {
+    if (finding.id != "sync-call") continue;
+    ++syncs;
+    SCOPED_TRACE(finding.device_id);
+    EXPECT_EQ(finding.cost_ns, 400);
+    ASSERT_TRUE(finding.per_step.has_value());
+    const FindingPerStep& s = *finding.per_step;
+    EXPECT_EQ(s.steps, 2);
+    EXPECT_DOUBLE_EQ(s.cost_per_step_ns, 200.0);
+    EXPECT_EQ(s.steps_with_cost, 1);
+    EXPECT_EQ(s.worst_step, 1);  // the position among the device's own steps
+    EXPECT_EQ(s.worst_number, 10);
+    EXPECT_EQ(s.first_number, 10);
+    EXPECT_EQ(s.last_number, 10);
+    EXPECT_EQ(s.family, "ProfilerStep");
+    EXPECT_NE(s.steps_label.find("2 of them left out: another process's, not the one driving "
+                                 "device " +
+                                 std::to_string(finding.device_id)),
+              std::string::npos)
+        << s.steps_label;
+  }
+  EXPECT_EQ(syncs, 2);
+  int said = 0;
+  for (const std::string& note : result.notes) {
+    if (note.find("2 of them left out: another process's") != std::string::npos) ++said;
+  }
+  EXPECT_EQ(said, 2);
+}
+
+// Two processes launch onto device 0 and both have steps: the steps of the one that launched
+// most of its ops (pid 1: 2 of 3) are kept, as `ranks` does; device 1 (pid 2 only) keeps pid 2's.
+TEST_F(FindingsTest, ASharedDeviceKeepsTheStepsOfTheProcessThatLaunchedMostOfItsOps) {
+  std::string description = kTwoRanks;
+  description += "api start=2000 end=2010 corr=14 pid=2 tid=2 name=cudaLaunchKernel_v7000\n";
+  description += "kernel start=2800 end=2810 corr=14 pid=2 dev=0 name=k\n";
+  FindingsResult result = ComputeFindings(Nsys(description), Options());
+  const Finding* sync = nullptr;
+  for (const Finding& finding : result.findings) {
+    if (finding.id == "sync-call" && finding.device_id == 0) sync = &finding;
+  }
+  ASSERT_NE(sync, nullptr);
+  ASSERT_TRUE(sync->per_step.has_value());
+  EXPECT_EQ(sync->per_step->steps, 2);
+  EXPECT_DOUBLE_EQ(sync->per_step->cost_per_step_ns, 200.0);
+  EXPECT_NE(sync->per_step->steps_label.find("those of process"), std::string::npos)
+      << sync->per_step->steps_label;
+}
+
+// Steps without a number of their own are named by position; numbered ones by their number.
+TEST_F(FindingsTest, StepsAreNamedByTheirNumberOnlyWhenEveryStepHasOne) {
+  FindingsResult numbered = ComputeFindings(Nsys(std::string(kSyncNsys) + kStepsTail), Options());
+  const Finding* sync = Find(numbered, "sync-call");
+  ASSERT_NE(sync, nullptr);
+  ASSERT_TRUE(sync->per_step.has_value());
+  EXPECT_EQ(sync->per_step->worst_number, 2);
+  EXPECT_EQ(sync->per_step->family, "ProfilerStep");
+
+  std::string description = std::string(kSyncNsys) + kStepsTail;
+  description += "nvtx start=0 end=3000 text=iter\nnvtx start=3000 end=4500 text=iter\n";
+  FindingsOptions options = Options();
+  options.iteration_range = "iter";
+  FindingsResult plain = ComputeFindings(Nsys(description), options);
+  sync = Find(plain, "sync-call");
+  ASSERT_NE(sync, nullptr);
+  ASSERT_TRUE(sync->per_step.has_value());
+  EXPECT_EQ(sync->per_step->worst_step, 1);
+  EXPECT_EQ(sync->per_step->worst_number, -1);
+  EXPECT_EQ(sync->per_step->family, "");
+}
+
 // Segments are charged by overlap: steps [0, 100) and [100, 200); [50, 150) gives 50 to each,
 // [250, 300) is outside. Scaled by 1/2 for a cost that is half of what was charged.
 TEST(FindingSteps, SegmentsAreChargedByOverlapAndScaled) {

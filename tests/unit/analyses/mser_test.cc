@@ -53,5 +53,31 @@ TEST(MserTest, TooShortForTwoBatches) {
   EXPECT_TRUE(result.hit_cap);
 }
 
+// The regression gate asks a cut to leave 3 batches (F3): with 10-14 iterations (B = 2) the only
+// candidate is d = 0, so a stationary capture keeps all but the first iteration and is not "no
+// steady state" (the reference's cap d = 1 would leave one batch, whose MSER is 0 and always wins).
+TEST(MserTest, ACutMustLeaveThreeBatchesWhenAsked) {
+  const std::vector<double> series = {100, 101, 99, 100, 102, 98, 100, 101, 99, 100};
+  const MserResult reference = MserTruncation(series);
+  EXPECT_EQ(reference.dropped, 5u);  // the reference rule: the cap, always
+  EXPECT_TRUE(reference.hit_cap);
+  const MserResult gate = MserTruncation(series, 5, 3);
+  EXPECT_EQ(gate.truncated_batches, 0u);
+  EXPECT_EQ(gate.dropped, 1u);
+  EXPECT_FALSE(gate.hit_cap);
+}
+
+// E6 (B = 8): the 3-batch rule leaves the cap at 4, and d* = 2 as in the reference.
+TEST(MserTest, ExampleE6UnderTheThreeBatchRule) {
+  const std::vector<double> series = {130, 122, 115, 109, 105, 103, 101, 100, 101, 100,
+                                      99,  100, 101, 100, 100, 99,  101, 100, 100, 101,
+                                      99,  100, 100, 101, 100, 99,  101, 100, 100, 100,
+                                      101, 99,  100, 100, 101, 99,  100, 101, 100, 100};
+  const MserResult result = MserTruncation(series, 5, 3);
+  EXPECT_EQ(result.statistic.size(), 5u);
+  EXPECT_EQ(result.dropped, 10u);
+  EXPECT_FALSE(result.hit_cap);
+}
+
 }  // namespace
 }  // namespace gpuroof

@@ -110,6 +110,37 @@ TEST(RangeAttributionTest, WithoutApiCallsFallsBackToTimeOverlapAndSaysSo) {
   EXPECT_EQ(rows[0].gpu_end_ns, 1050);
 }
 
+// Two ranks in one nsys capture without API calls: rank 1 (process 1111) drives device 0, rank
+// 2 (2222) device 1, their steps overlap in time. An op goes only to its own process's steps.
+// Ops whose process no range has (Kineto GPU ops) still go to every overlapping range, said.
+TEST(RangeAttributionTest, TimeOverlapKeepsTheProcessesApartWhenTheOpsSayTheirs) {
+  Trace trace = MakeTrace({{Engine::kKernel, 100, 200, 0}, {Engine::kKernel, 150, 250, 1}});
+  for (StreamInfo& stream : trace.streams)
+    stream.process_id = stream.device_id == 0 ? 1111 : 2222;
+  AddRange(trace, "step", 0, 1000, 1);
+  AddRange(trace, "step", 50, 1050, 2);
+  for (NvtxRange& range : trace.nvtx_ranges)
+    range.process_id = range.thread_id == 1 ? 1111 : 2222;
+  const std::vector<const NvtxRange*> steps = FindNvtxRanges(trace, "step");
+  RangeAttribution attribution = AttributeGpuWork(trace, steps, RangeScope::kProcess);
+  EXPECT_EQ(attribution.method, AttributionMethod::kTimeOverlap);
+  ASSERT_EQ(attribution.instances.size(), 2u);
+  ASSERT_EQ(attribution.instances[0].ops.size(), 1u);
+  EXPECT_EQ(trace.blocks[0].start_ns[attribution.instances[0].ops[0].index], 100);
+  ASSERT_EQ(attribution.instances[1].ops.size(), 1u);
+  EXPECT_EQ(trace.blocks[0].start_ns[attribution.instances[1].ops[0].index], 150);
+  EXPECT_EQ(attribution.method_note.find("do not say"), std::string::npos);
+
+  for (StreamInfo& stream : trace.streams)
+    stream.process_id = 0;
+  attribution = AttributeGpuWork(trace, steps, RangeScope::kProcess);
+  EXPECT_EQ(attribution.instances[0].ops.size(), 2u);
+  EXPECT_EQ(attribution.instances[1].ops.size(), 2u);
+  EXPECT_NE(attribution.method_note.find("2 op(s) do not say which process launched them"),
+            std::string::npos)
+      << attribution.method_note;
+}
+
 TEST(RangeAttributionTest, GpuTimelineRangesUseTimeOverlapOnTheirDevice) {
   Trace trace = Example();
   AddRange(trace, "gpu step", 1050, 2025);
@@ -144,6 +175,61 @@ TEST(RangeAttributionTest, AZeroLengthOpAtAnEdgeBelongsToTheRange) {
 
 // Op 4 (the D2H) lost its correlation id: no call launched it as far as the trace says. It is
 // counted with the unmatched, not dropped without a word.
+// Back-to-back steps [0, 1000) and [1000, 2000): a launch at exactly 1000 is the second step's
+// only (half-open instances), never both.
+TEST(RangeAttributionTest, ALaunchAtTheBoundaryOfTouchingInstancesBelongsToTheLaterOne) {
+  Trace trace = MakeTrace({{Engine::kKernel, 5000, 5100}, {Engine::kKernel, 5100, 5200}});
+  AddRange(trace, "step", 0, 1000, 1);
+  AddRange(trace, "step", 1000, 2000, 1);
+  AddLaunch(trace, 0, 1, 100);
+  AddLaunch(trace, 1, 1, 1000);
+  const std::vector<const NvtxRange*> steps = FindNvtxRanges(trace, "step");
+  for (RangeScope scope : {RangeScope::kThread, RangeScope::kProcess}) {
+    const RangeAttribution attribution = AttributeGpuWork(trace, steps, scope);
+    ASSERT_EQ(attribution.instances.size(), 2u);
+    EXPECT_EQ(attribution.instances[0].ops.size(), 1u);
+    EXPECT_EQ(attribution.instances[1].ops.size(), 1u);
+  }
+}
+
+// The last step made 3 launches; only one GPU op of them is in the trace (the capture ended
+// first). Its other 2 launch calls are counted on the step, and said; a launch of a host function
+// and a synchronisation are not launches of GPU work.
+TEST(RangeAttributionTest, LaunchCallsWithoutTheirGpuOpAreCountedPerInstance) {
+  Trace trace = MakeTrace({{Engine::kKernel, 1100, 1200}, {Engine::kKernel, 2100, 2200}});
+  AddRange(trace, "ProfilerStep#1", 0, 1000, 1);
+  AddRange(trace, "ProfilerStep#2", 1000, 2000, 1);
+  AddLaunch(trace, 0, 1, 100);
+  AddLaunch(trace, 1, 1, 1100);
+  AddLaunch(trace, 2, 1, 1200);  // correlation 3: no op
+  AddLaunch(trace, 3, 2, 1300);  // correlation 4: no op, another thread
+  AddLaunch(trace, 4, 1, 1400);  // cudaLaunchHostFunc
+  AddLaunch(trace, 5, 1, 1500);  // cudaStreamSynchronize
+  const char* names[] = {"cudaLaunchKernel", "cudaLaunchKernel",   "cuLaunchKernelEx",
+                         "cudaMemcpyAsync",  "cudaLaunchHostFunc", "cudaStreamSynchronize"};
+  for (ApiCall& call : trace.api_calls)
+    call.name = trace.strings.Intern(names[call.correlation - 1]);
+  const std::vector<const NvtxRange*> steps = FindNvtxRanges(trace, "ProfilerStep");
+  const RangeAttribution attribution = AttributeGpuWork(trace, steps, RangeScope::kProcess);
+  ASSERT_EQ(attribution.instances.size(), 2u);
+  EXPECT_EQ(attribution.instances[0].launches_without_op, 0);
+  EXPECT_EQ(attribution.instances[1].launches_without_op, 2);
+  EXPECT_EQ(LaunchesWithoutOpNote(trace, attribution, "'ProfilerStep#*'", "counted"),
+            "1 of 2 instance(s) of range 'ProfilerStep#*' made 2 launch call(s) whose GPU op is "
+            "not in the trace (ProfilerStep#2 (instance 2): 2): their GPU work is incomplete (the "
+            "capture ended before those records, or the reader skipped them), yet they are "
+            "counted");
+  // The thread rule counts the range's own thread's launches only.
+  EXPECT_EQ(AttributeGpuWork(trace, steps, RangeScope::kThread).instances[1].launches_without_op,
+            1);
+  // The Kineto reader keeps such calls apart: counted the same way.
+  Trace kineto = trace;
+  kineto.calls_without_op = {kineto.api_calls[2]};
+  kineto.api_calls.resize(2);
+  EXPECT_EQ(AttributeGpuWork(kineto, steps, RangeScope::kProcess).instances[1].launches_without_op,
+            1);
+}
+
 TEST(RangeAttributionTest, OpsWithoutACorrelationIdAreCountedAsUnmatched) {
   Trace trace = Example();
   for (ActivityBlock& block : trace.blocks) {
@@ -315,6 +401,25 @@ TEST(RangeSummaryTest, NumberedFamilyIsOneGroup) {
   ASSERT_EQ(named.groups.size(), 1u);
   EXPECT_EQ(named.groups[0].name, "ProfilerStep");
   EXPECT_EQ(named.groups[0].instance_rows.size(), 3u);  // step #1 on devices 0 and 1, step #2
+}
+
+// An outer `forward` with two nested ones, twice: 4 of the 6 instances lie inside another.
+TEST(RangeSummaryTest, CountsInstancesNestedInAnotherOfTheSameName) {
+  Trace trace = MakeTrace({{Engine::kKernel, 5000, 5100}, {Engine::kKernel, 5100, 5200}});
+  for (int64_t t : {0, 1000}) {
+    AddRange(trace, "forward", t, t + 500, 1);
+    AddRange(trace, "forward", t + 100, t + 200, 1);
+    AddRange(trace, "forward", t + 300, t + 400, 1);
+  }
+  AddRange(trace, "other", 2000, 2100, 1);
+  AddLaunch(trace, 0, 1, 150);
+  AddLaunch(trace, 1, 1, 1150);
+  const RangeSummary summary = SummarizeRanges(trace, {});
+  ASSERT_EQ(summary.groups.size(), 2u);
+  EXPECT_EQ(summary.groups[0].name, "forward");
+  EXPECT_EQ(summary.groups[0].overlapping_instances, 4);
+  EXPECT_EQ(summary.groups[0].gpu_ops, 4);  // each op once per nesting level, as documented
+  EXPECT_EQ(summary.groups[1].overlapping_instances, 0);
 }
 
 TEST(RangeSummaryTest, MissingRangesAreClearErrors) {

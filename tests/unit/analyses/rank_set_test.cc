@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "gpuroof/analyses/message_list.h"
+
 namespace gpuroof {
 namespace {
 
@@ -155,6 +157,15 @@ TEST(AssignRanks, DuplicatesMissingRanksTwoJobsAndMixedFormatsAreSaid) {
             (std::vector<std::string>{
                 "1 of 4 traces name no rank: their rank is their position in the file list",
                 "mixed formats: 3 kineto-json, 1 nsys-sqlite"}));
+}
+
+// One-line message lists: the first items, then how many more (of a total that may exceed what
+// is held).
+TEST(MessageList, FirstItemsThenHowManyMore) {
+  EXPECT_EQ(ListFirst({"a", "b"}, 3), "a, b");
+  EXPECT_EQ(ListFirst({"a", "b", "c", "d", "e"}, 3), "a, b, c and 2 more");
+  EXPECT_EQ(ListFirst({"a"}, 3, 10), "a and 9 more");
+  EXPECT_EQ(ListFirst({}, 3), "");
 }
 
 TEST(AssignRanks, ATieForTheBusiestDeviceIsSaid) {

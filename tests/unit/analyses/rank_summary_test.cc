@@ -265,6 +265,78 @@ TEST(RankSummary, CollectivesStartingTogetherAreOrderedByName) {
   }
 }
 
+// A GPU running behind its host: step 1's all-reduce is launched at 900 (inside step 1's CPU
+// time [0, 1000)) but starts on the GPU at 1050, after the step ended. It is step 1's collective
+// (arrival 1050 after the step's start), as on a rank that keeps up; placed by its GPU start it
+// would be matched against step 2's first collective on the other ranks. A collective whose
+// launch the trace lacks goes by its GPU start (step 2's, arrival 100).
+TEST(RankSummary, CollectivesBelongToTheStepThatLaunchedThem) {
+  std::vector<Op> ops = {{Engine::kComm, 1050, 1200, 0, 2, 0, "ncclKernel_AllReduce"},
+                         {Engine::kComm, 1100, 1150, 0, 3, 0, "ncclKernel_AllGather"}};
+  Trace trace = MakeTrace(ops);
+  AddLaunch(trace, 0, 1, 900);
+  AddRange(trace, "ProfilerStep#1", 0, 1000);
+  AddRange(trace, "ProfilerStep#2", 1000, 2000);
+  const RankSummary rank = SummarizeRank(trace, {});
+  ASSERT_EQ(rank.collectives.size(), 2u);
+  EXPECT_EQ(rank.collectives[0], (CollectiveArrival{0, 0, 0, 1050}));
+  EXPECT_EQ(rank.CollectiveName(rank.collectives[0]), "ncclKernel_AllReduce");
+  EXPECT_EQ(rank.collectives[1].step, 1u);
+  EXPECT_EQ(rank.collectives[1].arrival_ns, 100);
+  EXPECT_EQ(rank.CollectiveName(rank.collectives[1]), "ncclKernel_AllGather");
+}
+
+// A capture of CUDA activity only: the steps are GPU-timeline ranges spanning each step's work,
+// [0, 300) and [400, 800). They are not the iterations: the 100 ns between them is in no figure,
+// and the label says so with the length.
+TEST(RankSummary, GpuTimelineStepsSayTheTimeBetweenThem) {
+  Trace trace = LaunchedTrace(1);
+  AddRange(trace, "ProfilerStep#1", 0, 300);
+  AddRange(trace, "ProfilerStep#2", 400, 800);
+  for (NvtxRange& range : trace.nvtx_ranges) {
+    range.on_gpu = true;
+    range.device_id = 0;
+  }
+  const RankSummary rank = SummarizeRank(trace, {});
+  ASSERT_EQ(rank.steps.size(), 2u);
+  EXPECT_EQ(rank.steps[0].end_ns, 300);
+  EXPECT_EQ(rank.steps[1].end_ns, 800);
+  EXPECT_NE(rank.steps_label.find("a step is the span of its GPU work, not the iteration, and the "
+                                  "100 ns between the steps is in no figure"),
+            std::string::npos)
+      << rank.steps_label;
+}
+
+// A collective launched between two CPU steps ([0, 900) and [950, 1900); its call ends at 910,
+// in no step) is placed by its GPU start, as without a launch: step 2's, arrival 1100 - 950 =
+// 150. None is lost from the skew.
+TEST(RankSummary, ACollectiveLaunchedBetweenStepsGoesByItsGpuStart) {
+  std::vector<Op> ops = {{Engine::kComm, 1100, 1200, 0, 2, 0, "ncclKernel_AllReduce"}};
+  Trace trace = MakeTrace(ops);
+  AddLaunch(trace, 0, 1, 905);
+  AddRange(trace, "ProfilerStep#1", 0, 900);
+  AddRange(trace, "ProfilerStep#2", 950, 1900);
+  const RankSummary rank = SummarizeRank(trace, {});
+  ASSERT_EQ(rank.collectives.size(), 1u);
+  EXPECT_EQ(rank.collectives[0].step, 1u);
+  EXPECT_EQ(rank.collectives[0].arrival_ns, 150);
+}
+
+// Steps of a process that launched nothing onto the device are all that the trace has: they are
+// used (a format may not say which process launched the GPU work), and the label says so.
+TEST(RankSummary, StepsOfNoProcessOfTheDeviceAreUsedAndSaid) {
+  Trace trace = LaunchedTrace(1);
+  AddRange(trace, "ProfilerStep#1", 0, 500);
+  AddRange(trace, "ProfilerStep#2", 500, 1000);
+  for (NvtxRange& range : trace.nvtx_ranges)
+    range.process_id = 777;
+  const RankSummary rank = SummarizeRank(trace, {});
+  EXPECT_EQ(rank.steps.size(), 2u);
+  EXPECT_EQ(rank.steps_label,
+            "'ProfilerStep#*' (2 instances); none of them is of a process that launched onto "
+            "device 0 (the trace may not say which did): all are used");
+}
+
 // Device 1 has as many ops as device 0: the lowest id is analysed, and the tie is counted (said
 // by `ranks`), not hidden.
 TEST(RankSummary, ATieForTheBusiestDeviceIsCounted) {

@@ -72,7 +72,7 @@ TEST(SteadyState, SliceSeriesIsTheBusiestEngineBusyTimePerSlice) {
     EXPECT_NE(state.warnings[0].find("no steady state"), std::string::npos) << state.warnings[0];
     ASSERT_TRUE(state.head_ratio.has_value());
     EXPECT_DOUBLE_EQ(*state.head_ratio, 0.0);
-    Window steady = SteadyWindow(state, "steady");
+    Window steady = SteadyWindow(trace, state, "steady");
     EXPECT_EQ(steady.policy, "steady");
     EXPECT_EQ(steady.start_ns, 501);
     EXPECT_EQ(steady.end_ns, 1003);
@@ -141,6 +141,82 @@ TEST(SteadyState, NvtxSeriesOnExampleE6) {
   EXPECT_EQ(state.start_ns, 1086);
   EXPECT_TRUE(state.warnings.empty());
   EXPECT_DOUBLE_EQ(*state.head_ratio, 1.0);
+}
+
+// The GPU lags the CPU, as in every async training loop: 20 steps (5 of 2000 ns, then 1000 ns on
+// the CPU), each launching one 900 ns kernel at its start that runs 800 ns after it. Step 1 is in
+// the series (its CPU start, 0, precedes the processing window's first kernel, 800), MSER-5 drops
+// the 5 slow steps, and the steady window is the work of steps 6..20, whole: 15 steps, 15 x 900 ns
+// of kernel, from step 6's kernel (10 800) to step 20's end (25 700). Before: step 1 was not in
+// the series, so the window started at step 7's CPU start (11 000), clipping step 6's kernel to
+// 700 ns while still counting step 6 as a unit: 886.7 ns/step.
+Trace LaggingSteps() {
+  std::vector<Op> ops;
+  std::vector<int64_t> cpu_starts;
+  int64_t start = 0;
+  for (int step = 0; step < 20; ++step) {
+    cpu_starts.push_back(start);
+    ops.push_back({Engine::kKernel, start + 800, start + 1700});
+    start += step < 5 ? 2000 : 1000;
+  }
+  Trace trace = MakeTrace(ops);
+  for (size_t step = 0; step < cpu_starts.size(); ++step) {
+    AddRange(trace, "step", cpu_starts[step],
+             step + 1 < cpu_starts.size() ? cpu_starts[step + 1] : start, 1);
+    testing::AddLaunch(trace, step, 1, cpu_starts[step]);
+  }
+  return trace;
+}
+
+TEST(SteadyState, NvtxUnitsCountWholeInstancesInTheSteadyWindow) {
+  const Trace trace = LaggingSteps();
+  EngineLoadOptions options;
+  options.units = ParseUnitsFrom("nvtx:step");
+  options.window = ParseWindowSpec("steady");
+  options.window.steady_units = UnitSeriesFrom(options.units);
+  const std::vector<DeviceLoad> loads = ComputeEngineLoad(trace, options);
+  ASSERT_EQ(loads.size(), 1u);
+  const DeviceLoad& load = loads[0];
+  EXPECT_EQ(load.window.policy, "steady");
+  EXPECT_EQ(load.window.start_ns, 10800);
+  EXPECT_EQ(load.window.end_ns, 25700);
+  ASSERT_TRUE(load.units.has_value());
+  EXPECT_EQ(*load.units, 15);
+  EXPECT_EQ(load.engine(Engine::kKernel).busy_ns, 15 * 900);
+
+  const SteadyState state =
+      ComputeSteadyState(trace, 0, WholeWindow(800, 25700), UnitSeriesFrom(options.units));
+  EXPECT_EQ(state.units.size(), 20u);  // step 1 too, though it starts before the window
+  EXPECT_EQ(state.first_kept, 5u);
+  EXPECT_EQ(state.start_ns, 10800);
+  EXPECT_TRUE(state.notes.empty());
+
+  // --steady-report: both windows are the range's work, so the per-step kernel time agrees.
+  const std::vector<SteadyComparison> comparisons = CompareSteadyState(trace, options.units);
+  ASSERT_EQ(comparisons.size(), 1u);
+  EXPECT_EQ(*comparisons[0].whole.units, 20);
+  EXPECT_EQ(comparisons[0].whole.engine(Engine::kKernel).busy_ns, 20 * 900);
+  EXPECT_EQ(*comparisons[0].steady.units, 15);
+  EXPECT_EQ(comparisons[0].steady.engine(Engine::kKernel).busy_ns, 15 * 900);
+}
+
+// Instances that did no work on the device (another process's steps) are left out of the series,
+// and nested instances of the name (only the outermost are units), each with a count.
+TEST(SteadyState, NvtxSeriesSaysWhatItLeavesOut) {
+  Trace trace = LaggingSteps();
+  AddRange(trace, "step", 30000, 31000, 1);  // launched nothing
+  AddRange(trace, "step", 12100, 12200, 1);  // inside step 7
+  const SteadyState state = ComputeSteadyState(trace, 0, WholeWindow(800, 25700),
+                                               Named(UnitSeriesSpec::Kind::kNvtxRanges, "step"));
+  EXPECT_EQ(state.units.size(), 20u);
+  ASSERT_EQ(state.notes.size(), 2u);
+  EXPECT_NE(state.notes[0].find("1 of 22 instance(s) of range 'step' lie inside or overlap"),
+            std::string::npos)
+      << state.notes[0];
+  EXPECT_NE(state.notes[1].find("1 of 21 outermost instance(s) of range 'step' had no GPU work"),
+            std::string::npos)
+      << state.notes[1];
+  EXPECT_NE(SteadyWindow(trace, state, "steady").note.find("had no GPU work"), std::string::npos);
 }
 
 // A series falling by 1 ns per unit never settles: 40 intervals of 200 - i. MSER-5 hits its cap

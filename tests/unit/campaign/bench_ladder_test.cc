@@ -31,21 +31,29 @@ TEST(BenchLadder, ColdWarmSpreadByHand) {
 
 CsvTable Probes() {
   return ParseCsv(
-      "key,build,status,roofline_units_per_s,streams,quotable,timestamp\n"
-      "label=a;cap=3000,b1,ok,1000,1,yes,T1\n"
-      "label=a;cap=3000,b1,ok,900,1,yes,T1\n"   // a second device: the smaller binds
-      "label=a;cap=1700,b1,ok,5000,4,yes,T2\n"  // another key: never used for cap=3000
-      "label=a;cap=3000,b0,ok,7000,1,yes,T0\n"  // another build
-      "label=m;cap=3000,b1,ok,2000,4,no,T3\n"
-      "label=m;cap=3000,b1,ok,2100,4,no,T3\n",  // its second device: still one warning each
+      "key,params,build,status,roofline_units_per_s,streams,quotable,timestamp\n"
+      "label=a;cap=3000,cap=3000;n=1,b1,ok,1000,1,yes,T1\n"
+      "label=a;cap=3000,cap=3000;n=1,b1,ok,900,1,yes,T1\n"   // a second device: the smaller
+      "label=a;cap=1700,cap=1700;n=1,b1,ok,5000,4,yes,T2\n"  // another key: never for cap=3000
+      "label=a;cap=3000,cap=3000;n=1,b0,ok,7000,1,yes,T0\n"  // another build
+      "label=m;cap=3000,cap=3000;n=1,b1,ok,2000,4,no,T3\n"
+      "label=m;cap=3000,cap=3000;n=1,b1,ok,2100,4,no,T3\n"  // its second device: one warning
+      "label=s,n=100,b1,ok,5720,1,yes,T4\n"                 // frames not in the key
+      "label=x,n=1,b1,ok,nan,1,yes,T5\n"
+      "label=x,n=1,b1,ok,inf,1,yes,T5\n"
+      "label=x,n=1,b1,ok,0x1p3,1,yes,T5\n"
+      "label=x,n=1,b1,ok,-4,1,yes,T5\n"
+      "label=u,n=1,unknown,ok,100,1,yes,T6\n"
+      "label=d,n=1,abc123-dirty,ok,100,1,yes,T6\n",
       "probes.csv");
 }
 
 TEST(BenchLadder, RooflineComesOnlyFromTheSameKeyAndBuild) {
-  RooflineMatch match = FindRoofline(Probes(), "label=a;cap=3000", "b1");
+  RooflineMatch match = FindRoofline(Probes(), "label=a;cap=3000", "b1", "cap=3000;n=1");
   EXPECT_EQ(match.units_per_s, 900);
+  EXPECT_TRUE(match.quotable);
   EXPECT_TRUE(match.warnings.empty());
-  RooflineMatch none = FindRoofline(Probes(), "label=a;cap=1500", "b1");
+  RooflineMatch none = FindRoofline(Probes(), "label=a;cap=1500", "b1", "cap=1500;n=1");
   EXPECT_FALSE(none.units_per_s.has_value());
   ASSERT_EQ(none.warnings.size(), 1u);
   EXPECT_EQ(none.warnings[0],
@@ -53,39 +61,83 @@ TEST(BenchLadder, RooflineComesOnlyFromTheSameKeyAndBuild) {
             "first; a roofline taken at another key is never used)");
 }
 
+// The key holds only the parameters that differ between configurations: a probe run with
+// another value of a parameter outside it (n=100, the bench n=50) measured another run.
+TEST(BenchLadder, RooflineComesOnlyFromTheSameParameters) {
+  RooflineMatch other = FindRoofline(Probes(), "label=s", "b1", "n=50");
+  EXPECT_FALSE(other.units_per_s.has_value());
+  EXPECT_TRUE(other.quotable);
+  EXPECT_EQ(other.warnings,
+            (std::vector<std::string>{
+                "no roofline for key label=s of build b1 with parameters n=50: probes.csv has rows "
+                "of this key run with other parameters (n=100); a roofline taken with other "
+                "parameters is never used (run gpuroof sweep with these parameters)"}));
+  EXPECT_EQ(FindRoofline(Probes(), "label=s", "b1", "n=100").units_per_s, 5720);
+}
+
+// nan, inf, hex floats and non-positive values in probes.csv are no roofline, and said.
+TEST(BenchLadder, ARooflineThatIsNotAFinitePositiveNumberIsNotUsed) {
+  RooflineMatch match = FindRoofline(Probes(), "label=x", "b1", "n=1");
+  EXPECT_FALSE(match.units_per_s.has_value());
+  ASSERT_EQ(match.warnings.size(), 2u);
+  EXPECT_EQ(match.warnings[0],
+            "4 probes.csv row(s) of key label=x have a roofline_units_per_s that is not a finite "
+            "positive number; not used");
+}
+
+// "unknown" and "<rev>-dirty" name no one build: joined, but not quotable, and said.
+TEST(BenchLadder, AnUnidentifiedBuildMakesTheRooflineNotQuotable) {
+  for (const char* build : {"unknown", "abc123-dirty"}) {
+    RooflineMatch match =
+        FindRoofline(Probes(), std::string("label=") + (build[0] == 'u' ? "u" : "d"), build, "n=1");
+    EXPECT_EQ(match.units_per_s, 100) << build;
+    EXPECT_FALSE(match.quotable) << build;
+    ASSERT_EQ(match.warnings.size(), 1u) << build;
+    EXPECT_NE(match.warnings[0].find(fmt::format("the build is called '{}' (", build)),
+              std::string::npos)
+        << match.warnings[0];
+  }
+  EXPECT_EQ(BuildNotIdentifiedReason("b1"), "");
+}
+
 // No probes.csv (ReadCsvFile's empty table) is said as such; a probes.csv without the columns a
 // roofline needs keeps its own warning.
 TEST(BenchLadder, NoProbesFileIsNotCalledAFileWithoutTheColumns) {
-  RooflineMatch none = FindRoofline(CsvTable{}, "label=a", "b1");
+  RooflineMatch none = FindRoofline(CsvTable{}, "label=a", "b1", "");
   EXPECT_FALSE(none.units_per_s.has_value());
   EXPECT_EQ(none.warnings, (std::vector<std::string>{
                                "no roofline for key label=a of build b1: the results folder has no "
                                "probes.csv, or an empty one (run gpuroof sweep first)"}));
-  RooflineMatch foreign = FindRoofline(ParseCsv("a,b\n1,2\n", "probes.csv"), "label=a", "b1");
+  RooflineMatch foreign = FindRoofline(ParseCsv("a,b\n1,2\n", "probes.csv"), "label=a", "b1", "");
   EXPECT_EQ(foreign.warnings,
             (std::vector<std::string>{"probes.csv lacks the columns a roofline needs"}));
 }
 
 TEST(BenchLadder, SeveralStreamsAndNonQuotableProbesAreExplained) {
-  RooflineMatch match = FindRoofline(Probes(), "label=m;cap=3000", "b1");
+  RooflineMatch match = FindRoofline(Probes(), "label=m;cap=3000", "b1", "cap=3000;n=1");
   EXPECT_EQ(match.units_per_s, 2000);
+  EXPECT_FALSE(match.quotable);
   ASSERT_EQ(match.warnings.size(), 2u);
   EXPECT_EQ(match.warnings[0],
             "the roofline was taken with 4 streams in another session (T3); with several streams "
             "the engines' overlap changes from session to session, so % of roofline is "
             "approximate");
-  EXPECT_EQ(match.warnings[1], "the roofline's probes row is not quotable");
+  EXPECT_EQ(match.warnings[1],
+            "the roofline's probes row is not quotable, so neither is % of roofline nor the peak");
 }
 
 class BenchRunnerTest : public ::testing::Test {
  protected:
-  SweepSpec Spec() {
+  // Build "b1", from an identity rule: an "unknown" build makes no roofline quotable.
+  BenchRunnerTest() { testing::WriteText(dir.path() / "id.h", "BUILD b1\n"); }
+  SweepSpec Spec(const std::string& frames = "1000") {
     return ParseSweepSpec(
         fmt::format("[command]\nargv = [\"app\", \"{{frames}}\"]\nworkdir = \"{}\"\n"
-                    "[parameters]\nframes = 1000\n"
+                    "[parameters]\nframes = {}\n"
                     "[[configurations]]\nlabel = \"a\"\n"
-                    "[run]\nunits = \"{{frames}}\"\n",
-                    dir.path().string()),
+                    "[run]\nunits = \"{{frames}}\"\n"
+                    "[build]\nidentity_file = \"id.h\"\nidentity_regex = 'BUILD (\\w+)'\n",
+                    dir.path().string(), frames),
         "s.toml");
   }
   CampaignOptions Options() {
@@ -107,8 +159,8 @@ TEST_F(BenchRunnerTest, WallTimePerUnitJoinedWithTheRoofline) {
   };
   CampaignSession session = OpenCampaign(Spec(), Options(), fake.system);
   testing::WriteText(session.results / "probes.csv",
-                     "key,build,status,roofline_units_per_s,streams,quotable,timestamp\n"
-                     "label=a,unknown,ok,1250,1,yes,T\n");
+                     "key,params,build,status,roofline_units_per_s,streams,quotable,timestamp\n"
+                     "label=a,frames=1000,b1,ok,1250,1,yes,T\n");
   BenchOptions options;
   options.reps = 4;
   BenchOutcome outcome = RunBench(session, options, fake.system);
@@ -152,6 +204,103 @@ TEST_F(BenchRunnerTest, MetricRegexAndFailures) {
   EXPECT_THROW(RunBench(session, options, fake.system), InputError);
 }
 
+// strtod would read "nan", "inf", "1e400" (overflow), hex: none is a rate; the rep fails like 0,
+// and no peak is ever taken from the roofline alone.
+TEST_F(BenchRunnerTest, AMetricThatIsNotAFinitePositiveNumberFailsTheRep) {
+  std::string printed;
+  fake.runner.handler = [&](const ProcessRequest& request) {
+    if (request.argv[0] != "app") return ProcessResult{127, "", "", 0};
+    return ProcessResult{0, "fps: " + printed + "\n", "", 1};
+  };
+  CampaignSession session = OpenCampaign(Spec(), Options(), fake.system);
+  testing::WriteText(session.results / "probes.csv",
+                     "key,params,build,status,roofline_units_per_s,streams,quotable,timestamp\n"
+                     "label=a,frames=1000,b1,ok,5720,1,yes,T\n");
+  BenchOptions options;
+  options.reps = 3;
+  options.metric_regex = "fps: ([a-z0-9.+-]+)";
+  for (const char* value : {"nan", "inf", "infinity", "1e400", "0x1p3", "0", "-5"}) {
+    printed = value;
+    BenchOutcome outcome = RunBench(session, options, fake.system);
+    ASSERT_EQ(outcome.rows.size(), 1u);
+    EXPECT_EQ(outcome.failed, 1) << value;
+    EXPECT_EQ(outcome.rows[0].status, "failed") << value;
+    EXPECT_FALSE(outcome.rows[0].quotable) << value;
+    EXPECT_FALSE(outcome.rows[0].peak_units_per_s.has_value()) << value;
+    EXPECT_EQ(outcome.rows[0].error,
+              fmt::format("rep 1: --metric-regex found '{}' in stdout, not a finite positive "
+                          "number",
+                          value));
+  }
+  printed = "1.5e3";
+  BenchOutcome ok = RunBench(session, options, fake.system);
+  EXPECT_EQ(ok.failed, 0);
+  EXPECT_EQ(ok.rows[0].figures.warm, 1500);
+  // A group that takes the spaces around the number ("fps:(.*)") reads the number.
+  options.metric_regex = "fps:(.*)";
+  BenchOutcome spaced = RunBench(session, options, fake.system);
+  EXPECT_EQ(spaced.failed, 0) << spaced.rows[0].error;
+  EXPECT_EQ(spaced.rows[0].figures.warm, 1500);
+}
+
+// A probe run with frames=100 is no roofline for a bench with frames=50 (frames is in no key:
+// one configuration), nor a not-quotable probe a quotable ladder row.
+TEST_F(BenchRunnerTest, TheRooflineMustHaveTheSameParametersAndItsQuotability) {
+  fake.runner.handler = [&](const ProcessRequest& request) {
+    if (request.argv[0] != "app") return ProcessResult{127, "", "", 0};
+    return ProcessResult{0, "", "", 10'000'000};  // 50 frames in 10 ms: 5000 frames/s
+  };
+  CampaignSession session = OpenCampaign(Spec("50"), Options(), fake.system);
+  testing::WriteText(session.results / "probes.csv",
+                     "key,params,build,status,roofline_units_per_s,streams,quotable,timestamp\n"
+                     "label=a,frames=100,b1,ok,5720,1,yes,T\n");
+  BenchOptions options;
+  options.reps = 2;
+  BenchOutcome other = RunBench(session, options, fake.system);
+  ASSERT_EQ(other.rows.size(), 1u);
+  EXPECT_FALSE(other.rows[0].roofline_units_per_s.has_value());
+  EXPECT_FALSE(other.rows[0].pct_of_roofline.has_value());
+  EXPECT_FALSE(other.rows[0].peak_units_per_s.has_value());
+  EXPECT_NE(other.rows[0].warnings.find("run with other parameters (frames=100)"),
+            std::string::npos)
+      << other.rows[0].warnings;
+  testing::WriteText(session.results / "probes.csv",
+                     "key,params,build,status,roofline_units_per_s,streams,quotable,timestamp\n"
+                     "label=a,frames=50,b1,ok,5720,1,no,T\n");
+  BenchOutcome busy = RunBench(session, options, fake.system);
+  EXPECT_EQ(busy.rows[0].roofline_units_per_s, 5720);
+  EXPECT_FALSE(busy.rows[0].quotable);
+  EXPECT_NE(busy.rows[0].warnings.find("the roofline's probes row is not quotable"),
+            std::string::npos);
+}
+
+// A bench after a default edited outside the key keeps the earlier ladder rows, under another
+// key, and says so.
+TEST_F(BenchRunnerTest, ARunWithOtherParametersKeepsTheEarlierLadderRows) {
+  fake.runner.handler = [&](const ProcessRequest& request) {
+    if (request.argv[0] != "app") return ProcessResult{127, "", "", 0};
+    return ProcessResult{0, "", "", 1'000'000'000};
+  };
+  BenchOptions options;
+  options.reps = 2;
+  RunBench(OpenCampaign(Spec("1000"), Options(), fake.system), options, fake.system);
+  fake.messages.clear();
+  CampaignSession session = OpenCampaign(Spec("2000"), Options(), fake.system);
+  RunBench(session, options, fake.system);
+  CsvTable ladder = ReadCsvFile(session.results / "ladder.csv");
+  ASSERT_EQ(ladder.rows.size(), 2u);
+  EXPECT_EQ(ladder.rows[0][ladder.Column("key")], "label=a");
+  EXPECT_EQ(ladder.rows[0][ladder.Column("params")], "frames=2000");
+  EXPECT_EQ(ladder.rows[1][ladder.Column("key")], "label=a;replaced=20241004T000000Z");
+  EXPECT_EQ(ladder.rows[1][ladder.Column("params")], "frames=1000");
+  EXPECT_NE(std::find(fake.messages.begin(), fake.messages.end(),
+                      "gpuroof: note: a: ladder.csv has 1 row(s) of key label=a run with other "
+                      "parameters (frames=1000; now frames=2000; build b1, "
+                      "2024-10-04T00:00:00Z): kept under key label=a;replaced=20241004T000000Z"),
+            fake.messages.end())
+      << fmt::format("{}", fmt::join(fake.messages, "\n"));
+}
+
 TEST_F(BenchRunnerTest, AWarmRateAboveTheRooflineIsAMismatchNotAPeak) {
   // 1000 frames in 1 s: 1000 frames/s against rooflines of 990 (101 %, inside the 2 % a
   // measurement may be off) and of 900 (111 %: the probe and the bench measured other work).
@@ -163,15 +312,15 @@ TEST_F(BenchRunnerTest, AWarmRateAboveTheRooflineIsAMismatchNotAPeak) {
   BenchOptions options;
   options.reps = 2;
   testing::WriteText(session.results / "probes.csv",
-                     "key,build,status,roofline_units_per_s,streams,quotable,timestamp\n"
-                     "label=a,unknown,ok,990,1,yes,T\n");
+                     "key,params,build,status,roofline_units_per_s,streams,quotable,timestamp\n"
+                     "label=a,frames=1000,b1,ok,990,1,yes,T\n");
   BenchOutcome close = RunBench(session, options, fake.system);
   ASSERT_EQ(close.rows.size(), 1u);
   EXPECT_TRUE(close.rows[0].quotable);
   EXPECT_EQ(close.rows[0].peak_units_per_s, 990);
   testing::WriteText(session.results / "probes.csv",
-                     "key,build,status,roofline_units_per_s,streams,quotable,timestamp\n"
-                     "label=a,unknown,ok,900,1,yes,T\n");
+                     "key,params,build,status,roofline_units_per_s,streams,quotable,timestamp\n"
+                     "label=a,frames=1000,b1,ok,900,1,yes,T\n");
   fake.messages.clear();
   BenchOutcome over = RunBench(session, options, fake.system);
   ASSERT_EQ(over.rows.size(), 1u);
@@ -256,7 +405,7 @@ TEST_F(BenchRunnerTest, AFailedReRunKeepsTheEarlierOkRowsOfItsKey) {
   EXPECT_EQ(testing::ReadText(session.results / "manifest.csv"), manifest);
   EXPECT_NE(std::find(fake.messages.begin(), fake.messages.end(),
                       "gpuroof: note: a: ladder.csv keeps its 1 earlier ok row for key label=a "
-                      "(build unknown, 2024-10-04T00:00:00Z); the failure is not written over it"),
+                      "(build b1, 2024-10-04T00:00:00Z); the failure is not written over it"),
             fake.messages.end())
       << fmt::format("{}", fmt::join(fake.messages, "\n"));
   const std::string table = RenderBenchTable(outcome, "frames");

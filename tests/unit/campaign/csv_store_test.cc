@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "gpuroof/campaign/campaign_session.h"
 #include "gpuroof/model/errors.h"
 
 #include "campaign/fake_system.h"
@@ -23,6 +24,23 @@ TEST(CsvStore, ParsesQuotedFields) {
   EXPECT_EQ(table.rows[1], (std::vector<std::string>{"", ""}));
   EXPECT_EQ(table.Column("b"), 1);
   EXPECT_EQ(table.Column("c"), -1);
+}
+
+// Two runs of one key replaced within one second: each refiled set of rows keeps its own key
+// (the second gets "-2"), so neither overwrites the other.
+TEST(CsvStore, RefiledRowsOfOneSecondKeepTheirOwnKeys) {
+  testing::ScratchDir dir;
+  const auto path = dir.path() / "probes.csv";
+  const std::vector<std::string> header = {"key", "params", "timestamp", "trace"};
+  EarlierRows earlier;
+  earlier.timestamp = "2026-12-03T10:00:00Z";
+  earlier.rows = {{"label=a", "n=1", earlier.timestamp, "a.sqlite"}};
+  EXPECT_EQ(RefileEarlierRows(path, header, earlier, "a.earlier-1.sqlite"),
+            "label=a;replaced=20261203T100000Z");
+  earlier.rows = {{"label=a", "n=2", earlier.timestamp, "a.sqlite"}};
+  EXPECT_EQ(RefileEarlierRows(path, header, earlier, "a.earlier-2.sqlite"),
+            "label=a;replaced=20261203T100000Z-2");
+  EXPECT_EQ(ReadCsvFile(path).rows.size(), 2u);
 }
 
 TEST(CsvStore, BadCsvNamesTheLine) {

@@ -32,6 +32,20 @@ TEST(SweepPlan, KeyIsLabelPlusEveryVaryingParameter) {
   EXPECT_FALSE(plan.runs[0].units.has_value());
 }
 
+// --set on a [grid] parameter would run duplicates under labels naming values not used: refused.
+TEST(SweepPlan, SetRefusesAGridParameter) {
+  SweepSpec spec = Spec("[grid]\nframes = [100, 200]\n");
+  try {
+    PlanSweep(spec, {"frames=300"}, {});
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "--set: 'frames' is a [grid] parameter (s.toml:8): the grid's labels name its "
+              "values; edit the grid list instead");
+  }
+  EXPECT_EQ(PlanSweep(spec, {"cap=1"}, {}).runs.size(), 2u);
+}
+
 TEST(SweepPlan, ExplicitKey) {
   SweepPlan plan = PlanSweep(Spec(kCapAb, "[run]\nkey = [\"streams\"]\n"), {}, {});
   EXPECT_EQ(plan.key_parameters, (std::vector<std::string>{"streams"}));

@@ -17,6 +17,7 @@
 
 #include "campaign/fake_system.h"
 #include "support/kineto_json_builder.h"
+#include "support/scoped_env.h"
 #include "support/trace_description.h"
 
 namespace gpuroof {
@@ -48,11 +49,21 @@ class SweepRunnerTest : public ::testing::Test {
       if (request.argv[0] != "workload") return ProcessResult{127, "", "not found", 0};
       int kernel_ns = std::stoi(Arg(request, "--kernel-ns"));
       if (kernel_ns < 0) return ProcessResult{3, "", "starting\nCUDA error: out of memory\n", 0};
-      testsupport::BuildFromDescription(FrameTrace(kernel_ns), "fake", Arg(request, "-o"));
+      // kernel 7000: two kernels that end before they start, which the reader skips.
+      const std::string bad = kernel_ns == 7000 ? "kernel start=9000 end=8000 stream=1 name=bad\n"
+                                                  "kernel start=9500 end=8500 stream=1 name=bad\n"
+                                                : "";
+      testsupport::BuildFromDescription(FrameTrace(kernel_ns) + bad, "fake", Arg(request, "-o"));
       ++workload_runs;
       return ProcessResult{0, "", "", 2'500'000'000};
     };
+    testing::WriteText(dir.path() / "id.h", "BUILD b1\n");
   }
+
+  // A build identity rule: build "b1". Without one the build is "unknown", which --resume never
+  // takes for the same build.
+  static constexpr const char* kIdentity =
+      "[build]\nidentity_file = \"id.h\"\nidentity_regex = 'BUILD (\\w+)'\n";
 
   SweepSpec Spec(const std::string& extra = "") {
     std::string text = fmt::format(
@@ -132,7 +143,7 @@ TEST_F(SweepRunnerTest, RowsManifestAndEnvMatchTheHandWorkedFigures) {
 TEST_F(SweepRunnerTest, AFailedConfigurationIsRecordedAndTheSweepGoesOn) {
   CampaignOptions options = Options();
   options.overrides = {};
-  SweepSpec spec = Spec();
+  SweepSpec spec = Spec(kIdentity);
   spec.configurations[1].values["kernel"] = "-1";  // the fake fails this one with exit 3
   CampaignSession session = OpenCampaign(spec, options, fake.system);
   SweepOutcome outcome = RunSweep(session, false, fake.system);
@@ -157,8 +168,7 @@ TEST_F(SweepRunnerTest, AFailedConfigurationIsRecordedAndTheSweepGoesOn) {
   SweepOutcome resumed = RunSweep(session, true, fake.system);
   EXPECT_EQ(resumed.skipped, 1);
   EXPECT_EQ(workload_runs, 1);
-  EXPECT_EQ(fake.messages[0],
-            "gpuroof: note: --resume: k5 already has rows for build unknown; skipped");
+  EXPECT_EQ(fake.messages[0], "gpuroof: note: --resume: k5 already has rows for build b1; skipped");
 }
 
 TEST_F(SweepRunnerTest, BuildIdentityFromARegexNamesTheResultsFolder) {
@@ -340,29 +350,190 @@ TEST_F(SweepRunnerTest, AFailedReRunKeepsTheEarlierOkRowsOfItsKey) {
 }
 
 TEST_F(SweepRunnerTest, ResumeRerunsRowsWhoseParametersChanged) {
-  CampaignSession session = OpenCampaign(Spec(), Options(), fake.system);
+  CampaignSession session = OpenCampaign(Spec(kIdentity), Options(), fake.system);
   RunSweep(session, false, fake.system);
   EXPECT_EQ(workload_runs, 2);
+  const std::string k5_sha = Sha256OfFile(session.results / "k5__kernel-5000.sqlite");
   // frames is no key parameter (both configurations share it): same keys, other params.
-  SweepSpec changed = Spec();
+  SweepSpec changed = Spec(kIdentity);
   changed.defaults["frames"] = "20";
+  fake.clock.now += std::chrono::hours(1);
   fake.messages.clear();
   SweepOutcome outcome = RunSweep(OpenCampaign(changed, Options(), fake.system), true, fake.system);
   EXPECT_EQ(workload_runs, 4);
   EXPECT_EQ(outcome.skipped, 0);
   bool said = std::any_of(fake.messages.begin(), fake.messages.end(), [](const auto& m) {
     return m ==
-           "gpuroof: note: --resume: k5 has rows for build unknown run with other "
+           "gpuroof: note: --resume: k5 has rows for build b1 run with other "
            "parameters (kernel=5000;frames=10; now kernel=5000;frames=20); running it again";
   });
-  EXPECT_TRUE(said);
+  EXPECT_TRUE(said) << fmt::format("{}", fmt::join(fake.messages, "\n"));
+  // The earlier rows and trace are kept, under another key and name.
   CsvTable probes = ReadCsvFile(session.results / "probes.csv");
-  for (const auto& row : probes.rows)
-    EXPECT_EQ(row[probes.Column("units")], "20");
+  ASSERT_EQ(probes.rows.size(), 4u);
+  int earlier = 0;
+  for (const auto& row : probes.rows) {
+    const std::string& key = row[probes.Column("key")];
+    if (key.find(";replaced=20241004T000000Z") == std::string::npos) {
+      EXPECT_EQ(row[probes.Column("units")], "20");
+      continue;
+    }
+    ++earlier;
+    EXPECT_EQ(row[probes.Column("units")], "10");
+    if (row[probes.Column("label")] != "k5") continue;
+    EXPECT_EQ(key, "label=k5;kernel=5000;replaced=20241004T000000Z");
+    EXPECT_EQ(row[probes.Column("trace")], "k5__kernel-5000.earlier-20241004T000000Z.sqlite");
+  }
+  EXPECT_EQ(earlier, 2);
+  const std::filesystem::path kept =
+      session.results / "k5__kernel-5000.earlier-20241004T000000Z.sqlite";
+  EXPECT_EQ(Sha256OfFile(kept), k5_sha);
+  CsvTable manifest = ReadCsvFile(session.results / "manifest.csv");
+  bool listed = false;
+  for (const auto& row : manifest.rows) {
+    if (row[0] != kept.filename().string()) continue;
+    listed = true;
+    EXPECT_EQ(row[manifest.Column("sha256")], k5_sha);
+    EXPECT_EQ(row[manifest.Column("config")], "k5 (earlier parameters: kernel=5000;frames=10)");
+  }
+  EXPECT_TRUE(listed);
+  EXPECT_NE(std::find(fake.messages.begin(), fake.messages.end(),
+                      "gpuroof: note: k5: the 1 earlier row(s) of parameters kernel=5000;frames=10 "
+                      "are kept in probes.csv under key label=k5;kernel=5000;replaced="
+                      "20241004T000000Z, their trace as "
+                      "k5__kernel-5000.earlier-20241004T000000Z.sqlite"),
+            fake.messages.end())
+      << fmt::format("{}", fmt::join(fake.messages, "\n"));
   // Unchanged now: --resume skips both.
   SweepOutcome again = RunSweep(OpenCampaign(changed, Options(), fake.system), true, fake.system);
   EXPECT_EQ(again.skipped, 2);
   EXPECT_EQ(workload_runs, 4);
+}
+
+// A plain re-run (no --resume) after a default edited outside the key keeps the earlier trace
+// too; a re-run that fails puts nothing away.
+TEST_F(SweepRunnerTest, APlainReRunWithOtherParametersKeepsTheEarlierTrace) {
+  CampaignOptions only = Options();
+  only.only = {"k5"};
+  CampaignSession session = OpenCampaign(Spec(kIdentity), only, fake.system);
+  RunSweep(session, false, fake.system);
+  const std::filesystem::path trace = session.results / "k5__kernel-5000.sqlite";
+  const std::string sha = Sha256OfFile(trace);
+  SweepSpec changed = Spec(kIdentity);
+  changed.defaults["frames"] = "20";
+  auto handler = fake.runner.handler;
+  fake.runner.handler = [](const ProcessRequest& request) {
+    if (request.argv[0] != "workload") return ProcessResult{127, "", "not found", 0};
+    return ProcessResult{3, "", "CUDA error: out of memory\n", 0};
+  };
+  fake.clock.now += std::chrono::hours(1);
+  RunSweep(OpenCampaign(changed, only, fake.system), false, fake.system);
+  EXPECT_EQ(Sha256OfFile(trace), sha);
+  EXPECT_EQ(ReadCsvFile(session.results / "probes.csv").rows.size(), 1u);
+  fake.runner.handler = handler;
+  RunSweep(OpenCampaign(changed, only, fake.system), false, fake.system);
+  CsvTable probes = ReadCsvFile(session.results / "probes.csv");
+  ASSERT_EQ(probes.rows.size(), 2u);
+  EXPECT_EQ(Sha256OfFile(session.results / "k5__kernel-5000.earlier-20241004T000000Z.sqlite"), sha);
+  EXPECT_TRUE(std::filesystem::exists(trace));  // the new run's (the fake writes the same)
+}
+
+// "unknown" (no identity rule, no git) is no build identity: --resume runs it again, and says
+// why. A row whose trace is gone is run again too. A --resume that runs nothing leaves env.json.
+TEST_F(SweepRunnerTest, ResumeRunsAgainForAnUnknownBuildOrAMissingTrace) {
+  CampaignSession unknown = OpenCampaign(Spec(), Options(), fake.system);
+  RunSweep(unknown, false, fake.system);
+  fake.messages.clear();
+  SweepOutcome again = RunSweep(unknown, true, fake.system);
+  EXPECT_EQ(again.skipped, 0);
+  EXPECT_EQ(workload_runs, 4);
+  EXPECT_EQ(fake.messages[0],
+            "gpuroof: note: --resume: k5 has rows for build unknown, but that name does not "
+            "identify one build (no identity rule and no git revision): they may come from other "
+            "code; running it again");
+
+  CampaignSession session = OpenCampaign(Spec(kIdentity), Options(), fake.system);
+  fake.gpus.source = "nvidia-smi";
+  RunSweep(session, false, fake.system);
+  const std::string env = testing::ReadText(session.results / "env.json");
+  std::filesystem::remove(session.results / "k4__kernel-4000.sqlite");
+  fake.messages.clear();
+  fake.gpus.source = "none";
+  SweepOutcome resumed =
+      RunSweep(OpenCampaign(Spec(kIdentity), Options(), fake.system), true, fake.system);
+  EXPECT_EQ(resumed.skipped, 1);
+  EXPECT_EQ(workload_runs, 7);
+  EXPECT_NE(std::find(fake.messages.begin(), fake.messages.end(),
+                      "gpuroof: note: --resume: k4 has rows for build b1, but their trace "
+                      "k4__kernel-4000.sqlite is gone; running it again"),
+            fake.messages.end())
+      << fmt::format("{}", fmt::join(fake.messages, "\n"));
+  EXPECT_TRUE(std::filesystem::exists(session.results / "k4__kernel-4000.sqlite"));
+  // Nothing to run: env.json stays as the sweep that ran the rows left it.
+  const std::string env2 = testing::ReadText(session.results / "env.json");
+  fake.gpus.source = "nvidia-smi";  // what a rewrite would now say
+  fake.clock.now += std::chrono::minutes(5);
+  SweepOutcome none =
+      RunSweep(OpenCampaign(Spec(kIdentity), Options(), fake.system), true, fake.system);
+  EXPECT_EQ(none.skipped, 2);
+  EXPECT_EQ(testing::ReadText(session.results / "env.json"), env2);
+  EXPECT_NE(env, "");
+}
+
+// A workdir that is no folder names its line in the sweep file.
+TEST_F(SweepRunnerTest, AWorkdirThatIsNoFolderNamesItsLine) {
+  SweepSpec spec = Spec();
+  spec.workdir = (dir.path() / "nonexistent").string();
+  try {
+    OpenCampaign(spec, Options(), fake.system);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "s.toml:3: workdir " + spec.workdir + " is not a folder");
+  }
+}
+
+// What analyze says beside the figures reaches the rows and stderr: ops outside the window (count
+// and busy time), records the reader skipped; a skip that lost GPU work makes the rows not
+// quotable.
+TEST_F(SweepRunnerTest, RowsCarryTheWindowNotesAndTheReadersSkips) {
+  CampaignSession session = OpenCampaign(Spec(), Options(), fake.system);
+  RunSweep(session, false, fake.system);
+  CsvTable probes = ReadCsvFile(session.results / "probes.csv");
+  ASSERT_EQ(probes.rows.size(), 2u);
+  // Frame 0's upload (3 us) ends where the window starts.
+  const std::string& warnings = probes.rows[1][probes.Column("warnings")];
+  EXPECT_NE(warnings.find("device 0: 1 op(s) (3.000 us busy) lie outside the window; --window all "
+                          "includes them"),
+            std::string::npos)
+      << warnings;
+  EXPECT_EQ(probes.rows[1][probes.Column("quotable")], "yes");
+  EXPECT_NE(
+      std::find(fake.messages.begin(), fake.messages.end(),
+                "gpuroof: note: k5: device 0: 1 op(s) (3.000 us busy) lie outside the window; "
+                "--window all includes them"),
+      fake.messages.end())
+      << fmt::format("{}", fmt::join(fake.messages, "\n"));
+
+  SweepSpec bad = Spec();
+  bad.configurations[1].values["kernel"] = "7000";
+  CampaignOptions only = Options();
+  only.only = {"k4"};
+  fake.messages.clear();
+  SweepOutcome outcome = RunSweep(OpenCampaign(bad, only, fake.system), false, fake.system);
+  ASSERT_EQ(outcome.rows.size(), 1u);
+  EXPECT_FALSE(outcome.rows[0].quotable);
+  EXPECT_NE(outcome.rows[0].warnings.find(
+                "the trace reader read 32 records, used 30, skipped 2 (2 end before start in "
+                "CUPTI_ACTIVITY_KIND_KERNEL): GPU work is missing from the figures, so the rows "
+                "are not quotable"),
+            std::string::npos)
+      << outcome.rows[0].warnings;
+  const bool warned =
+      std::any_of(fake.messages.begin(), fake.messages.end(), [](const std::string& m) {
+        return m.rfind("gpuroof: warning: k4: k4__kernel-7000.sqlite: the trace reader read ", 0) ==
+               0;
+      });
+  EXPECT_TRUE(warned) << fmt::format("{}", fmt::join(fake.messages, "\n"));
 }
 
 TEST_F(SweepRunnerTest, ResultsFilesWithOtherColumnsAreRefusedBeforeAnythingRuns) {
@@ -455,6 +626,59 @@ TEST_F(SweepRunnerTest, RowsCarryTheGitRevisionAndOlderProbesFilesAreStillMerged
   EXPECT_EQ(probes.rows[0][0], "label=k4;kernel=4000");
   EXPECT_EQ(probes.rows[0][probes.Column("git_rev")], "");
   EXPECT_EQ(probes.rows[1][probes.Column("git_rev")], rev + "-dirty");
+}
+
+// Under profiler nsys, {trace} is the temporary name too: a command that writes there and fails
+// never touches the trace (nor the rows, nor the manifest row) an earlier run published.
+TEST_F(SweepRunnerTest, UnderNsysTheTracePlaceholderIsTheTemporaryName) {
+  testsupport::ScopedEnv env;
+  env.Set("NSYS", "fake-nsys");
+  bool fail = false;
+  std::vector<std::string> trace_args;
+  fake.runner.handler = [&](const ProcessRequest& request) {
+    if (request.argv[0] != "fake-nsys") return ProcessResult{127, "", "not found", 0};
+    if (request.argv[1] == "export") {
+      std::filesystem::copy_file(request.argv.back(), Arg(request, "--output"),
+                                 std::filesystem::copy_options::overwrite_existing);
+      return ProcessResult{0, "", "", 1};
+    }
+    std::string base;
+    for (const std::string& arg : request.argv) {
+      if (arg.rfind("--output=", 0) == 0) base = arg.substr(9);
+    }
+    const std::string trace = Arg(request, "-o");
+    trace_args.push_back(trace);
+    testsupport::BuildFromDescription(FrameTrace(5000), "fake", base + ".nsys-rep");
+    if (!fail) return ProcessResult{0, "", "", 1};
+    testing::WriteText(trace, "junk\n");  // the command writes {trace}, then fails
+    return ProcessResult{3, "", "oops\n", 1};
+  };
+  SweepSpec spec = ParseSweepSpec(
+      fmt::format("[command]\nargv = [\"workload\", \"-o\", \"{{trace}}\"]\nworkdir = \"{}\"\n"
+                  "[[configurations]]\nlabel = \"a\"\n[run]\nprofiler = \"nsys\"\nunits = \"10\"\n",
+                  dir.path().string()),
+      "s.toml");
+  CampaignSession session = OpenCampaign(spec, Options(), fake.system);
+  ASSERT_EQ(RunSweep(session, false, fake.system).failed, 0);
+  const std::filesystem::path trace = session.results / "a.sqlite";
+  const std::string sha = Sha256OfFile(trace);
+  fail = true;
+  SweepOutcome outcome = RunSweep(session, false, fake.system);
+  EXPECT_EQ(outcome.failed, 1);
+  EXPECT_EQ(Sha256OfFile(trace), sha);
+  ASSERT_EQ(trace_args.size(), 2u);
+  for (const std::string& arg : trace_args) {
+    EXPECT_NE(arg, trace.string());
+    EXPECT_NE(arg.find(".a.partial-"), std::string::npos) << arg;
+  }
+  CsvTable manifest = ReadCsvFile(session.results / "manifest.csv");
+  for (const auto& row : manifest.rows) {
+    if (row[0] == "a.sqlite") {
+      EXPECT_EQ(row[manifest.Column("sha256")], sha);
+    }
+  }
+  for (const auto& entry : std::filesystem::directory_iterator(session.results))
+    EXPECT_EQ(entry.path().filename().string().find(".partial-"), std::string::npos);
 }
 
 }  // namespace

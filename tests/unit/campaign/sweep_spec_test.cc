@@ -170,6 +170,20 @@ TEST(SweepSpec, GridExpandsToConfigurations) {
             "s.toml:10: 'streams' is set by [grid] and by configuration 'a'");
 }
 
+// A label the grid makes twice names the [grid] line, not the file's first line; a workdir that
+// is no folder names its line (OpenCampaign's error), kept here as the origin.
+TEST(SweepSpec, GridLabelCollisionsAndWorkdirNameTheirLines) {
+  std::string head =
+      "[command]\nargv = [\"a\", \"{n}\"]\nworkdir = \"/nonexistent/dir\"\n"
+      "[parameters]\nn = 1\n";
+  EXPECT_EQ(ParseError(head + "[grid]\nn = [1, 1]\n"),
+            "s.toml:6: the grid makes label 'n-1' twice");
+  SweepSpec spec = ParseSweepSpec(head + "[grid]\nn = [1, 2]\n", "s.toml");
+  EXPECT_EQ(spec.configurations[0].origin, "s.toml:6");  // the grid alone made it
+  EXPECT_EQ(spec.workdir_origin, "s.toml:3");
+  EXPECT_EQ(spec.grid_origins.at("n"), "s.toml:7");
+}
+
 // A list of `n` values 0, 1, ..., n - 1 as TOML.
 std::string ValueList(int n) {
   std::string out;

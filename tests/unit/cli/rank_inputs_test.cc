@@ -102,6 +102,10 @@ TEST(RankInputs, AnythingThatMayBeATraceIsOne) {
   EXPECT_NE(problem.find("junk.bin: "), std::string::npos) << problem;
   EXPECT_EQ(TellFoundFile(folder.Write("blank.txt", "  \n  ")), FoundFile::kUnreadable);
   EXPECT_EQ(TellFoundFile(folder.Write("README.txt", "hello\n")), FoundFile::kNotTrace);
+  // A sweep file beside the traces starts with '[' but holds no events: no trace.
+  EXPECT_EQ(TellFoundFile(folder.Write("sweep.toml", "[grid]\nstreams = [1, 2]\n")),
+            FoundFile::kNotTrace);
+  EXPECT_EQ(TellFoundFile(folder.Write("spaced.json", "[ \n {\"ph\": \"X\"}]")), FoundFile::kTrace);
 }
 
 }  // namespace

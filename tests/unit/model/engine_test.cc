@@ -12,7 +12,9 @@ namespace {
 TEST(CollectiveKernelName, NcclFamilyByPrefix) {
   for (std::string_view name : {"ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage)",
                                 "void ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t",
-                                "rcclKernel_Generic", "mscclKernel_Sum_float"}) {
+                                "rcclKernel_Generic", "mscclKernel_Sum_float",
+                                // NVSHMEM's own kernels.
+                                "nvshmemi_transfer_rma_kernel", "nvshmemx_barrier_all_kernel"}) {
     EXPECT_TRUE(IsCollectiveKernelName(name)) << name;
   }
 }

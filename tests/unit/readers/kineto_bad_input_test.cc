@@ -115,6 +115,19 @@ TEST(KinetoBadInput, JsonThatIsNotATrace) {
             std::string::npos);
 }
 
+// A file named like a Kineto trace that does not start like one is said to be that, not "not an
+// SQLite database".
+TEST(KinetoBadInput, AJsonNamedFileThatDoesNotStartLikeATraceSaysSo) {
+  for (const std::string& text : {std::string("[1, 2, 3]"), std::string("[grid]\nn = [1]\n")}) {
+    TempFile file("array.json");
+    file.Write(text);
+    const std::string error = ErrorOf([&] { ReadTrace(file.path(), ReadOptions{}); });
+    EXPECT_NE(error.find("is named like a Kineto JSON trace but does not start like one"),
+              std::string::npos)
+        << error;
+  }
+}
+
 TEST(KinetoBadInput, AnOverlongValueIsAnErrorNotABuffer) {
   KinetoReadOptions options;
   options.chunk_bytes = 4096;

@@ -427,6 +427,11 @@ TEST(KinetoJsonReader, AnnotationsAndLaunchCorrelation) {
   EXPECT_EQ(trace.api_calls[0].process_id, 4515u);
   EXPECT_EQ(trace.api_calls[0].thread_id, step1.thread_id);
   EXPECT_EQ(trace.strings.Get(trace.api_calls[1].name), "cudaMemcpyAsync");
+  // The launch whose op was not traced is kept apart: analyses say which range made it.
+  ASSERT_EQ(trace.calls_without_op.size(), 1u);
+  EXPECT_EQ(trace.calls_without_op[0].correlation, 45u);
+  EXPECT_EQ(trace.calls_without_op[0].start_ns, 130'000);
+  EXPECT_EQ(trace.strings.Get(trace.calls_without_op[0].name), "cudaLaunchKernel");
   std::vector<Op> ops = Ops(trace);
   ASSERT_EQ(ops.size(), 2u);
   EXPECT_EQ(ops[0].correlation, 42u);

@@ -45,6 +45,18 @@ TEST(RanksReport, OneStepsLabelForAllIsSaidOnce) {
   EXPECT_EQ(text.find("outside the steps"), std::string::npos) << text;
 }
 
+// Busy time outside the steps with no op wholly outside (ops crossing a step's edge): said as
+// busy time, not as "0 op(s)".
+TEST(RanksReport, BusyTimeOutsideTheStepsInOpsCrossingAnEdgeIsSaidAsSuch) {
+  const std::string text = RenderDocumentText(
+      RanksDocument(Report({Rank(0, "'ProfilerStep#*' (5 instances)", 0, 3813)})));
+  EXPECT_NE(text.find("note: rank 0: 3.813 us of busy time lies outside the steps, in ops that "
+                      "cross a step's edge; not counted"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("0 op(s)"), std::string::npos) << text;
+}
+
 // Ranks 0-5: 5 instances; ranks 6-9 each another label: the commonest by count, three more with
 // their ranks, the fifth counted (a line each: a label may hold "; "). Every rank has 2 ops (1 us
 // busy) outside its steps: 8 notes, then ranks 8 and 9 summed up. Rank 7's steps left another

@@ -62,7 +62,7 @@ std::vector<Finding> FindPageableAsyncCopies(const FindingContext& context) {
       ++finding.count;
       finding.cost_ns = SaturatingAdd(finding.cost_ns, duration);
       bytes[device_id] = SaturatingAddBytes(bytes[device_id], block.bytes[i]);
-      ChargeStep(context.steps, finding.step_costs, block.start_ns[i], duration);
+      ChargeStep(context.StepsOf(device_id), finding.step_costs, block.start_ns[i], duration);
       AddExample(finding.examples,
                  {block.start_ns[i], block.end_ns[i], duration,
                   fmt::format("{} {} bytes {}", name, block.bytes[i],
@@ -104,7 +104,8 @@ std::vector<Finding> FindSerialisedCopies(const FindingContext& context) {
     Finding finding = NewFinding("serialised-copies", device.device_id,
                                  static_cast<int64_t>(device.copies.size()), cost);
     // Per step: the copy time with no kernel running in each step, scaled to the cost.
-    ChargeExposedSegments(context.steps, finding.step_costs, device.copies, device.compute);
+    ChargeExposedSegments(context.StepsOf(device.device_id), finding.step_costs, device.copies,
+                          device.compute);
     ScaleStepCosts(finding.step_costs, cost, exposed);
     finding.evidence = fmt::format(
         "copies busy {}, {} of it with no kernel running; kernels busy {}; the device busy {}. "
@@ -126,7 +127,8 @@ std::vector<Finding> FindExposedComm(const FindingContext& context) {
     if (exposed <= 0) continue;
     Finding finding = NewFinding("exposed-comm", device.device_id,
                                  static_cast<int64_t>(device.comm.size()), exposed);
-    ChargeExposedSegments(context.steps, finding.step_costs, device.comm, device.compute);
+    ChargeExposedSegments(context.StepsOf(device.device_id), finding.step_costs, device.comm,
+                          device.compute);
     finding.evidence =
         fmt::format("collectives busy {}, {} of it ({:.1f} %) with no compute kernel running",
                     FormatDurationNs(comm_busy), FormatDurationNs(exposed),

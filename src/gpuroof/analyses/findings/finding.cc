@@ -160,6 +160,15 @@ std::optional<FindingPerStep> SummarizeStepCosts(const FindingSteps& steps, cons
       per_step.worst_step_cost_ns = cost;
     }
   }
+  if (per_step.worst_step > 0 && steps.numbers.size() == steps.intervals.size()) {
+    auto number = [&](int64_t position) {
+      return steps.numbers[static_cast<size_t>(position - 1)];
+    };
+    per_step.first_number = number(per_step.first_step);
+    per_step.last_number = number(per_step.last_step);
+    per_step.worst_number = number(per_step.worst_step);
+    per_step.family = steps.family;
+  }
   return per_step;
 }
 

@@ -25,6 +25,11 @@ struct FindingExample {
 struct FindingSteps {
   std::string label;                                   // "'ProfilerStep#*' (6 instances)"
   std::vector<std::pair<int64_t, int64_t>> intervals;  // [start, end) on the trace clock
+  // Each step's own number when the steps are a numbered family (ProfilerStep#553: 553), parallel
+  // to `intervals`; empty when some step's name has no number or two steps share one (steps are
+  // then named by their 1-based position).
+  std::vector<int64_t> numbers;
+  std::string family;  // the numbered family's name ("ProfilerStep"), with `numbers`
   // The 0-based step whose interval holds `t_ns` (the latest starting at or before it), or -1.
   int64_t StepAt(int64_t t_ns) const;
 };
@@ -58,6 +63,12 @@ struct FindingPerStep {
   int64_t worst_step = 0;       // the step with the largest cost (earliest on ties; 0: none)
   int64_t worst_step_cost_ns = 0;
   int64_t outside_steps_ns = 0;  // cost of instances that started in no step
+  // The steps' own numbers (FindingSteps::numbers) of first_step, last_step and worst_step; -1
+  // when the steps have no numbers (or no step has a cost).
+  int64_t first_number = -1;
+  int64_t last_number = -1;
+  int64_t worst_number = -1;
+  std::string family;  // FindingSteps::family, with the numbers
 };
 
 // The per-step view of `costs` for a finding of cost `cost_ns` on a device whose window is

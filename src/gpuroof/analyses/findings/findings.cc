@@ -5,11 +5,20 @@
 
 #include <fmt/format.h>
 
+#include "gpuroof/analyses/device_steps.h"
 #include "gpuroof/analyses/findings/device_activity.h"
 #include "gpuroof/analyses/findings/rules.h"
 #include "gpuroof/analyses/range_selection.h"
 
 namespace gpuroof {
+
+const FindingSteps& FindingContext::StepsOf(int32_t device_id) const {
+  static const FindingSteps none;
+  for (size_t d = 0; d < devices.size() && d < steps.size(); ++d) {
+    if (devices[d].device_id == device_id) return steps[d];
+  }
+  return none;
+}
 
 const std::vector<std::string>& FindingRuleIds() {
   static const std::vector<std::string> ids = [] {
@@ -23,29 +32,61 @@ const std::vector<std::string>& FindingRuleIds() {
 
 namespace {
 
-// The steps: the instances of --iteration-range, else ProfilerStep#N; CPU-side instances when a
-// range has both a CPU and a GPU-projected form (as `gpuroof ranks`).
-FindingSteps ResolveSteps(const Trace& trace, const std::string& iteration_range) {
+// The step ranges: the instances of --iteration-range, else ProfilerStep#N; CPU-side instances
+// when a range has both a CPU and a GPU-projected form (as `gpuroof ranks`). `label` gets their
+// description, empty when there are none.
+std::vector<const NvtxRange*> ResolveStepRanges(const Trace& trace,
+                                                const std::string& iteration_range,
+                                                std::string* label) {
   std::vector<const NvtxRange*> ranges;
-  FindingSteps steps;
   if (!iteration_range.empty()) {
     RangeSelection selection = SelectRanges(trace, iteration_range, "--iteration-range");
-    steps.label = selection.Describe();  // before the ranges are moved out of it
+    *label = selection.Describe();  // before the ranges are moved out of it
     ranges = std::move(selection.ranges);
   } else {
     ranges = FindNvtxRanges(trace, "ProfilerStep#*");
+    const size_t n = ranges.size();
+    *label = fmt::format("'ProfilerStep#*' ({} instance{})", n, n == 1 ? "" : "s");
   }
   const bool any_cpu =
       std::any_of(ranges.begin(), ranges.end(), [](const NvtxRange* r) { return !r->on_gpu; });
-  for (const NvtxRange* range : ranges) {
-    if (any_cpu && range->on_gpu) continue;
-    if (range->end_ns > range->start_ns)
-      steps.intervals.emplace_back(range->start_ns, range->end_ns);
+  if (any_cpu) std::erase_if(ranges, [](const NvtxRange* r) { return r->on_gpu; });
+  if (ranges.empty()) label->clear();
+  return ranges;
+}
+
+// The steps of one device: those of the process driving it (DeviceProcessSteps, as `ranks`), in
+// start order, with their own numbers where they are a numbered family. `note` says what was
+// left out.
+FindingSteps StepsOfDevice(const Trace& trace, int32_t device_id,
+                           const std::vector<const NvtxRange*>& ranges, const std::string& label,
+                           std::string* note) {
+  FindingSteps steps;
+  if (ranges.empty()) return steps;
+  std::vector<const NvtxRange*> own = DeviceProcessSteps(trace, device_id, ranges, note);
+  std::erase_if(own, [](const NvtxRange* r) { return r->end_ns <= r->start_ns; });
+  std::stable_sort(own.begin(), own.end(), [](const NvtxRange* a, const NvtxRange* b) {
+    return std::tie(a->start_ns, a->end_ns) < std::tie(b->start_ns, b->end_ns);
+  });
+  steps.label = note->empty() ? label : label + "; " + *note;
+  for (const NvtxRange* range : own) {
+    steps.intervals.emplace_back(range->start_ns, range->end_ns);
+    const std::string_view name = trace.strings.Get(range->name);
+    const std::optional<int64_t> number = RangeNumber(name);
+    const std::string_view family = NumberedFamily(name);
+    if (steps.numbers.size() + 1 == steps.intervals.size() && number &&
+        (steps.numbers.empty() || family == steps.family)) {
+      if (steps.numbers.empty()) steps.family = std::string(family);
+      steps.numbers.push_back(*number);
+    }
   }
-  std::sort(steps.intervals.begin(), steps.intervals.end());
-  if (iteration_range.empty()) {
-    const size_t n = steps.intervals.size();
-    steps.label = fmt::format("'ProfilerStep#*' ({} instance{})", n, n == 1 ? "" : "s");
+  // Names are the steps' only when every step has one of its own.
+  std::vector<int64_t> sorted = steps.numbers;
+  std::sort(sorted.begin(), sorted.end());
+  if (steps.numbers.size() != steps.intervals.size() ||
+      std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
+    steps.numbers.clear();
+    steps.family.clear();
   }
   if (steps.intervals.empty()) steps.label.clear();
   return steps;
@@ -58,11 +99,22 @@ FindingsResult ComputeFindings(const Trace& trace, const FindingsOptions& option
   // throws): a gate (--fail-on) must not pass on a trace whose records were all lost.
   const std::vector<DeviceActivity> devices = BuildDeviceActivity(
       trace, options.window, options.engine_load, options.thresholds.gap_min_ns);
-  const FindingSteps steps = ResolveSteps(trace, options.iteration_range);
-  const LaunchCalls launch_calls(trace);
   FindingsResult result;
+  const std::vector<const NvtxRange*> step_ranges =
+      ResolveStepRanges(trace, options.iteration_range, &result.steps_label);
+  // In a capture of several processes each device's steps are its own process's (as `ranks`).
+  std::vector<FindingSteps> steps;
+  for (const DeviceActivity& device : devices) {
+    std::string left_out;
+    steps.push_back(
+        StepsOfDevice(trace, device.device_id, step_ranges, result.steps_label, &left_out));
+    if (!left_out.empty()) {
+      result.notes.push_back(
+          fmt::format("device {}: steps {}: {}", device.device_id, result.steps_label, left_out));
+    }
+  }
+  const LaunchCalls launch_calls(trace);
   FindingContext context{trace, devices, options.thresholds, steps, launch_calls, &result.notes};
-  result.steps_label = steps.label;
   if (!devices.empty() && !devices.front().devices_left_out_note.empty()) {
     result.notes.push_back(devices.front().devices_left_out_note);
   }
@@ -82,8 +134,9 @@ FindingsResult ComputeFindings(const Trace& trace, const FindingsOptions& option
     for (const DeviceActivity& device : devices) {
       if (device.device_id != finding.device_id) continue;
       window_ns = device.window.length_ns();
-      finding.per_step = SummarizeStepCosts(steps, finding.step_costs, finding.cost_ns,
-                                            device.window.start_ns, device.window.end_ns);
+      finding.per_step =
+          SummarizeStepCosts(context.StepsOf(device.device_id), finding.step_costs, finding.cost_ns,
+                             device.window.start_ns, device.window.end_ns);
     }
     finding.step_costs = {};  // summarised
     const double min_cost =

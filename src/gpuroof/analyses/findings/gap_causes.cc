@@ -72,7 +72,7 @@ std::vector<Finding> FindGapCauses(const FindingContext& context) {
         ++causes[cause];
         ++gaps.count;
         gaps.cost_ns += length;
-        ChargeStep(context.steps, gaps.step_costs, gap.start_ns, length);
+        ChargeStep(context.StepsOf(device.device_id), gaps.step_costs, gap.start_ns, length);
         AddExample(gaps.examples, {gap.start_ns, gap.end_ns, length, cause});
         continue;
       }
@@ -87,7 +87,7 @@ std::vector<Finding> FindGapCauses(const FindingContext& context) {
       if (launch != nullptr && launch->start_ns > gap.start_ns) {
         ++host.count;
         host.cost_ns += length;
-        ChargeStep(context.steps, host.step_costs, gap.start_ns, length);
+        ChargeStep(context.StepsOf(device.device_id), host.step_costs, gap.start_ns, length);
         AddExample(host.examples, {gap.start_ns, gap.end_ns, length,
                                    fmt::format("next op launched by {} {} after the GPU went idle",
                                                trace.strings.Get(launch->name),
@@ -99,7 +99,7 @@ std::vector<Finding> FindGapCauses(const FindingContext& context) {
       ++causes[cause];
       ++gaps.count;
       gaps.cost_ns += length;
-      ChargeStep(context.steps, gaps.step_costs, gap.start_ns, length);
+      ChargeStep(context.StepsOf(device.device_id), gaps.step_costs, gap.start_ns, length);
       AddExample(gaps.examples, {gap.start_ns, gap.end_ns, length, cause});
     }
     const std::string threshold = FormatDurationNs(context.thresholds.gap_min_ns);

@@ -16,9 +16,14 @@ struct FindingContext {
   const Trace& trace;
   const std::vector<DeviceActivity>& devices;
   const FindingThresholds& thresholds;
-  const FindingSteps& steps;        // empty when the trace has none
+  // Each device's steps, parallel to `devices` (those of the process driving it; empty when the
+  // trace has none).
+  const std::vector<FindingSteps>& steps;
   const LaunchCalls& launch_calls;  // each op's launching call, joined once for every rule
   std::vector<std::string>* notes;  // what a rule left out without firing (FindingsResult::notes)
+
+  // The steps of device `device_id` (no steps for a device not in `devices`).
+  const FindingSteps& StepsOf(int32_t device_id) const;
 };
 
 // Whether a CUDA runtime/driver function blocks the calling thread until GPU work completes:

@@ -107,7 +107,7 @@ std::vector<Finding> FindSyncCalls(const FindingContext& context) {
       claimed->second = std::min(claimed->second, from);
       if (unclaimed <= 0) continue;  // all of its idle time was another call's already
       finding.cost_ns += unclaimed;
-      ChargeStep(context.steps, finding.step_costs, call.start_ns, unclaimed);
+      ChargeStep(context.StepsOf(device.device_id), finding.step_costs, call.start_ns, unclaimed);
       AddExample(
           finding.examples,
           {call.start_ns, call.end_ns, unclaimed,

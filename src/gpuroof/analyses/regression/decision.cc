@@ -65,6 +65,9 @@ Verdict DecideHistory(double current, double history_mean, double half_width,
   const double delta = current - history_mean;
   if (delta > half_width && delta > e) return Verdict::kRegressed;
   if (delta < -half_width && delta < -e) return Verdict::kImproved;
+  // Above the history's centre, and the band too wide to rule out a target-size regression: the
+  // run's shift could be the target (the two-sided rule's INCONCLUSIVE, high = delta + q).
+  if (delta > 0 && delta + half_width >= std::log1p(settings.target)) return Verdict::kInconclusive;
   if (delta > half_width || delta < -half_width) return Verdict::kWithinNoise;
   return Verdict::kNoChange;
 }
@@ -80,9 +83,10 @@ bool CollectiveKernel(std::string_view key) {
 }
 
 KernelGating GateKernel(double share, double impact, std::string_view key,
-                        const GateSettings& settings) {
+                        const GateSettings& settings, double current_share) {
   KernelGating gating;
-  if (share < settings.kernel_min_share || CollectiveKernel(key)) return gating;
+  if (std::max(share, current_share) < settings.kernel_min_share || CollectiveKernel(key))
+    return gating;
   gating.gated = std::fabs(impact) >= settings.kernel_min_impact;
   gating.below_impact = !gating.gated;
   return gating;

@@ -68,7 +68,9 @@ bool LowNExceedsThreshold(double ratio, double floor, const GateSettings& settin
 
 // History mode (§4.4): REGRESSED when the current log summary is above the one-sided upper
 // prediction limit mean + q and more than ln(1 + min_effect) above the history mean; IMPROVED
-// mirrored below mean - q; WITHIN NOISE beyond a limit without the minimum effect; else ~.
+// mirrored below mean - q; INCONCLUSIVE when the run is above the mean and delta + q reaches
+// ln(1 + target) (a target-size regression is not ruled out: the band is too wide); WITHIN NOISE
+// beyond a limit without the minimum effect; else ~.
 // `half_width` is q = t_{1-alpha,h-1} sd sqrt(1 + 1/h).
 Verdict DecideHistory(double current, double history_mean, double half_width,
                       const GateSettings& settings);
@@ -90,8 +92,11 @@ struct KernelGating {
   bool gated = false;
   bool below_impact = false;
 };
+// `current_share`: the kernel's share of the current kernel time; a kernel is eligible when
+// either side's share reaches kernel_min_share (a kernel that was cheap and became expensive is
+// gated too; a departure from §3.3, docs/metrics.md).
 KernelGating GateKernel(double share, double impact, std::string_view key,
-                        const GateSettings& settings);
+                        const GateSettings& settings, double current_share = 0);
 
 // Kernel impact as a fraction of the iteration (§4.7): share * (ratio - 1).
 inline double KernelImpact(double share, double ratio) {

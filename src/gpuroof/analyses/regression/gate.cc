@@ -10,11 +10,14 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "gpuroof/analyses/message_list.h"
+#include "gpuroof/analyses/regression/distributions.h"
 #include "gpuroof/analyses/regression/history.h"
 #include "gpuroof/analyses/regression/hodges_lehmann.h"
 #include "gpuroof/analyses/regression/holm.h"
 #include "gpuroof/analyses/regression/mann_whitney.h"
 #include "gpuroof/analyses/regression/run_level.h"
+#include "gpuroof/analyses/window.h"
 #include "gpuroof/model/errors.h"
 #include "gpuroof/model/parallel_for.h"
 
@@ -318,10 +321,10 @@ namespace {
 
 // The order of the levels among a comparison's rows, after the gated regressions.
 constexpr std::array kLevelOrder = {
-    MetricLevel::kIteration, MetricLevel::kGpuBusy,    MetricLevel::kRange, MetricLevel::kKernel,
-    MetricLevel::kCopyBusy,  MetricLevel::kCommBusy,   MetricLevel::kIdle,  MetricLevel::kLaunches,
-    MetricLevel::kBytes,     MetricLevel::kEngineTotal};
-static_assert(kLevelOrder.size() == static_cast<size_t>(MetricLevel::kEngineTotal) + 1,
+    MetricLevel::kIteration, MetricLevel::kGpuBusy,  MetricLevel::kKernelTotal, MetricLevel::kRange,
+    MetricLevel::kKernel,    MetricLevel::kCopyBusy, MetricLevel::kCommBusy,    MetricLevel::kIdle,
+    MetricLevel::kLaunches,  MetricLevel::kBytes,    MetricLevel::kEngineTotal};
+static_assert(kLevelOrder.size() == static_cast<size_t>(MetricLevel::kKernelTotal) + 1,
               "every level has a place in the order");
 
 // A level's position in kLevelOrder.
@@ -353,6 +356,8 @@ std::string ReasonLabel(const MetricComparison& m) {
       return fmt::format("range [{}]", m.name);
     case MetricLevel::kKernel:
       return "kernel " + m.name;
+    case MetricLevel::kKernelTotal:
+      return "compute kernel time";
     default:
       return m.name;
   }
@@ -400,7 +405,9 @@ std::string LowNReason(const MetricComparison& m, CompareMode mode, const GateSe
                        ? (m.baseline ? m.baseline->n : 0)
                        : std::min(m.baseline ? m.baseline->n : 0, m.current ? m.current->n : 0);
   const size_t n_min = SamplesNeeded(mode, settings);
-  if (n < n_min) {
+  if (m.level == MetricLevel::kKernelTotal) {
+    text += ", most of the kernel time is in kernels with too few launches for an interval";
+  } else if (n < n_min) {
     text += fmt::format(", {} < {} {}", n, n_min, SampleNoun(m, mode));
   } else {
     text += ", no interval";
@@ -427,6 +434,22 @@ void AddListed(std::vector<std::string>& reasons, const std::vector<std::string>
   if (items.size() > kLimit) {
     reasons.push_back(fmt::format("and {} more {}", items.size() - kLimit, what));
   }
+}
+
+// ": it has N instance(s) on other threads of the iteration's process" when a profile counted
+// the range there (ranges are taken on the iteration's thread only), else "".
+std::string OtherThreadNote(const std::string& name, std::span<const ProfileSummary> baseline,
+                            std::span<const ProfileSummary> current) {
+  size_t instances = 0;
+  for (const auto* side : {&baseline, &current})
+    for (const ProfileSummary& p : *side)
+      if (auto it = p.other_thread_ranges.find(name); it != p.other_thread_ranges.end())
+        instances += it->second;
+  if (instances == 0) return "";
+  return fmt::format(
+      " (it has {} instance(s) on other threads of the iteration's process, which are not "
+      "compared)",
+      instances);
 }
 
 // Why the comparison is not a plain PASS (docs/metrics.md, "compare", "Verdict"): what was not
@@ -516,10 +539,24 @@ std::vector<std::string> VerdictReasons(const CompareResult& result,
         "NO STEADY STATE in the launches of {} checked kernel(s) (warm-up kept, see warnings)",
         kernels_no_steady_state));
   }
+  // GPU work launched between the steps that no iteration was given is in no metric: a pass
+  // does not rest on it when it is a gating share of a side's kernel time.
+  for (const auto* side : {&baseline, &current}) {
+    for (const ProfileSummary& p : *side) {
+      if (p.kernel_time_ns > 0 &&
+          p.between_kernel_ns >= settings.kernel_min_share * p.kernel_time_ns) {
+        reasons.push_back(fmt::format(
+            "outside the iterations: {}: {} GPU op(s), {} of compute kernel time ({:.1f}% "
+            "of the steady kernel time), launched between the steps and in no metric",
+            p.path, p.between_ops, FormatDurationNs(std::llround(p.between_kernel_ns)),
+            100.0 * p.between_kernel_ns / p.kernel_time_ns));
+      }
+    }
+  }
   for (const auto* side : {&baseline, &current}) {
     for (const ProfileSummary& p : *side) {
       for (const std::string& w : p.warnings) {
-        for (std::string_view tag : {"NONSTATIONARY", "NO STEADY STATE"}) {
+        for (std::string_view tag : {"NONSTATIONARY", "NO STEADY STATE", "DATA LOSS"}) {
           if (w.rfind(tag, 0) == 0) reasons.push_back(fmt::format("{}: {}", tag, p.path));
         }
       }
@@ -645,6 +682,7 @@ struct RowContext {
   double cur_steady = 0;
   double base_kernel_time = 0;  // ns, summed steady kernel time of the baseline profiles
   double base_iteration_median = 0;
+  double cur_kernel_time = 0;  // ns, summed steady kernel time of the current profiles
 };
 
 // The estimate, verdict and gating of one row present on both sides. `logs` receives a
@@ -666,6 +704,8 @@ void EstimateRow(MetricComparison& m, const SideSamples& b, const SideSamples& c
       EstimateRunLevel(m, b, c, alpha, settings);
       m.gated = false;
       return;
+    case MetricLevel::kKernelTotal:
+      return;  // computed from the kernel rows (KernelTotalRow)
     case MetricLevel::kIteration:
     case MetricLevel::kGpuBusy:
     case MetricLevel::kCopyBusy:
@@ -710,9 +750,133 @@ void EstimateRow(MetricComparison& m, const SideSamples& b, const SideSamples& c
           ? (b.Total() / context.base_steady) / context.base_iteration_median
           : *m.share;
   m.impact = KernelImpact(share_of_iteration, *m.time_ratio);
-  const KernelGating gating = GateKernel(*m.share, *m.impact, m.name, settings);
+  const double current_share =
+      context.cur_kernel_time > 0 ? c.Total() / context.cur_kernel_time : 0.0;
+  const KernelGating gating = GateKernel(*m.share, *m.impact, m.name, settings, current_share);
   m.gated = gating.gated;
   m.below_impact = gating.below_impact;
+}
+
+// Busy rows of engines used in at most half the iterations of a side (comm under gradient
+// accumulation, a checkpoint copy every N steps): their median per iteration is 0 or hides the
+// work, so each is said with the iterations it ran in and its mean per iteration
+// (docs/metrics.md, "Periodic work").
+void WarnAboutPeriodicWork(CompareResult& result, std::span<const ProfileSummary> baseline,
+                           std::span<const ProfileSummary> current) {
+  for (const MetricComparison& m : result.metrics) {
+    if (m.level != MetricLevel::kCommBusy && m.level != MetricLevel::kCopyBusy) continue;
+    struct Side {
+      size_t busy = 0;
+      size_t of = 0;
+      double mean = 0;
+    };
+    auto side_of = [&](std::span<const ProfileSummary> profiles) {
+      Side side;
+      const std::vector<double> values = Collect(profiles, m.id).Pooled();
+      double sum = 0;
+      for (double v : values) {
+        side.busy += v > 0 ? 1 : 0;
+        sum += v;
+      }
+      side.of = values.size();
+      if (!values.empty()) side.mean = sum / static_cast<double>(values.size());
+      return side;
+    };
+    const Side b = side_of(baseline);
+    const Side c = side_of(current);
+    auto periodic = [](const Side& s) { return s.busy > 0 && 2 * s.busy <= s.of; };
+    if (!periodic(b) && !periodic(c)) continue;
+    std::string change;
+    if (b.mean > 0 && c.of > 0) change = fmt::format(" ({})", SignedPercent(c.mean / b.mean));
+    result.warnings.push_back(fmt::format(
+        "periodic work: {} ran in {} of {} baseline and {} of {} current steady iterations, so "
+        "its median per iteration hides it; mean per iteration {} -> {}{}",
+        ReasonLabel(m), b.busy, b.of, c.busy, c.of, FormatDurationNs(std::llround(b.mean)),
+        FormatDurationNs(std::llround(c.mean)), change));
+  }
+}
+
+// Kernel-only mode (docs/metrics.md, "Compute kernel time"): the compute kernels shared by both
+// sides, at the baseline's mix: T = sum_k w_k rho_k / sum_k w_k, w_k the kernel's share of the
+// baseline kernel time, rho_k its per-launch ratio. Its interval is the delta method on the
+// kernels' own intervals at 1 - alpha (normal approximation, kernels independent): sigma_k =
+// (ln high_k - ln low_k) / (2 z); a kernel without an interval (LOW-N) counts at its point ratio
+// with sigma_k = ln(1 + floor_kernel), and when such kernels hold more than half the weight the
+// row is LOW-N (point ratio, threshold only). Floor: the time floor (as GPU busy) in single-run, 0
+// in multi-run. Unset when no shared compute kernel has a ratio.
+std::optional<MetricComparison> KernelTotalRow(const std::vector<MetricComparison>& metrics,
+                                               const GateSettings& settings, bool multi,
+                                               double base_kernel_time_per_profile,
+                                               std::vector<std::string>& warnings) {
+  const double z = NormalQuantile(1.0 - settings.alpha / 2.0);
+  double weights = 0;
+  double sum = 0;
+  // The spread of `sum`: each kernel's, added as if their changes moved together. Between runs
+  // one session's clocks or node move every kernel at once, so an interval that added them as
+  // independent (the delta method) would be too narrow by up to the root of the kernel count and
+  // fail unchanged code; the sum of the spreads is never too narrow.
+  double spread = 0;
+  size_t kernels = 0;
+  size_t without_interval = 0;
+  double without_weight = 0;
+  for (const MetricComparison& m : metrics) {
+    if (m.level != MetricLevel::kKernel || CollectiveKernel(m.name) || !m.ratio || !m.share ||
+        !m.baseline || !m.current || *m.share <= 0)
+      continue;
+    const double w = *m.share;
+    const double rho = *m.ratio;
+    double sigma = std::log1p(settings.floor_kernel);
+    if (m.ci_low && m.ci_high && *m.ci_low > 0 && *m.ci_high > 0) {
+      sigma = (std::log(*m.ci_high) - std::log(*m.ci_low)) / (2.0 * z);
+    } else {
+      ++without_interval;
+      without_weight += w;
+    }
+    weights += w;
+    sum += w * rho;
+    spread += w * rho * sigma;
+    ++kernels;
+  }
+  if (kernels == 0 || weights <= 0 || sum <= 0) return std::nullopt;
+  MetricComparison m;
+  m.id = "kernel-total";
+  m.level = MetricLevel::kKernelTotal;
+  m.name = "compute kernels";
+  m.gated = true;
+  m.floor = multi ? 0.0 : settings.floor_time;
+  m.ci_level = 1.0 - settings.alpha;
+  m.method = "kernel-mix-delta";
+  if (without_interval > 0 && 2.0 * without_weight <= weights) {
+    warnings.push_back(fmt::format(
+        "compute kernel time: {} of {} shared kernel(s) ({:.1f}% of the baseline kernel time) have "
+        "too few launches for an interval: counted at their point ratio with a +-{:g}% spread",
+        without_interval, kernels, 100.0 * without_weight, 100.0 * settings.floor_kernel));
+  }
+  const double ratio = sum / weights;
+  const double theta = std::log(ratio);
+  const double half = z * spread / sum;
+  m.ratio = ratio;
+  if (2.0 * without_weight > weights) {
+    // Most of the kernel time has no interval (too few launches): LOW-N, threshold only.
+    m.method = "median-ratio";
+    m.verdict = Verdict::kLowN;
+    m.low_n_over_threshold = LowNExceedsThreshold(ratio, m.floor, settings);
+  } else {
+    m.ci_low = std::exp(theta - half);
+    m.ci_high = std::exp(theta + half);
+    m.verdict = Decide(theta, theta - half, theta + half, m.floor, settings);
+    m.mde = m.floor + (*m.ci_high - *m.ci_low) / 2.0;
+  }
+  SideSummary base;
+  base.n = kernels;
+  // The shared kernels' baseline time per profile, and that time at the current per-launch
+  // durations (the baseline's launch counts: launch counts follow the capture's length).
+  base.median = base_kernel_time_per_profile * weights;
+  SideSummary cur = base;
+  cur.median = base.median * ratio;
+  m.baseline = base;
+  m.current = cur;
+  return m;
 }
 
 }  // namespace
@@ -732,6 +896,15 @@ CompareResult CompareProfiles(std::span<const ProfileSummary> baseline,
         "exploratory diff across hardware: baseline '{}', current '{}'; every ratio includes the "
         "hardware change, so nothing is gated",
         baseline.front().device_model, current.front().device_model));
+  }
+  // F15: with no GPU named by any profile the model check compares nothing; said.
+  const auto unnamed = [](const ProfileSummary& p) {
+    return p.device_model.find("unknown GPU") != std::string::npos;
+  };
+  if (std::all_of(baseline.begin(), baseline.end(), unnamed) &&
+      std::all_of(current.begin(), current.end(), unnamed)) {
+    result.warnings.push_back(
+        "GPU model unknown on both sides (no trace names its GPU): the GPU model was not checked");
   }
   const bool multi = baseline.size() > 1 || current.size() > 1;
   result.mode = multi ? CompareMode::kMultiRun : CompareMode::kSingleRun;
@@ -805,18 +978,28 @@ CompareResult CompareProfiles(std::span<const ProfileSummary> baseline,
                               base_steady,
                               cur_steady,
                               base_kernel_time,
-                              base_iteration_median};
+                              base_iteration_median,
+                              cur_kernel_time};
   std::vector<LogSamples> kernel_logs(metrics.size());  // single-run kernels, by metrics index
   ParallelFor(pending.size(), [&](size_t k) {
     const PendingRow& row = pending[k];
     EstimateRow(metrics[row.index], row.baseline, row.current, context, kernel_logs[row.index]);
   });
+  // Kernel-only mode: the compute kernels' time as a whole is gated, so a regression spread over
+  // many small kernels (none gated alone) fails (docs/metrics.md, "Compute kernel time").
+  if (!has_iterations) {
+    if (auto total = KernelTotalRow(metrics, settings, multi,
+                                    base_kernel_time / static_cast<double>(baseline.size()),
+                                    result.warnings)) {
+      metrics.push_back(std::move(*total));
+    }
+  }
   for (const std::string& name : settings.gate_ranges) {
     if (ids.count("range:" + name) == 0) {
       throw InputError("--gate-range",
-                       fmt::format("range '{}' has no instance within the steady iterations of "
-                                   "either side",
-                                   name));
+                       fmt::format("range '{}' has no instance on the iteration's thread within "
+                                   "the steady iterations of either side{}",
+                                   name, OtherThreadNote(name, baseline, current)));
     }
   }
   // An exploratory diff across hardware is no gate: kernels that all differ are its finding.
@@ -892,6 +1075,7 @@ CompareResult CompareProfiles(std::span<const ProfileSummary> baseline,
   }
 
   result.metrics = std::move(metrics);
+  WarnAboutPeriodicWork(result, baseline, current);
   FinishComparison(result, baseline, current);
   return result;
 }
@@ -962,14 +1146,10 @@ void FinishComparison(CompareResult& result, std::span<const ProfileSummary> bas
   for (const MetricComparison& m : result.metrics)
     if (m.identical) identical.push_back(ReasonLabel(m));
   if (!identical.empty()) {
-    std::string listed;
-    for (size_t i = 0; i < identical.size() && i < 3; ++i)
-      listed += (i == 0 ? "" : ", ") + identical[i];
-    if (identical.size() > 3) listed += fmt::format(" and {} more", identical.size() - 3);
     result.warnings.push_back(fmt::format(
         "identical: every sample of {} metric(s) has the same value on both sides ({}): the "
         "test has no spread to go on (p = 1); a timer too coarse, or the same profile twice?",
-        identical.size(), listed));
+        identical.size(), ListFirst(identical, 3)));
   }
 
   // The verdict and exit code (docs/metrics.md, "compare", verdict table).

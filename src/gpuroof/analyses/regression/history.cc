@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "gpuroof/analyses/message_list.h"
 #include "gpuroof/analyses/regression/bootstrap.h"
 #include "gpuroof/analyses/regression/distributions.h"
 #include "gpuroof/analyses/regression/holm.h"
@@ -18,6 +19,8 @@
 namespace gpuroof {
 
 namespace {
+
+constexpr double kMaxHistoryNs = 7.0 * 24 * 3600 * 1e9;
 
 // A strict little JSON reader for history lines: enough of RFC 8259 for objects, strings,
 // numbers and literals; arrays are skipped. History files are written by this tool, but may be
@@ -43,7 +46,14 @@ class LineParser {
           entry.kernel_key = ParseString();
           entry.has_kernel_key = true;
         } else if (key == "rules") {
-          entry.rules = static_cast<int>(ParseNumber());
+          const double rules = ParseNumber();
+          // A revision number: a whole number from 1; anything else is not a line gpuroof wrote
+          // (a cast of 2.7 or 1e10 would be silently another revision).
+          if (!(rules >= 1 && rules <= 1000000) || rules != std::floor(rules)) {
+            Fail(fmt::format("\"rules\" is {}: a metric-rules revision is a whole number from 1",
+                             ShortValue(rules)));
+          }
+          entry.rules = static_cast<int>(rules);
         } else if (key == "metrics") {
           Expect('{');
           if (!Consume('}')) {
@@ -57,6 +67,18 @@ class LineParser {
               if (value < 0) {
                 Fail(fmt::format("metric '{}' is {}: a run summary must be >= 0", id,
                                  ShortValue(value)));
+              }
+              // An iteration has a wall time: 0 is no measurement (the 1 ns floor would make
+              // the band of every later run -100 %..+1e9 %).
+              // Every metric a line holds is a duration (ns); the trace readers skip durations
+              // over 7 days, so a larger summary is no measurement (1e300 made a band of
+              // +1e300 %).
+              if (value > kMaxHistoryNs) {
+                Fail(fmt::format("metric '{}' is {} ns, over 7 days: not a run summary", id,
+                                 ShortValue(value)));
+              }
+              if (value == 0 && id == "iteration") {
+                Fail("metric 'iteration' is 0: an iteration time must be > 0");
               }
               entry.medians[id] = value;
             } while (Consume(','));
@@ -370,6 +392,39 @@ CompareResult CompareWithHistory(std::span<const HistoryEntry> all_history,
         "to compare like with like",
         older, history.size()));
   }
+  const auto newer = std::count_if(history.begin(), history.end(), [](const HistoryEntry& entry) {
+    return entry.rules > kHistoryRules;
+  });
+  if (newer > 0) {
+    result.warnings.push_back(fmt::format(
+        "{} of {} history entries were written under newer metric rules (up to {}) than this "
+        "gpuroof knows ({}): their metrics may be defined otherwise; compare with the gpuroof "
+        "that wrote them",
+        newer, history.size(),
+        std::max_element(
+            history.begin(), history.end(),
+            [](const HistoryEntry& l, const HistoryEntry& r) { return l.rules < r.rules; })
+            ->rules,
+        kHistoryRules));
+  }
+  // GPU compute busy of 0 in a line: a device idle in most iterations, or a broken line; read
+  // with the 1 ns floor, it widens the band of every later run. Said with FILE:LINE.
+  std::vector<std::string> zero_busy;
+  for (const HistoryEntry& entry : history) {
+    for (const auto& [id, value] : entry.medians) {
+      if (value == 0 && id.rfind("busy:kernel:", 0) == 0) {
+        zero_busy.push_back(entry.line > 0
+                                ? fmt::format("{}:{} ({})", history_source, entry.line, id)
+                                : fmt::format("{} ({})", history_source, id));
+      }
+    }
+  }
+  if (!zero_busy.empty()) {
+    result.warnings.push_back(fmt::format(
+        "{} history value(s) of GPU compute busy are 0 (read as 1 ns, which widens the band of "
+        "every metric they are in): {}",
+        zero_busy.size(), ListFirst(zero_busy, 3)));
+  }
   const auto unranged = std::count_if(history.begin(), history.end(), [](const HistoryEntry& e) {
     return e.rules >= kHistoryRules && !e.has_iteration_range;
   });
@@ -438,6 +493,17 @@ CompareResult CompareWithHistory(std::span<const HistoryEntry> all_history,
     SideSummary base;
     base.n = past.size();
     base.median = std::exp(history_mean);
+    {
+      // The history's own spread (IQR of its run summaries over the shown centre), not 0: the
+      // cell reads "41.249 ms ±0.3%", as the sides of the two-sided gate do.
+      std::vector<double> values;
+      for (double v : past)
+        values.push_back(std::exp(v));
+      if (values.size() >= 2 && base.median > 0) {
+        const double p75 = SelectQuantile(values, 0.75);
+        base.iqr_rel = (p75 - SelectQuantile(values, 0.25)) / base.median;
+      }
+    }
     SideSummary cur;
     cur.n = logs.size();
     cur.median = std::exp(current_log);

@@ -45,8 +45,9 @@ HistoryEntry HistoryEntryOf(const ProfileSummary& profile);
 // Parses JSONL text: one object per non-empty line with "device" (string), "iteration_range"
 // (string), "kernel_key" (string), "rules" (number) and "metrics" (object of id -> number); other
 // members are ignored.
-// Throws InputError "SOURCE:LINE: problem", also for a negative metric value and for a zero
-// iteration time or kernel duration (a run summary that cannot be a measurement).
+// Throws InputError "SOURCE:LINE: problem", also for a negative metric value, one over 7 days,
+// a zero iteration time (run summaries that cannot be measurements) and a "rules" that is not a
+// whole number >= 1. Other zeros are read (compared with a 1 ns floor).
 std::vector<HistoryEntry> ParseHistory(std::string_view text, const std::string& source);
 
 // Fewer entries than this give LOW-N verdicts (§3.1: >= 5, ideally >= 10).

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 #include <unordered_map>
 
 #include <fmt/format.h>
 
 #include "gpuroof/analyses/interval_union.h"
+#include "gpuroof/analyses/message_list.h"
 #include "gpuroof/analyses/mser.h"
 #include "gpuroof/analyses/ordered_scan.h"
 #include "gpuroof/analyses/range_attribution.h"
@@ -60,13 +62,41 @@ class KernelKeys {
   std::unordered_map<uint32_t, std::string> cache_;
 };
 
+// MSER-5 batches a cut must leave (docs/metrics.md, "Warm-up"): with one batch left MSER(d) is 0
+// and always wins, so a 10-14 iteration capture would always lose half its iterations.
+constexpr size_t kMserMinKeptBatches = 3;
+
 // How many leading samples to drop: fixed, or MSER-5 (at least one when there are two or more).
+// At MSER's cap the cut is kept only when it is material: the dropped samples (the first one
+// left aside: it carries one-off costs) differ in mean from the kept ones by more than the
+// minimum effect. Otherwise the series is stationary noise that happened to put its minimum at
+// the cap: only the first sample is dropped, and no NO STEADY STATE is said.
 size_t WarmupToDrop(const std::vector<double>& series, const ProfileOptions& options,
                     bool* no_steady_state) {
+  if (no_steady_state) *no_steady_state = false;
   if (options.warmup) return std::min(*options.warmup, series.size());
-  const MserResult mser = MserTruncation(series);
-  if (no_steady_state) *no_steady_state = mser.hit_cap && series.size() >= 10;
-  return series.size() >= 2 ? std::max<size_t>(1, mser.dropped) : 0;
+  if (series.size() < 2) return 0;
+  const MserResult mser = MserTruncation(series, 5, kMserMinKeptBatches);
+  size_t drop = std::max<size_t>(1, mser.dropped);
+  if (mser.hit_cap && series.size() >= 10 && drop > 1 && drop < series.size()) {
+    double dropped_sum = 0;
+    for (size_t i = 1; i < drop; ++i)
+      dropped_sum += series[i];
+    double kept_sum = 0;
+    for (size_t i = drop; i < series.size(); ++i)
+      kept_sum += series[i];
+    const double dropped_mean = dropped_sum / static_cast<double>(drop - 1);
+    const double kept_mean = kept_sum / static_cast<double>(series.size() - drop);
+    const bool material = kept_mean > 0
+                              ? std::fabs(dropped_mean / kept_mean - 1.0) > options.min_effect
+                              : dropped_mean != kept_mean;
+    if (material) {
+      if (no_steady_state) *no_steady_state = true;
+    } else {
+      drop = 1;
+    }
+  }
+  return drop;
 }
 
 // Stationarity of the kept window (§3.2 step 3): first half against second half.
@@ -116,10 +146,25 @@ void SummarizeRanges(const Trace& trace, const std::vector<const NvtxRange*>& it
     iteration_names.insert(iterations[i]->name);
     if (i >= drop) steady_by_thread[iterations[i]->thread_id].push_back(iterations[i]);
   }
+  // Steady iterations by process, for the ranges of the process's other threads (counted).
+  std::unordered_map<uint64_t, std::vector<const NvtxRange*>> steady_by_process;
+  for (size_t i = drop; i < iterations.size(); ++i)
+    steady_by_process[iterations[i]->process_id].push_back(iterations[i]);
+  auto within = [](const std::vector<const NvtxRange*>& steady, const NvtxRange& range) {
+    auto after = std::upper_bound(
+        steady.begin(), steady.end(), range.start_ns,
+        [](int64_t start, const NvtxRange* iteration) { return start < iteration->start_ns; });
+    return after != steady.begin() && range.end_ns <= (*std::prev(after))->end_ns;
+  };
   for (const NvtxRange& range : trace.nvtx_ranges) {
     if (range.on_gpu || iteration_names.count(range.name) != 0) continue;
     auto thread = steady_by_thread.find(range.thread_id);
-    if (thread == steady_by_thread.end()) continue;
+    if (thread == steady_by_thread.end()) {
+      auto process = steady_by_process.find(range.process_id);
+      if (process != steady_by_process.end() && within(process->second, range))
+        ++summary.other_thread_ranges[std::string(trace.strings.Get(range.name))];
+      continue;
+    }
     const std::vector<const NvtxRange*>& steady = thread->second;
     // The last steady iteration starting at or before the range must also contain its end.
     auto after = std::upper_bound(
@@ -136,10 +181,152 @@ void SummarizeRanges(const Trace& trace, const std::vector<const NvtxRange*>& it
   }
 }
 
+// A capture holding several processes' iteration ranges (one nsys capture of two ranks): their
+// iterations would be one series, and each device's samples half zeros. Refused, naming them.
+void RefuseSeveralProcesses(const Trace& trace, const std::vector<const NvtxRange*>& ranges,
+                            const std::string& name) {
+  std::map<uint64_t, size_t> per_process;
+  for (const NvtxRange* range : ranges)
+    if (!range->on_gpu) ++per_process[range->process_id];
+  if (per_process.size() < 2) return;
+  std::string listed;
+  for (const auto& [process, count] : per_process)
+    // nsys keys a process as globalPid (pid in bits 24..47); Kineto by its pid.
+    listed +=
+        fmt::format("{}pid {} ({} instance(s))", listed.empty() ? "" : ", ",
+                    process >= (uint64_t{1} << 24) ? (process >> 24) & 0xFFFFFF : process, count);
+  throw InputError(
+      trace.source,
+      fmt::format("the iteration range '{}' is open in {} processes of this capture: {}; compare "
+                  "takes one process's iterations: export or capture each rank on its own and "
+                  "compare them one by one (or a directory of per-rank traces)",
+                  name, per_process.size(), listed));
+}
+
+// GPU idle per steady iteration and device (docs/metrics.md, "GPU idle"): over disjoint windows,
+// from the iteration's first op on the device to the next steady iteration's first op there
+// (the last one: to its own last op or its wall time, whichever is later), minus the compute busy
+// time of every op of the device in that window, whichever iteration launched it. A window is never
+// counted twice, and the figure is kept at most the iteration's wall time (a GPU lagging its CPU
+// shifts a window, it does not lengthen the iteration).
+std::map<int32_t, std::vector<double>> IdleByDevice(
+    const Trace& trace, const std::vector<std::map<int32_t, std::pair<int64_t, int64_t>>>& spans,
+    const std::vector<double>& walls, const std::set<std::pair<int32_t, Engine>>& seen) {
+  std::map<int32_t, std::vector<double>> idle_by_device;
+  std::set<int32_t> devices;
+  for (const auto& [device, engine] : seen)
+    if (engine == Engine::kKernel) devices.insert(device);
+  if (devices.empty()) return idle_by_device;
+  // Each device's compute busy, merged, with the covered length before each interval.
+  struct Merged {
+    std::vector<std::pair<int64_t, int64_t>> intervals;
+    std::vector<int64_t> before;
+  };
+  std::map<int32_t, Merged> merged;
+  ForEachInStartOrder(trace, [&](const ActivityBlock& block, size_t i) {
+    if (!IsComputeEngine(block.engine[i])) return;
+    const int32_t device = trace.streams[block.stream[i]].device_id;
+    if (devices.count(device) == 0 || block.end_ns[i] <= block.start_ns[i]) return;
+    auto& list = merged[device].intervals;
+    if (!list.empty() && block.start_ns[i] <= list.back().second) {
+      list.back().second = std::max(list.back().second, block.end_ns[i]);
+    } else {
+      list.emplace_back(block.start_ns[i], block.end_ns[i]);
+    }
+  });
+  for (auto& [device, m] : merged) {
+    int64_t total = 0;
+    for (const auto& [start, end] : m.intervals) {
+      m.before.push_back(total);
+      total += end - start;
+    }
+  }
+  auto covered = [&](int32_t device, int64_t from, int64_t to) -> int64_t {
+    auto it = merged.find(device);
+    if (it == merged.end() || to <= from) return 0;
+    const auto& list = it->second.intervals;
+    auto first =
+        std::lower_bound(list.begin(), list.end(), from,
+                         [](const auto& interval, int64_t t) { return interval.second <= t; });
+    int64_t length = 0;
+    for (auto i = first; i != list.end() && i->first < to; ++i)
+      length += std::min(i->second, to) - std::max(i->first, from);
+    return length;
+  };
+  for (int32_t device : devices) {
+    std::vector<double>& idle = idle_by_device[device];
+    for (size_t it = 0; it < spans.size(); ++it) {
+      auto span = spans[it].find(device);
+      if (span == spans[it].end()) {
+        idle.push_back(0.0);
+        continue;
+      }
+      const int64_t from = span->second.first;
+      // Without a later steady iteration on the device: its own ops, and at least its wall time,
+      // so the last iteration's window is as long as the others'.
+      int64_t to = span->second.second;
+      if (it < walls.size()) to = std::max(to, from + static_cast<int64_t>(walls[it]));
+      for (size_t next = it + 1; next < spans.size(); ++next) {
+        auto later = spans[next].find(device);
+        if (later == spans[next].end()) continue;
+        if (later->second.first > from) to = later->second.first;
+        break;
+      }
+      const double window = static_cast<double>(to - from);
+      const double value = std::max(0.0, window - static_cast<double>(covered(device, from, to)));
+      idle.push_back(it < walls.size() ? std::min(value, walls[it]) : value);
+    }
+  }
+  return idle_by_device;
+}
+
+// GPU work no iteration was given (launched before, between or after the iterations, or by a
+// process or thread the attribution leaves out): counted per profile and said, since it is in no
+// metric (docs/metrics.md, "Outside the iterations").
+void CountOutsideWork(const Trace& trace, const std::vector<const NvtxRange*>& ranges,
+                      const std::vector<std::vector<bool>>& attributed, size_t drop,
+                      ProfileSummary& summary) {
+  int64_t first_steady = std::numeric_limits<int64_t>::max();
+  int64_t last_steady = std::numeric_limits<int64_t>::min();
+  for (size_t i = drop; i < ranges.size(); ++i) {
+    first_steady = std::min(first_steady, ranges[i]->start_ns);
+    last_steady = std::max(last_steady, ranges[i]->end_ns);
+  }
+  for (uint32_t b = 0; b < trace.blocks.size(); ++b) {
+    const ActivityBlock& block = trace.blocks[b];
+    for (uint32_t i = 0; i < block.start_ns.size(); ++i) {
+      if (attributed[b][i]) continue;
+      const bool compute = IsKernelEngine(block.engine[i]) && block.engine[i] != Engine::kComm;
+      const auto duration = static_cast<double>(block.end_ns[i] - block.start_ns[i]);
+      ++summary.outside_ops;
+      if (compute) summary.outside_kernel_ns += duration;
+      if (block.start_ns[i] >= first_steady && block.start_ns[i] <= last_steady) {
+        ++summary.between_ops;
+        if (compute) summary.between_kernel_ns += duration;
+      }
+    }
+  }
+}
+
 void SummarizeIterations(const Trace& trace, const ProfileOptions& options,
                          const std::vector<int32_t>& devices, ProfileSummary& summary) {
-  const std::vector<const NvtxRange*> ranges =
+  std::vector<const NvtxRange*> ranges =
       SelectRanges(trace, options.iteration_range, "--iteration-range").ranges;
+  // The same rules as units of `analyze --units-from nvtx:` (docs/metrics.md, "Units"): a
+  // GPU-timeline copy of a CPU step is no step of its own, and an instance inside another of the
+  // same name (nested, or the step range on a second thread) is no second iteration: kept, each
+  // would be a sample twice and narrow the intervals as if the run were longer.
+  std::string gpu_copies_note;
+  if (DropGpuCopiesBesideCpu(ranges, options.iteration_range, &gpu_copies_note) > 0) {
+    summary.warnings.push_back(gpu_copies_note);
+  }
+  if (const OutermostInstances outer = KeepOutermost(ranges); outer.overlapping > 0) {
+    summary.warnings.push_back(OverlappingInstancesText(outer.overlapping, ranges.size(),
+                                                        "'" + options.iteration_range + "'") +
+                               ": only the outermost are iterations");
+    ranges = outer.kept;
+  }
+  RefuseSeveralProcesses(trace, ranges, options.iteration_range);
   // An iteration range: its work is what any thread of the process launched while it was open.
   const RangeAttribution attribution =
       AttributeGpuWork(trace, ranges, options.attribute.value_or(RangeScope::kProcess));
@@ -163,8 +350,10 @@ void SummarizeIterations(const Trace& trace, const ProfileOptions& options,
                                  walls.size(), options.iteration_range, drop));
   }
   if (no_steady_state) {
-    summary.warnings.push_back(
-        "NO STEADY STATE: MSER-5 dropped the largest warm-up it may (half of the iterations)");
+    summary.warnings.push_back(fmt::format(
+        "NO STEADY STATE: MSER-5 dropped the largest warm-up it may ({} of {} iterations), and "
+        "the dropped iterations differ from the kept ones by more than {:g}%",
+        drop, walls.size(), 100.0 * options.min_effect));
   }
   const std::vector<double> steady(walls.begin() + static_cast<ptrdiff_t>(drop), walls.end());
   CheckStationarity(steady, options, summary.warnings);
@@ -185,8 +374,15 @@ void SummarizeIterations(const Trace& trace, const ProfileOptions& options,
   // Engines seen per device, so a metric exists only where the profile has that engine.
   std::set<std::pair<int32_t, Engine>> seen;
   std::map<std::pair<int32_t, Engine>, std::vector<double>> busy_by_engine;
-  // GPU idle per iteration and device: span of the iteration's ops minus their compute busy.
-  std::map<int32_t, std::vector<double>> idle_by_device;
+  // The first start and last end of each steady iteration's ops, by device (for GPU idle).
+  std::vector<std::map<int32_t, std::pair<int64_t, int64_t>>> iteration_spans;
+  // Every op some iteration (warm-up included) was given: the rest lies outside the iterations.
+  std::vector<std::vector<bool>> attributed;
+  for (const ActivityBlock& block : trace.blocks)
+    attributed.emplace_back(block.size(), false);
+  for (size_t it = 0; it < drop && it < attribution.instances.size(); ++it)
+    for (const OpRef& op : attribution.instances[it].ops)
+      attributed[op.block][op.index] = true;
   for (size_t it = drop; it < attribution.instances.size(); ++it) {
     const RangeInstanceWork& work = attribution.instances[it];
     std::map<std::pair<int32_t, Engine>, IntervalUnion> unions;
@@ -194,6 +390,7 @@ void SummarizeIterations(const Trace& trace, const ProfileOptions& options,
     double kernel_launches = 0;
     double moved = 0;
     for (const OpRef& op : work.ops) {
+      attributed[op.block][op.index] = true;
       const ActivityBlock& block = trace.blocks[op.block];
       const OpInterval interval = CountedInterval(trace, work, op);
       const Engine engine = block.engine[op.index];
@@ -229,19 +426,7 @@ void SummarizeIterations(const Trace& trace, const ProfileOptions& options,
     }
     launches.values.push_back(kernel_launches);
     bytes.values.push_back(moved);
-    // Every device with ops gets an idle value for every iteration (0 without ops in it).
-    for (const auto& [device, engine] : seen) {
-      if (engine != Engine::kKernel) continue;
-      std::vector<double>& idle = idle_by_device[device];
-      idle.resize(it - drop, 0.0);
-      auto span = spans.find(device);
-      auto busy = unions.find({device, Engine::kKernel});
-      const double length =
-          span == spans.end() ? 0.0 : static_cast<double>(span->second.second - span->second.first);
-      idle.push_back(std::max(
-          0.0,
-          length - (busy == unions.end() ? 0.0 : static_cast<double>(busy->second.length_ns()))));
-    }
+    iteration_spans.push_back(std::move(spans));
     // Every engine of the profile gets a value for every iteration (0 when idle in it).
     for (const auto& key : seen) {
       auto u = unions.find(key);
@@ -251,6 +436,32 @@ void SummarizeIterations(const Trace& trace, const ProfileOptions& options,
     }
   }
   SummarizeRanges(trace, ranges, drop, summary);
+  CountOutsideWork(trace, ranges, attributed, drop, summary);
+  std::map<int32_t, std::vector<double>> idle_by_device =
+      IdleByDevice(trace, iteration_spans, steady, seen);
+  if (summary.outside_ops > 0) {
+    summary.warnings.push_back(fmt::format(
+        "outside the iterations: {} GPU op(s) ({} of compute kernel time) belong to no "
+        "instance of '{}' and are in no metric; {} of them ({}) start between the first "
+        "and the last steady iteration ({:.1f}% of the steady kernel time)",
+        summary.outside_ops, FormatDurationNs(std::llround(summary.outside_kernel_ns)),
+        options.iteration_range, summary.between_ops,
+        FormatDurationNs(std::llround(summary.between_kernel_ns)),
+        summary.kernel_time_ns > 0 ? 100.0 * summary.between_kernel_ns / summary.kernel_time_ns
+                                   : 0.0));
+  }
+  if (!summary.other_thread_ranges.empty()) {
+    size_t instances = 0;
+    std::vector<std::string> names;
+    for (const auto& [name, count] : summary.other_thread_ranges) {
+      instances += count;
+      names.push_back(fmt::format("{} ({})", name, count));
+    }
+    summary.warnings.push_back(fmt::format(
+        "{} annotation range name(s) ({} instance(s)) on other threads of the iteration's process "
+        "are not compared (ranges are taken on the iteration's thread): {}",
+        summary.other_thread_ranges.size(), instances, ListFirst(names, 3)));
+  }
   for (auto& [device, values] : idle_by_device) {
     values.resize(summary.steady_iterations, 0.0);
     SampleSet& set = summary.metrics[fmt::format("idle:{}", DeviceKey(device, devices.size()))];

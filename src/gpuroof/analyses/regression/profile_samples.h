@@ -28,6 +28,10 @@ enum class MetricLevel {
   // Busy time of one engine over the whole profile (one value per profile); --across-hardware
   // without iterations only, so the per-engine diff exists there too. Report-only.
   kEngineTotal,
+  // Kernel-only mode (no iterations): the compute kernels' time at the baseline's mix, i.e. the
+  // share-weighted mean of the shared kernels' per-launch ratios; gated (docs/metrics.md,
+  // "Compute kernel time"). Computed by the gate from the kernel rows, never a profile's sample.
+  kKernelTotal,
 };
 
 // The steady samples of one metric in one profile.
@@ -77,6 +81,17 @@ struct ProfileSummary {
   // out, as everywhere in compare.
   double kernel_time_ns = 0;
   std::map<std::string, SampleSet> metrics;  // by metric id, e.g. "iteration", "kernel:KEY"
+  // With iterations: GPU ops no iteration (warm-up included) was given, so in no metric, and
+  // their compute kernel time (collectives left out); "between": those starting between the
+  // first steady iteration's start and the last one's end (launched between the steps).
+  size_t outside_ops = 0;
+  double outside_kernel_ns = 0;
+  size_t between_ops = 0;
+  double between_kernel_ns = 0;
+  // With iterations: annotation range names found only on other threads of the iteration's
+  // process within the steady iterations (not compared: ranges are taken on the iteration's
+  // thread), with their instance counts.
+  std::map<std::string, size_t> other_thread_ranges;
 };
 
 // Summarizes one profile. Throws InputError naming the trace when it has no GPU activity, the

@@ -56,5 +56,19 @@ TEST(DecisionTest, LowNThreshold) {
   EXPECT_FALSE(LowNExceedsThreshold(1.04, 0.03, settings));
 }
 
+// F2: history mode says INCONCLUSIVE when the run is above the history mean and the band is too
+// wide to rule out a target-size regression (delta + q >= ln 1.05), as the two-sided rule does.
+TEST(DecisionTest, HistoryBandTooWideIsInconclusive) {
+  const GateSettings settings;
+  const double q = std::log(1.164);  // a noisy history: +-16.4 %
+  EXPECT_EQ(DecideHistory(std::log(1.08), 0.0, q, settings), Verdict::kInconclusive);
+  EXPECT_EQ(DecideHistory(std::log(1.001), 0.0, std::log(1.06), settings), Verdict::kInconclusive);
+  // At or below the centre: not inconclusive.
+  EXPECT_EQ(DecideHistory(0.0, 0.0, q, settings), Verdict::kNoChange);
+  EXPECT_EQ(DecideHistory(std::log(0.97), 0.0, q, settings), Verdict::kNoChange);
+  // A narrow band: +1 % with q = 1.5 % cannot hide a 5 % regression.
+  EXPECT_EQ(DecideHistory(std::log(1.01), 0.0, std::log(1.015), settings), Verdict::kNoChange);
+}
+
 }  // namespace
 }  // namespace gpuroof

@@ -154,9 +154,12 @@ TEST(GateTest, KernelGatingByShareAndImpact) {
   EXPECT_NEAR(*big.ratio, 1.1, 1e-9);
   // The gated family is {big} (rest has impact 0): its interval is at 1 - 0.01/1.
   EXPECT_DOUBLE_EQ(big.ci_level, 0.99);
-  EXPECT_FALSE(tiny.gated);                       // share 0.005 < 1 %
-  EXPECT_FALSE(rest.gated);                       // impact 0
-  EXPECT_EQ(r.metrics.front().id, "kernel:big");  // gated regressions first
+  EXPECT_FALSE(tiny.gated);  // share 0.005 < 1 %
+  EXPECT_FALSE(rest.gated);  // impact 0
+  // Gated regressions first: the compute kernel time (kernel-only mode, +5 %), then the kernel.
+  ASSERT_GE(r.metrics.size(), 2u);
+  EXPECT_EQ(r.metrics[0].id, "kernel-total");
+  EXPECT_EQ(r.metrics[1].id, "kernel:big");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NEAR(*r.geomean_weighted, 1.1, 1e-9);
 }
@@ -360,6 +363,143 @@ TEST(GateTest, CountCellsKeepHalves) {
   m.delta = 211;
   EXPECT_EQ(SideValue(m, m.current), "212");
   EXPECT_EQ(DeltaCell(m), "+211 (exact)");
+}
+
+// Kernel-only profiles: one big kernel and `small` kernels of `small_ns` each, 40 launches each,
+// with 1 % deterministic noise; `scale` multiplies the current side's small kernels.
+std::pair<ProfileSummary, ProfileSummary> KernelOnlyPair(int small, double small_ns, double scale) {
+  ProfileSummary b;
+  ProfileSummary c;
+  b.path = "b";
+  c.path = "c";
+  b.device_model = c.device_model = "GPU X";
+  b.device_count = c.device_count = 1;
+  SplitMix64 rng(7);
+  auto series = [&](double ns) {
+    std::vector<double> out;
+    for (int i = 0; i < 40; ++i)
+      out.push_back(ns * (1.0 + 0.01 * (static_cast<double>(rng.NextIndex(2001)) / 1000.0 - 1.0)));
+    return out;
+  };
+  AddKernel(b, "big", series(1200));
+  AddKernel(c, "big", series(1200));
+  for (int k = 0; k < small; ++k) {
+    AddKernel(b, fmt::format("s{}", k), series(small_ns));
+    AddKernel(c, fmt::format("s{}", k), series(small_ns * scale));
+  }
+  return {b, c};
+}
+
+// F10: 120 small kernels (0.4 % each) all +20 %: no kernel is gated alone, but the compute kernel
+// time (+9.8 %) is, and fails (it passed).
+TEST(GateTest, KernelOnlyTotalCatchesManySmallRegressions) {
+  const auto [b, c] = KernelOnlyPair(120, 10, 1.2);
+  const std::vector<ProfileSummary> base = {b};
+  const std::vector<ProfileSummary> cur = {c};
+  const CompareResult r = CompareProfiles(base, cur, GateSettings{});
+  const MetricComparison& total = Find(r, "kernel-total");
+  EXPECT_EQ(total.level, MetricLevel::kKernelTotal);
+  EXPECT_TRUE(total.gated);
+  EXPECT_NEAR(*total.ratio, 1.0 + 0.2 * 1200.0 / 2400.0, 2e-3);
+  EXPECT_EQ(total.verdict, Verdict::kRegressed);
+  EXPECT_FALSE(Find(r, "kernel:s0").gated);
+  EXPECT_EQ(r.exit_code, 1);
+  // An A/A pair: the total is ~ and the gate passes.
+  const auto [b2, c2] = KernelOnlyPair(120, 10, 1.0);
+  const std::vector<ProfileSummary> base2 = {b2};
+  const std::vector<ProfileSummary> cur2 = {c2};
+  const CompareResult aa = CompareProfiles(base2, cur2, GateSettings{});
+  EXPECT_NE(Find(aa, "kernel-total").verdict, Verdict::kRegressed);
+  EXPECT_EQ(aa.exit_code, 0);
+}
+
+// F10: a total compute-kernel-time regression of +8 % fails: 60 kernels of 10 ns (1/3 of the
+// kernel time, 0.56 % each, none gated alone) +24 %.
+TEST(GateTest, KernelOnlyTotalFailsAtEightPercent) {
+  const auto [b, c] = KernelOnlyPair(60, 10, 1.24);
+  const std::vector<ProfileSummary> base = {b};
+  const std::vector<ProfileSummary> cur = {c};
+  const CompareResult r = CompareProfiles(base, cur, GateSettings{});
+  EXPECT_NEAR(*Find(r, "kernel-total").ratio, 1.08, 2e-3);
+  EXPECT_EQ(Find(r, "kernel-total").verdict, Verdict::kRegressed);
+  EXPECT_FALSE(Find(r, "kernel:s0").gated);
+  EXPECT_EQ(r.exit_code, 1);
+}
+
+// F10: a kernel under 1 % of the baseline kernel time that becomes 10x slower (8 % of the
+// current) is gated by its current share, and fails.
+TEST(GateTest, KernelThatBecameExpensiveIsGated) {
+  const auto [b, c] = KernelOnlyPair(1, 9, 10.0);
+  const std::vector<ProfileSummary> base = {b};
+  const std::vector<ProfileSummary> cur = {c};
+  const CompareResult r = CompareProfiles(base, cur, GateSettings{});
+  const MetricComparison& small = Find(r, "kernel:s0");
+  EXPECT_LT(*small.share, 0.01);
+  EXPECT_TRUE(small.gated);
+  EXPECT_EQ(small.verdict, Verdict::kRegressed);
+  EXPECT_EQ(r.exit_code, 1);
+}
+
+// S10: comm in 4 of 16 iterations (gradient accumulation), doubled: the median per iteration is
+// 0 on both sides; a warning says how often it ran and its mean per iteration.
+TEST(GateTest, PeriodicCommIsSaidWithItsMean) {
+  std::vector<double> walls(16, 1000.0);
+  ProfileSummary b = Profile("b", walls);
+  ProfileSummary c = Profile("c", walls);
+  std::vector<double> comm_b(16, 0.0);
+  std::vector<double> comm_c(16, 0.0);
+  for (size_t i = 3; i < 16; i += 4) {
+    comm_b[i] = 400;
+    comm_c[i] = 800;
+  }
+  AddMetric(b, "busy:comm:0", MetricLevel::kCommBusy, "comm").values = comm_b;
+  AddMetric(c, "busy:comm:0", MetricLevel::kCommBusy, "comm").values = comm_c;
+  const std::vector<ProfileSummary> base = {b};
+  const std::vector<ProfileSummary> cur = {c};
+  const CompareResult r = CompareProfiles(base, cur, GateSettings{});
+  bool said = false;
+  for (const std::string& w : r.warnings)
+    said = said || w == "periodic work: comm busy ran in 4 of 16 baseline and 4 of 16 current "
+                        "steady iterations, so its median per iteration hides it; mean per "
+                        "iteration 100 ns -> 200 ns (+100.0%)";
+  EXPECT_TRUE(said) << fmt::format("{}", fmt::join(r.warnings, "\n"));
+}
+
+// F12: work launched between the steps, 1 % or more of a side's kernel time, is a verdict reason.
+TEST(GateTest, WorkBetweenTheStepsIsAVerdictReason) {
+  std::vector<double> walls;
+  for (int i = 0; i < 20; ++i)
+    walls.push_back(1000 + (i % 3));
+  ProfileSummary b = Profile("b", walls);
+  ProfileSummary c = Profile("c.json", walls);
+  b.kernel_time_ns = c.kernel_time_ns = 10000;
+  c.between_ops = 19;
+  c.between_kernel_ns = 7600;
+  const std::vector<ProfileSummary> base = {b};
+  const std::vector<ProfileSummary> cur = {c};
+  const CompareResult r = CompareProfiles(base, cur, GateSettings{});
+  EXPECT_EQ(r.verdict, "pass-with-warnings");
+  bool said = false;
+  for (const std::string& reason : r.verdict_reasons)
+    said = said || reason.rfind("outside the iterations: c.json: 19 GPU op(s), 7.600 us", 0) == 0;
+  EXPECT_TRUE(said) << fmt::format("{}", fmt::join(r.verdict_reasons, "; "));
+}
+
+// F15: when no profile names its GPU the model check compares nothing, and a warning says so.
+TEST(GateTest, UnknownGpuOnBothSidesIsSaid) {
+  const std::vector<ProfileSummary> base = {
+      Profile("b", {100, 101, 99, 100, 102, 98, 100}, "unknown GPU")};
+  const std::vector<ProfileSummary> cur = {
+      Profile("c", {100, 101, 99, 100, 102, 98, 100}, "unknown GPU")};
+  const CompareResult r = CompareProfiles(base, cur, GateSettings{});
+  bool said = false;
+  for (const std::string& w : r.warnings)
+    said = said || w.rfind("GPU model unknown on both sides", 0) == 0;
+  EXPECT_TRUE(said);
+  const std::vector<ProfileSummary> named = {Profile("n", {100, 101, 99, 100, 102, 98, 100})};
+  const CompareResult n = CompareProfiles(named, named, GateSettings{});
+  for (const std::string& w : n.warnings)
+    EXPECT_NE(w.rfind("GPU model unknown", 0), 0u) << w;
 }
 
 }  // namespace

@@ -370,5 +370,81 @@ TEST(HistoryTest, ImpossibleValuesAreRefusedAndMissingDevicesCounted) {
   EXPECT_NE(WarningWith(r, "1 of 10 history entries record no device"), nullptr);
 }
 
+// F2: a noisy history (one line x1.5) and a +20 % run: INCONCLUSIVE, so PASS WITH WARNINGS, and
+// exit 1 under --fail-on inconclusive (it was a plain PASS).
+TEST(HistoryTest, ANoisyHistoryIsInconclusiveNotAPass) {
+  std::vector<HistoryEntry> history = E9History();
+  history[3].medians["iteration"] *= 1.5;
+  const std::vector<ProfileSummary> slow = {Current(49.5)};
+  const CompareResult r = CompareWithHistory(history, slow, GateSettings{}, "h.jsonl");
+  ASSERT_EQ(r.metrics.size(), 1u);
+  EXPECT_EQ(r.metrics[0].verdict, Verdict::kInconclusive);
+  EXPECT_EQ(r.verdict, "pass-with-warnings");
+  EXPECT_EQ(r.exit_code, 0);
+  GateSettings strict;
+  strict.fail_on_inconclusive = true;
+  const CompareResult f = CompareWithHistory(history, slow, strict, "h.jsonl");
+  EXPECT_EQ(f.verdict, "inconclusive");
+  EXPECT_EQ(f.exit_code, 1);
+}
+
+// F2: an iteration time of 0 is refused at FILE:LINE; a GPU compute busy of 0 is said, with it.
+TEST(HistoryTest, ZeroIterationIsRefusedAndZeroBusyIsSaid) {
+  try {
+    ParseHistory("{\"metrics\": {\"iteration\": 5}}\n{\"metrics\": {\"iteration\": 0}}\n",
+                 "h.jsonl");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.source(), "h.jsonl:2");
+  }
+  try {
+    ParseHistory("{\"metrics\": {\"iteration\": 5}}\n{\"metrics\": {\"iteration\": 1e300}}\n",
+                 "h.jsonl");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.source(), "h.jsonl:2");
+  }
+  std::vector<HistoryEntry> history = E9History();
+  for (size_t i = 0; i < history.size(); ++i) {
+    history[i].line = i + 1;
+    history[i].medians["busy:kernel:0"] = i == 6 ? 0.0 : 4e7;
+  }
+  const std::vector<ProfileSummary> now = {Current(41.3)};
+  const CompareResult r = CompareWithHistory(history, now, GateSettings{}, "h.jsonl");
+  const std::string* w = WarningWith(r, "history value(s) of GPU compute busy are 0");
+  ASSERT_NE(w, nullptr);
+  EXPECT_NE(w->find("h.jsonl:7 (busy:kernel:0)"), std::string::npos) << *w;
+}
+
+// F11: "rules" must be a whole number (2.7, 1e10 refused at FILE:LINE); a newer one is said.
+TEST(HistoryTest, RulesFieldIsCheckedAndNewerRulesAreSaid) {
+  for (const char* bad : {"2.7", "1e10", "0", "-3"}) {
+    try {
+      ParseHistory(fmt::format("{{\"rules\": {}, \"metrics\": {{\"iteration\": 5}}}}\n", bad),
+                   "h.jsonl");
+      FAIL() << bad;
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.source(), "h.jsonl:1") << bad;
+    }
+  }
+  std::vector<HistoryEntry> history = E9History();
+  history[0].rules = 99;
+  const std::vector<ProfileSummary> now = {Current(41.3)};
+  const CompareResult r = CompareWithHistory(history, now, GateSettings{}, "h.jsonl");
+  EXPECT_NE(WarningWith(r,
+                        "1 of 10 history entries were written under newer metric rules (up to "
+                        "99)"),
+            nullptr);
+}
+
+// F7: the history cell shows the history's own spread (IQR / centre), not ±0.
+TEST(HistoryTest, HistoryCellShowsTheHistorysSpread) {
+  const std::vector<ProfileSummary> now = {Current(41.3)};
+  const CompareResult r = CompareWithHistory(E9History(), now, GateSettings{}, "h.jsonl");
+  ASSERT_TRUE(r.metrics[0].baseline);
+  // E9's lines: p25 41.125 ms, p75 41.375 ms (linear), centre 41.2495 ms.
+  EXPECT_NEAR(r.metrics[0].baseline->iqr_rel, 0.25 / 41.2495, 1e-4);
+}
+
 }  // namespace
 }  // namespace gpuroof

@@ -1,5 +1,7 @@
 #include "gpuroof/analyses/regression/profile_samples.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
 #include "gpuroof/model/errors.h"
@@ -55,9 +57,10 @@ TEST(ProfileSamplesTest, IterationsFromLaunchCorrelation) {
   // Each iteration owns exactly its 200 ns kernel and 100 ns copy, though both run past its end.
   EXPECT_EQ(s.metrics.at("busy:kernel:0").values, std::vector<double>(6, 200.0));
   EXPECT_EQ(s.metrics.at("copy:H2D:0").values, std::vector<double>(6, 100.0));
-  // GPU idle: the iteration's ops span 900..1200 (300 ns), its kernel is busy 200 ns of it.
+  // GPU idle over disjoint windows: from the iteration's first op (900) to the next iteration's
+  // (1900; the last one: its wall time, 1000 ns), less the compute busy in it (200 ns).
   EXPECT_EQ(s.metrics.at("idle:0").level, MetricLevel::kIdle);
-  EXPECT_EQ(s.metrics.at("idle:0").values, std::vector<double>(6, 100.0));
+  EXPECT_EQ(s.metrics.at("idle:0").values, std::vector<double>(6, 800.0));
   EXPECT_EQ(s.metrics.at("launches").values, std::vector<double>(6, 1.0));
   EXPECT_EQ(s.metrics.at("bytes").values, std::vector<double>(6, 64.0));
   const SampleSet& kernel = s.metrics.at("kernel:a <<<(0,0,0),(0,0,0)>>>");
@@ -86,13 +89,13 @@ ProfileSummary KernelAndOtherPerStep(const Op& other) {
 
 // A CUDA graph traced at graph level is compute: each iteration launches kernel "a" (900..1100)
 // and one graph replay (1050..1400) that overlaps it. Compute busy is their union, 500 ns, not the
-// kernel's 200 with the graph as a "copy" engine; idle is the span (900..1400) less it: 0.
+// kernel's 200 with the graph as a "copy" engine; idle is the 1000 ns window (900..1900) less it.
 TEST(ProfileSamplesTest, WholeGraphLaunchesAreComputeBusy) {
   const ProfileSummary s = KernelAndOtherPerStep({Engine::kGraph, 1050, 1400, 0, 7});
   EXPECT_EQ(s.metrics.at("busy:kernel:0").level, MetricLevel::kGpuBusy);
   EXPECT_EQ(s.metrics.at("busy:kernel:0").values, std::vector<double>(6, 500.0));
   EXPECT_EQ(s.metrics.count("copy:graph:0"), 0u);
-  EXPECT_EQ(s.metrics.at("idle:0").values, std::vector<double>(6, 0.0));
+  EXPECT_EQ(s.metrics.at("idle:0").values, std::vector<double>(6, 500.0));
   EXPECT_EQ(s.metrics.at("bytes").values, std::vector<double>(6, 0.0));
 }
 
@@ -104,8 +107,8 @@ TEST(ProfileSamplesTest, CollectivesAreCommBusy) {
   EXPECT_EQ(s.metrics.at("busy:comm:0").values, std::vector<double>(6, 300.0));
   EXPECT_EQ(s.metrics.at("busy:kernel:0").values, std::vector<double>(6, 200.0));
   EXPECT_EQ(s.metrics.count("copy:comm:0"), 0u);
-  // Idle: span 900..1300 less compute busy 200 (communication is not compute).
-  EXPECT_EQ(s.metrics.at("idle:0").values, std::vector<double>(6, 200.0));
+  // Idle: the window 900..1900 less compute busy 200 (communication is not compute).
+  EXPECT_EQ(s.metrics.at("idle:0").values, std::vector<double>(6, 800.0));
 }
 
 TEST(ProfileSamplesTest, AnnotationRangesWithinSteadyIterationsOnTheirThread) {
@@ -127,6 +130,13 @@ TEST(ProfileSamplesTest, AnnotationRangesWithinSteadyIterationsOnTheirThread) {
   EXPECT_EQ(forward.values, (std::vector<double>{320, 330, 340, 350, 360, 370}));
   EXPECT_EQ(forward.total, 2070.0);
   EXPECT_EQ(s.metrics.count("range:other_thread"), 0u);
+  // S12: not compared, but counted (the steady iterations' 6 instances) and said.
+  EXPECT_EQ(s.other_thread_ranges.at("other_thread"), 6u);
+  bool said = false;
+  for (const std::string& w : s.warnings)
+    said = said ||
+           w.find("other threads of the iteration's process are not compared") != std::string::npos;
+  EXPECT_TRUE(said);
   EXPECT_EQ(s.metrics.count("range:spans_two"), 0u);
   EXPECT_EQ(s.metrics.count("range:step"), 0u);  // the iteration itself is not a range sample
 }
@@ -172,6 +182,146 @@ TEST(ProfileSamplesTest, BadProfilesAreInputErrors) {
   Trace empty;
   empty.source = "empty.sqlite";
   EXPECT_THROW(SummarizeProfile(empty, ProfileOptions{}), InputError);
+}
+
+// Iterations "step" of the given wall times, one every 1000 ns on thread 1, each launching one
+// 200 ns kernel "a" at 100 ns into the step, plus `extra` ops launched at the given times.
+Trace StepsWithWalls(const std::vector<double>& walls, std::vector<Op> extra = {},
+                     const std::vector<int64_t>& extra_launches = {}) {
+  std::vector<Op> ops;
+  for (size_t i = 0; i < walls.size(); ++i) {
+    const auto t = static_cast<int64_t>(i) * 1000;
+    ops.push_back({Engine::kKernel, t + 100, t + 300, 0, 7, 0, "a"});
+  }
+  ops.insert(ops.end(), extra.begin(), extra.end());
+  Trace trace = MakeTrace(ops);
+  trace.devices.push_back({0, "Test GPU"});
+  for (size_t i = 0; i < walls.size(); ++i) {
+    const auto t = static_cast<int64_t>(i) * 1000;
+    AddRange(trace, "step", t, t + static_cast<int64_t>(walls[i]), 1);
+    AddLaunch(trace, i, 1, t + 10);
+  }
+  for (size_t k = 0; k < extra_launches.size(); ++k)
+    AddLaunch(trace, walls.size() + k, 1, extra_launches[k]);
+  return trace;
+}
+
+// F3: a stationary 10-step capture keeps 9 iterations and says no NO STEADY STATE (MSER-5 with
+// its reference cap dropped 5 and warned, every time).
+TEST(ProfileSamplesTest, StationaryTenStepCaptureKeepsAllButTheFirst) {
+  ProfileOptions options;
+  options.iteration_range = "step";
+  const ProfileSummary s =
+      SummarizeProfile(StepsWithWalls({900, 901, 899, 900, 902, 898, 900, 901, 899, 900}), options);
+  EXPECT_EQ(s.warmup_dropped, 1u);
+  EXPECT_EQ(s.steady_iterations, 9u);
+  for (const std::string& w : s.warnings)
+    EXPECT_EQ(w.find("NO STEADY STATE"), std::string::npos) << w;
+}
+
+// At the cap, a material drift is still cut and said: 20 steps falling 900 -> 700 over the first
+// ten, then flat (B = 4, cap 1: d* = 1).
+TEST(ProfileSamplesTest, DriftUpToTheCapIsCutAndSaid) {
+  std::vector<double> walls;
+  for (int i = 0; i < 10; ++i)
+    walls.push_back(900 - 20 * i);
+  for (int i = 0; i < 10; ++i)
+    walls.push_back(700 + (i % 2));
+  ProfileOptions options;
+  options.iteration_range = "step";
+  const ProfileSummary s = SummarizeProfile(StepsWithWalls(walls), options);
+  EXPECT_EQ(s.warmup_dropped, 5u);
+  bool said = false;
+  for (const std::string& w : s.warnings)
+    said = said ||
+           w.rfind("NO STEADY STATE: MSER-5 dropped the largest warm-up it may (5 of 20", 0) == 0;
+  EXPECT_TRUE(said);
+}
+
+// F9/S8: a GPU lagging its CPU (each step's kernel runs 1500..1700 ns after the step starts, its
+// copy at once) made the op span 1650 ns on a 1000 ns iteration. Over disjoint windows (first op
+// to the next step's first op) less every compute op in them, idle is 800 ns, never over the wall.
+TEST(ProfileSamplesTest, IdleOfALaggingGpuNeverExceedsTheIteration) {
+  std::vector<Op> ops;
+  for (int i = 0; i < 8; ++i) {
+    const int64_t t = i * 1000;
+    ops.push_back({Engine::kKernel, t + 1500, t + 1700, 0, 7, 0, "a"});
+    ops.push_back({Engine::kH2D, t + 50, t + 60, 0, 8, 64, ""});
+  }
+  ProfileOptions options;
+  options.iteration_range = "step";
+  options.warmup = 2;
+  const ProfileSummary s = SummarizeProfile(EightSteps(ops), options);
+  const std::vector<double>& idle = s.metrics.at("idle:0").values;
+  ASSERT_EQ(idle.size(), 6u);
+  for (size_t i = 0; i + 1 < idle.size(); ++i)
+    EXPECT_EQ(idle[i], 800.0) << i;
+  for (double v : idle)
+    EXPECT_LE(v, 1000.0);
+}
+
+// F12: a kernel launched between the steps belongs to no iteration: counted, and said.
+TEST(ProfileSamplesTest, WorkLaunchedBetweenTheStepsIsCounted) {
+  const std::vector<double> walls(10, 800.0);  // 200 ns gaps between the steps
+  std::vector<Op> extra;
+  std::vector<int64_t> launches;
+  for (int i = 2; i < 6; ++i) {
+    const int64_t t = i * 1000;
+    extra.push_back({Engine::kKernel, t + 850, t + 950, 0, 7, 0, "sneaky"});
+    launches.push_back(t + 820);
+  }
+  ProfileOptions options;
+  options.iteration_range = "step";
+  options.warmup = 1;
+  const ProfileSummary s = SummarizeProfile(StepsWithWalls(walls, extra, launches), options);
+  EXPECT_EQ(s.outside_ops, 4u);
+  EXPECT_EQ(s.outside_kernel_ns, 400.0);
+  EXPECT_EQ(s.between_ops, 4u);
+  EXPECT_EQ(s.between_kernel_ns, 400.0);
+  EXPECT_EQ(s.metrics.count("kernel:sneaky <<<(0,0,0),(0,0,0)>>>"), 0u);
+  bool said = false;
+  for (const std::string& w : s.warnings)
+    said = said || w.rfind("outside the iterations: 4 GPU op(s) (400 ns", 0) == 0;
+  EXPECT_TRUE(said);
+}
+
+// The step range also open on a second thread (0.5 us later): each step would be two samples,
+// narrowing the intervals as if the run were twice as long. Only the outermost are iterations,
+// said.
+TEST(ProfileSamplesTest, AStepRangeOnTwoThreadsIsOneIterationEach) {
+  Trace trace = EightIterations();
+  for (int i = 0; i < 8; ++i)
+    AddRange(trace, "step", i * 1000 + 1, i * 1000 + 999, 2);
+  ProfileOptions options;
+  options.iteration_range = "step";
+  options.warmup = 2;
+  const ProfileSummary s = SummarizeProfile(trace, options);
+  EXPECT_EQ(s.iterations, 8u);
+  EXPECT_EQ(s.steady_iterations, 6u);
+  EXPECT_EQ(s.metrics.at("iteration").values, std::vector<double>(6, 1000.0));
+  bool said = false;
+  for (const std::string& w : s.warnings)
+    said = said || w == "8 of 16 instance(s) of range 'step' lie inside or overlap another "
+                        "instance of it (nested, or on another thread): only the outermost are "
+                        "iterations";
+  EXPECT_TRUE(said) << fmt::format("{}", fmt::join(s.warnings, "\n"));
+}
+
+// S3: one capture holding two processes' iteration ranges is refused, naming both.
+TEST(ProfileSamplesTest, IterationsOfSeveralProcessesAreRefused) {
+  Trace trace = EightIterations();
+  for (NvtxRange& range : trace.nvtx_ranges)
+    if (range.start_ns >= 4000) range.process_id = 77;
+  ProfileOptions options;
+  options.iteration_range = "step";
+  try {
+    SummarizeProfile(trace, options);
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("open in 2 processes"), std::string::npos) << what;
+    EXPECT_NE(what.find("pid 77 (4 instance(s))"), std::string::npos) << what;
+  }
 }
 
 }  // namespace

@@ -1,0 +1,248 @@
+// End-to-end: what `gpuroof compare` refuses to compare or to append, so that a verdict never
+// rests on a copy of a run, part of a job, a history of other hardware, or options it ignores;
+// and what it says in the files a CI job reads.
+#include <algorithm>
+#include <filesystem>
+#include <future>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "cli_runner.h"
+#include "rank_sets.h"
+#include "support/trace_description.h"
+
+namespace gpuroof::testing {
+namespace {
+
+// 20 steps of 1 ms, each an NVTX range "step" launching one gemm of `gemm_us` (+ up to 3 us of
+// pseudo-random noise varied by `seed`) on a GPU named `gpu`.
+std::filesystem::path WriteRun(const TempDir& dir, const std::string& name, int seed,
+                               const std::string& gpu = "NVIDIA TestGPU", int gemm_us = 300) {
+  const std::filesystem::path file = dir / (name + ".sqlite");
+  testsupport::BuildFromDescription(fmt::format(R"desc(
+gpu 0 "{}"
+repeat 20 step=1ms {{
+  nvtx start=0 end=900us text="step"
+  api start=10us end=20us corr=1+i
+  kernel start=100us end=100us+{}us+((i*7919+{})%7)*500 corr=1+i name=gemm grid=256 block=128
+}}
+)desc",
+                                                gpu, gemm_us, seed),
+                                    name, file);
+  return file;
+}
+
+size_t Lines(const std::string& text) {
+  return static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+// A byte-identical copy of a run on one side is not a second run: with it the run-to-run noise
+// is zero and the interval has no width (it once made a +2 % change REGRESSED at p < 1e-9).
+TEST(CompareInputsCli, ACopyOfAProfileOnOneSideIsRefused) {
+  TempDir dir;
+  const auto base = WriteRun(dir, "base", 1);
+  const auto cur = WriteRun(dir, "cur", 2);
+  const auto copy = dir / "cur_copy.sqlite";
+  std::filesystem::copy_file(cur, copy);
+  const CliResult r = RunGpuroof(
+      {"compare", "--baseline", base.string(), "--current", cur.string(), copy.string()});
+  EXPECT_EQ(r.exit_code, 2) << r.err << r.out;
+  EXPECT_EQ(Lines(r.err), 1u) << r.err;
+  EXPECT_NE(r.err.find(copy.string() + ": has the same bytes as " + cur.string()),
+            std::string::npos)
+      << r.err;
+}
+
+// One run on both sides next to runs that are not halves any change; the same runs on both
+// sides (an A/A check) stay allowed.
+TEST(CompareInputsCli, ARunOnBothSidesNextToOthersIsRefused) {
+  TempDir dir;
+  const auto a = WriteRun(dir, "a", 1);
+  const auto b = WriteRun(dir, "b", 2);
+  const auto c = WriteRun(dir, "c", 3);
+  const CliResult mixed = RunGpuroof({"compare", "--baseline", a.string(), b.string(), "--current",
+                                      a.string(), c.string(), "--quiet"});
+  EXPECT_EQ(mixed.exit_code, 2) << mixed.err << mixed.out;
+  EXPECT_NE(mixed.err.find(a.string() + ": is on both sides"), std::string::npos) << mixed.err;
+  const CliResult a_a = RunGpuroof({"compare", "--baseline", a.string(), b.string(), "--current",
+                                    a.string(), b.string(), "--quiet"});
+  EXPECT_NE(a_a.exit_code, 2) << a_a.err;
+}
+
+// A line of another GPU model would make every later `--history` compare exit 2; another
+// iteration range would leave it out. Refused, and the history is left as it was.
+TEST(CompareInputsCli, HistoryAppendRefusesARunItCouldNotBeComparedWith) {
+  TempDir dir;
+  const auto h200 = WriteRun(dir, "h200", 1, "NVIDIA H200");
+  const auto a100 = WriteRun(dir, "a100", 2, "NVIDIA A100");
+  const std::string history = (dir / "h.jsonl").string();
+  const CliResult seed = RunGpuroof({"compare", "--current", h200.string(), "--history-append",
+                                     history, "--iteration-range", "step", "--quiet"});
+  ASSERT_EQ(seed.exit_code, 0) << seed.err;
+  const std::string before = ReadFile(history);
+  const CliResult other_gpu = RunGpuroof({"compare", "--current", a100.string(), "--history-append",
+                                          history, "--iteration-range", "step", "--quiet"});
+  EXPECT_EQ(other_gpu.exit_code, 2) << other_gpu.err;
+  EXPECT_NE(other_gpu.err.find(a100.string() + ": not appended to " + history +
+                               ": its lines (last: line 1) were measured with the GPU model "
+                               "'NVIDIA H200', this run with 'NVIDIA A100'"),
+            std::string::npos)
+      << other_gpu.err;
+  const CliResult other_range =
+      RunGpuroof({"compare", "--current", h200.string(), "--history-append", history, "--quiet"});
+  EXPECT_EQ(other_range.exit_code, 2) << other_range.err;
+  EXPECT_NE(other_range.err.find("--iteration-range 'step', this run with ''"), std::string::npos)
+      << other_range.err;
+  EXPECT_EQ(ReadFile(history), before);
+}
+
+// Appends from jobs running at once (CI jobs of one branch) each keep their line: the history's
+// folder is locked from the read to the rename.
+TEST(CompareInputsCli, ConcurrentAppendsKeepEveryLine) {
+  TempDir dir;
+  const auto run = WriteRun(dir, "run", 1);
+  const std::string history = (dir / "h.jsonl").string();
+  constexpr int kJobs = 8;
+  std::vector<std::future<CliResult>> jobs;
+  for (int j = 0; j < kJobs; ++j) {
+    jobs.push_back(std::async(std::launch::async, [&]() {
+      return RunGpuroof(
+          {"compare", "--current", run.string(), "--history-append", history, "--quiet"});
+    }));
+  }
+  for (auto& job : jobs) {
+    const CliResult r = job.get();
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+  }
+  EXPECT_EQ(Lines(ReadFile(history)), static_cast<size_t>(kJobs));
+}
+
+TEST(CompareInputsCli, AnEmptyHistoryOrADirectorySaysSo) {
+  TempDir dir;
+  const auto run = WriteRun(dir, "run", 1);
+  WriteFile(dir / "empty.jsonl", "");
+  const CliResult empty = RunGpuroof(
+      {"compare", "--current", run.string(), "--history", (dir / "empty.jsonl").string()});
+  EXPECT_EQ(empty.exit_code, 2);
+  EXPECT_NE(empty.err.find("empty.jsonl: the history has no runs yet"), std::string::npos)
+      << empty.err;
+  std::filesystem::create_directories(dir / "hdir");
+  const CliResult folder =
+      RunGpuroof({"compare", "--current", run.string(), "--history", (dir / "hdir").string()});
+  EXPECT_EQ(folder.exit_code, 2);
+  EXPECT_NE(folder.err.find("hdir: is a directory, not a history file"), std::string::npos)
+      << folder.err;
+}
+
+// `-o FILE` is the verdict table's file in every case, also when a result file goes to stdout.
+TEST(CompareInputsCli, OutputFileIsWrittenWhenJsonGoesToStdout) {
+  TempDir dir;
+  const auto a = WriteRun(dir, "a", 1);
+  const auto b = WriteRun(dir, "b", 2);
+  const std::string table = (dir / "table.txt").string();
+  const CliResult r =
+      RunGpuroof({"compare", a.string(), b.string(), "--json", "-", "-o", table, "--quiet"});
+  EXPECT_NE(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.out.rfind("{", 0), 0u) << r.out;
+  EXPECT_NE(ReadFile(table).find("result: "), std::string::npos);
+  EXPECT_EQ(r.err, "");
+}
+
+// Options a mode does not use are refused, not ignored; --epochs checks the GPU models as the
+// gate does.
+TEST(CompareInputsCli, OptionsAModeDoesNotUseAreRefused) {
+  TempDir dir;
+  const auto a = WriteRun(dir, "a", 1);
+  const auto b = WriteRun(dir, "b", 2);
+  const auto other = WriteRun(dir, "other", 3, "NVIDIA A100");
+  const CliResult epochs =
+      RunGpuroof({"compare", a.string(), b.string(), "--epochs", "2", "--iteration-range", "step"});
+  EXPECT_EQ(epochs.exit_code, 2);
+  EXPECT_NE(epochs.err.find("simple mode (--epochs) does not use --iteration-range"),
+            std::string::npos)
+      << epochs.err;
+  const CliResult threshold = RunGpuroof({"compare", a.string(), b.string(), "--threshold", "1.1"});
+  EXPECT_EQ(threshold.exit_code, 2);
+  EXPECT_NE(threshold.err.find("the statistical gate does not use --threshold"), std::string::npos)
+      << threshold.err;
+  const CliResult gpus = RunGpuroof({"compare", a.string(), other.string(), "--epochs", "2"});
+  EXPECT_EQ(gpus.exit_code, 2);
+  EXPECT_NE(gpus.err.find("not comparable: GPU model 'NVIDIA A100' differs from 'NVIDIA TestGPU'"),
+            std::string::npos)
+      << gpus.err;
+  const CliResult sides =
+      RunGpuroof({"compare", "--baseline", a.string(), "--current", b.string(), "--epochs", "2"});
+  EXPECT_EQ(sides.exit_code, 2);
+  EXPECT_NE(sides.err.find("given as BASE CURRENT (got 2, some through --baseline/--current)"),
+            std::string::npos)
+      << sides.err;
+}
+
+// A job whose current run lacks a rank (the one that crashed or hung, often the slow one) is not
+// compared on the rest: exit 2, naming the missing rank.
+TEST(CompareInputsCli, AJobMissingARankIsNotCompared) {
+  TempDir dir;
+  WriteKinetoJob(dir / "base");
+  WriteKinetoJob(dir / "cur");
+  std::filesystem::remove(dir / "cur" / "worker_1.pt.trace.json");  // rank 2
+  const CliResult r =
+      RunGpuroof({"compare", (dir / "base").string(), (dir / "cur").string(), "--quiet"});
+  EXPECT_EQ(r.exit_code, 2) << r.err << r.out;
+  EXPECT_NE(r.err.find((dir / "cur").string() + ": lacks rank(s) 2 that the other run has"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.out.find("verdict: PASS"), std::string::npos) << r.out;
+  // Both runs profiled the same subset of the job: compared, and said.
+  std::filesystem::remove(dir / "base" / "worker_1.pt.trace.json");
+  const CliResult subset =
+      RunGpuroof({"compare", (dir / "base").string(), (dir / "cur").string(), "--quiet"});
+  EXPECT_NE(subset.exit_code, 2) << subset.err;
+  EXPECT_NE(subset.out.find("note: both runs hold the same 3 of the world size's 4 ranks"),
+            std::string::npos)
+      << subset.out;
+}
+
+// Runs of two GPU models in one --history-append seeding call would make every later compare of
+// the history exit 2: refused, nothing written.
+TEST(CompareInputsCli, SeedingAHistoryWithTwoGpuModelsIsRefused) {
+  TempDir dir;
+  const auto h200 = WriteRun(dir, "h200", 1, "NVIDIA H200");
+  const auto a100 = WriteRun(dir, "a100", 2, "NVIDIA A100");
+  const std::string history = (dir / "h.jsonl").string();
+  const CliResult r = RunGpuroof({"compare", "--current", h200.string(), a100.string(),
+                                  "--history-append", history, "--quiet"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(history));
+}
+
+// Records the reader had to skip are said in the JSON a CI job reads and in the verdict, not on
+// stderr only.
+TEST(CompareInputsCli, SkippedRecordsAreInTheJsonAndTheVerdict) {
+  TempDir dir;
+  const auto base = WriteRun(dir, "base", 1);
+  const auto cur = dir / "cur.sqlite";
+  testsupport::BuildFromDescription(R"desc(
+gpu 0 "NVIDIA TestGPU"
+repeat 20 step=1ms {
+  nvtx start=0 end=900us text="step"
+  api start=10us end=20us corr=1+i
+  kernel start=100us end=400us corr=1+i name=gemm grid=256 block=128
+}
+kernel start=30ms end=29ms name=gemm grid=256 block=128
+)desc",
+                                    "cur", cur);
+  const std::string json = (dir / "r.json").string();
+  const CliResult r =
+      RunGpuroof({"compare", base.string(), cur.string(), "--json", json, "--quiet"});
+  EXPECT_NE(r.exit_code, 2) << r.err;
+  const std::string doc = ReadFile(json);
+  EXPECT_NE(doc.find("DATA LOSS: read "), std::string::npos) << doc;
+  EXPECT_NE(doc.find("skipped 1 (1 end before start"), std::string::npos) << doc;
+  EXPECT_NE(r.out.find("DATA LOSS: " + cur.string()), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace gpuroof::testing
