@@ -356,6 +356,14 @@ void CheckAppendable(const std::vector<HistoryEntry>& history, const HistoryEntr
   };
   auto refuse = [&](const HistoryEntry& line, std::string_view what, const std::string& theirs,
                     const std::string& ours) {
+    // line 0: a run given in this call, not a line of the file.
+    if (line.line == 0) {
+      throw InputError(trace, fmt::format("not appended to {}: another run given with it was "
+                                          "measured with {} '{}', this run with '{}'; one "
+                                          "history holds runs of one kind: append them "
+                                          "separately, to their own history files",
+                                          history_path, what, theirs, ours));
+    }
     throw InputError(trace, fmt::format("not appended to {}: its lines (last: line {}) were "
                                         "measured with {} '{}', this run with '{}'; append it "
                                         "to another history file",
@@ -384,7 +392,6 @@ std::pair<std::string, std::string> HistoryWithAppend(const CompareOptions& o,
                                                       const std::vector<ProfileSummary>& current) {
   std::string text = ReadHistoryFile(o.history_append_path, false);
   std::vector<HistoryEntry> history = ParseHistory(text, o.history_append_path);
-  size_t line = history.empty() ? 0 : history.back().line;
   std::string lines;
   for (const ProfileSummary& p : current) {
     HistoryEntry entry = HistoryEntryOf(p);
@@ -392,7 +399,7 @@ std::pair<std::string, std::string> HistoryWithAppend(const CompareOptions& o,
     // would make every later compare of it exit 2.
     CheckAppendable(history, entry, o.history_append_path, p.path);
     lines += RenderHistoryLine(entry, p.path);
-    entry.line = ++line;
+    entry.line = 0;  // a run of this call (CheckAppendable's message says so)
     history.push_back(std::move(entry));
   }
   return {std::move(text), std::move(lines)};

@@ -215,6 +215,11 @@ TEST(CompareInputsCli, SeedingAHistoryWithTwoGpuModelsIsRefused) {
   const CliResult r = RunGpuroof({"compare", "--current", h200.string(), a100.string(),
                                   "--history-append", history, "--quiet"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find(a100.string() + ": not appended to " + history +
+                       ": another run given with it was measured with the GPU model 'NVIDIA "
+                       "H200', this run with 'NVIDIA A100'"),
+            std::string::npos)
+      << r.err;
   EXPECT_FALSE(std::filesystem::exists(history));
 }
 

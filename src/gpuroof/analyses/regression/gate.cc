@@ -811,10 +811,13 @@ std::optional<MetricComparison> KernelTotalRow(const std::vector<MetricCompariso
   const double z = NormalQuantile(1.0 - settings.alpha / 2.0);
   double weights = 0;
   double sum = 0;
-  // The spread of `sum`: each kernel's, added as if their changes moved together. Between runs
-  // one session's clocks or node move every kernel at once, so an interval that added them as
-  // independent (the delta method) would be too narrow by up to the root of the kernel count and
-  // fail unchanged code; the sum of the spreads is never too narrow.
+  // The spread of `sum`. Single-run: each kernel's interval is its launch-to-launch noise within
+  // one capture, independent from kernel to kernel: added as variances (the delta method; the
+  // floor covers the session). Multi-run: the intervals are run-level, and one session's clocks
+  // or node move every kernel at once, so added as variances they would be too narrow by up to
+  // the root of the kernel count and fail unchanged code: the spreads are added as if the
+  // kernels moved together, which is never too narrow.
+  double variance = 0;
   double spread = 0;
   size_t kernels = 0;
   size_t without_interval = 0;
@@ -834,6 +837,7 @@ std::optional<MetricComparison> KernelTotalRow(const std::vector<MetricCompariso
     }
     weights += w;
     sum += w * rho;
+    variance += (w * rho * sigma) * (w * rho * sigma);
     spread += w * rho * sigma;
     ++kernels;
   }
@@ -854,7 +858,7 @@ std::optional<MetricComparison> KernelTotalRow(const std::vector<MetricCompariso
   }
   const double ratio = sum / weights;
   const double theta = std::log(ratio);
-  const double half = z * spread / sum;
+  const double half = z * (multi ? spread : std::sqrt(variance)) / sum;
   m.ratio = ratio;
   if (2.0 * without_weight > weights) {
     // Most of the kernel time has no interval (too few launches): LOW-N, threshold only.

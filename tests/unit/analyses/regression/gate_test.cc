@@ -413,6 +413,58 @@ TEST(GateTest, KernelOnlyTotalCatchesManySmallRegressions) {
   EXPECT_EQ(aa.exit_code, 0);
 }
 
+// `kernels` kernels of 50 us, `launches` launches each with +-`noise` uniform launch-to-launch
+// noise, every duration times `scale` (a run's session factor, or a change).
+ProfileSummary NoisyKernels(const std::string& path, int kernels, int launches, double noise,
+                            double scale, uint64_t seed) {
+  ProfileSummary p;
+  p.path = path;
+  p.device_model = "GPU X";
+  p.device_count = 1;
+  SplitMix64 rng(seed);
+  for (int k = 0; k < kernels; ++k) {
+    std::vector<double> out;
+    for (int i = 0; i < launches; ++i)
+      out.push_back(50000.0 * scale *
+                    (1.0 + noise * (static_cast<double>(rng.NextIndex(2001)) / 1000.0 - 1.0)));
+    AddKernel(p, fmt::format("k{}", k), out);
+  }
+  return p;
+}
+
+// Single-run: each kernel's interval is its launch-to-launch noise, independent across kernels.
+// 40 kernels, 20 launches of +-10 % each, all +6 %: the total is REGRESSED (its interval adds
+// the kernels' as variances), though no kernel alone is told from noise.
+TEST(GateTest, KernelOnlyTotalAddsIndependentLaunchNoiseInOneRun) {
+  const std::vector<ProfileSummary> base = {NoisyKernels("b", 40, 20, 0.10, 1.0, 1)};
+  const std::vector<ProfileSummary> cur = {NoisyKernels("c", 40, 20, 0.10, 1.06, 2)};
+  const CompareResult r = CompareProfiles(base, cur, GateSettings{});
+  const MetricComparison& total = Find(r, "kernel-total");
+  EXPECT_NEAR(*total.ratio, 1.06, 0.01);
+  EXPECT_EQ(total.verdict, Verdict::kRegressed) << *total.ci_low << " " << *total.ci_high;
+  EXPECT_EQ(r.exit_code, 1);
+}
+
+// Multi-run: one session factor moves every kernel of a run (baseline 0.985, 1.000, 1.015;
+// current 1.010, 1.025, 1.040: +2.5 %, which 3 v 3 runs cannot tell from a 1.5 % session noise).
+// Added as independent, the kernels' run-level intervals gave the total a interval about the
+// root of 10 too narrow, and a false REGRESSED; added as moving together, it is not REGRESSED.
+TEST(GateTest, KernelOnlyTotalOfSeveralRunsMovesWithTheSession) {
+  std::vector<ProfileSummary> base;
+  std::vector<ProfileSummary> cur;
+  uint64_t seed = 10;
+  for (double factor : {0.985, 1.000, 1.015})
+    base.push_back(NoisyKernels(fmt::format("b{}", seed), 10, 40, 0.01, factor, ++seed));
+  for (double factor : {1.010, 1.025, 1.040})
+    cur.push_back(NoisyKernels(fmt::format("c{}", seed), 10, 40, 0.01, factor, ++seed));
+  const CompareResult r = CompareProfiles(base, cur, GateSettings{});
+  const MetricComparison& total = Find(r, "kernel-total");
+  EXPECT_NEAR(*total.ratio, 1.025, 0.005);
+  EXPECT_NE(total.verdict, Verdict::kRegressed) << *total.ci_low << " " << *total.ci_high;
+  EXPECT_LT(*total.ci_low, 1.0);
+  EXPECT_NE(r.exit_code, 1);
+}
+
 // F10: a total compute-kernel-time regression of +8 % fails: 60 kernels of 10 ns (1/3 of the
 // kernel time, 0.56 % each, none gated alone) +24 %.
 TEST(GateTest, KernelOnlyTotalFailsAtEightPercent) {
