@@ -146,9 +146,12 @@ std::vector<std::pair<std::string, std::string>> DeviceLoadNotes(
   for (const DeviceLoad& device : devices) {
     std::string where = fmt::format("device {}", device.device_id);
     if (device.stream) where += fmt::format(" stream {}", device.stream->stream_id);
+    if (device.uvm_no_stream) where += fmt::format(" {}", kNoStreamUvmLabel);
     for (const std::string* note : {&device.window.note, &device.units_note}) {
       if (!note->empty()) notes.emplace_back(where, *note);
     }
+    for (std::string& note : RateNotes(device))
+      notes.emplace_back(where, std::move(note));
   }
   return notes;
 }
@@ -166,7 +169,8 @@ void AddAnalyzeCommand(CLI::App& app, int& exit_code) {
                     "Also print how long each pair of engines was busy at the same time, and the "
                     "time no engine was busy");
   command->add_flag("--by-stream", options->by_stream,
-                    "One engine table per stream (in its device's window) instead of per device");
+                    "One engine table per stream (in its device's window) instead of per "
+                    "device; UVM migrations, on no stream, get one of their own");
   command->add_option("--per-range", options->per_range,
                       "One engine row set per instance of this NVTX range (an epoch, a batch), "
                       "with the GPU work each instance launched");

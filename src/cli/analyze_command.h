@@ -27,7 +27,8 @@ AnalyzePlan PlanAnalyze(const std::string& window, const UnitOptions& unit,
                         const std::string& attribute, bool by_stream, bool overlap);
 
 // The notes analyze prints for one trace's devices, as (where, note): "device 0[ stream 7]" and
-// each device's window and units notes; empty notes are left out.
+// each device's window and units notes, then what its GB/s leave out (RateNotes); empty notes
+// are left out.
 std::vector<std::pair<std::string, std::string>> DeviceLoadNotes(
     const std::vector<DeviceLoad>& devices);
 

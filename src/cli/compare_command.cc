@@ -311,6 +311,11 @@ int RunSimple(const CompareOptions& o) {
 
 int RunCalibrate(const CompareOptions& o) {
   RefuseGateOutputs(o, "--calibrate");
+  RefuseUnusedOptions(o, "--calibrate",
+                      {"--baseline", "--current", "--threshold", "--fail-on", "--across-hardware",
+                       "--low-n", "--gate-copies", "--gate-range", "--gate-counts"},
+                      " (it measures the noise of A/A profiles given as P1 P2 ...; those are "
+                      "options of the gate)");
   const GateSettings settings = ParseSettings(o);
   const ProfileOptions profile = ParseProfileOptions(o, settings);
   if (o.profiles.size() < 2) {
@@ -342,10 +347,10 @@ std::string ReadHistoryFile(const std::string& path, bool must_exist) {
   return text.str();
 }
 
-// A line appended to a history must be comparable with the lines there: another GPU model would
-// make every later `--history` compare exit 2, and another iteration range or kernel key would
-// leave the line (or the history) out of later compares. Compared with the history's last line
-// that records each.
+// A line appended to a history must be comparable with the lines there: another GPU model or
+// number of active GPUs would make every later `--history` compare exit 2, and another iteration
+// range or kernel key would leave the line (or the history) out of later compares. Compared with
+// the history's last line that records each.
 void CheckAppendable(const std::vector<HistoryEntry>& history, const HistoryEntry& entry,
                      const std::string& history_path, const std::string& trace) {
   auto last_with = [&](bool HistoryEntry::*has) -> const HistoryEntry* {
@@ -372,6 +377,11 @@ void CheckAppendable(const std::vector<HistoryEntry>& history, const HistoryEntr
   if (const HistoryEntry* line = last_with(&HistoryEntry::has_device);
       line != nullptr && line->device != entry.device) {
     refuse(*line, "the GPU model", line->device, entry.device);
+  }
+  if (const HistoryEntry* line = last_with(&HistoryEntry::has_device_count);
+      line != nullptr && line->device_count != entry.device_count) {
+    refuse(*line, "the number of active GPUs", std::to_string(line->device_count),
+           std::to_string(entry.device_count));
   }
   if (const HistoryEntry* line = last_with(&HistoryEntry::has_iteration_range);
       line != nullptr && line->iteration_range != entry.iteration_range) {
@@ -414,8 +424,6 @@ void AppendHistory(const CompareOptions& o, const std::vector<ProfileSummary>& c
 }
 
 int RunGate(const CompareOptions& o) {
-  const GateSettings settings = ParseSettings(o);
-  const ProfileOptions profile = ParseProfileOptions(o, settings);
   std::vector<std::string> base_paths = o.baseline;
   std::vector<std::string> cur_paths = o.current;
   if (!o.profiles.empty()) {
@@ -432,6 +440,12 @@ int RunGate(const CompareOptions& o) {
   }
   if (AreJobDirectories(base_paths, cur_paths)) {
     RefuseGateOutputs(o, "the job-level compare (directories)");
+    RefuseUnusedOptions(o, "the job-level compare (directories)",
+                        {"--attribute", "--warmup", "--kernel-key", "--alpha", "--min-effect",
+                         "--target", "--floor", "--kernel-floor", "--fail-on", "--across-hardware",
+                         "--low-n", "--gate-copies", "--gate-range", "--gate-counts"},
+                        " (it compares the ranks' step medians against --threshold; those are "
+                        "options of the per-profile gate)");
     JobCompareOptions job;
     job.baseline_dir = base_paths.front();
     job.current_dir = cur_paths.front();
@@ -440,6 +454,8 @@ int RunGate(const CompareOptions& o) {
     job.jobs = o.threads;
     return RunJobCompare(job, o.output);
   }
+  const GateSettings settings = ParseSettings(o);
+  const ProfileOptions profile = ParseProfileOptions(o, settings);
   if (!o.history_path.empty() && !base_paths.empty()) {
     throw InputError("--history", "give --baseline or --history, not both");
   }

@@ -13,6 +13,7 @@
 
 #include "gpuroof/model/errors.h"
 
+#include "output_options.h"
 #include "rank_inputs.h"
 
 namespace gpuroof {
@@ -226,14 +227,20 @@ void CheckRepeatedInputs(const CLI::App& command) {
   // Their positional arguments are not traces.
   if (name == "record" || name == "sweep" || name == "bench") return;
   // compare: within one side (--baseline, --current) a trace twice would be two runs; the two
-  // positional profiles may be one file (an A/A check). ranks: any trace twice is two ranks. The
-  // traces found in directory arguments are checked once found, over the whole list of a rank
-  // set (FindRankInputs, rank_inputs.h).
+  // positional profiles may be one file (an A/A check), except under --calibrate, where each is
+  // one A/A run: a trace twice, or a copy, would be runs without run-to-run noise. ranks: any
+  // trace twice is two ranks. The traces found in directory arguments are checked once found,
+  // over the whole list of a rank set (FindRankInputs, rank_inputs.h).
   std::vector<std::vector<std::string>> groups;
   if (name == "compare") {
     for (std::string_view side : kInputOptions) {
       const CLI::Option* option = command.get_option_no_throw("--" + std::string(side));
       if (option != nullptr) groups.push_back(option->results());
+    }
+    const CLI::Option* calibrate = command.get_option_no_throw("--calibrate");
+    const CLI::Option* profiles = command.get_option_no_throw("profiles");
+    if (calibrate != nullptr && calibrate->count() > 0 && profiles != nullptr) {
+      groups.push_back(profiles->results());
     }
   } else {
     groups.push_back(InputsOf(command));
@@ -252,7 +259,7 @@ void CheckRepeatedInputs(const CLI::App& command) {
         }
         const CLI::Option* quiet = command.get_option_no_throw("--quiet");
         if (quiet == nullptr || quiet->count() == 0) {
-          fmt::print(stderr, "gpuroof: warning: {}: {}; it is read and shown twice\n",
+          fmt::print(MessageStream(), "gpuroof: warning: {}: {}; it is read and shown twice\n",
                      inputs[later], what);
         }
         break;

@@ -16,7 +16,9 @@ namespace gpuroof {
 void CheckOutputFiles(const CLI::App& command);
 
 // A trace given twice (under any spelling) to a command that reads traces. `compare` and `ranks`
-// refuse it (InputError naming the second): it would count as two runs or two ranks. The other
+// refuse it (InputError naming the second): it would count as two runs or two ranks. `compare`
+// also refuses a byte-identical copy of a trace within a side (and among the --calibrate
+// profiles), and a run on both sides next to runs that are not. The other
 // commands show it twice, and say so on stderr unless --quiet.
 void CheckRepeatedInputs(const CLI::App& command);
 

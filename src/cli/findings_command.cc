@@ -15,6 +15,7 @@
 
 #include "breakdown_command.h"
 #include "command_help.h"
+#include "output_options.h"
 #include "unit_options.h"
 
 namespace gpuroof {
@@ -80,7 +81,7 @@ int RunFindings(const FindingsCommandOptions& options) {
                {FindingsDocument, RenderFindingsJson});
   if (!options.output.quiet) {
     for (const std::string& line : fired)
-      fmt::print(stderr, "gpuroof: check failed: {}\n", line);
+      fmt::print(MessageStream(), "gpuroof: check failed: {}\n", line);
   }
   return fired.empty() ? kExitOk : kExitCheckFailed;
 }

@@ -1,6 +1,8 @@
 #include "output_options.h"
 
 #include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -72,10 +74,46 @@ void PrintLeftOutNotes(const OutputOptions& options, const std::string& format,
   }
 }
 
+namespace {
+thread_local std::FILE* captured_messages = nullptr;
+}  // namespace
+
+std::FILE* MessageStream() {
+  return captured_messages != nullptr ? captured_messages : stderr;
+}
+
+MessageCapture::MessageCapture() {
+  stream_ = open_memstream(&buffer_, &size_);
+  if (stream_ == nullptr) throw std::runtime_error("cannot open a memory stream for messages");
+  previous_ = captured_messages;
+  captured_messages = stream_;
+}
+
+MessageCapture::~MessageCapture() {
+  if (stream_ == nullptr) return;
+  const std::string held = Close();
+  std::fputs(held.c_str(), MessageStream());
+}
+
+std::string MessageCapture::Close() {
+  captured_messages = previous_;
+  std::fclose(stream_);  // sets buffer_ and size_ a last time
+  stream_ = nullptr;
+  std::string text(buffer_ != nullptr ? buffer_ : "", size_);
+  std::free(buffer_);
+  buffer_ = nullptr;
+  return text;
+}
+
+std::string MessageCapture::Take() {
+  if (stream_ == nullptr) return {};
+  return Close();
+}
+
 void PrintNote(const OutputOptions& options, const std::string& path, const std::string& where,
                const std::string& note) {
   if (note.empty() || options.quiet) return;
-  fmt::print(stderr, "gpuroof: note: {}: {}: {}\n", path, where, note);
+  fmt::print(MessageStream(), "gpuroof: note: {}: {}: {}\n", path, where, note);
 }
 
 }  // namespace gpuroof

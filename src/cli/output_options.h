@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -81,6 +82,30 @@ void RenderAndEmit(const OutputOptions& options, const Report& report,
     EmitOutput(options, RenderDocument(options.format, document));
   }
 }
+
+// Where the commands print their notes, warnings and check failures: stderr, or the
+// MessageCapture open on this thread (the Python module's in-process runs, which give each
+// message once, as a Python warning, and never print it).
+std::FILE* MessageStream();
+
+// While alive, MessageStream() on this thread writes into memory; Take() returns what was
+// written. One not taken (an exception ended the run) writes what it holds on stderr when it
+// goes, as the command would have. Throws std::runtime_error when no memory stream opens.
+class MessageCapture {
+ public:
+  MessageCapture();
+  ~MessageCapture();
+  MessageCapture(const MessageCapture&) = delete;
+  MessageCapture& operator=(const MessageCapture&) = delete;
+  std::string Take();
+
+ private:
+  std::string Close();
+  std::FILE* stream_ = nullptr;
+  std::FILE* previous_ = nullptr;
+  char* buffer_ = nullptr;
+  size_t size_ = 0;
+};
 
 // "gpuroof: note: <path>: <where>: <note>" on stderr, unless the note is empty or --quiet.
 void PrintNote(const OutputOptions& options, const std::string& path, const std::string& where,

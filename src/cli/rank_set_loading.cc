@@ -21,6 +21,7 @@
 #include "gpuroof/model/parallel_for.h"
 #include "gpuroof/readers/reader_registry.h"
 
+#include "output_options.h"
 #include "rank_inputs.h"
 
 namespace gpuroof {
@@ -68,7 +69,7 @@ LoadedRank LoadRank(const std::string& path, uint32_t input, const ReadOptions& 
 }
 
 void Say(const OutputOptions& output, std::string_view kind, const std::string& message) {
-  if (!output.quiet) fmt::print(stderr, "gpuroof: {}: {}\n", kind, message);
+  if (!output.quiet) fmt::print(MessageStream(), "gpuroof: {}: {}\n", kind, message);
 }
 
 void SayWhatWasLeftOut(const OutputOptions& output, const RankInputs& inputs) {
@@ -168,7 +169,7 @@ LoadedRankSet LoadRankSet(const RankSetLoad& load, const OutputOptions& output,
       set.failed.push_back({inputs.paths[i], rank.error});
       // Said under --quiet too: a rank missing from the result is no diagnostic summary, and a
       // CSV has no place for it (docs/cli.md, "gpuroof ranks").
-      fmt::print(stderr, "gpuroof: warning: not analysed: {}\n", rank.error);
+      fmt::print(MessageStream(), "gpuroof: warning: not analysed: {}\n", rank.error);
       continue;
     }
     summaries.push_back(std::move(*rank.summary));

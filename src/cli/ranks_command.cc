@@ -38,7 +38,8 @@ int RunRanks(const RanksOptions& options, RankSetSpread* spread) {
   report.failed = std::move(set.failed);
   RenderAndEmit(options.output, report, ReportFormats<RanksReport>{RanksDocument, RenderRanksJson});
   if (options.output.strict && (!report.failed.empty() || set.traces_with_loss > 0)) {
-    fmt::print(stderr, "gpuroof: error: --strict: {} trace{} not analysed, {} with records lost\n",
+    fmt::print(MessageStream(),
+               "gpuroof: error: --strict: {} trace{} not analysed, {} with records lost\n",
                report.failed.size(), report.failed.size() == 1 ? "" : "s", set.traces_with_loss);
     return kExitCheckFailed;
   }

@@ -17,13 +17,13 @@ Trace LoadTrace(const std::string& path, const ReadOptions& read_options,
 void CheckDiagnostics(const std::string& path, const Diagnostics& diagnostics,
                       const OutputOptions& output) {
   if (diagnostics.records_skipped() > 0 && !output.quiet) {
-    fmt::print(stderr, "gpuroof: warning: {}: {}\n", path, diagnostics.Summary());
+    fmt::print(MessageStream(), "gpuroof: warning: {}: {}\n", path, diagnostics.Summary());
   }
   // What a reader kept but had to read in a way worth knowing (whole-graph launches, batched
   // copies, zero-length ops): JSON and HTML carry these too, text and CSV only here.
   if (!output.quiet) {
     for (const std::string& note : diagnostics.notes())
-      fmt::print(stderr, "gpuroof: note: {}: {}\n", path, note);
+      fmt::print(MessageStream(), "gpuroof: note: {}: {}\n", path, note);
   }
   if (output.strict && diagnostics.has_data_loss()) {
     throw CheckFailed(fmt::format("{}: --strict: {} record(s) could not be used ({})", path,

@@ -18,6 +18,7 @@
 #include "file_arguments.h"
 #include "findings_command.h"
 #include "launches_command.h"
+#include "output_options.h"
 #include "ranks_command.h"
 #include "report_command.h"
 
@@ -78,11 +79,15 @@ CommandRun RunCliCommand(const std::vector<std::string>& args, bool capture_stdo
   std::vector<std::string> reversed(full.rbegin(), full.rend());  // CLI11 parses from the back
   CommandRun run;
   JsonDoublesMarked marked;  // this thread's JSON files mark their doubles (floats in Python)
+  // The command's notes and warnings, kept for the caller (each becomes one Python warning)
+  // rather than printed; on an error they reach stderr as the CLI's would.
+  MessageCapture messages;
   try {
     app.parse(reversed);
   } catch (const CLI::ParseError& e) {
     throw InputError("", e.what());
   }
+  run.messages = messages.Take();
   if (folder) run.stdout_text = ReadIfThere(folder->path() / "stdout.txt");
   run.exit_code = exit_code;
   return run;

@@ -188,9 +188,10 @@ PYBIND11_MODULE(_gpuroof, m) {
           py::gil_scoped_release release;
           run = RunCliCommand(args, capture_stdout);
         }
-        return py::make_tuple(run.exit_code, run.stdout_text);
+        return py::make_tuple(run.exit_code, run.stdout_text, run.messages);
       },
       py::arg("args"), py::arg("capture_stdout") = false,
       "Runs `gpuroof compare|report|api|launches|findings|ranks ARGS` in-process, its result "
-      "written to the files ARGS name: (exit code, stdout when captured, else '')");
+      "written to the files ARGS name: (exit code, stdout when captured, else '', what it would "
+      "have printed on stderr)");
 }

@@ -226,3 +226,125 @@ TEST(AnalyzeCliNsysReport, WithoutNsysSaysHowToExport) {
 
 }  // namespace
 }  // namespace gpuroof::testing
+
+namespace gpuroof::testing {
+namespace {
+
+// Pretty-printed JSON on one line: each line break and the indentation after it removed.
+std::string Squeeze(const std::string& json) {
+  std::string out;
+  for (size_t i = 0; i < json.size(); ++i) {
+    if (json[i] != '\n') {
+      out += json[i];
+      continue;
+    }
+    while (i + 1 < json.size() && json[i + 1] == ' ')
+      ++i;
+  }
+  return out;
+}
+
+// UVM migrations run on no stream: nsys gives them stream 0 (or a launch's stream), and
+// --by-stream showed them as a stream 0 of the program. They get a row of their own, after the
+// device's streams, labelled "no stream (UVM)" in every format.
+TEST(AnalyzeCliByStream, UvmMigrationsAreNoStream) {
+  TempDir dir;
+  std::filesystem::path file = dir / "uvm.sqlite";
+  testsupport::BuildFromDescription(
+      "gpu 0 \"Test GPU\"\n"
+      "kernel start=0 end=1000 stream=7 corr=1 name=work\n"
+      "memcpy start=100 end=300 kind=UVM_HtoD bytes=4096 stream=0\n"
+      "memcpy start=400 end=500 kind=UVM_DtoH bytes=4096 stream=7\n",
+      "uvm", file);
+  CliResult csv = RunGpuroof({"analyze", file.string(), "--by-stream", "--format", "csv"});
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  auto rows = ParseCsv(csv.out);
+  ASSERT_EQ(rows.size(), 2u) << csv.out;
+  EXPECT_EQ(rows[0].at("stream"), "7");
+  EXPECT_EQ(rows[0].at("kernel_n"), "1");
+  EXPECT_EQ(rows[0].at("UVM_D2H_n"), "0");  // the migration is no work of stream 7
+  EXPECT_EQ(rows[1].at("stream"), "no stream (UVM)");
+  EXPECT_EQ(rows[1].at("context"), "");
+  EXPECT_EQ(rows[1].at("UVM_H2D_n"), "1");
+  EXPECT_EQ(rows[1].at("UVM_D2H_n"), "1");
+  EXPECT_EQ(rows[1].at("kernel_n"), "0");
+
+  CliResult text = RunGpuroof({"analyze", file.string(), "--by-stream"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("device 0 (Test GPU) · stream 7\n"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("device 0 (Test GPU) · no stream (UVM)\n"), std::string::npos)
+      << text.out;
+  EXPECT_EQ(text.out.find("stream 0"), std::string::npos) << text.out;
+
+  CliResult json = RunGpuroof({"analyze", file.string(), "--by-stream", "--format", "json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_NE(Squeeze(json.out).find("\"stream\": {\"stream_id\": null,\"context_id\": null,"
+                                   "\"process_id\": null,\"label\": \"no stream (UVM)\"}"),
+            std::string::npos)
+      << json.out;
+  EXPECT_EQ(json.out.find("\"stream_id\": 0"), std::string::npos) << json.out;
+}
+
+// A copy of zero duration moved its bytes in no measured time: the aggregate GB/s is the bytes
+// of the copies that take time over their time, and the one left out is said. 1 MB in 0 us
+// beside 1 MB in 10 us: 100 GB/s (was 2 MB / 10 us = 200 GB/s).
+TEST(AnalyzeCliBandwidth, ZeroDurationCopiesAreLeftOutOfTheRateAndSaid) {
+  TempDir dir;
+  std::filesystem::path file = dir / "zero_copy.sqlite";
+  testsupport::BuildFromDescription(
+      "gpu 0 \"Test GPU\"\n"
+      "kernel start=0 end=20us stream=7 corr=1 name=work\n"
+      "memcpy start=1us end=1us kind=HtoD bytes=1000000 src=pinned dst=device stream=7\n"
+      "memcpy start=2us end=12us kind=HtoD bytes=1000000 src=pinned dst=device stream=7\n",
+      "zero_copy", file);
+  const std::string note =
+      "H2D GB/s leaves out 1 copy of zero duration (1.00 MB): its bytes moved in no measured time";
+
+  CliResult csv = RunGpuroof({"analyze", file.string(), "--format", "csv"});
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  auto rows = ParseCsv(csv.out);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].at("H2D_n"), "2");
+  EXPECT_EQ(rows[0].at("H2D_bytes"), "2000000");  // every copy's bytes
+  EXPECT_DOUBLE_EQ(std::stod(rows[0].at("H2D_gbps")), 100.0);
+  EXPECT_NE(csv.err.find("gpuroof: note: " + file.string() + ": device 0: " + note + "\n"),
+            std::string::npos)
+      << csv.err;
+
+  CliResult text = RunGpuroof({"analyze", file.string()});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("note: " + note + "\n"), std::string::npos) << text.out;
+
+  CliResult json = RunGpuroof({"analyze", file.string(), "--format", "json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_NE(Squeeze(json.out).find("\"bandwidth_gbps\": 100,\"zero_duration_ops\": 1,"
+                                   "\"zero_duration_bytes\": 1000000}"),
+            std::string::npos)
+      << json.out;
+
+  CliResult long_csv = RunGpuroof({"analyze", file.string(), "--format", "csv-long"});
+  ASSERT_EQ(long_csv.exit_code, 0) << long_csv.err;
+  EXPECT_NE(long_csv.out.find(",H2D,zero_duration_ops,1,count\n"), std::string::npos)
+      << long_csv.out;
+
+  CliResult copies = RunGpuroof({"copies", file.string()});
+  ASSERT_EQ(copies.exit_code, 0) << copies.err;
+  const std::string copy_note =
+      "note: H2D Pinned->Device GB/s leaves out 1 copy of zero duration "
+      "(1.00 MB): its bytes moved in no measured time";
+  EXPECT_NE(copies.out.find(copy_note + "\n"), std::string::npos) << copies.out;
+  CliResult copies_csv = RunGpuroof({"copies", file.string(), "--format", "csv"});
+  ASSERT_EQ(copies_csv.exit_code, 0) << copies_csv.err;
+  auto copy_rows = ParseCsv(copies_csv.out);
+  ASSERT_EQ(copy_rows.size(), 1u);
+  EXPECT_DOUBLE_EQ(std::stod(copy_rows[0].at("bandwidth_gbps")), 100.0);
+  EXPECT_NE(copies_csv.err.find(copy_note.substr(6)), std::string::npos) << copies_csv.err;
+  CliResult copies_json = RunGpuroof({"copies", file.string(), "--format", "json"});
+  ASSERT_EQ(copies_json.exit_code, 0) << copies_json.err;
+  EXPECT_NE(Squeeze(copies_json.out).find("\"zero_duration\": {\"count\": 1,\"bytes\": 1000000"),
+            std::string::npos)
+      << copies_json.out;
+}
+
+}  // namespace
+}  // namespace gpuroof::testing

@@ -4,6 +4,7 @@
 // profile, not from the program's own output.
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -291,7 +292,7 @@ TEST(CompareCli, HistoryModeAgainstEarlierRuns) {
   EXPECT_NE(r.out.find("mode: history"), std::string::npos) << r.out;
   EXPECT_NE(RowOf(r.out, kGemm).find("REGRESSED"), std::string::npos) << r.out;
   // The delta column's interval is not one around the estimate here: the table says so.
-  EXPECT_NE(r.out.find("history rows: the interval is the band of ratios the history predicts"),
+  EXPECT_NE(r.out.find("history rows: [low, high] is the band of ratios the history predicts"),
             std::string::npos)
       << r.out;
   const auto same = WriteProfile(dir, "pr2", {.noise_ns = 50, .seed = 41});
@@ -755,6 +756,89 @@ TEST(CompareCli, TenStepCaptureKeepsItsStepsAndCatchesTenPercent) {
   EXPECT_NE(RowOf(r.out, "GPU compute busy / iter").find("REGRESSED"), std::string::npos) << r.out;
 }
 
+// `steps` steps every 2 ms: a CPU range "step" of 1 ms + ((i*7919+seed)%61-30)*500 ns (+-1.5 %),
+// 1.6 ms for the first and 1.2 ms for the steps whose 0-based index is in `slow`, launching gemm
+// from 100 us into the step to 100 us before its end.
+std::filesystem::path WriteStepsWithWarmup(const TempDir& dir, const std::string& name, int steps,
+                                           const std::vector<int>& slow, int seed) {
+  std::string description = "gpu 0 \"NVIDIA TestGPU\"\n";
+  for (int i = 0; i < steps; ++i) {
+    const int64_t t = 2000000LL * i;
+    int64_t wall = 1000000 + ((i * 7919 + seed) % 61 - 30) * 500;
+    if (i == 0) wall = 1600000;
+    if (std::find(slow.begin(), slow.end(), i) != slow.end()) wall = 1200000;
+    description += fmt::format(
+        "nvtx start={} end={} text=\"step\"\napi start={} end={} corr={}\n"
+        "kernel start={} end={} corr={} name=gemm grid=256 block=128\n",
+        t, t + wall, t + 10000, t + 20000, i + 1, t + 100000, t + wall - 100000, i + 1);
+  }
+  const std::filesystem::path file = dir / (name + ".sqlite");
+  testsupport::BuildFromDescription(description, name, file);
+  return file;
+}
+
+// A3: a 10-step capture whose steps 2-4 are 20 % slow (warm-up) against one without. MSER-5
+// cannot look for a warm-up in 10 steps, so they were kept without a word and made the
+// difference. Now they are dropped and said, with the figures, and the pass says so.
+TEST(CompareCli, ShortCaptureWarmupIsDroppedAndSaid) {
+  TempDir dir;
+  const auto base = WriteStepsWithWarmup(dir, "base", 10, {}, 1);
+  const auto cur = WriteStepsWithWarmup(dir, "cur", 10, {1, 2, 3}, 2);
+  const CliResult r =
+      RunGpuroof({"compare", base.string(), cur.string(), "--iteration-range", "step"});
+  EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("WARM-UP: MSER-5 cannot look for a warm-up in 10 iterations (it needs "
+                       "20); iterations 2-4 took +"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("dropped as warm-up with the first (4 of 10 iterations); --warmup N sets "
+                       "the cut"),
+            std::string::npos)
+      << r.out;
+  const std::string result = RowOf(r.out, "result: ");
+  EXPECT_NE(result.find("PASS WITH WARNINGS"), std::string::npos) << r.out;
+  EXPECT_NE(result.find("WARM-UP: " + cur.string()), std::string::npos) << result;
+  EXPECT_EQ(result.find("WARM-UP: " + base.string()), std::string::npos) << result;
+}
+
+// Stationary 10-step captures (A/A pairs, +-1.5 % noise, several seeds) get no WARM-UP.
+TEST(CompareCli, StationaryTenStepCapturesGetNoWarmupWarning) {
+  TempDir dir;
+  for (int seed = 1; seed <= 5; ++seed) {
+    const auto base = WriteStepsWithWarmup(dir, fmt::format("b{}", seed), 10, {}, seed);
+    const auto cur = WriteStepsWithWarmup(dir, fmt::format("c{}", seed), 10, {}, seed + 17);
+    const CliResult r =
+        RunGpuroof({"compare", base.string(), cur.string(), "--iteration-range", "step"});
+    EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+    EXPECT_EQ(r.out.find("WARM-UP"), std::string::npos) << seed << r.out;
+  }
+}
+
+// A9: a GPU lagging its CPU by more than a step: each 1 ms step copies at once (50..60 us) and runs
+// its kernel 1.5..1.7 ms after its start. Every step's window (first op to the next step's) holds
+// 200 us of compute, 800 us idle. The last step's window ran to its own kernel's end, 1.65 ms less
+// 200 us, capped at its whole wall time, 1 ms: two steady steps showed a median of 900 us.
+TEST(CompareCli, TheLastStepsIdleIsMeasuredLikeTheOthers) {
+  TempDir dir;
+  const std::filesystem::path lag = dir / "lag.sqlite";
+  testsupport::BuildFromDescription(R"desc(
+gpu 0 "NVIDIA TestGPU"
+repeat 3 step=1ms {
+  nvtx start=0 end=1ms text="step"
+  api start=10us end=20us corr=1+2*i
+  memcpy start=50us end=60us kind=HtoD bytes=64 stream=8 corr=1+2*i
+  api start=30us end=40us corr=2+2*i
+  kernel start=1500us end=1700us corr=2+2*i stream=7 name=a grid=1 block=1
+}
+)desc",
+                                    "lag", lag);
+  const CliResult r = RunGpuroof(
+      {"compare", lag.string(), lag.string(), "--iteration-range", "step", "--warmup", "1"});
+  EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+  const std::string idle = RowOf(r.out, "GPU idle / iter");
+  EXPECT_NE(idle.find("800.000 us ±0.0%  800.000 us ±0.0%"), std::string::npos) << r.out;
+}
+
 // F10: without --iteration-range, a kernel under 1 % of the baseline kernel time that becomes
 // 10x slower (~8 % of the kernel time) fails: it is gated by its current share, and the compute
 // kernel time row (+8 %) is gated too. It was a plain PASS.
@@ -770,6 +854,113 @@ TEST(CompareCli, KernelOnlyModeCatchesACheapKernelBecomingExpensive) {
   const std::string small = RowOf(r.out, "kernel small");
   EXPECT_NE(small.find("REGRESSED"), std::string::npos) << r.out;
   EXPECT_EQ(small.find("(report)"), std::string::npos) << small;
+}
+
+// A kernel-only capture (no annotation): 40 rounds of "big" (1 ms) then "small" launched 100
+// times with grids 1..100 (100 kernel keys, 0.44 % of the kernel time each) of `small_ns`, with
+// +-600 ns of launch noise; `two_gpus` adds a kernel on a second device.
+std::filesystem::path WriteManyKernels(const TempDir& dir, const std::string& name,
+                                       int64_t small_ns, int seed, bool two_gpus = false) {
+  const std::filesystem::path file = dir / (name + ".sqlite");
+  std::string description = "gpu 0 \"NVIDIA TestGPU\"\n";
+  if (two_gpus) description += "gpu 1 \"NVIDIA TestGPU\"\n";
+  description += fmt::format(R"desc(
+repeat 40 step=2200us {{
+  kernel start=0 end=1ms+((i*7919+{})%61-30)*100 name=big grid=1 block=1
+  repeat 100 step=10us {{
+    kernel start=1050us end=1050us+{}+((i*7919+j*31+{})%61-30)*20 name=small grid=1+j block=1
+  }}
+}}
+)desc",
+                             seed, small_ns, seed);
+  if (two_gpus) description += "kernel start=0 end=1ms dev=1 name=other grid=1 block=1\n";
+  testsupport::BuildFromDescription(description, name, file);
+  return file;
+}
+
+// A12: without --iteration-range, +25 % in 100 small kernels (+11 % of the compute kernel time,
+// no kernel gated alone) showed 100 REGRESSED report-only rows and ended in PASS against a
+// history. The compute kernel time per launch at this run's mix is now gated, computed from the
+// lines' kernel medians (no line stores a total, so rules-3 lines get it too), and more cheap
+// launches no longer hide slower kernels. F13: lines record the device count; a run on 2 GPUs is
+// refused by the append and by the compare. F7: the header says how many lines were used.
+TEST(CompareCli, HistoryGatesTheKernelOnlyComputeKernelTime) {
+  TempDir dir;
+  const std::string history = (dir / "h.jsonl").string();
+  for (int k = 0; k < 6; ++k) {
+    const auto run = WriteManyKernels(dir, fmt::format("m{}", k), 8000, k);
+    const CliResult seed =
+        RunGpuroof({"compare", "--current", run.string(), "--history-append", history});
+    ASSERT_EQ(seed.exit_code, 0) << seed.err;
+  }
+  const std::string lines = ReadFile(history);
+  EXPECT_EQ(lines.find("kernel-total"), std::string::npos) << lines;
+  EXPECT_NE(lines.find("\"device_count\": 1, "), std::string::npos) << lines;
+  EXPECT_NE(lines.find("\"rules\": 4, "), std::string::npos) << lines;
+  const auto slow = WriteManyKernels(dir, "pr", 10000, 40);
+  const CliResult r = RunGpuroof({"compare", "--history", history, "--current", slow.string()});
+  EXPECT_EQ(r.exit_code, 1) << r.err << r.out;
+  EXPECT_NE(r.out.find("baseline: history " + history + " (6 runs used, none left out)"),
+            std::string::npos)
+      << r.out;
+  const std::string total = RowOf(r.out, "compute kernel time / launch");
+  EXPECT_NE(total.find("REGRESSED"), std::string::npos) << r.out;
+  EXPECT_NE(total.find("+11.1%"), std::string::npos) << total;
+  EXPECT_NE(r.out.find("result: REGRESSION (1 gated metric)"), std::string::npos) << r.out;
+  const auto same = WriteManyKernels(dir, "same", 8000, 41);
+  const CliResult ok = RunGpuroof({"compare", "--history", history, "--current", same.string()});
+  EXPECT_EQ(ok.exit_code, 0) << ok.err << ok.out;
+  EXPECT_NE(RowOf(ok.out, "compute kernel time / launch").find("~"), std::string::npos) << ok.out;
+  // The small kernels +10 % and launched twice as often: the per-launch mean of the run's own mix
+  // fell 23 % (IMPROVED, a PASS); at this run's mix it is +6.1 %.
+  const std::filesystem::path mixed = dir / "mixed.sqlite";
+  testsupport::BuildFromDescription(R"desc(gpu 0 "NVIDIA TestGPU"
+repeat 40 step=3300us {
+  kernel start=0 end=1ms+((i*7919+40)%61-30)*100 name=big grid=1 block=1
+  repeat 200 step=10us {
+    kernel start=1150us end=1150us+8800+((i*7919+j*31+40)%61-30)*20 name=small grid=1+j%100 block=1
+  }
+}
+)desc",
+                                    "mixed", mixed);
+  const CliResult masked =
+      RunGpuroof({"compare", "--history", history, "--current", mixed.string()});
+  EXPECT_EQ(masked.exit_code, 1) << masked.err << masked.out;
+  const std::string mixed_total =
+      RowOf(masked.out, "compute kernel time / launch (this run's mix)");
+  EXPECT_NE(mixed_total.find("+6.1%"), std::string::npos) << masked.out;
+  EXPECT_NE(mixed_total.find("REGRESSED"), std::string::npos) << masked.out;
+  // Lines of rules 3 (no device count) hold the kernel medians: the row is gated against them.
+  std::string old_lines = lines;
+  for (size_t at; (at = old_lines.find("\"device_count\": 1, ")) != std::string::npos;)
+    old_lines.erase(at, std::string("\"device_count\": 1, ").size());
+  for (size_t at; (at = old_lines.find("\"rules\": 4")) != std::string::npos;)
+    old_lines.replace(at, std::string("\"rules\": 4").size(), "\"rules\": 3");
+  const std::string old_history = (dir / "old.jsonl").string();
+  WriteFile(old_history, old_lines);
+  const CliResult old =
+      RunGpuroof({"compare", "--history", old_history, "--current", slow.string()});
+  EXPECT_EQ(old.exit_code, 1) << old.err << old.out;
+  EXPECT_NE(RowOf(old.out, "compute kernel time / launch").find("REGRESSED"), std::string::npos)
+      << old.out;
+  EXPECT_EQ(old.err.find("compute kernel time not gated"), std::string::npos) << old.err;
+  const auto two = WriteManyKernels(dir, "two", 8000, 7, true);
+  const CliResult append =
+      RunGpuroof({"compare", "--current", two.string(), "--history-append", history});
+  EXPECT_EQ(append.exit_code, 2);
+  EXPECT_NE(append.err.find("measured with the number of active GPUs '1', this run with '2'"),
+            std::string::npos)
+      << append.err;
+  EXPECT_EQ(ReadFile(history), lines);
+  const CliResult refused =
+      RunGpuroof({"compare", "--history", history, "--current", two.string()});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find(history +
+                             ":1: not comparable: 6 of 6 history entries were recorded "
+                             "on 1 active GPU(s), " +
+                             two.string() + " on 2"),
+            std::string::npos)
+      << refused.err;
 }
 
 }  // namespace

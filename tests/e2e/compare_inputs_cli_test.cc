@@ -181,6 +181,68 @@ TEST(CompareInputsCli, OptionsAModeDoesNotUseAreRefused) {
       << sides.err;
 }
 
+// A10: --calibrate takes each profile as one A/A run; a copy of one (or one given twice) would be
+// a run without run-to-run noise. Refused as within a side of the gate, in one line.
+TEST(CompareInputsCli, CalibrateRefusesACopyOfAProfile) {
+  TempDir dir;
+  const auto a = WriteRun(dir, "a", 1);
+  const auto b = WriteRun(dir, "b", 2);
+  const auto copy = dir / "b_copy.sqlite";
+  std::filesystem::copy_file(b, copy);
+  const CliResult r = RunGpuroof({"compare", "--calibrate", a.string(), b.string(), copy.string(),
+                                  "--iteration-range", "step"});
+  EXPECT_EQ(r.exit_code, 2) << r.err << r.out;
+  EXPECT_EQ(Lines(r.err), 1u) << r.err;
+  EXPECT_NE(r.err.find(copy.string() + ": has the same bytes as " + b.string()), std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.out, "");
+  const CliResult twice = RunGpuroof(
+      {"compare", "--calibrate", a.string(), b.string(), a.string(), "--iteration-range", "step"});
+  EXPECT_EQ(twice.exit_code, 2) << twice.err << twice.out;
+  EXPECT_NE(twice.err.find(a.string() + ": is given twice"), std::string::npos) << twice.err;
+  // Distinct runs still calibrate.
+  const CliResult runs =
+      RunGpuroof({"compare", "--calibrate", a.string(), b.string(), "--iteration-range", "step"});
+  EXPECT_EQ(runs.exit_code, 0) << runs.err;
+}
+
+// A14: --calibrate and directory (job) compares refuse the options they do not use, in one line
+// naming them all (exit 2), as the gate and --epochs do.
+TEST(CompareInputsCli, CalibrateAndJobComparesRefuseOptionsTheyDoNotUse) {
+  TempDir dir;
+  const auto a = WriteRun(dir, "a", 1);
+  const auto b = WriteRun(dir, "b", 2);
+  const auto c = WriteRun(dir, "c", 3);
+  const CliResult calibrate =
+      RunGpuroof({"compare", "--calibrate", a.string(), b.string(), "--iteration-range", "step",
+                  "--threshold", "1.1", "--gate-counts", "--fail-on", "inconclusive"});
+  EXPECT_EQ(calibrate.exit_code, 2) << calibrate.err << calibrate.out;
+  EXPECT_EQ(Lines(calibrate.err), 1u) << calibrate.err;
+  EXPECT_NE(calibrate.err.find("--calibrate does not use --threshold, --fail-on, --gate-counts"),
+            std::string::npos)
+      << calibrate.err;
+  const CliResult sides = RunGpuroof(
+      {"compare", "--calibrate", a.string(), b.string(), "--baseline", c.string(), "--quiet"});
+  EXPECT_EQ(sides.exit_code, 2) << sides.err << sides.out;
+  EXPECT_NE(sides.err.find("--calibrate does not use --baseline"), std::string::npos) << sides.err;
+  WriteKinetoJob(dir / "base");
+  WriteKinetoJob(dir / "cur");
+  const CliResult job =
+      RunGpuroof({"compare", (dir / "base").string(), (dir / "cur").string(), "--warmup", "3",
+                  "--alpha", "0.05", "--gate-range", "fwd", "--quiet"});
+  EXPECT_EQ(job.exit_code, 2) << job.err << job.out;
+  EXPECT_EQ(Lines(job.err), 1u) << job.err;
+  EXPECT_NE(job.err.find("the job-level compare (directories) does not use --warmup, --alpha, "
+                         "--gate-range"),
+            std::string::npos)
+      << job.err;
+  EXPECT_EQ(job.out, "");
+  // What it uses still runs.
+  const CliResult used = RunGpuroof({"compare", (dir / "base").string(), (dir / "cur").string(),
+                                     "--threshold", "1.5", "--quiet"});
+  EXPECT_NE(used.exit_code, 2) << used.err;
+}
+
 // A job whose current run lacks a rank (the one that crashed or hung, often the slow one) is not
 // compared on the rest: exit 2, naming the missing rank.
 TEST(CompareInputsCli, AJobMissingARankIsNotCompared) {

@@ -346,6 +346,26 @@ def test_cli_backed_calls_carry_their_notes_and_warn_them(tmp_path):
         assert not [w for w in caught if issubclass(w.category, gpuroof.GpuroofWarning)]
 
 
+def test_cli_backed_calls_print_nothing_each_note_is_one_warning(tmp_path, capfd):
+    """The CLI's stderr lines arrive once each, as GpuroofWarning, and are not also printed
+    (they were: once on stderr, passed through, and once as the warning)."""
+    lossy = lossy_copy(tmp_path)
+    calls = [gpuroof.api, gpuroof.launches, gpuroof.findings,
+             lambda path: gpuroof.report(path, output=tmp_path / "page.html")]
+    for call in calls:
+        capfd.readouterr()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = call(lossy)
+        printed = capfd.readouterr().err
+        assert "gpuroof:" not in printed, (call, printed)
+        warned = [str(w.message) for w in caught if issubclass(w.category, gpuroof.GpuroofWarning)]
+        assert warned == result.notes, call
+        assert len(set(warned)) == len(warned), call
+        assert any("skipped 2 (2 end before start in CUPTI_ACTIVITY_KIND_KERNEL)" in note
+                   for note in warned), (call, warned)
+
+
 def test_ranks_notes_are_the_reports_notes_and_warnings():
     ranks = [FIXTURES / "nsys" / f"nsys2021_5_saxpy_rank{r}.sqlite" for r in (0, 1)]
     if not all(p.exists() for p in ranks):

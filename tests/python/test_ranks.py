@@ -49,6 +49,29 @@ def job(tmp_path):
     return folder
 
 
+def test_notes_carry_the_traces_left_out_once_as_warnings(job, capfd):
+    """What the CLI says of the traces it did not analyse (a trace that cannot be read, a file
+    that is no trace) is in .notes, each once, as a GpuroofWarning, and nothing is printed."""
+    (job / "worker_9.pt.trace.json").write_text("{ not json")
+    (job / "README.txt").write_text("notes\n")
+    cli = run_cli("ranks", job, "--format", "json")
+    assert cli.returncode == 0, cli.stderr
+    said = [line.split(": ", 2)[2] for line in cli.stderr.splitlines()
+            if line.startswith(("gpuroof: warning: ", "gpuroof: note: "))]
+    assert any(line.startswith("not analysed: ") for line in said), cli.stderr
+    assert any("no trace, left out" in line for line in said), cli.stderr
+    capfd.readouterr()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = gpuroof.ranks(job)
+    assert "gpuroof:" not in capfd.readouterr().err
+    assert len(result.failed) == 1 and "worker_9" in result.failed[0]["path"]
+    for line in said:
+        assert result.notes.count(line) == 1, (line, result.notes)
+    warned = [str(w.message) for w in caught if issubclass(w.category, gpuroof.GpuroofWarning)]
+    assert warned == result.notes
+
+
 def test_to_dict_is_the_cli_json(job):
     cli = run_cli("ranks", job, "--format", "json", "--quiet")
     assert cli.returncode == 0, cli.stderr

@@ -296,11 +296,20 @@ def test_compare_simple_mode_is_the_cli_line():
 
 
 def test_compare_calibration_is_the_cli_text():
-    base, _ = kineto_pair()
-    cli = run_cli("compare", "--calibrate", base, base, base)
+    base, current = kineto_pair()
+    cli = run_cli("compare", "--calibrate", base, current)
     assert cli.returncode == 0, cli.stderr
-    result = gpuroof.compare(profiles=[base, base, base], calibrate=True)
+    result = gpuroof.compare(profiles=[base, current], calibrate=True)
     assert (result.mode, result.exit_code, result.text) == ("calibrate", 0, cli.stdout)
+
+
+def test_compare_calibration_refuses_a_profile_given_twice():
+    # Each calibration profile is one A/A run: the same trace twice has no run-to-run noise.
+    base, current = kineto_pair()
+    cli = run_cli("compare", "--calibrate", base, current, base)
+    assert cli.returncode == 2 and "is given twice" in cli.stderr, cli.stderr
+    with pytest.raises(gpuroof.InputError, match="is given twice"):
+        gpuroof.compare(profiles=[base, current, base], calibrate=True)
 
 
 def test_compare_of_two_job_directories_is_the_cli_text(tmp_path):

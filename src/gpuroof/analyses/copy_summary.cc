@@ -141,6 +141,7 @@ std::vector<DeviceCopies> ComputeCopySummary(const Trace& trace,
       row.sum_ns = SaturatingAdd(row.sum_ns, SaturatingSub(std::min(end, window.end_ns),
                                                            std::max(start, window.start_ns)));
       row.op_time_ns = SaturatingAdd(row.op_time_ns, SaturatingSub(end, start));
+      row.rate.Add(block.bytes[i], SaturatingSub(end, start));
       acc.durations_ns.push_back(end - start);
       if (end > start) {
         acc.bandwidths_gbps.push_back(static_cast<double>(block.bytes[i]) /
@@ -151,9 +152,7 @@ std::vector<DeviceCopies> ComputeCopySummary(const Trace& trace,
   for (auto& [key, acc] : classes) {
     CopyRow& row = acc.row;
     row.median_ns = SelectMedian(acc.durations_ns).value_or(0.0);
-    if (row.op_time_ns > 0) {
-      row.bandwidth_gbps = static_cast<double>(row.bytes) / static_cast<double>(row.op_time_ns);
-    }
+    row.bandwidth_gbps = row.rate.gbps();
     if (!acc.bandwidths_gbps.empty()) {
       row.median_bandwidth_gbps = *SelectMedian(acc.bandwidths_gbps);
     }

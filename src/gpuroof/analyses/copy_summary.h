@@ -23,7 +23,8 @@ struct CopyRow {
   int64_t sum_ns = 0;                           // sum of clipped durations
   int64_t op_time_ns = 0;                       // sum of unclipped durations
   double median_ns = 0;                         // median unclipped duration
-  std::optional<double> bandwidth_gbps;         // bytes / op_time_ns; unset when op_time_ns = 0
+  ByteRate rate;                                // the bandwidth's bytes and time (ByteRate)
+  std::optional<double> bandwidth_gbps;         // rate.gbps(): timed bytes / their op time
   std::optional<double> median_bandwidth_gbps;  // median of bytes / duration over the copies
                                                 // that take time; unset when none does
   bool pageable = false;  // host side is pageable memory (H2D from it, D2H to it)

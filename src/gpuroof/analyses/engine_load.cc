@@ -205,6 +205,26 @@ std::map<int32_t, Window> ProcessingWindows(const Trace& trace) {
   return windows;
 }
 
+void ByteRate::Add(uint64_t bytes, int64_t duration_ns) {
+  if (duration_ns > 0) {
+    timed_bytes = SaturatingAddBytes(timed_bytes, bytes);
+    time_ns = SaturatingAdd(time_ns, duration_ns);
+  } else {
+    ++zero_duration_ops;
+    zero_duration_bytes = SaturatingAddBytes(zero_duration_bytes, bytes);
+  }
+}
+
+std::optional<double> ByteRate::gbps() const {
+  if (time_ns <= 0) return std::nullopt;
+  // bytes per ns is GB/s (10^9 B/s).
+  return static_cast<double>(timed_bytes) / static_cast<double>(time_ns);
+}
+
+bool IsUvmEngine(Engine engine) {
+  return engine == Engine::kUvmH2D || engine == Engine::kUvmD2H || engine == Engine::kUvmD2D;
+}
+
 std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOptions& options) {
   const TraceSpans spans = SpansWithGpuWork(trace);
 
@@ -274,12 +294,23 @@ std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOp
     const auto it = device_index.find(trace.streams[s].device_id);
     if (it != device_index.end()) stream_device[s] = it->second;
   }
+  // --by-stream: the row of each device's UVM migrations (kNoLoad: the device has none).
+  std::vector<size_t> uvm_row;
   if (options.by_stream) {
-    // One row per stream with ops, in the device's window, ordered by device then stream.
+    // One row per stream with ops, in the device's window, ordered by device then stream; the
+    // UVM migrations run on no stream (a file gives them stream 0, or the stream of a launch):
+    // one row of their own per device, after its streams.
     std::vector<bool> used(trace.streams.size(), false);
+    std::vector<bool> uvm_used(loads.size(), false);
     for (const ActivityBlock& block : trace.blocks) {
-      for (uint32_t s : block.stream)
-        used[s] = true;
+      for (size_t i = 0; i < block.stream.size(); ++i) {
+        const uint32_t s = block.stream[i];
+        if (!IsUvmEngine(block.engine[i])) {
+          used[s] = true;
+        } else if (stream_device[s] != kNoLoad) {
+          uvm_used[stream_device[s]] = true;
+        }
+      }
     }
     std::vector<size_t> order;
     for (size_t s = 0; s < trace.streams.size(); ++s) {
@@ -292,12 +323,30 @@ std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOp
              std::tie(y.device_id, y.stream_id, y.process_id, y.context_id);
     });
     std::vector<DeviceLoad> per_stream;
+    std::vector<size_t> stream_row(trace.streams.size(), kNoLoad);
+    uvm_row.assign(trace.streams.size(), kNoLoad);
+    size_t next = 0;
+    auto add_uvm_rows_before = [&](size_t device_end) {
+      // Devices (in `loads` order, ascending id) up to device_end get their UVM row.
+      for (; next < device_end; ++next) {
+        if (!uvm_used[next]) continue;
+        DeviceLoad load = loads[next];
+        load.uvm_no_stream = true;
+        for (size_t s = 0; s < trace.streams.size(); ++s) {
+          if (stream_device[s] == next) uvm_row[s] = per_stream.size();
+        }
+        per_stream.push_back(std::move(load));
+      }
+    };
     for (size_t s : order) {
+      add_uvm_rows_before(stream_device[s]);
       DeviceLoad load = loads[stream_device[s]];
       load.stream = trace.streams[s];
-      stream_device[s] = per_stream.size();
+      stream_row[s] = per_stream.size();
       per_stream.push_back(std::move(load));
     }
+    add_uvm_rows_before(loads.size());
+    stream_device = std::move(stream_row);
     loads = std::move(per_stream);
   }
   std::vector<std::array<IntervalUnion, kEngineCount>> engine_unions(loads.size());
@@ -317,7 +366,8 @@ std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOp
   std::vector<int64_t> kernel_units(loads.size(), 0);
 
   ForEachInStartOrder(trace, [&](const ActivityBlock& block, size_t i) {
-    size_t d = stream_device[block.stream[i]];
+    size_t d = !uvm_row.empty() && IsUvmEngine(block.engine[i]) ? uvm_row[block.stream[i]]
+                                                                : stream_device[block.stream[i]];
     if (d == kNoLoad) return;  // a device left out (its note says so)
     DeviceLoad& load = loads[d];
     const Window& window = load.window;
@@ -343,6 +393,7 @@ std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOp
                                   std::max<int64_t>(0, SaturatingSub(clipped_end, clipped_start)));
     engine.bytes = SaturatingAddBytes(engine.bytes, block.bytes[i]);
     engine.op_time_ns = SaturatingAdd(engine.op_time_ns, SaturatingSub(end, start));
+    engine.rate.Add(block.bytes[i], SaturatingSub(end, start));
     engine_unions[d][e].Add(clipped_start, clipped_end);
     any_unions[d].Add(clipped_start, clipped_end);
     if (window.work != nullptr) span_all_unions[d].Add(clipped_start, clipped_end);

@@ -32,6 +32,21 @@ struct UnitsSpec {
 // Parses the value of --units-from ("kernel:NAME" or "nvtx:NAME"). Throws InputError.
 UnitsSpec ParseUnitsFrom(std::string_view text);
 
+// What an aggregate copy rate (GB/s) stands on (docs/metrics.md, "Bandwidth"): the bytes of the
+// copies that take time over their summed duration. A copy of zero duration moved its bytes in no
+// measured time: it is counted apart (zero_duration_ops/_bytes), left out of the rate, and said
+// wherever the rate is printed. The one place the aggregate GB/s is computed.
+struct ByteRate {
+  uint64_t timed_bytes = 0;          // bytes of the copies with a duration
+  int64_t time_ns = 0;               // their summed (unclipped) durations
+  int64_t zero_duration_ops = 0;     // copies of zero duration, left out of the rate
+  uint64_t zero_duration_bytes = 0;  // their bytes
+
+  void Add(uint64_t bytes, int64_t duration_ns);
+  // timed_bytes / time_ns (B/ns = GB/s); unset when no copy took time.
+  std::optional<double> gbps() const;
+};
+
 // Time one engine of one device spent in the window. Ops that intersect the window count, and
 // their intervals are clipped to it.
 struct EngineLoad {
@@ -40,7 +55,8 @@ struct EngineLoad {
   int64_t sum_ns = 0;      // sum of clipped op durations
   int64_t busy_ns = 0;     // length of the union of clipped op intervals
   uint64_t bytes = 0;      // bytes of the counted ops (whole ops, not clipped)
-  int64_t op_time_ns = 0;  // unclipped duration of the counted ops (bandwidth denominator)
+  int64_t op_time_ns = 0;  // unclipped duration of the counted ops
+  ByteRate rate;           // the bandwidth's bytes and time (ByteRate)
 };
 
 // How much an engine could grow before it binds.
@@ -76,6 +92,9 @@ struct DeviceLoad {
   std::string units_note;
   std::string unit_name = "frame";
   std::optional<StreamInfo> stream;  // set for the rows of EngineLoadOptions::by_stream
+  // EngineLoadOptions::by_stream: the row of the device's UVM migrations (engines uvm_h2d,
+  // uvm_d2h, uvm_d2d), which run on no stream; `stream` is unset (kNoStreamUvmLabel).
+  bool uvm_no_stream = false;
   // What the window leaves out on this device: ops that do not count in it (outside its
   // interval, or in a work window not the range's work), and the busy time (union) of those.
   int64_t outside_ops = 0;
@@ -94,11 +113,19 @@ struct DeviceLoad {
   const EngineLoad& engine(Engine e) const { return engines[static_cast<size_t>(EngineIndex(e))]; }
 };
 
+// How the reports name the --by-stream row of UVM migrations (DeviceLoad::uvm_no_stream).
+inline constexpr const char* kNoStreamUvmLabel = "no stream (UVM)";
+
+// Whether `engine` is a UVM migration: the driver's own page moves, on no stream of the program.
+bool IsUvmEngine(Engine engine);
+
 struct EngineLoadOptions {
   WindowSpec window;
   UnitsSpec units;
-  // One DeviceLoad per stream instead of per device (each in its device's window). Stream
-  // identity needs the trace read with ReadDetail::kFull.
+  // One DeviceLoad per stream instead of per device (each in its device's window), and one
+  // (uvm_no_stream) for the device's UVM migrations, after its streams: they have no stream,
+  // whatever stream id the file gives them. Stream identity needs the trace read with
+  // ReadDetail::kFull.
   bool by_stream = false;
 };
 

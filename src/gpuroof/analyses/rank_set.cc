@@ -28,12 +28,10 @@ double MedianOf(std::vector<double> values) {
 // "0, 2, 5" (at most 8 of the `total` ids, then "and N more"); `total` may exceed ids.size()
 // where only the first ids are held (missing ranks are counted, never listed in full).
 std::string JoinIds(const std::vector<int64_t>& ids, uint64_t total) {
-  std::string text;
+  std::vector<std::string> items;
   for (size_t i = 0; i < ids.size() && i < 8; ++i)
-    text += (i == 0 ? "" : ", ") + std::to_string(ids[i]);
-  const uint64_t shown = std::min<uint64_t>(ids.size(), 8);
-  if (total > shown) text += fmt::format(" and {} more", total - shown);
-  return text;
+    items.push_back(std::to_string(ids[i]));
+  return ListFirst(items, 8, std::max<uint64_t>(total, items.size()));
 }
 std::string JoinIds(const std::vector<int64_t>& ids) {
   return JoinIds(ids, ids.size());

@@ -206,15 +206,19 @@ std::vector<const NvtxRange*> CpuRangesFirst(std::vector<const NvtxRange*> range
   return cpu.empty() ? ranges : cpu;
 }
 
-// The device's GPU work in no step window: ops with no overlap with any window, and the busy
-// time (union of every op) outside the union of the windows (windows may overlap).
-void CountOutsideSteps(const DeviceOpList& ops, std::vector<std::pair<int64_t, int64_t>> windows,
-                       RankSummary& summary) {
+// The union of the step windows in time order (steps may overlap; empty windows hold nothing).
+Segments MergeStepWindows(std::vector<std::pair<int64_t, int64_t>> windows) {
   std::sort(windows.begin(), windows.end());
-  Segments steps;
+  Segments merged;
   for (const auto& [start_ns, end_ns] : windows) {
-    if (end_ns > start_ns) AppendMerged(steps, start_ns, end_ns);
+    if (end_ns > start_ns) AppendMerged(merged, start_ns, end_ns);
   }
+  return merged;
+}
+
+// The device's GPU work in no step window: ops with no overlap with any window, and the busy
+// time (union of every op) outside `steps`, the merged windows.
+void CountOutsideSteps(const DeviceOpList& ops, const Segments& steps, RankSummary& summary) {
   Segments busy;
   for (size_t i = 0; i < ops.size(); ++i) {
     const DeviceOp op = ops[i];
@@ -241,19 +245,15 @@ std::optional<int64_t> MetadataInteger(const Trace& trace, const std::string& ke
 
 // GPU-timeline step ranges (a capture of CUDA activity only) span each step's GPU work, not the
 // iteration: the time between them lies in no step. Its length (within the first step's start
-// and the last step's end, steps merged where they overlap), or nullopt when the steps are not
-// all GPU-timeline ranges. Not stretched into the steps: Kineto draws one such range per device
-// and stream, and a capture may skip step numbers, so "until the next step" is not the iteration.
+// and the last step's end, over `merged`, the step windows merged where they overlap), or nullopt
+// when the steps are not all GPU-timeline ranges. Not stretched into the steps: Kineto draws one
+// such range per device and stream, and a capture may skip step numbers, so "until the next step"
+// is not the iteration.
 std::optional<int64_t> TimeBetweenGpuSteps(const std::vector<const NvtxRange*>& steps,
-                                           std::vector<std::pair<int64_t, int64_t>> windows) {
+                                           const Segments& merged) {
   if (steps.empty() ||
       !std::all_of(steps.begin(), steps.end(), [](const NvtxRange* r) { return r->on_gpu; })) {
     return std::nullopt;
-  }
-  std::sort(windows.begin(), windows.end());
-  Segments merged;
-  for (const auto& [start_ns, end_ns] : windows) {
-    if (end_ns > start_ns) AppendMerged(merged, start_ns, end_ns);
   }
   int64_t between_ns = 0;
   for (size_t k = 1; k < merged.size(); ++k)
@@ -421,7 +421,8 @@ RankSummary SummarizeRank(const Trace& trace, const RankSummaryOptions& options)
     windows.emplace_back(range->start_ns, range->end_ns);
     summary.step_numbers.push_back(RangeNumber(trace.strings.Get(range->name)).value_or(-1));
   }
-  if (const std::optional<int64_t> between = TimeBetweenGpuSteps(steps, windows)) {
+  const Segments merged_steps = MergeStepWindows(windows);
+  if (const std::optional<int64_t> between = TimeBetweenGpuSteps(steps, merged_steps)) {
     summary.steps_label += fmt::format(
         "; GPU-timeline ranges (no CPU step ranges): a step is the span of its GPU work, not the "
         "iteration, and the {} between the steps is in no figure",
@@ -437,7 +438,7 @@ RankSummary SummarizeRank(const Trace& trace, const RankSummaryOptions& options)
     summary.whole_trace = true;
     windows.emplace_back(ops.front().start_ns, running_end.back());
   } else {
-    CountOutsideSteps(ops, windows, summary);
+    CountOutsideSteps(ops, merged_steps, summary);
   }
 
   std::vector<int64_t> lengths;

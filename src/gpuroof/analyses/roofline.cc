@@ -13,9 +13,8 @@ std::optional<double> DutyPercent(int64_t busy_ns, const Window& window) {
 }
 
 std::optional<double> BandwidthGBps(const EngineLoad& load) {
-  if (load.op_time_ns <= 0 || !EngineMovesBytes(load.engine)) return std::nullopt;
-  // bytes per ns is GB/s (10^9 B/s).
-  return static_cast<double>(load.bytes) / static_cast<double>(load.op_time_ns);
+  if (!EngineMovesBytes(load.engine)) return std::nullopt;
+  return load.rate.gbps();
 }
 
 std::optional<double> PerUnitUs(int64_t ns, const DeviceLoad& device) {

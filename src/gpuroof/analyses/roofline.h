@@ -10,8 +10,8 @@ namespace gpuroof {
 // Ratios of one engine's load (docs/metrics.md). Each is unset when its denominator is zero.
 std::optional<double> OverlapFactor(const EngineLoad& load);               // sum / busy
 std::optional<double> DutyPercent(int64_t busy_ns, const Window& window);  // 100 busy / window
-std::optional<double> BandwidthGBps(const EngineLoad& load);               // bytes / op time (GB/s)
-std::optional<double> PerUnitUs(int64_t ns, const DeviceLoad& device);     // ns / units, in us
+std::optional<double> BandwidthGBps(const EngineLoad& load);            // load.rate.gbps() (GB/s)
+std::optional<double> PerUnitUs(int64_t ns, const DeviceLoad& device);  // ns / units, in us
 
 // The engine with the largest busy time (ties: the earlier engine in display order). A device
 // whose ops all have zero length has no bottleneck (has_bottleneck false, nothing else set).

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "gpuroof/analyses/device_steps.h"
 #include "gpuroof/analyses/segments.h"
 #include "gpuroof/analyses/steady_state.h"
 #include "gpuroof/model/errors.h"
@@ -148,10 +149,25 @@ Window RangeWorkWindow(const Trace& trace, const RangeSelection& selection,
   const bool on_gpu = std::all_of(selection.ranges.begin(), selection.ranges.end(),
                                   [](const NvtxRange* range) { return range->on_gpu; });
   if (attribution.method == AttributionMethod::kTimeOverlap || on_gpu) {
-    window.start_ns = range_start;
-    window.end_ns = range_end;
     window.note = on_gpu ? "GPU-timeline range: every op running in it counts (time overlap)"
                          : attribution.method_note;
+    // One capture of several processes (ranks of a node): the device's window spans the ranges
+    // of the process driving it, not another rank's, which run on their own clock offset.
+    std::string left_out;
+    const std::vector<const NvtxRange*> own =
+        on_gpu ? selection.ranges
+               : DeviceProcessSteps(trace, device_id, selection.ranges, &left_out);
+    if (own.size() < selection.ranges.size()) {
+      range_start = own.front()->start_ns;
+      range_end = own.front()->end_ns;
+      for (const NvtxRange* range : own) {
+        range_start = std::min(range_start, range->start_ns);
+        range_end = std::max(range_end, range->end_ns);
+      }
+      window.note += "; " + left_out;
+    }
+    window.start_ns = range_start;
+    window.end_ns = range_end;
     // Several instances: the ops running in one of them, on any device (as one instance's
     // window counts them), not those between them (the span holds both).
     if (selection.ranges.size() > 1) {

@@ -48,6 +48,59 @@ bool Publish(const std::filesystem::path& from, const std::filesystem::path& to,
   return true;
 }
 
+// Publishes an nsys run's export and report as one pair: the published .sqlite and .nsys-rep are
+// either both the earlier run's or both this run's, never one of each. The export goes first,
+// with the earlier export kept under `backup` (a hard link, else a copy) until the report is in
+// place too; when the report cannot be renamed, the earlier export is put back (or the new one
+// removed, when there was none) and the earlier report was never touched. On failure records why
+// in `run`; both partial files are gone either way.
+bool PublishPair(const std::filesystem::path& partial_sqlite, const std::filesystem::path& sqlite,
+                 const std::filesystem::path& partial_rep, const std::filesystem::path& rep,
+                 const std::filesystem::path& backup, ProfiledRun& run) {
+  std::error_code ec;
+  bool backed_up = false;
+  if (IsFile(sqlite)) {
+    Discard(backup);
+    std::filesystem::create_hard_link(sqlite, backup, ec);
+    if (ec) {
+      ec.clear();
+      std::filesystem::copy_file(sqlite, backup, ec);
+    }
+    if (ec) {
+      run.error = fmt::format("cannot keep the earlier {} while publishing the new one: {}",
+                              sqlite.filename().string(), ec.message());
+      Discard(backup);
+      Discard(partial_sqlite);
+      Discard(partial_rep);
+      return false;
+    }
+    backed_up = true;
+  }
+  if (!Publish(partial_sqlite, sqlite, run)) {
+    Discard(partial_rep);
+    Discard(backup);
+    return false;
+  }
+  if (!Publish(partial_rep, rep, run)) {
+    // The new export must not stay beside the earlier report (or beside no report).
+    if (backed_up) {
+      std::filesystem::rename(backup, sqlite, ec);
+    } else {
+      Discard(sqlite);
+    }
+    if (ec) {
+      // Still never a mixed pair: the new export goes, the earlier one stays under `backup`.
+      Discard(sqlite);
+      run.error +=
+          fmt::format("; the earlier {} could not be put back ({}): it is kept as {}",
+                      sqlite.filename().string(), ec.message(), backup.filename().string());
+    }
+    return false;
+  }
+  Discard(backup);
+  return true;
+}
+
 // Whether `check` accepts the candidate trace; if not, records why in `run` and keeps the
 // candidate as "<final>.unreadable" (or deletes it), never touching `final_name`.
 bool Accept(const std::filesystem::path& candidate, const std::filesystem::path& final_name,
@@ -185,7 +238,10 @@ ProfiledRun RunNsysProfiler(const SweepSpec& spec, const PlannedRun& planned,
     Discard(partial_rep);
     return run;
   }
-  if (!Publish(partial_rep, rep, run) || !Publish(partial_sqlite, trace, run)) return run;
+  if (!PublishPair(partial_sqlite, trace, partial_rep, rep,
+                   PartialPath(results, planned.file_stem, ".earlier.sqlite"), run)) {
+    return run;
+  }
   run.ok = true;
   run.trace = trace;
   run.artifacts.push_back({rep, "nsys-rep"});

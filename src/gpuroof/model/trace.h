@@ -44,6 +44,8 @@ std::string_view MemoryKindName(MemoryKind kind);
 struct DeviceInfo {
   int32_t id = 0;    // the device id as the trace gives it
   std::string name;  // e.g. "NVIDIA H200"; empty when the trace does not say
+  // Peak device-memory bandwidth (nsys TARGET_INFO_GPU.memoryBandwidth); 0 when not given.
+  int64_t memory_bandwidth_bytes_per_s = 0;
 };
 
 // A stream is unique only within a process and device: (process, device, context, stream).

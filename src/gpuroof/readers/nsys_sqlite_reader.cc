@@ -17,6 +17,7 @@
 #include "gpuroof/model/errors.h"
 #include "gpuroof/model/parallel_for.h"
 #include "gpuroof/model/time_limits.h"
+#include "gpuroof/readers/memory_rate_check.h"
 #include "gpuroof/readers/nsys_api_calls.h"
 #include "gpuroof/readers/nsys_enums.h"
 #include "gpuroof/readers/sqlite_database.h"
@@ -734,10 +735,14 @@ void ReadDevices(SqliteDatabase& db, const std::vector<std::string>& tables, Tra
                                                     : "";
   if (key.empty()) return;
   std::string name = Contains(columns, "name") ? "name" : "NULL";
-  SqliteStatement row =
-      db.Prepare(fmt::format("SELECT \"{}\", {} FROM TARGET_INFO_GPU ORDER BY 1", key, name));
+  // In bytes per second (2021.x on; 2020.x keeps CUDA properties in another table, not read).
+  std::string bandwidth = Contains(columns, "memoryBandwidth") ? "memoryBandwidth" : "NULL";
+  SqliteStatement row = db.Prepare(
+      fmt::format("SELECT \"{}\", {}, {} FROM TARGET_INFO_GPU ORDER BY 1", key, name, bandwidth));
   while (row.Step()) {
-    trace.devices.push_back(DeviceInfo{static_cast<int32_t>(row.Int64(0)), row.Text(1)});
+    DeviceInfo device{static_cast<int32_t>(row.Int64(0)), row.Text(1)};
+    device.memory_bandwidth_bytes_per_s = std::max<int64_t>(row.Int64(2), 0);
+    trace.devices.push_back(std::move(device));
   }
 }
 
@@ -990,6 +995,7 @@ Trace ReadNsysSqlite(const std::filesystem::path& path, const NsysReadOptions& o
   }
   NoteMissingStrings(missing, trace.diagnostics);
   ClassifyCollectiveKernels(trace);
+  NoteOpsFasterThanMemory(trace);
   return trace;
 }
 

@@ -1,5 +1,7 @@
 #include "gpuroof/readers/reader_registry.h"
 
+#include <algorithm>
+#include <cctype>
 #include <fstream>
 
 #include "gpuroof/model/errors.h"
@@ -65,7 +67,9 @@ Trace ReadTrace(const std::filesystem::path& path, const ReadOptions& options) {
     return ReadKinetoJson(path, kineto_options);
   }
   const Format format = Sniff(path);
-  const std::string name = path.filename().string();
+  std::string name = path.filename().string();
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   if (format != Format::kNsysSqlite && format != Format::kNsysReport &&
       std::filesystem::file_size(path, ec) > 0 && !ec &&
       (name.ends_with(".json") || name.ends_with(".json.gz"))) {

@@ -108,7 +108,7 @@ std::string RenderOverlapText(const EngineOverlap& overlap, const DeviceLoad& de
 const SteadyComparison* SteadyOf(const AnalyzeReport& report, const AnalyzedTrace& analyzed,
                                  const DeviceLoad& device) {
   const auto t = static_cast<size_t>(&analyzed - report.traces.data());
-  if (device.stream || t >= report.steady.size()) return nullptr;
+  if (device.stream || device.uvm_no_stream || t >= report.steady.size()) return nullptr;
   for (const SteadyComparison& comparison : report.steady[t]) {
     if (comparison.state.device_id == device.device_id) return &comparison;
   }
@@ -118,6 +118,7 @@ const SteadyComparison* SteadyOf(const AnalyzeReport& report, const AnalyzedTrac
 // " · stream 14" for a --by-stream row, with its context and process when another stream of
 // the device has the same id; "" for a device row.
 std::string StreamTitle(const std::vector<DeviceLoad>& rows, const DeviceLoad& row) {
+  if (row.uvm_no_stream) return fmt::format(" · {}", kNoStreamUvmLabel);
   if (!row.stream) return "";
   const StreamInfo& stream = *row.stream;
   const bool shared_id = std::any_of(rows.begin(), rows.end(), [&](const DeviceLoad& other) {
@@ -185,6 +186,16 @@ Table EngineTable(const DeviceLoad& device) {
                 TableCell(), OptionalCell(DutyPercent(device.any_busy_ns, device.window)),
                 per_unit_ns(device.any_busy_ns), TableCell(), TableCell()});
   return table;
+}
+
+std::vector<std::string> RateNotes(const DeviceLoad& device) {
+  std::vector<std::string> notes;
+  for (const EngineLoad& load : device.engines) {
+    if (load.ops == 0 || !EngineMovesBytes(load.engine)) continue;
+    std::string note = ZeroDurationRateNote(EngineName(load.engine), load.rate);
+    if (!note.empty()) notes.push_back(std::move(note));
+  }
+  return notes;
 }
 
 std::string PluralUnit(const std::string& unit) {
@@ -273,6 +284,8 @@ std::string RenderAnalyzeText(const AnalyzeReport& report) {
       // Columns no engine has a figure in (per unit without --units, bytes without copies) are
       // left out rather than printed empty.
       out += RenderTableText(EngineTable(device), {.hide_empty_columns = true});
+      for (const std::string& note : RateNotes(device))
+        out += "note: " + note + "\n";
       out += "\n";
       if (d < analyzed.overlaps.size()) out += RenderOverlapText(analyzed.overlaps[d], device);
       if (roofline.has_bottleneck) {
@@ -326,7 +339,7 @@ std::string RenderAnalyzeCsv(const AnalyzeReport& report) {
     with_overlap = with_overlap || !analyzed.overlaps.empty();
     for (const DeviceLoad& device : analyzed.devices) {
       unit = device.unit_name;
-      by_stream = by_stream || device.stream;
+      by_stream = by_stream || device.stream || device.uvm_no_stream;
       ranged = ranged || !device.window.resolved.empty();
       for (const EngineLoad& load : device.engines) {
         if (load.ops > 0) include[static_cast<size_t>(EngineIndex(load.engine))] = true;
@@ -351,6 +364,7 @@ std::string RenderAnalyzeCsv(const AnalyzeReport& report) {
   if (by_stream) {
     // A stream is (process, device, context, stream id): ids repeat across processes.
     add("stream", [](const AnalyzedTrace&, const DeviceLoad& device, size_t) {
+      if (device.uvm_no_stream) return TableCell(std::string(kNoStreamUvmLabel));
       return device.stream ? TableCell(int64_t{device.stream->stream_id}) : TableCell{};
     });
     add("context", [](const AnalyzedTrace&, const DeviceLoad& device, size_t) {
@@ -481,7 +495,9 @@ std::string RenderAnalyzeCsvLong(const AnalyzeReport& report) {
     for (size_t d = 0; d < analyzed.devices.size(); ++d) {
       const DeviceLoad& device = analyzed.devices[d];
       // A stream is (process, device, context, stream id): ids repeat across processes.
-      const std::string stream = device.stream ? std::to_string(device.stream->stream_id) : "";
+      const std::string stream = device.uvm_no_stream ? std::string(kNoStreamUvmLabel)
+                                 : device.stream      ? std::to_string(device.stream->stream_id)
+                                                      : "";
       const std::string context = device.stream ? std::to_string(device.stream->context_id) : "";
       const std::string process = device.stream ? std::to_string(device.stream->process_id) : "";
       auto emit = [&](std::string_view engine, std::string_view metric, const std::string& value,
@@ -513,6 +529,12 @@ std::string RenderAnalyzeCsvLong(const AnalyzeReport& report) {
         if (EngineMovesBytes(load.engine)) {
           emit(engine, "bytes", std::to_string(load.bytes), "bytes");
           emit(engine, "bandwidth", ShortestDouble(BandwidthGBps(load)), "GB/s");
+          // Only where there are any: the copies the bandwidth leaves out (ByteRate).
+          if (load.rate.zero_duration_ops > 0) {
+            emit(engine, "zero_duration_ops", std::to_string(load.rate.zero_duration_ops), "count");
+            emit(engine, "zero_duration_bytes", std::to_string(load.rate.zero_duration_bytes),
+                 "bytes");
+          }
         }
       }
       emit("any", "ops", std::to_string(device.any_ops), "count");
@@ -574,6 +596,14 @@ std::string RenderAnalyzeJson(const AnalyzeReport& report) {
         json.Key("context_id").UInt(device.stream->context_id);
         json.Key("process_id").UInt(device.stream->process_id);
         json.EndObject();
+      } else if (device.uvm_no_stream) {
+        // The UVM migrations of the device, on no stream (docs/formats.md).
+        json.Key("stream").BeginObject();
+        json.Key("stream_id").Null();
+        json.Key("context_id").Null();
+        json.Key("process_id").Null();
+        json.Key("label").String(kNoStreamUvmLabel);
+        json.EndObject();
       }
       WriteWindowJson(json, device.window);
       json.Key("unit_name").String(device.unit_name);
@@ -604,6 +634,11 @@ std::string RenderAnalyzeJson(const AnalyzeReport& report) {
         json.Key("bytes").UInt(load.bytes);
         json.Key("op_time_ns").Int(load.op_time_ns);
         json.Key("bandwidth_gbps").Double(BandwidthGBps(load));
+        if (EngineMovesBytes(load.engine) && load.rate.zero_duration_ops > 0) {
+          // The copies bandwidth_gbps leaves out (ByteRate); only where there are any.
+          json.Key("zero_duration_ops").Int(load.rate.zero_duration_ops);
+          json.Key("zero_duration_bytes").UInt(load.rate.zero_duration_bytes);
+        }
         json.EndObject();
       }
       json.EndArray();

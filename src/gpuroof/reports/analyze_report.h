@@ -33,6 +33,10 @@ struct AnalyzeReport {
 // table `analyze` prints and the HTML report shows (docs/formats.md, "Tables").
 Table EngineTable(const DeviceLoad& device);
 
+// What the GB/s of the device's engines leave out: one ZeroDurationRateNote per engine with
+// copies of zero duration, in engine order (docs/metrics.md, "Bandwidth").
+std::vector<std::string> RateNotes(const DeviceLoad& device);
+
 // Human table: per device the engine table, the bottleneck, headroom and the reading line.
 std::string RenderAnalyzeText(const AnalyzeReport& report);
 // One row per trace and device; the columns of docs/formats.md (a `trace` column leads when

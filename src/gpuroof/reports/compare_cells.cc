@@ -1,5 +1,6 @@
 #include "gpuroof/reports/compare_cells.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -51,7 +52,9 @@ std::string MetricLabel(const MetricComparison& m) {
       label = fmt::format("engine {} busy (whole profile)", m.name);
       break;
     case MetricLevel::kKernelTotal:
-      label = "compute kernel time (baseline mix)";
+      // History mode names its row "compute kernel time / launch (this run's mix)".
+      label =
+          m.name == "compute kernels" ? std::string("compute kernel time (baseline mix)") : m.name;
       break;
   }
   if (!m.gated) label += " (report)";
@@ -237,6 +240,13 @@ std::string ResultLine(const CompareResult& r) {
   }
   if (r.verdict == "pass-with-warnings") return "PASS WITH WARNINGS: " + reasons + exit;
   return fmt::format("PASS ({} gated, all checked, none regressed){}", r.summary.gated, exit);
+}
+
+std::string HistoryRunsText(const CompareResult& r) {
+  std::string text = fmt::format("{} run{} used", r.history_used, r.history_used == 1 ? "" : "s");
+  const size_t left_out = r.history_entries - std::min(r.history_entries, r.history_used);
+  if (left_out == 0) return text + ", none left out";
+  return fmt::format("{}; {} left out: {}", text, left_out, fmt::join(r.history_left_out, "; "));
 }
 
 std::string DevicesLine(const CompareResult& r) {

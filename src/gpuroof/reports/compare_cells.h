@@ -37,6 +37,9 @@ std::string SummaryLine(const CompareResult& result);
 // The verdict with what it rests on: "PASS WITH WARNINGS: iteration time LOW-N (+28.9% over
 // threshold), 4 < 6 steps -> exit 0", "REGRESSION (2 gated metrics) -> exit 1", ...
 std::string ResultLine(const CompareResult& result);
+// History mode: "7 runs used; 3 left out: 3 recorded with --iteration-range fwd", "10 runs
+// used, none left out".
+std::string HistoryRunsText(const CompareResult& result);
 // "devices: one active GPU per profile, matched by position (baseline device 0, current device
 // 1)"; empty when there is nothing to say (one device, same id on both sides).
 std::string DevicesLine(const CompareResult& result);

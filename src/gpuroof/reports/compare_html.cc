@@ -69,7 +69,7 @@ void WriteInputs(HtmlWriter& html, const CompareReport& report) {
     rows.push_back({{"baseline", "", ""},
                     {report.history_source, "path", ""},
                     {"", "", ""},
-                    {fmt::format("history of {} runs", report.history_entries), "", ""},
+                    {"history: " + HistoryRunsText(report.result), "", ""},
                     {"", "", ""}});
   }
   add_side("baseline", report.baseline);
@@ -125,12 +125,19 @@ void WriteRatioChart(HtmlWriter& html, const CompareResult& r) {
   size_t estimated = 0;
   for (const MetricComparison& m : r.metrics)
     if (m.ratio && m.method != "exact") ++estimated;
+  const bool history = r.mode == CompareMode::kHistory;
   html.Element(
       "p",
-      fmt::format("Current against baseline, in percent: the point is the estimate, the line its "
-                  "{:g}% interval (gated kernels: Bonferroni-widened), the grey band the metric's "
-                  "noise floor. {} of {} estimated metrics shown, gated first.",
-                  100.0 * (1.0 - r.settings.alpha), metrics.size(), estimated),
+      history ? fmt::format("Current against the history, in percent: the point is the estimate, "
+                            "the line the band of changes the history predicts for an unchanged "
+                            "run ({:g}% one-sided each way), not an interval around the estimate. "
+                            "{} of {} estimated metrics shown, gated first.",
+                            100.0 * (1.0 - r.settings.alpha), metrics.size(), estimated)
+              : fmt::format("Current against baseline, in percent: the point is the estimate, the "
+                            "line its {:g}% interval (gated kernels: Bonferroni-widened), the grey "
+                            "band the metric's noise floor. {} of {} estimated metrics shown, "
+                            "gated first.",
+                            100.0 * (1.0 - r.settings.alpha), metrics.size(), estimated),
       {{"class", "explain"}});
   const double half = HalfRange(metrics);
   const double height = kTop + kRowHeight * static_cast<double>(metrics.size()) + kBottom;
@@ -139,7 +146,9 @@ void WriteRatioChart(HtmlWriter& html, const CompareResult& r) {
   auto x_of = [&](double percent) {
     return zero_x + std::clamp(percent, -half, half) / half * (kPlotWidth / 2);
   };
-  SvgBuilder svg(width, height, "ratios", "change per metric with confidence intervals");
+  SvgBuilder svg(width, height, "ratios",
+                 history ? "change per metric with the history's bands"
+                         : "change per metric with confidence intervals");
   for (double tick : {-half, -half / 2, 0.0, half / 2, half}) {
     svg.Line(x_of(tick), kTop - 4, x_of(tick), height - kBottom, tick == 0 ? "zero" : "grid");
     svg.Text(x_of(tick), kTop - 8, fmt::format("{:+g}%", tick), "tick", "middle");
@@ -197,7 +206,8 @@ void WriteVerdictTable(HtmlWriter& html, const CompareReport& report) {
                     {VerdictCell(m), std::string(VerdictClass(m)), ""}});
   }
   const std::string delta =
-      fmt::format("delta ({:g}% CI)", 100.0 * (1.0 - report.result.settings.alpha));
+      fmt::format("delta ({:g}% {})", 100.0 * (1.0 - report.result.settings.alpha),
+                  r.mode == CompareMode::kHistory ? "band" : "CI");
   WriteHtmlTable(html, {"metric", "", "baseline", "current", delta, "p", "n", "verdict"}, rows,
                  "verdicts");
 }

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <array>
 #include <utility>
 
@@ -218,7 +219,11 @@ std::string RenderCompareJson(const CompareReport& report) {
     json.Null();
   } else {
     json.BeginObject().Key("path").String(report.history_source);
-    json.Key("entries").UInt(report.history_entries).EndObject();
+    json.Key("entries").UInt(report.history_entries);
+    json.Key("used").UInt(r.history_used);
+    json.Key("left_out").UInt(r.history_entries - std::min(r.history_entries, r.history_used));
+    WriteStringArrayJson(json, "left_out_reasons", r.history_left_out);
+    json.EndObject();
   }
   json.EndObject();
   json.Key("metrics").BeginArray();
@@ -250,11 +255,14 @@ std::string RenderCompareJson(const CompareReport& report) {
 
 std::string RenderHistoryLine(const HistoryEntry& entry, const std::string& path) {
   // One line per run: JsonWriter indents, so this is written by hand with its quoting.
-  std::string line = "{\"schema\": \"gpuroof.compare-history/1\", \"path\": " + JsonQuote(path) +
-                     ", \"device\": " + JsonQuote(entry.device) +
-                     ", \"iteration_range\": " + JsonQuote(entry.iteration_range) +
-                     ", \"kernel_key\": " + JsonQuote(entry.kernel_key) +
-                     ", \"rules\": " + std::to_string(entry.rules) + ", \"metrics\": {";
+  std::string line =
+      "{\"schema\": \"gpuroof.compare-history/1\", \"path\": " + JsonQuote(path) +
+      ", \"device\": " + JsonQuote(entry.device) +
+      (entry.has_device_count ? ", \"device_count\": " + std::to_string(entry.device_count)
+                              : std::string()) +
+      ", \"iteration_range\": " + JsonQuote(entry.iteration_range) +
+      ", \"kernel_key\": " + JsonQuote(entry.kernel_key) +
+      ", \"rules\": " + std::to_string(entry.rules) + ", \"metrics\": {";
   bool first = true;
   for (const auto& [id, median] : entry.medians) {
     line += (first ? "" : ", ") + JsonQuote(id) + ": " + ShortestDouble(median);

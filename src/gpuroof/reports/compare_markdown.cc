@@ -35,15 +35,16 @@ std::string_view Icon(const MetricComparison& m) {
 }
 
 // The metrics table of the comment: an icon, the metric and its figures as compare_cells writes
-// them; the Markdown writer escapes the cells.
-Table MetricsTable(const std::vector<const MetricComparison*>& metrics) {
+// them; the Markdown writer escapes the cells. History mode: the bracket is the band the history
+// predicts for an unchanged run, not a confidence interval.
+Table MetricsTable(const std::vector<const MetricComparison*>& metrics, bool history) {
   using U = ColumnUnit;
   Table table({
       MakeColumn("icon", "", U::kText, ColumnRole::kLabel),
       MakeColumn("metric", "metric", U::kText, ColumnRole::kKey),
       MakeColumn("baseline", "baseline", U::kFigure),
       MakeColumn("current", "current", U::kFigure),
-      MakeColumn("delta", "Δ (CI)", U::kFigure),
+      MakeColumn("delta", history ? "Δ (band)" : "Δ (CI)", U::kFigure),
       MakeColumn("p", "p", U::kFigure),
       MakeColumn("verdict", "verdict", U::kText, ColumnRole::kLabel),
   });
@@ -78,11 +79,14 @@ std::string RenderCompareMarkdown(const CompareReport& report) {
   const std::string device = !report.baseline.empty()  ? report.baseline.front().device_model
                              : !report.current.empty() ? report.current.front().device_model
                                                        : std::string();
+  const bool history = r.mode == CompareMode::kHistory;
+  const std::string baseline_text = history ? Cell("history: " + HistoryRunsText(r))
+                                            : fmt::format("{} baseline", report.baseline.size());
   out += fmt::format(
-      "{} baseline → {} current profile(s) · {} · {} · α={:g} · floor {:g}% · min "
+      "{} → {} current profile(s) · {} · {} · α={:g} · floor {:g}% · min "
       "effect {:g}%\n\n",
-      report.baseline.size(), report.current.size(), Cell(device), CompareModeName(r.mode),
-      r.settings.alpha, r.mode == CompareMode::kSingleRun ? 100 * r.settings.floor_time : 0.0,
+      baseline_text, report.current.size(), Cell(device), CompareModeName(r.mode), r.settings.alpha,
+      r.mode == CompareMode::kSingleRun ? 100 * r.settings.floor_time : 0.0,
       100 * r.settings.min_effect);
   // Offenders: gated metrics that are not clean, then any other flagged one, at most ten.
   std::vector<const MetricComparison*> offenders;
@@ -92,7 +96,7 @@ std::string RenderCompareMarkdown(const CompareReport& report) {
       if ((pass == 0) == m.gated) offenders.push_back(&m);
     }
   }
-  if (!offenders.empty()) out += RenderTableMarkdown(MetricsTable(offenders)) + "\n";
+  if (!offenders.empty()) out += RenderTableMarkdown(MetricsTable(offenders, history)) + "\n";
   std::string tail = "\n</details>\n\n";
   tail += "`~` = no significant change";
   for (const MetricComparison& m : r.metrics) {
@@ -109,7 +113,7 @@ std::string RenderCompareMarkdown(const CompareReport& report) {
   for (const MetricComparison& m : r.metrics)
     all.push_back(&m);
   // One line per row: the rows that fit, leaving room for the tail and the truncation note.
-  const std::string table = RenderTableMarkdown(MetricsTable(all));
+  const std::string table = RenderTableMarkdown(MetricsTable(all, history));
   const size_t budget = kMarkdownLimitBytes - tail.size() - 200;
   size_t lines = 0;  // header, rule, then the rows
   size_t end = 0;

@@ -3,6 +3,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -52,14 +53,16 @@ std::vector<std::string> TextLabels(const CompareResult& r) {
 Table MetricsTable(const CompareResult& r) {
   using U = ColumnUnit;
   const bool ci99 = r.settings.alpha == 0.01;
+  // History mode: the bracket is the band the history predicts for an unchanged run.
+  const std::string_view bracket = r.mode == CompareMode::kHistory ? "band" : "CI";
   std::vector<TableColumn> columns = {
       MakeColumn("metric", "metric", U::kText, ColumnRole::kKey),
       MakeColumn("baseline", "baseline", U::kFigure),
       MakeColumn("current", "current", U::kFigure),
-      MakeColumn(
-          "delta",
-          ci99 ? "delta (99% CI)" : fmt::format("delta ({:g}% CI)", 100 * (1 - r.settings.alpha)),
-          U::kFigure),
+      MakeColumn("delta",
+                 ci99 ? fmt::format("delta (99% {})", bracket)
+                      : fmt::format("delta ({:g}% {})", 100 * (1 - r.settings.alpha), bracket),
+                 U::kFigure),
       MakeColumn("p", "p", U::kFigure),
       MakeColumn("n", "n", U::kFigure),
   };
@@ -102,8 +105,8 @@ std::string IntervalNotes(const CompareResult& r) {
   }
   if (r.mode == CompareMode::kHistory) {
     out +=
-        "history rows: the interval is the band of ratios the history predicts for an "
-        "unchanged run, not an interval around the estimate\n";
+        "history rows: [low, high] is the band of ratios the history predicts for an unchanged "
+        "run, not an interval around the estimate\n";
   }
   return out;
 }
@@ -120,8 +123,8 @@ std::string RenderCompareText(const CompareReport& report) {
   const CompareResult& r = report.result;
   std::string out;
   out += report.history_source.empty() ? "baseline: " + SideLine(report.baseline) + "\n"
-                                       : fmt::format("baseline: history {} ({} runs)\n",
-                                                     report.history_source, report.history_entries);
+                                       : fmt::format("baseline: history {} ({})\n",
+                                                     report.history_source, HistoryRunsText(r));
   out += "current : " + SideLine(report.current) + "\n";
   out += ModeLine(r) + "\n";
   if (const std::string devices = DevicesLine(r); !devices.empty()) out += devices + "\n";

@@ -54,9 +54,28 @@ ReportDocument CopyDocument(const CopyReport& report) {
       report, CopyColumns(), [](ReportSection& section, const Trace&, const DeviceCopies& device) {
         section.table = CopyTable(device);
         section.when_empty = "no copy or memset in the window (--window all covers every op)";
+        std::vector<std::string> rate_notes = CopyRateNotes(device);
+        if (!rate_notes.empty()) section.footer.push_back("");
+        for (const std::string& note : rate_notes) {
+          section.footer.push_back("note: " + note);
+          section.left_out.push_back(note);  // on stderr with CSV
+        }
         std::string warning = PageableWarning(device);
-        if (!warning.empty()) section.footer = {"", warning};
+        if (!warning.empty()) {
+          section.footer.push_back("");
+          section.footer.push_back(warning);
+        }
       });
+}
+
+std::vector<std::string> CopyRateNotes(const DeviceCopies& device) {
+  std::vector<std::string> notes;
+  for (const CopyRow& row : device.rows) {
+    std::string note =
+        ZeroDurationRateNote(CopyLabel(row.engine, row.src_kind, row.dst_kind), row.rate);
+    if (!note.empty()) notes.push_back(std::move(note));
+  }
+  return notes;
 }
 
 std::string PageableWarning(const DeviceCopies& device) {
@@ -81,6 +100,17 @@ std::string RenderCopyJson(const CopyReport& report) {
     json.Key("bytes").UInt(device.pageable_bytes());
     json.Key("op_time_ns").Int(device.pageable_time_ns());
     json.Key("warning").String(PageableWarning(device));
+    json.EndObject();
+    // The copies the rows' bandwidth_gbps leave out (ByteRate), over every row.
+    ByteRate left_out;
+    for (const CopyRow& row : device.rows) {
+      left_out.zero_duration_ops += row.rate.zero_duration_ops;
+      left_out.zero_duration_bytes += row.rate.zero_duration_bytes;
+    }
+    json.Key("zero_duration").BeginObject();
+    json.Key("count").Int(left_out.zero_duration_ops);
+    json.Key("bytes").UInt(left_out.zero_duration_bytes);
+    WriteStringArrayJson(json, "notes", CopyRateNotes(device));
     json.EndObject();
   };
   return RenderPerDeviceJson(report, "gpuroof.copies/1", options, fields);

@@ -25,4 +25,8 @@ std::string RenderCopyJson(const CopyReport& report);
 // else "".
 std::string PageableWarning(const DeviceCopies& device);
 
+// What the GB/s of the device's copy classes leave out: one ZeroDurationRateNote per class with
+// copies of zero duration, in row order (docs/metrics.md, "Bandwidth").
+std::vector<std::string> CopyRateNotes(const DeviceCopies& device);
+
 }  // namespace gpuroof

@@ -117,6 +117,8 @@ void WriteHeader(HtmlWriter& html, const HtmlReport& report) {
       for (const std::string* note : {&device.window.note, &device.units_note}) {
         if (!note->empty()) html.Element("li", "note: " + *note, {{"class", "note"}});
       }
+      for (const std::string& note : RateNotes(device))
+        html.Element("li", "note: " + note, {{"class", "note"}});
     }
     for (const std::string& note : reported.trace->diagnostics.notes()) {
       html.Element("li", fmt::format("#{} note: {}", t + 1, note), {{"class", "note"}});
@@ -311,6 +313,8 @@ void WriteKernelsAndCopies(HtmlWriter& html, const HtmlReport& report) {
       }
       if (copies != nullptr && !copies->rows.empty()) {
         WriteTableHtml(html, CopyTable(*copies), "copies");
+        for (const std::string& note : CopyRateNotes(*copies))
+          html.Element("p", "note: " + note, {{"class", "note"}});
         std::string warning = PageableWarning(*copies);
         if (!warning.empty()) html.Element("p", warning, {{"class", "warn"}});
       }

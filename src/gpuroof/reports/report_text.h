@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gpuroof/analyses/engine_load.h"
 #include "gpuroof/analyses/window.h"
 #include "gpuroof/format/report_document.h"
 #include "gpuroof/model/trace.h"
@@ -72,5 +73,10 @@ ReportDocument PerTraceDocument(const Report& report, std::vector<TableColumn> c
 
 // "1 launch" / "3 launches": `count` and the word, plural as English writes it.
 std::string CountOf(int64_t count, std::string_view one, std::string_view many);
+
+// What an aggregate GB/s of `what` (an engine, a copy class) leaves out (ByteRate): "H2D GB/s
+// leaves out 1 copy of zero duration (1.00 MB): its bytes moved in no measured time"; "" when
+// every copy took time. Said wherever the rate is printed (docs/metrics.md, "Bandwidth").
+std::string ZeroDurationRateNote(std::string_view what, const ByteRate& rate);
 
 }  // namespace gpuroof

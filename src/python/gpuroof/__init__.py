@@ -183,8 +183,43 @@ def _paths(paths):
 
 
 def _run_cli(args, capture_stdout=False):
-    """Runs the CLI command in-process: (exit code, stdout if captured, else "")."""
-    return _gpuroof.run_cli(args, capture_stdout=capture_stdout)
+    """Runs the CLI command in-process: (exit code, stdout if captured, else "", messages). The
+    messages are what the CLI would print on stderr, as notes (_message_notes): the command
+    prints nothing, so each arrives once, as the caller's GpuroofWarning."""
+    exit_code, text, messages = _gpuroof.run_cli(args, capture_stdout=capture_stdout)
+    return exit_code, text, _message_notes(messages)
+
+
+def _message_notes(text):
+    """The CLI's stderr lines as notes: "gpuroof: warning: X" and "gpuroof: note: X" give X,
+    "gpuroof: error: X" gives X, "gpuroof: check failed: X" stays "check failed: X"; a line
+    that does not start with "gpuroof: " continues the note before it."""
+    notes = []
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        if line.startswith("gpuroof: "):
+            line = line[len("gpuroof: "):]
+            for kind in ("warning: ", "note: ", "error: "):
+                if line.startswith(kind):
+                    line = line[len(kind):]
+                    break
+            notes.append(line)
+        elif notes:
+            notes[-1] += "\n" + line
+        else:
+            notes.append(line)
+    return notes
+
+
+def _merge_notes(notes, said):
+    """`notes` (from a result's JSON) and then each of `said` (the CLI's messages) that is not
+    among them: every message once."""
+    merged = list(notes)
+    for note in said:
+        if note not in merged:
+            merged.append(note)
+    return merged
 
 
 def _read_text(path):
@@ -334,8 +369,11 @@ def compare(baseline=None, current=None, iteration_range=None, profiles=None, ep
     if profiles:
         args += ["--", *profiles]
     if mode != "gate":
-        exit_code, text = _run_cli(args, capture_stdout=True)
-        return CompareResult({}, "", text, exit_code, mode, _last_verdict(text, mode))
+        exit_code, text, said = _run_cli(args, capture_stdout=True)
+        result = CompareResult({}, "", text, exit_code, mode, _last_verdict(text, mode))
+        result.notes = said
+        _warn_all(result.notes)
+        return result
     with _tempfile.TemporaryDirectory(prefix="gpuroof-") as folder:
         json_path = _os.fspath(json) if json else _os.path.join(folder, "compare.json")
         markdown_path = _os.fspath(markdown) if markdown else _os.path.join(folder, "compare.md")
@@ -344,14 +382,18 @@ def compare(baseline=None, current=None, iteration_range=None, profiles=None, ep
                 raise InputError("compare: json=, markdown= and html= take a file path, not '-'")
         args[1:1] = ["--json", json_path, "--markdown", markdown_path]
         before = {p: _stamp(p) for p in (json_path, markdown_path)}
-        exit_code, text = _run_cli(args, capture_stdout=True)
+        exit_code, text, said = _run_cli(args, capture_stdout=True)
         written = [p for p in (json_path, markdown_path) if _stamp(p) not in (None, before[p])]
         if json_path not in written:
             # --history-append with no baseline seeds the history and compares nothing.
-            return CompareResult({}, "", text, exit_code, "gate")
+            result = CompareResult({}, "", text, exit_code, "gate")
+            result.notes = said
+            _warn_all(result.notes)
+            return result
         report = _json.loads(_read_text(json_path))
         markdown_text = _read_text(markdown_path) if markdown_path in written else ""
     result = CompareResult(report, markdown_text, text, exit_code)
+    result.notes = _merge_notes(result.notes, said)
     _warn_all(result.notes)
     return result
 
@@ -367,11 +409,13 @@ def _stamp(path):
 
 class Report:
     """`gpuroof report`: one self-contained HTML page; shows inline in Jupyter. ``html`` is the
-    page; ``path`` is the file the CLI wrote it to when ``output=`` was given, else None."""
+    page; ``path`` is the file the CLI wrote it to when ``output=`` was given, else None;
+    ``notes`` what the CLI says on stderr (also given as GpuroofWarning)."""
 
-    def __init__(self, html, path=None):
+    def __init__(self, html, path=None, notes=()):
         self.html = html
         self.path = path
+        self.notes = list(notes)
 
     def _repr_html_(self):
         return self.html
@@ -390,9 +434,10 @@ def report(traces, output=None, **options):
         output = None  # stdout: the page is returned
     with _tempfile.TemporaryDirectory(prefix="gpuroof-") as folder:
         page = _os.fspath(output) if output is not None else _os.path.join(folder, "report.html")
-        _run_cli(["report", *paths, *_option_args(options), "-o", page])
+        _, _, said = _run_cli(["report", *paths, *_option_args(options), "-o", page])
         html = _read_text(page)
-    return Report(html, page if output is not None else None)
+    _warn_all(said)
+    return Report(html, page if output is not None else None, said)
 
 
 class CommandResult(Result):
@@ -435,12 +480,16 @@ def _json_command(command, traces, options, result=CommandResult):
     paths = _paths(traces)
     with _tempfile.TemporaryDirectory(prefix="gpuroof-") as folder:
         out = _os.path.join(folder, command + ".json")
-        args = [command, *paths, "--format", "json", *_option_args(options), "-o", out]
-        exit_code, _ = _run_cli(args)
+        # quiet is this call's own (no warnings), not the CLI's: .notes is the same either way.
+        cli_options = {key: value for key, value in options.items() if key != "quiet"}
+        args = [command, *paths, "--format", "json", *_option_args(cli_options), "-o", out]
+        exit_code, _, said = _run_cli(args)
         if not _os.path.exists(out):
             raise InputError(f"{command}: exit code {exit_code} and no result written")
         text = _read_text(out)
     answer = result(_json.loads(text), exit_code)
+    # What the CLI said beside the JSON (ranks: the traces not analysed, the files left out).
+    answer.notes = _merge_notes(answer.notes, said)
     if strict_here:
         failures = _strict_failures(answer._report)
         if failures:

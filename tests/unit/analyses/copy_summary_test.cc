@@ -215,7 +215,10 @@ TEST(CopySummary, DevicesStayApartAndKernelOnlyDevicesAreLeftOut) {
   EXPECT_EQ(row.count, 2);
   EXPECT_EQ(row.bytes, 108u);
   EXPECT_EQ(row.op_time_ns, 100);
-  EXPECT_DOUBLE_EQ(*row.bandwidth_gbps, 1.08);
+  // The rate leaves out the zero-length copy's 8 bytes (ByteRate): 100 B / 100 ns, not 108 B.
+  EXPECT_DOUBLE_EQ(*row.bandwidth_gbps, 1.0);
+  EXPECT_EQ(row.rate.zero_duration_ops, 1);
+  EXPECT_EQ(row.rate.zero_duration_bytes, 8u);
   EXPECT_DOUBLE_EQ(*row.median_bandwidth_gbps, 1.0);  // only the copy that takes time
   EXPECT_DOUBLE_EQ(row.median_ns, 50);                // (0 + 100) / 2
   EXPECT_EQ(devices[1].pageable_count(), 0);

@@ -411,6 +411,54 @@ TEST(EngineLoad, ByStreamGivesOneRowPerStreamInItsDevicesWindow) {
   EXPECT_EQ(rows[1].any_busy_ns, 120);  // [30,150)
 }
 
+TEST(EngineLoad, ByStreamPutsUvmMigrationsInARowOfTheirOwn) {
+  // Stream 1: kernel [0,100). UVM migrations have no stream: H2D [10,30) filed under stream 0,
+  // D2H [40,50) under stream 1; both go to the device's "no stream" row, after its streams.
+  EngineLoadOptions options = Options("all");
+  options.by_stream = true;
+  Trace trace = MakeTrace({{Engine::kKernel, 0, 100, 0, 1},
+                           {Engine::kUvmH2D, 10, 30, 0, 0, 64},
+                           {Engine::kUvmD2H, 40, 50, 0, 1, 64}});
+  std::vector<DeviceLoad> rows = ComputeEngineLoad(trace, options);
+  ASSERT_EQ(rows.size(), 2u);
+  ASSERT_TRUE(rows[0].stream.has_value());
+  EXPECT_EQ(rows[0].stream->stream_id, 1u);
+  EXPECT_FALSE(rows[0].uvm_no_stream);
+  EXPECT_EQ(rows[0].engine(Engine::kKernel).ops, 1);
+  EXPECT_EQ(rows[0].engine(Engine::kUvmD2H).ops, 0);
+  EXPECT_EQ(rows[0].any_busy_ns, 100);
+  EXPECT_TRUE(rows[1].uvm_no_stream);
+  EXPECT_FALSE(rows[1].stream.has_value());
+  EXPECT_EQ(rows[1].engine(Engine::kUvmH2D).ops, 1);
+  EXPECT_EQ(rows[1].engine(Engine::kUvmD2H).ops, 1);
+  EXPECT_EQ(rows[1].engine(Engine::kKernel).ops, 0);
+  EXPECT_EQ(rows[1].any_busy_ns, 20 + 10);
+  EXPECT_EQ(rows[1].window.end_ns, 100);  // the device's window
+}
+
+TEST(EngineLoad, BandwidthLeavesOutCopiesOfZeroDuration) {
+  // 1 MB in 0 ns beside 1 MB in 10 us: 1e6 B / 1e4 ns = 100 GB/s (all bytes over the timed
+  // copy's time would say 200).
+  Trace trace = MakeTrace({{Engine::kKernel, 0, 20000, 0, 1},
+                           {Engine::kH2D, 1000, 1000, 0, 1, 1000000},
+                           {Engine::kH2D, 2000, 12000, 0, 1, 1000000}});
+  const EngineLoad& h2d = ComputeEngineLoad(trace, Options("all"))[0].engine(Engine::kH2D);
+  EXPECT_EQ(h2d.ops, 2);
+  EXPECT_EQ(h2d.bytes, 2000000u);
+  EXPECT_EQ(h2d.rate.timed_bytes, 1000000u);
+  EXPECT_EQ(h2d.rate.time_ns, 10000);
+  EXPECT_EQ(h2d.rate.zero_duration_ops, 1);
+  EXPECT_EQ(h2d.rate.zero_duration_bytes, 1000000u);
+  EXPECT_DOUBLE_EQ(*BandwidthGBps(h2d), 100.0);
+  // Only copies of zero duration: no rate at all, and both said.
+  ByteRate only_zero;
+  only_zero.Add(10, 0);
+  only_zero.Add(20, 0);
+  EXPECT_FALSE(only_zero.gbps().has_value());
+  EXPECT_EQ(only_zero.zero_duration_ops, 2);
+  EXPECT_EQ(only_zero.zero_duration_bytes, 30u);
+}
+
 TEST(EngineLoad, EmptyTraceIsAnError) {
   Trace trace = MakeTrace({});
   try {

@@ -163,6 +163,28 @@ TEST(ResolveWindow, NvtxInstancesAndAll) {
   EXPECT_NE(missing.find("'epoch'"), std::string::npos);
 }
 
+// One capture of two ranks without API calls (time overlap): a device's window spans the steps
+// of the process driving it, not the other rank's, whose clock runs 50 ns later.
+TEST(ResolveWindow, TimeOverlapStepsSpanTheStepsOfTheDevicesOwnProcess) {
+  Trace trace = MakeTrace({{Engine::kKernel, 100, 200, 0}, {Engine::kKernel, 150, 250, 1}});
+  for (StreamInfo& stream : trace.streams)
+    stream.process_id = stream.device_id == 0 ? 1111 : 2222;
+  AddRange(trace, "step", 0, 500, 1);
+  AddRange(trace, "step", 500, 1000, 1);
+  AddRange(trace, "step", 50, 550, 2);
+  AddRange(trace, "step", 550, 1050, 2);
+  for (NvtxRange& range : trace.nvtx_ranges)
+    range.process_id = range.thread_id == 1 ? 1111 : 2222;
+  DeviceSpan span = Span();
+  for (int32_t device : {0, 1}) {
+    span.device_id = device;
+    const Window w = ResolveWindow(trace, ParseWindowSpec("nvtx:step@*"), span, -100, 500);
+    EXPECT_EQ(w.start_ns, device == 0 ? 0 : 50) << device;
+    EXPECT_EQ(w.end_ns, device == 0 ? 1000 : 1050) << device;
+    EXPECT_NE(w.note.find("2 of them left out: another process's"), std::string::npos) << w.note;
+  }
+}
+
 TEST(ResolveWindow, NvtxNamesComeBeforeInstanceNumbers) {
   // Kineto's steps are ranges named ProfilerStep#5 ... #7: "#7" is part of the name.
   Trace trace = MakeTrace({{Engine::kKernel, 0, 10}});

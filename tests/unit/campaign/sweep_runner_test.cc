@@ -3,6 +3,7 @@
 #include "gpuroof/campaign/sweep_runner.h"
 
 #include <algorithm>
+#include <functional>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -679,6 +680,88 @@ TEST_F(SweepRunnerTest, UnderNsysTheTracePlaceholderIsTheTemporaryName) {
   }
   for (const auto& entry : std::filesystem::directory_iterator(session.results))
     EXPECT_EQ(entry.path().filename().string().find(".partial-"), std::string::npos);
+}
+
+// Under profiler nsys, a run publishes two files, its .nsys-rep and its .sqlite export. When one
+// of the two renames fails, the published pair stays the earlier run's: never a new report beside
+// an old export, or a new export beside an old report; and no partial file is left behind.
+class NsysPairTest : public SweepRunnerTest {
+ protected:
+  // `kernel_ns` sets what the next run's trace holds; `before_publish` runs at the export.
+  void UseFakeNsys() {
+    env.Set("NSYS", "fake-nsys");
+    fake.runner.handler = [this](const ProcessRequest& request) {
+      if (request.argv[0] != "fake-nsys") return ProcessResult{127, "", "not found", 0};
+      if (request.argv[1] == "export") {
+        std::filesystem::copy_file(request.argv.back(), Arg(request, "--output"),
+                                   std::filesystem::copy_options::overwrite_existing);
+        if (before_publish) before_publish();
+        return ProcessResult{0, "", "", 1};
+      }
+      std::string base;
+      for (const std::string& arg : request.argv) {
+        if (arg.rfind("--output=", 0) == 0) base = arg.substr(9);
+      }
+      testsupport::BuildFromDescription(FrameTrace(kernel_ns), "fake", base + ".nsys-rep");
+      return ProcessResult{0, "", "", 1};
+    };
+  }
+
+  CampaignSession Open() {
+    SweepSpec spec =
+        ParseSweepSpec(fmt::format("[command]\nargv = [\"workload\"]\nworkdir = \"{}\"\n"
+                                   "[[configurations]]\nlabel = \"a\"\n[run]\nprofiler = \"nsys\"\n"
+                                   "units = \"10\"\n",
+                                   dir.path().string()),
+                       "s.toml");
+    return OpenCampaign(spec, Options(), fake.system);
+  }
+
+  // Puts a folder (with a file in it) where `path` was: a rename onto it fails.
+  static void BlockWithAFolder(const std::filesystem::path& path) {
+    std::filesystem::remove(path);
+    std::filesystem::create_directory(path);
+    testing::WriteText(path / "x", "x\n");
+  }
+
+  static void ExpectNoPartialFile(const std::filesystem::path& results) {
+    for (const auto& entry : std::filesystem::directory_iterator(results))
+      EXPECT_EQ(entry.path().filename().string().find(".partial-"), std::string::npos)
+          << entry.path();
+  }
+
+  testsupport::ScopedEnv env;
+  int kernel_ns = 5000;
+  std::function<void()> before_publish;
+};
+
+TEST_F(NsysPairTest, AnExportThatCannotBePublishedLeavesTheEarlierReport) {
+  UseFakeNsys();
+  CampaignSession session = Open();
+  ASSERT_EQ(RunSweep(session, false, fake.system).failed, 0);
+  const std::filesystem::path rep = session.results / "a.nsys-rep";
+  const std::string rep_sha = Sha256OfFile(rep);
+  kernel_ns = 4000;  // the new run's report differs from the earlier one
+  before_publish = [&]() { BlockWithAFolder(session.results / "a.sqlite"); };
+  EXPECT_EQ(RunSweep(session, false, fake.system).failed, 1);
+  EXPECT_EQ(Sha256OfFile(rep), rep_sha);  // not the new report beside no (or an old) export
+  ExpectNoPartialFile(session.results);
+}
+
+TEST_F(NsysPairTest, AReportThatCannotBePublishedPutsTheEarlierExportBack) {
+  UseFakeNsys();
+  CampaignSession session = Open();
+  ASSERT_EQ(RunSweep(session, false, fake.system).failed, 0);
+  const std::filesystem::path trace = session.results / "a.sqlite";
+  const std::string sha = Sha256OfFile(trace);
+  kernel_ns = 4000;
+  before_publish = [&]() { BlockWithAFolder(session.results / "a.nsys-rep"); };
+  EXPECT_EQ(RunSweep(session, false, fake.system).failed, 1);
+  EXPECT_EQ(Sha256OfFile(trace), sha);
+  ExpectNoPartialFile(session.results);
+  CsvTable probes = ReadCsvFile(session.results / "probes.csv");
+  ASSERT_EQ(probes.rows.size(), 1u);
+  EXPECT_EQ(probes.rows[0][probes.Column("status")], "ok");  // the earlier row is kept
 }
 
 }  // namespace

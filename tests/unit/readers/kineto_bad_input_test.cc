@@ -126,6 +126,15 @@ TEST(KinetoBadInput, AJsonNamedFileThatDoesNotStartLikeATraceSaysSo) {
               std::string::npos)
         << error;
   }
+  // The extension is matched without regard to case (Windows tools write ".JSON").
+  for (const std::string& name : {std::string("ARRAY.JSON"), std::string("array.Json.GZ")}) {
+    TempFile file(name);
+    file.Write("[1, 2, 3]");
+    const std::string error = ErrorOf([&] { ReadTrace(file.path(), ReadOptions{}); });
+    EXPECT_NE(error.find("is named like a Kineto JSON trace but does not start like one"),
+              std::string::npos)
+        << error;
+  }
 }
 
 TEST(KinetoBadInput, AnOverlongValueIsAnErrorNotABuffer) {

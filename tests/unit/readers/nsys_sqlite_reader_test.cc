@@ -228,6 +228,50 @@ TEST_F(ReaderTest, BatchedCopyRowsAreOneOpEachAndSaySo) {
   }
 }
 
+// The builder's GPUs have a memory bandwidth of 4.8 TB/s (4800 bytes per ns): a 4 MB memset of
+// 100 ns (41943 bytes per ns) cannot have moved its bytes in that time; a host-to-host copy is
+// not bound by it, a zero-duration one has no rate, and a 2020 export gives no bandwidth.
+TEST_F(ReaderTest, OpsFasterThanTheDevicesMemoryAreSaid) {
+  for (NsysSchema schema : {NsysSchema::k2020, NsysSchema::k2024}) {
+    std::filesystem::path file = Path("fast.sqlite");
+    {
+      BuilderOptions options;
+      options.schema = schema;
+      NsysSqliteBuilder builder(file, options);
+      builder.AddGpu(0, "GPU Zero");
+      builder.AddKernel(Kernel(0, 1000));
+      for (int64_t start : {1000, 2000}) {
+        MemsetRow m;
+        m.start_ns = start;
+        m.end_ns = start + 100;
+        m.bytes = 4 << 20;
+        builder.AddMemset(m);
+      }
+      builder.AddMemcpy(Copy(3000, 4000, 1, 1 << 20));  // 1048 bytes per ns: plausible
+      builder.AddMemcpy(Copy(4000, 4000, 1, 1 << 20));  // no time: no rate
+      MemcpyRow host = Copy(5000, 5001, 1, 1 << 20);
+      host.copy_kind = 9;  // host to host
+      builder.AddMemcpy(host);
+      builder.Finish();
+    }
+    const Trace trace = ReadNsysSqlite(file);
+    std::vector<std::string> fast;
+    for (const std::string& note : trace.diagnostics.notes()) {
+      if (note.find("faster than the device's memory bandwidth") != std::string::npos)
+        fast.push_back(note);
+    }
+    if (schema == NsysSchema::k2020) {
+      EXPECT_TRUE(fast.empty());
+      continue;
+    }
+    ASSERT_EQ(fast.size(), 1u);
+    EXPECT_EQ(fast[0],
+              "device 0: 2 memset op(s) moved bytes faster than the device's memory bandwidth "
+              "(4800.0 GB/s; fastest 41943.0 GB/s): their recorded times do not cover their work, "
+              "so their GB/s are not transfer rates");
+  }
+}
+
 TEST_F(ReaderTest, PeerCopiesKeepTheirEndpoints) {
   std::filesystem::path file = Path("peer.sqlite");
   {

@@ -112,8 +112,46 @@ TEST(CompareTextTest, SaysWhereIntervalsDifferFromTheHeading) {
             std::string::npos)
       << text;
   report.result.mode = CompareMode::kHistory;
-  EXPECT_NE(RenderCompareText(report).find("history rows: the interval is the band"),
+  EXPECT_NE(RenderCompareText(report).find("history rows: [low, high] is the band"),
             std::string::npos);
+}
+
+// F7: history mode says how many lines were used and left out (and why), and calls the bracket
+// a band, not an interval or CI, in every output.
+TEST(CompareTextTest, HistoryLabelsSayRunsUsedAndBand) {
+  CompareReport report = TwoKernels();
+  report.baseline.clear();
+  report.history_source = "h.jsonl";
+  report.history_entries = 10;
+  report.result.mode = CompareMode::kHistory;
+  report.result.settings.alpha = 0.01;
+  report.result.history_entries = 10;
+  report.result.history_used = 7;
+  report.result.history_left_out = {"3 recorded with --iteration-range fwd"};
+  const std::string text = RenderCompareText(report);
+  EXPECT_NE(text.find("baseline: history h.jsonl (7 runs used; 3 left out: 3 recorded with "
+                      "--iteration-range fwd)"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("history rows: the interval"), std::string::npos) << text;
+  const std::string json = RenderCompareJson(report);
+  EXPECT_NE(json.find("\"entries\": 10"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"used\": 7"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"left_out\": 3"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"3 recorded with --iteration-range fwd\""), std::string::npos) << json;
+  const std::string md = RenderCompareMarkdown(report);
+  EXPECT_NE(md.find("Δ (band)"), std::string::npos) << md;
+  EXPECT_EQ(md.find("Δ (CI)"), std::string::npos) << md;
+  EXPECT_NE(md.find("history: 7 runs used; 3 left out"), std::string::npos) << md;
+  EXPECT_EQ(md.find("0 baseline"), std::string::npos) << md;
+  const std::string page = RenderCompareHtml(report);
+  EXPECT_NE(page.find("delta (99% band)"), std::string::npos) << page;
+  EXPECT_EQ(page.find("% interval"), std::string::npos) << page;
+  EXPECT_EQ(page.find("CI)"), std::string::npos) << page;
+  EXPECT_NE(page.find("history: 7 runs used; 3 left out"), std::string::npos) << page;
+  report.result.history_used = 10;
+  report.result.history_left_out.clear();
+  EXPECT_NE(RenderCompareText(report).find("(10 runs used, none left out)"), std::string::npos);
 }
 
 }  // namespace

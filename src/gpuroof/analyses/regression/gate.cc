@@ -405,7 +405,7 @@ std::string LowNReason(const MetricComparison& m, CompareMode mode, const GateSe
                        ? (m.baseline ? m.baseline->n : 0)
                        : std::min(m.baseline ? m.baseline->n : 0, m.current ? m.current->n : 0);
   const size_t n_min = SamplesNeeded(mode, settings);
-  if (m.level == MetricLevel::kKernelTotal) {
+  if (m.level == MetricLevel::kKernelTotal && mode != CompareMode::kHistory) {
     text += ", most of the kernel time is in kernels with too few launches for an interval";
   } else if (n < n_min) {
     text += fmt::format(", {} < {} {}", n, n_min, SampleNoun(m, mode));
@@ -556,7 +556,7 @@ std::vector<std::string> VerdictReasons(const CompareResult& result,
   for (const auto* side : {&baseline, &current}) {
     for (const ProfileSummary& p : *side) {
       for (const std::string& w : p.warnings) {
-        for (std::string_view tag : {"NONSTATIONARY", "NO STEADY STATE", "DATA LOSS"}) {
+        for (std::string_view tag : {"NONSTATIONARY", "NO STEADY STATE", "WARM-UP", "DATA LOSS"}) {
           if (w.rfind(tag, 0) == 0) reasons.push_back(fmt::format("{}: {}", tag, p.path));
         }
       }

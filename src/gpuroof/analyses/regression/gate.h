@@ -111,6 +111,11 @@ struct CompareResult {
   // --across-hardware, no gate (exit 1 only when --fail-on was given and matched).
   std::string verdict;
   std::vector<std::string> verdict_reasons;  // why not a plain PASS (or why it failed)
+  // History mode: the lines read, those compared, and why the others were left out (one text
+  // per cause, starting with its count: "3 recorded with --iteration-range fwd").
+  size_t history_entries = 0;
+  size_t history_used = 0;
+  std::vector<std::string> history_left_out;
 };
 
 // Compares the profiles. Throws InputError when they are not comparable: different GPU model or

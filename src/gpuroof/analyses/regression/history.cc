@@ -29,6 +29,16 @@ class LineParser {
  public:
   LineParser(std::string_view text, std::string where) : text_(text), where_(std::move(where)) {}
 
+  // A count or revision number: a whole number from 1; anything else is not a line gpuroof wrote
+  // (a cast of 2.7 or 1e10 would silently be another value). `what` names it in the error.
+  int ParseWholeNumber(std::string_view key, std::string_view what) {
+    const double value = ParseNumber();
+    if (!(value >= 1 && value <= 1000000) || value != std::floor(value)) {
+      Fail(fmt::format("\"{}\" is {}: {} is a whole number from 1", key, ShortValue(value), what));
+    }
+    return static_cast<int>(value);
+  }
+
   HistoryEntry ParseEntry() {
     HistoryEntry entry;
     Expect('{');
@@ -39,6 +49,10 @@ class LineParser {
         if (key == "device") {
           entry.device = ParseString();
           entry.has_device = true;
+        } else if (key == "device_count") {
+          entry.device_count =
+              static_cast<size_t>(ParseWholeNumber("device_count", "a device count"));
+          entry.has_device_count = true;
         } else if (key == "iteration_range") {
           entry.iteration_range = ParseString();
           entry.has_iteration_range = true;
@@ -46,14 +60,7 @@ class LineParser {
           entry.kernel_key = ParseString();
           entry.has_kernel_key = true;
         } else if (key == "rules") {
-          const double rules = ParseNumber();
-          // A revision number: a whole number from 1; anything else is not a line gpuroof wrote
-          // (a cast of 2.7 or 1e10 would be silently another revision).
-          if (!(rules >= 1 && rules <= 1000000) || rules != std::floor(rules)) {
-            Fail(fmt::format("\"rules\" is {}: a metric-rules revision is a whole number from 1",
-                             ShortValue(rules)));
-          }
-          entry.rules = static_cast<int>(rules);
+          entry.rules = ParseWholeNumber("rules", "a metric-rules revision");
         } else if (key == "metrics") {
           Expect('{');
           if (!Consume('}')) {
@@ -216,7 +223,15 @@ class LineParser {
 bool HistoryLevel(MetricLevel level) {
   return level == MetricLevel::kIteration || level == MetricLevel::kGpuBusy ||
          level == MetricLevel::kKernel || level == MetricLevel::kCopyBusy ||
-         level == MetricLevel::kCommBusy || level == MetricLevel::kRange;
+         level == MetricLevel::kCommBusy || level == MetricLevel::kRange ||
+         level == MetricLevel::kKernelTotal;
+}
+
+// A compute kernel's launches for the history's compute kernel time row: those before its own
+// warm-up trim. The trim varies from run to run (MSER on each kernel's series), and would move
+// the mix with it.
+double LaunchCount(const SampleSet& set) {
+  return static_cast<double>(set.warmup_of > 0 ? set.warmup_of : set.values.size());
 }
 
 // The level of a metric id a history line stores, for the rows of ids the current run lacks.
@@ -244,12 +259,19 @@ std::string HistoryNameOfId(const std::string& id, MetricLevel level) {
   return name;
 }
 
+// Where an error about a history line points: FILE:LINE, or FILE for a line read elsewhere.
+std::string LineSource(const std::string& history_source, const HistoryEntry& entry) {
+  return entry.line > 0 ? fmt::format("{}:{}", history_source, entry.line) : history_source;
+}
+
 }  // namespace
 
 HistoryEntry HistoryEntryOf(const ProfileSummary& profile) {
   HistoryEntry entry;
   entry.device = profile.device_model;
   entry.has_device = true;
+  entry.device_count = profile.device_count;
+  entry.has_device_count = true;
   entry.rules = kHistoryRules;
   entry.iteration_range = profile.iteration_range;
   entry.has_iteration_range = true;
@@ -312,7 +334,11 @@ CompareResult CompareWithHistory(std::span<const HistoryEntry> all_history,
     result.warnings.push_back(
         fmt::format("{} of {} history entries left out: recorded with --iteration-range {}, not {}",
                     other_range, all_history.size(), fmt::join(other_ranges, ", "), range_text));
+    result.history_left_out.push_back(fmt::format("{} recorded with --iteration-range {}",
+                                                  other_range, fmt::join(other_ranges, ", ")));
   }
+  result.history_entries = all_history.size();
+  result.history_used = history.size();
   // Kernel rows keyed by another --kernel-key name other groups of launches (a name, a launch
   // shape): they never meet this run's rows, so they are left out of those lines, said; the
   // lines' other metrics still count.
@@ -323,6 +349,7 @@ CompareResult CompareWithHistory(std::span<const HistoryEntry> all_history,
     if (!entry.has_kernel_key || entry.kernel_key == key_text) continue;
     ++other_key;
     other_keys.insert(entry.kernel_key);
+    // So they are out of the compute kernel time row too (it sums the kernels' medians).
     std::erase_if(entry.medians, [](const auto& metric) {
       return HistoryLevelOfId(metric.first) == MetricLevel::kKernel;
     });
@@ -357,7 +384,7 @@ CompareResult CompareWithHistory(std::span<const HistoryEntry> all_history,
   if (other_key > 0) {
     result.warnings.push_back(fmt::format(
         "{} of {} history entries were recorded with --kernel-key {}, not {}: their kernel rows "
-        "are left out (their other metrics count)",
+        "and compute kernel time are left out (their other metrics count)",
         other_key, all_history.size(), fmt::join(other_keys, ", "), key_text));
   }
   size_t without_device = 0;
@@ -367,10 +394,9 @@ CompareResult CompareWithHistory(std::span<const HistoryEntry> all_history,
       continue;
     }
     if (entry.device != reference.device_model) {
-      throw InputError(
-          entry.line > 0 ? fmt::format("{}:{}", history_source, entry.line) : history_source,
-          fmt::format("not comparable: history device '{}' differs from '{}' in {}", entry.device,
-                      reference.device_model, reference.path));
+      throw InputError(LineSource(history_source, entry),
+                       fmt::format("not comparable: history device '{}' differs from '{}' in {}",
+                                   entry.device, reference.device_model, reference.path));
     }
   }
   if (without_device > 0) {
@@ -378,6 +404,36 @@ CompareResult CompareWithHistory(std::span<const HistoryEntry> all_history,
         "{} of {} history entries record no device: their GPU model was not checked against "
         "'{}'",
         without_device, history.size(), reference.device_model));
+  }
+  // The number of active GPUs, as the GPU model: lines of another count measured another setup
+  // (their per-device metric ids and totals differ), so the history is refused, as the two-sided
+  // gate refuses profiles of another device count.
+  size_t without_count = 0;
+  size_t other_count = 0;
+  const HistoryEntry* first_other_count = nullptr;
+  std::set<size_t> other_counts;
+  for (const HistoryEntry& entry : history) {
+    if (!entry.has_device_count) {
+      ++without_count;
+    } else if (entry.device_count != reference.device_count) {
+      ++other_count;
+      other_counts.insert(entry.device_count);
+      if (first_other_count == nullptr) first_other_count = &entry;
+    }
+  }
+  if (other_count > 0) {
+    throw InputError(
+        LineSource(history_source, *first_other_count),
+        fmt::format("not comparable: {} of {} history entries were recorded on {} active GPU(s), "
+                    "{} on {}; compare with a history of runs on {} GPU(s)",
+                    other_count, history.size(), fmt::join(other_counts, " or "), reference.path,
+                    reference.device_count, reference.device_count));
+  }
+  if (without_count > 0) {
+    result.warnings.push_back(fmt::format(
+        "{} of {} history entries record no device count (written before rules 4): their number "
+        "of active GPUs was not checked against this run's {}",
+        without_count, history.size(), reference.device_count));
   }
   const auto older = std::count_if(history.begin(), history.end(), [](const HistoryEntry& entry) {
     return entry.rules < kHistoryRules;
@@ -388,8 +444,11 @@ CompareResult CompareWithHistory(std::span<const HistoryEntry> all_history,
         "CUDA launches count as GPU compute busy and all-reduce kernels outside NCCL as "
         "communication (rules 2), kernels are keyed by their demangled name, so kernel rows of "
         "older lines do not match (NEW/REMOVED), kernel shares leave collectives out, and lines "
-        "record their iteration range, which older lines do not (rules 3); re-seed the history "
-        "to compare like with like",
+        "record their iteration range, which older lines do not (rules 3), warm-up cuts leave "
+        "at least 3 MSER batches, captures of 7 to 19 iterations drop a warm-up found on single "
+        "iterations, GPU idle is measured over disjoint windows (the last one a period long), and "
+        "lines record their device count (rules 4); re-seed the history to compare like with "
+        "like",
         older, history.size()));
   }
   const auto newer = std::count_if(history.begin(), history.end(), [](const HistoryEntry& entry) {
@@ -425,8 +484,9 @@ CompareResult CompareWithHistory(std::span<const HistoryEntry> all_history,
         "every metric they are in): {}",
         zero_busy.size(), ListFirst(zero_busy, 3)));
   }
+  // Rules 3 on record the iteration range: a line of those rules without it is said here.
   const auto unranged = std::count_if(history.begin(), history.end(), [](const HistoryEntry& e) {
-    return e.rules >= kHistoryRules && !e.has_iteration_range;
+    return e.rules >= 3 && !e.has_iteration_range;
   });
   if (unranged > 0) {
     result.warnings.push_back(fmt::format(
@@ -449,6 +509,91 @@ CompareResult CompareWithHistory(std::span<const HistoryEntry> all_history,
       totals[id] += set.total;
     }
   }
+  // Kernel-only runs: the compute kernels' time at this run's launch mix is gated like the other
+  // metrics, so a regression spread over many kernels (none gated alone) fails (the two-sided
+  // gate's "compute kernel time" row). Computed here from each line's kernel medians, with this
+  // run's launch counts on both sides: a per-launch mean of each run's own mix moved with the mix,
+  // so more cheap launches hid a slower big kernel (docs/metrics.md, "History statistics").
+  const std::string total_id(kKernelTotalId);
+  SampleSet total_set;
+  total_set.level = MetricLevel::kKernelTotal;
+  total_set.name = "compute kernel time / launch (this run's mix)";
+  std::vector<double> total_past;          // each line's log time per launch at this run's mix
+  std::vector<std::string> total_reasons;  // verdict reasons: row absent, or low coverage
+  const bool kernel_only = std::none_of(current.begin(), current.end(),
+                                        [](const ProfileSummary& p) { return p.has_iterations; });
+  if (kernel_only) {
+    // This run's compute kernels (collectives left out): launches summed over its profiles.
+    std::map<std::string, double> launches;
+    for (const ProfileSummary& p : current) {
+      for (const auto& [id, set] : p.metrics) {
+        if (set.level == MetricLevel::kKernel && !set.values.empty() && !CollectiveKernel(set.name))
+          launches[id] += LaunchCount(set);
+      }
+    }
+    // The lines with kernel rows (of this --kernel-key: the others' were dropped above).
+    std::vector<const HistoryEntry*> lines;
+    for (const HistoryEntry& entry : history) {
+      if (std::any_of(entry.medians.begin(), entry.medians.end(), [](const auto& metric) {
+            return HistoryLevelOfId(metric.first) == MetricLevel::kKernel;
+          }))
+        lines.push_back(&entry);
+    }
+    // S: the kernels in every one of those lines.
+    std::vector<std::string> shared;
+    double whole_time = 0;
+    double shared_time = 0;
+    for (const auto& [id, count] : launches) {
+      whole_time += totals[id];
+      if (lines.empty() || !std::all_of(lines.begin(), lines.end(), [&](const HistoryEntry* e) {
+            return e->medians.count(id) > 0;
+          }))
+        continue;
+      shared.push_back(id);
+      shared_time += totals[id];
+    }
+    if (!launches.empty() && shared.empty()) {
+      const std::string absent =
+          lines.empty() ? fmt::format(
+                              "compute kernel time not gated: none of the {} history entries holds "
+                              "kernel rows of --kernel-key {}",
+                              history.size(), key_text)
+                        : fmt::format(
+                              "compute kernel time not gated: none of this run's {} compute "
+                              "kernels is in all {} history entries with kernel rows; re-seed the "
+                              "history",
+                              launches.size(), lines.size());
+      result.warnings.push_back(absent);
+      total_reasons.push_back(absent);
+    } else if (!shared.empty()) {
+      double launch_sum = 0;
+      double time = 0;
+      for (const std::string& id : shared) {
+        launch_sum += launches[id];
+        time += launches[id] * std::exp(Mean(now[id]));  // as the kernel's row shows it
+      }
+      now[total_id] = {std::log(std::max(time / launch_sum, 1.0))};
+      sets[total_id] = &total_set;
+      for (const HistoryEntry* entry : lines) {
+        double past = 0;
+        for (const std::string& id : shared)
+          past += launches[id] * std::max(entry->medians.at(id), 1.0);
+        total_past.push_back(std::log(std::max(past / launch_sum, 1.0)));
+      }
+      const size_t left = launches.size() - shared.size();
+      if (left > 0) {
+        const double coverage = whole_time > 0 ? shared_time / whole_time : 0.0;
+        const std::string partial = fmt::format(
+            "compute kernel time / launch covers {:.1f}% of this run's compute kernel time: {} of "
+            "its {} compute kernels {} not in all {} history entries with kernel rows and {} "
+            "left out of it",
+            100.0 * coverage, left, launches.size(), left == 1 ? "is" : "are", lines.size(),
+            left == 1 ? "is" : "are");
+        result.warnings.push_back(partial);
+        if (coverage < 0.9) total_reasons.push_back(partial + " (under 90%)");
+      }
+    }
+  }
   for (const std::string& name : settings.gate_ranges) {
     const std::string id = "range:" + name;
     const bool in_history = std::any_of(history.begin(), history.end(), [&](const auto& entry) {
@@ -464,8 +609,10 @@ CompareResult CompareWithHistory(std::span<const HistoryEntry> all_history,
   const double one_sided_alpha = settings.alpha;
   size_t common = 0;  // metrics in both the history and the current profiles
   for (const auto& [id, logs] : now) {
-    std::vector<double> past;
+    // The compute kernel time row's history is computed above, never a stored metric.
+    std::vector<double> past = id == total_id ? total_past : std::vector<double>();
     for (const HistoryEntry& entry : history) {
+      if (id == total_id) break;
       auto it = entry.medians.find(id);
       if (it != entry.medians.end()) past.push_back(std::log(std::max(it->second, 1.0)));
     }
@@ -505,7 +652,8 @@ CompareResult CompareWithHistory(std::span<const HistoryEntry> all_history,
       }
     }
     SideSummary cur;
-    cur.n = logs.size();
+    // The compute kernel time row is one value over all current profiles (their pooled mix).
+    cur.n = id == total_id ? current.size() : logs.size();
     cur.median = std::exp(current_log);
     m.baseline = base;
     m.current = cur;
@@ -608,6 +756,12 @@ CompareResult CompareWithHistory(std::span<const HistoryEntry> all_history,
                      "profiles");
   }
   FinishComparison(result, {}, current);
+  if (!total_reasons.empty()) {
+    // Not a silent pass: the gate did not test the kernels' time as a whole, or only a part.
+    for (const std::string& reason : total_reasons)
+      result.verdict_reasons.push_back(reason);
+    if (result.verdict == "pass") result.verdict = "pass-with-warnings";
+  }
   return result;
 }
 

@@ -14,6 +14,7 @@
 #include "gpuroof/analyses/ordered_scan.h"
 #include "gpuroof/analyses/range_attribution.h"
 #include "gpuroof/analyses/range_selection.h"
+#include "gpuroof/analyses/regression/distributions.h"
 #include "gpuroof/analyses/regression/hodges_lehmann.h"
 #include "gpuroof/analyses/regression/mann_whitney.h"
 #include "gpuroof/analyses/window.h"
@@ -97,6 +98,56 @@ size_t WarmupToDrop(const std::vector<double>& series, const ProfileOptions& opt
     }
   }
   return drop;
+}
+
+// Captures MSER-5 cannot search (docs/metrics.md, "Warm-up"): a cut needs 3 batches of 5 left
+// and a batch before them, 20 iterations; a shorter capture drops only its first iteration, and
+// a warm-up of several iterations would be kept without a word. From kShortWarmupMin iterations
+// (below, the steady iterations are LOW-N anyway) the iterations are searched one by one instead.
+constexpr size_t kMserSearchMin = 5 * (kMserMinKeptBatches + 1);
+constexpr size_t kShortWarmupMin = 7;
+// The dropped mean must differ from the kept one by this many standard errors of the kept
+// iterations' spread (or Student's t at this level for their degrees of freedom, when larger: few
+// kept iterations estimate their spread poorly), besides --min-effect: MSER on single iterations
+// would otherwise cut any early outlier of stationary noise (10-19 steps of 2 % noise: cut in 22 %
+// of the captures without, 0.4 % with; 7-9 steps: 0.2 %).
+constexpr double kShortWarmupStandardErrors = 4.0;
+constexpr double kShortWarmupQuantile = 0.9995;
+
+struct ShortWarmup {
+  size_t cut = 0;           // iterations to drop, the first included
+  double dropped_mean = 0;  // ns, mean of iterations 2..cut (1-based)
+  double kept_mean = 0;     // ns, mean of the rest
+};
+
+// In an automatic warm-up of a capture too short for MSER-5: MSER on single iterations (cut at
+// most half of them), kept when iterations 2..cut differ from the kept ones in mean by more than
+// `min_effect` and by more than max(4, t(0.9995, kept - 1)) standard errors. nullopt otherwise.
+std::optional<ShortWarmup> ShortCaptureWarmup(const std::vector<double>& walls, double min_effect) {
+  const size_t n = walls.size();
+  if (n < kShortWarmupMin || n >= kMserSearchMin) return std::nullopt;
+  const size_t cut = MserTruncation(walls, 1).truncated_batches;
+  if (cut < 2) return std::nullopt;
+  ShortWarmup w;
+  w.cut = cut;
+  const auto k = static_cast<double>(cut - 1);
+  const auto m = static_cast<double>(n - cut);
+  for (size_t i = 1; i < cut; ++i)
+    w.dropped_mean += walls[i] / k;
+  for (size_t i = cut; i < n; ++i)
+    w.kept_mean += walls[i] / m;
+  double squares = 0;
+  for (size_t i = cut; i < n; ++i)
+    squares += (walls[i] - w.kept_mean) * (walls[i] - w.kept_mean);
+  const double sd = std::sqrt(squares / (m - 1));  // m >= n / 2 >= 4
+  if (w.kept_mean <= 0) return std::nullopt;
+  const double difference = std::fabs(w.dropped_mean - w.kept_mean);
+  const bool material = difference > min_effect * w.kept_mean;
+  const double standard_errors =
+      std::max(kShortWarmupStandardErrors, StudentTQuantile(kShortWarmupQuantile, m - 1));
+  const bool beyond_noise = difference > standard_errors * sd * std::sqrt(1.0 / k + 1.0 / m);
+  if (!material || !beyond_noise) return std::nullopt;
+  return w;
 }
 
 // Stationarity of the kept window (§3.2 step 3): first half against second half.
@@ -204,14 +255,18 @@ void RefuseSeveralProcesses(const Trace& trace, const std::vector<const NvtxRang
 }
 
 // GPU idle per steady iteration and device (docs/metrics.md, "GPU idle"): over disjoint windows,
-// from the iteration's first op on the device to the next steady iteration's first op there
-// (the last one: to its own last op or its wall time, whichever is later), minus the compute busy
-// time of every op of the device in that window, whichever iteration launched it. A window is never
-// counted twice, and the figure is kept at most the iteration's wall time (a GPU lagging its CPU
-// shifts a window, it does not lengthen the iteration).
+// from the iteration's first op on the device to the next steady iteration's first op there,
+// minus the compute busy time of every op of the device in that window, whichever iteration
+// launched it. A window is never counted twice, and the figure is kept at most the iteration's
+// wall time (a GPU lagging its CPU shifts a window, it does not lengthen the iteration). The last
+// one (no later steady iteration on the device) has no next first op: its window is as long as
+// its period would be, its wall time plus `gap_ns` (the median gap between the steady iterations'
+// CPU ranges), so it is measured like the others. Not to its own last op: a lagging GPU runs that
+// op a window later, and the idle of the window it spans would be counted up to the whole wall.
 std::map<int32_t, std::vector<double>> IdleByDevice(
     const Trace& trace, const std::vector<std::map<int32_t, std::pair<int64_t, int64_t>>>& spans,
-    const std::vector<double>& walls, const std::set<std::pair<int32_t, Engine>>& seen) {
+    const std::vector<double>& walls, int64_t gap_ns,
+    const std::set<std::pair<int32_t, Engine>>& seen) {
   std::map<int32_t, std::vector<double>> idle_by_device;
   std::set<int32_t> devices;
   for (const auto& [device, engine] : seen)
@@ -262,10 +317,9 @@ std::map<int32_t, std::vector<double>> IdleByDevice(
         continue;
       }
       const int64_t from = span->second.first;
-      // Without a later steady iteration on the device: its own ops, and at least its wall time,
-      // so the last iteration's window is as long as the others'.
-      int64_t to = span->second.second;
-      if (it < walls.size()) to = std::max(to, from + static_cast<int64_t>(walls[it]));
+      // Without a later steady iteration on the device: its period (wall time and gap).
+      int64_t to =
+          it < walls.size() ? from + static_cast<int64_t>(walls[it]) + gap_ns : span->second.second;
       for (size_t next = it + 1; next < spans.size(); ++next) {
         auto later = spans[next].find(device);
         if (later == spans[next].end()) continue;
@@ -278,6 +332,18 @@ std::map<int32_t, std::vector<double>> IdleByDevice(
     }
   }
   return idle_by_device;
+}
+
+// The median gap between consecutive steady iterations' CPU ranges (end to the next start), 0 for
+// overlapping or back-to-back ranges and with a single steady iteration.
+int64_t MedianGapNs(const std::vector<const NvtxRange*>& ranges, size_t drop) {
+  std::vector<int64_t> gaps;
+  for (size_t i = drop; i + 1 < ranges.size(); ++i)
+    gaps.push_back(std::max<int64_t>(0, ranges[i + 1]->start_ns - ranges[i]->end_ns));
+  if (gaps.empty()) return 0;
+  std::sort(gaps.begin(), gaps.end());
+  const size_t half = gaps.size() / 2;
+  return gaps.size() % 2 == 1 ? gaps[half] : (gaps[half - 1] + gaps[half]) / 2;
 }
 
 // GPU work no iteration was given (launched before, between or after the iterations, or by a
@@ -340,7 +406,21 @@ void SummarizeIterations(const Trace& trace, const ProfileOptions& options,
   for (const NvtxRange* range : ranges)
     walls.push_back(static_cast<double>(range->end_ns - range->start_ns));
   bool no_steady_state = false;
-  const size_t drop = WarmupToDrop(walls, options, &no_steady_state);
+  size_t drop = WarmupToDrop(walls, options, &no_steady_state);
+  if (!options.warmup) {
+    if (const std::optional<ShortWarmup> w = ShortCaptureWarmup(walls, options.min_effect)) {
+      drop = w->cut;
+      summary.warnings.push_back(fmt::format(
+          "WARM-UP: MSER-5 cannot look for a warm-up in {} iterations (it needs {}); iteration{} "
+          "{} took {:+.1f}% against the {} after them (mean {} vs {}): dropped as warm-up with "
+          "the first ({} of {} iterations); --warmup N sets the cut",
+          walls.size(), kMserSearchMin, w->cut > 2 ? "s" : "",
+          w->cut > 2 ? fmt::format("2-{}", w->cut) : std::string("2"),
+          100.0 * (w->dropped_mean / w->kept_mean - 1.0), walls.size() - w->cut,
+          FormatDurationNs(std::llround(w->dropped_mean)),
+          FormatDurationNs(std::llround(w->kept_mean)), w->cut, walls.size()));
+    }
+  }
   summary.warmup_dropped = drop;
   summary.steady_iterations = walls.size() - drop;
   if (summary.steady_iterations == 0) {
@@ -438,7 +518,7 @@ void SummarizeIterations(const Trace& trace, const ProfileOptions& options,
   SummarizeRanges(trace, ranges, drop, summary);
   CountOutsideWork(trace, ranges, attributed, drop, summary);
   std::map<int32_t, std::vector<double>> idle_by_device =
-      IdleByDevice(trace, iteration_spans, steady, seen);
+      IdleByDevice(trace, iteration_spans, steady, MedianGapNs(ranges, drop), seen);
   if (summary.outside_ops > 0) {
     summary.warnings.push_back(fmt::format(
         "outside the iterations: {} GPU op(s) ({} of compute kernel time) belong to no "
