@@ -262,7 +262,7 @@ void RefuseGateOutputs(const CompareOptions& o, std::string_view mode) {
   for (const std::string& flag : given)
     list += (list.empty() ? "" : ", ") + flag;
   throw InputError("compare", fmt::format("{} does not support {} (only the statistical gate "
-                                          "writes them)",
+                                          "writes result files and reads or appends a history)",
                                           mode, list));
 }
 

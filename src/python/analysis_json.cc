@@ -155,9 +155,23 @@ AnalysisJson CopiesJson(TraceFile& file, const std::string& window, bool content
   CopySummaryOptions options;
   options.window = ParseWindowOptions(window, attribute);
   CopyReport report;
-  return WindowedJson<CopiedTrace>(
-      file, ReadWith(ReadDetail::kBreakdown, false), options.window, window, report,
-      [&](const Trace& trace) { return ComputeCopySummary(trace, options); }, RenderCopyJson);
+  report.window_text = window;
+  ReadOptions read = ReadWith(ReadDetail::kBreakdown, false);
+  ReadForRanges(options.window, UnitsSpec{}, read);
+  return OneTraceJson<CopiedTrace>(
+      file, read, report,
+      [&](const Trace& trace, CopiedTrace& copied, std::vector<std::string>& notes) {
+        copied.devices = ComputeCopySummary(trace, options);
+        AddWindowNotes(notes, trace, copied.devices);
+        // What the GB/s leave out, as the CLI's table says under it (CopyRateNotes).
+        std::vector<std::pair<std::string, std::string>> where_notes;
+        for (const DeviceCopies& device : copied.devices) {
+          for (std::string& note : CopyRateNotes(device))
+            where_notes.emplace_back(fmt::format("device {}", device.device_id), std::move(note));
+        }
+        AddNotes(notes, trace, where_notes);
+      },
+      RenderCopyJson);
 }
 
 AnalysisJson GapsJson(TraceFile& file, const std::string& min) {

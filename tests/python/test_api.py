@@ -366,6 +366,41 @@ def test_cli_backed_calls_print_nothing_each_note_is_one_warning(tmp_path, capfd
                    for note in warned), (call, warned)
 
 
+def test_copies_notes_say_what_the_rate_leaves_out(tmp_path):
+    """Trace.copies() gives the copies a GB/s leaves out (zero duration) as notes and warnings,
+    as the CLI's table says them under it."""
+    def event(cat, name, ts, dur, corr, **args):
+        return {"ph": "X", "cat": cat, "name": name, "pid": 0, "tid": 7, "ts": ts, "dur": dur,
+                "args": {"device": 0, "stream": 7, "correlation": corr, **args}}
+    copy = "Memcpy HtoD (Pinned -> Device)"
+    path = tmp_path / "zero.json"
+    path.write_text(json.dumps({"traceEvents": [
+        event("kernel", "work", 0, 20, 1),
+        event("gpu_memcpy", copy, 1, 0, 2, bytes=1000000),
+        event("gpu_memcpy", copy, 2, 10, 3, bytes=1000000)]}))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = gpuroof.load(path).copies()
+    said = [n for n in result.notes if "GB/s leaves out 1 copy of zero duration (1.00 MB)" in n]
+    assert len(said) == 1, result.notes
+    assert said[0] in [str(w.message) for w in caught]
+    assert result.to_dict()["results"][0]["copies"][0]["bandwidth_gbps"] == 100
+
+
+def test_quiet_keeps_the_notes_and_gives_no_warning(tmp_path):
+    """quiet=True silences the warnings, not the notes: .notes is the same either way."""
+    lossy = lossy_copy(tmp_path)
+    calls = [gpuroof.api, gpuroof.findings,
+             lambda path, **kw: gpuroof.report(path, output=tmp_path / "page.html", **kw)]
+    for call in calls:
+        loud = call(lossy)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            quiet = call(lossy, quiet=True)
+        assert quiet.notes == loud.notes and loud.notes, call
+        assert not [w for w in caught if issubclass(w.category, gpuroof.GpuroofWarning)], call
+
+
 def test_ranks_notes_are_the_reports_notes_and_warnings():
     ranks = [FIXTURES / "nsys" / f"nsys2021_5_saxpy_rank{r}.sqlite" for r in (0, 1)]
     if not all(p.exists() for p in ranks):

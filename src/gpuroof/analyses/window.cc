@@ -152,26 +152,24 @@ Window RangeWorkWindow(const Trace& trace, const RangeSelection& selection,
     window.note = on_gpu ? "GPU-timeline range: every op running in it counts (time overlap)"
                          : attribution.method_note;
     // One capture of several processes (ranks of a node): the device's window spans the ranges
-    // of the process driving it, not another rank's, which run on their own clock offset.
-    std::string left_out;
-    const std::vector<const NvtxRange*> own =
-        on_gpu ? selection.ranges
-               : DeviceProcessSteps(trace, device_id, selection.ranges, &left_out);
-    if (own.size() < selection.ranges.size()) {
-      range_start = own.front()->start_ns;
-      range_end = own.front()->end_ns;
-      for (const NvtxRange* range : own) {
-        range_start = std::min(range_start, range->start_ns);
-        range_end = std::max(range_end, range->end_ns);
-      }
-      window.note += "; " + left_out;
+    // of the process driving it, and counts the ops running in them, not in another rank's,
+    // which run on their own clock offset. What is left out (or guessed) is said.
+    RangeSelection own = selection;
+    if (!on_gpu) {
+      std::string left_out;
+      own.ranges = DeviceProcessSteps(trace, device_id, selection.ranges, &left_out);
+      if (!left_out.empty()) window.note += "; " + left_out;
     }
-    window.start_ns = range_start;
-    window.end_ns = range_end;
+    window.start_ns = own.ranges.front()->start_ns;
+    window.end_ns = own.ranges.front()->end_ns;
+    for (const NvtxRange* range : own.ranges) {
+      window.start_ns = std::min(window.start_ns, range->start_ns);
+      window.end_ns = std::max(window.end_ns, range->end_ns);
+    }
     // Several instances: the ops running in one of them, on any device (as one instance's
     // window counts them), not those between them (the span holds both).
-    if (selection.ranges.size() > 1) {
-      window.work = std::make_shared<const OpSelection>(SelectOpsRunningIn(trace, selection));
+    if (own.ranges.size() > 1) {
+      window.work = std::make_shared<const OpSelection>(SelectOpsRunningIn(trace, own));
       window.note += "; ops running between the instances do not count";
     }
     return window;

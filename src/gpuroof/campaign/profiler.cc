@@ -89,11 +89,19 @@ bool PublishPair(const std::filesystem::path& partial_sqlite, const std::filesys
       Discard(sqlite);
     }
     if (ec) {
-      // Still never a mixed pair: the new export goes, the earlier one stays under `backup`.
+      // Still never a mixed pair: the new export goes and the earlier one is put back once more,
+      // or else kept under a name no later sweep cleans up (`backup` is a partial file's name).
       Discard(sqlite);
-      run.error +=
-          fmt::format("; the earlier {} could not be put back ({}): it is kept as {}",
-                      sqlite.filename().string(), ec.message(), backup.filename().string());
+      ec.clear();
+      std::filesystem::rename(backup, sqlite, ec);
+      if (ec) {
+        const std::filesystem::path kept = sqlite.string() + ".earlier";
+        std::error_code kept_ec;
+        std::filesystem::rename(backup, kept, kept_ec);
+        run.error += fmt::format("; the earlier {} could not be put back ({}): it is kept as {}",
+                                 sqlite.filename().string(), ec.message(),
+                                 (kept_ec ? backup : kept).filename().string());
+      }
     }
     return false;
   }

@@ -192,7 +192,7 @@ std::vector<std::string> RateNotes(const DeviceLoad& device) {
   std::vector<std::string> notes;
   for (const EngineLoad& load : device.engines) {
     if (load.ops == 0 || !EngineMovesBytes(load.engine)) continue;
-    std::string note = ZeroDurationRateNote(EngineName(load.engine), load.rate);
+    std::string note = ZeroDurationRateNote(EngineName(load.engine), load.engine, load.rate);
     if (!note.empty()) notes.push_back(std::move(note));
   }
   return notes;
@@ -529,12 +529,10 @@ std::string RenderAnalyzeCsvLong(const AnalyzeReport& report) {
         if (EngineMovesBytes(load.engine)) {
           emit(engine, "bytes", std::to_string(load.bytes), "bytes");
           emit(engine, "bandwidth", ShortestDouble(BandwidthGBps(load)), "GB/s");
-          // Only where there are any: the copies the bandwidth leaves out (ByteRate).
-          if (load.rate.zero_duration_ops > 0) {
-            emit(engine, "zero_duration_ops", std::to_string(load.rate.zero_duration_ops), "count");
-            emit(engine, "zero_duration_bytes", std::to_string(load.rate.zero_duration_bytes),
-                 "bytes");
-          }
+          // The copies the bandwidth leaves out (ByteRate).
+          emit(engine, "zero_duration_ops", std::to_string(load.rate.zero_duration_ops), "count");
+          emit(engine, "zero_duration_bytes", std::to_string(load.rate.zero_duration_bytes),
+               "bytes");
         }
       }
       emit("any", "ops", std::to_string(device.any_ops), "count");
@@ -595,6 +593,7 @@ std::string RenderAnalyzeJson(const AnalyzeReport& report) {
         json.Key("stream_id").UInt(device.stream->stream_id);
         json.Key("context_id").UInt(device.stream->context_id);
         json.Key("process_id").UInt(device.stream->process_id);
+        json.Key("label").Null();  // set on the UVM migrations' row only
         json.EndObject();
       } else if (device.uvm_no_stream) {
         // The UVM migrations of the device, on no stream (docs/formats.md).
@@ -634,11 +633,9 @@ std::string RenderAnalyzeJson(const AnalyzeReport& report) {
         json.Key("bytes").UInt(load.bytes);
         json.Key("op_time_ns").Int(load.op_time_ns);
         json.Key("bandwidth_gbps").Double(BandwidthGBps(load));
-        if (EngineMovesBytes(load.engine) && load.rate.zero_duration_ops > 0) {
-          // The copies bandwidth_gbps leaves out (ByteRate); only where there are any.
-          json.Key("zero_duration_ops").Int(load.rate.zero_duration_ops);
-          json.Key("zero_duration_bytes").UInt(load.rate.zero_duration_bytes);
-        }
+        // The copies bandwidth_gbps leaves out (ByteRate); 0 for kernels, as bytes.
+        json.Key("zero_duration_ops").Int(load.rate.zero_duration_ops);
+        json.Key("zero_duration_bytes").UInt(load.rate.zero_duration_bytes);
         json.EndObject();
       }
       json.EndArray();

@@ -71,8 +71,8 @@ ReportDocument CopyDocument(const CopyReport& report) {
 std::vector<std::string> CopyRateNotes(const DeviceCopies& device) {
   std::vector<std::string> notes;
   for (const CopyRow& row : device.rows) {
-    std::string note =
-        ZeroDurationRateNote(CopyLabel(row.engine, row.src_kind, row.dst_kind), row.rate);
+    std::string note = ZeroDurationRateNote(CopyLabel(row.engine, row.src_kind, row.dst_kind),
+                                            row.engine, row.rate);
     if (!note.empty()) notes.push_back(std::move(note));
   }
   return notes;

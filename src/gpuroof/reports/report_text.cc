@@ -45,12 +45,14 @@ std::string CountOf(int64_t count, std::string_view one, std::string_view many) 
   return fmt::format("{} {}", count, count == 1 ? one : many);
 }
 
-std::string ZeroDurationRateNote(std::string_view what, const ByteRate& rate) {
+std::string ZeroDurationRateNote(std::string_view what, Engine engine, const ByteRate& rate) {
   if (rate.zero_duration_ops == 0) return "";
+  const bool memset = engine == Engine::kMemset;
   return fmt::format(
       "{} GB/s leaves out {} of zero duration ({}): {} bytes moved in no measured "
       "time",
-      what, CountOf(rate.zero_duration_ops, "copy", "copies"),
+      what,
+      CountOf(rate.zero_duration_ops, memset ? "memset" : "copy", memset ? "memsets" : "copies"),
       HumanBytes(static_cast<double>(rate.zero_duration_bytes)),
       rate.zero_duration_ops == 1 ? "its" : "their");
 }

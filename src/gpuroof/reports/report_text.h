@@ -76,7 +76,8 @@ std::string CountOf(int64_t count, std::string_view one, std::string_view many);
 
 // What an aggregate GB/s of `what` (an engine, a copy class) leaves out (ByteRate): "H2D GB/s
 // leaves out 1 copy of zero duration (1.00 MB): its bytes moved in no measured time"; "" when
-// every copy took time. Said wherever the rate is printed (docs/metrics.md, "Bandwidth").
-std::string ZeroDurationRateNote(std::string_view what, const ByteRate& rate);
+// every copy took time; memsets (`engine`) are called memsets. Said wherever the rate is printed
+// (docs/metrics.md, "Bandwidth").
+std::string ZeroDurationRateNote(std::string_view what, Engine engine, const ByteRate& rate);
 
 }  // namespace gpuroof

@@ -432,11 +432,14 @@ def report(traces, output=None, **options):
     paths = _paths(traces)
     if output is not None and _os.fspath(output) == "-":
         output = None  # stdout: the page is returned
+    # quiet is this call's own (no warnings), not the CLI's: .notes is the same either way.
+    quiet = options.pop("quiet", False)
     with _tempfile.TemporaryDirectory(prefix="gpuroof-") as folder:
         page = _os.fspath(output) if output is not None else _os.path.join(folder, "report.html")
         _, _, said = _run_cli(["report", *paths, *_option_args(options), "-o", page])
         html = _read_text(page)
-    _warn_all(said)
+    if not quiet:
+        _warn_all(said)
     return Report(html, page if output is not None else None, said)
 
 

@@ -53,7 +53,7 @@ def _is_table(value):
 _LEAD = "trace:o device:i device_name:o"
 _WINDOW = ("window.policy:o window.spec:o window.start_ns:i window.end_ns:i window.length_ns:i "
            "window.note:o ?window.range:o")
-_STREAM = "?stream.stream_id:i ?stream.context_id:i ?stream.process_id:i ?stream.label:o"
+_STREAM = "?stream.stream_id:I ?stream.context_id:I ?stream.process_id:I ?stream.label:o"
 _DURATION = ("total_ns:i mean_ns:f median_ns:f min_ns:i max_ns:i stddev_ns:f p95_ns:f "
              "p99_ns:f")
 _SIDE = "{0}.n:I {0}.median:f {0}.iqr_rel:f"
@@ -61,7 +61,7 @@ _DECLARED = {
     "gpuroof.analyze/1": {
         "engines": f"{_LEAD} {_STREAM} engine:o ops:i sum_ns:i busy_ns:i overlap:f duty_pct:f "
                    "busy_us_per_unit:f bytes:i op_time_ns:i bandwidth_gbps:f "
-                   "?zero_duration_ops:I ?zero_duration_bytes:I",
+                   "zero_duration_ops:i zero_duration_bytes:i",
         "headroom": f"{_LEAD} {_STREAM} engine:o gap_us_per_unit:f factor:f",
         "results": f"{_LEAD} {_STREAM} {_WINDOW} unit_name:o units_note:o units:I "
                    "window_us_per_unit:f window_units_per_s:f outside_window.ops:i "

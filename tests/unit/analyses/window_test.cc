@@ -164,13 +164,16 @@ TEST(ResolveWindow, NvtxInstancesAndAll) {
 }
 
 // One capture of two ranks without API calls (time overlap): a device's window spans the steps
-// of the process driving it, not the other rank's, whose clock runs 50 ns later.
+// of the process driving it, not the other rank's, whose clock runs 50 ns later, and counts the
+// ops running in them: device 0's kernel at 520 runs between its own steps, in the other rank's.
 TEST(ResolveWindow, TimeOverlapStepsSpanTheStepsOfTheDevicesOwnProcess) {
-  Trace trace = MakeTrace({{Engine::kKernel, 100, 200, 0}, {Engine::kKernel, 150, 250, 1}});
+  Trace trace = MakeTrace({{Engine::kKernel, 100, 200, 0},
+                           {Engine::kKernel, 520, 540, 0},
+                           {Engine::kKernel, 150, 250, 1}});
   for (StreamInfo& stream : trace.streams)
     stream.process_id = stream.device_id == 0 ? 1111 : 2222;
   AddRange(trace, "step", 0, 500, 1);
-  AddRange(trace, "step", 500, 1000, 1);
+  AddRange(trace, "step", 600, 1000, 1);
   AddRange(trace, "step", 50, 550, 2);
   AddRange(trace, "step", 550, 1050, 2);
   for (NvtxRange& range : trace.nvtx_ranges)
@@ -182,7 +185,24 @@ TEST(ResolveWindow, TimeOverlapStepsSpanTheStepsOfTheDevicesOwnProcess) {
     EXPECT_EQ(w.start_ns, device == 0 ? 0 : 50) << device;
     EXPECT_EQ(w.end_ns, device == 0 ? 1000 : 1050) << device;
     EXPECT_NE(w.note.find("2 of them left out: another process's"), std::string::npos) << w.note;
+    if (device == 1) continue;
+    std::vector<int64_t> counted;
+    for (const ActivityBlock& block : trace.blocks) {
+      for (size_t i = 0; i < block.size(); ++i) {
+        if (trace.streams[block.stream[i]].device_id == 0 && OpCountsInWindow(trace, block, i, w)) {
+          counted.push_back(block.start_ns[i]);
+        }
+      }
+    }
+    EXPECT_EQ(counted, std::vector<int64_t>{100});
   }
+  // One instance of the other rank only: used, and the guess is said.
+  span.device_id = 0;
+  const Window other = ResolveWindow(trace, ParseWindowSpec("nvtx:step@2"), span, -100, 500);
+  EXPECT_EQ(other.start_ns, 50);
+  EXPECT_NE(other.note.find("none of them is of a process that launched onto device 0"),
+            std::string::npos)
+      << other.note;
 }
 
 TEST(ResolveWindow, NvtxNamesComeBeforeInstanceNumbers) {

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "gpuroof/reports/report_text.h"
+
 #include "common/memory_trace.h"
 
 namespace gpuroof {
@@ -198,6 +200,21 @@ TEST(PluralUnit, EnglishPlurals) {
   EXPECT_EQ(PluralUnit("batch"), "batches");
   EXPECT_EQ(PluralUnit("epoch"), "epochs");
   EXPECT_EQ(PluralUnit("pass"), "passes");
+}
+
+// What a GB/s leaves out is named for what it is: copies, or memsets.
+TEST(ZeroDurationRateNote, NamesCopiesAndMemsets) {
+  ByteRate rate;
+  rate.Add(1'000'000, 0);
+  rate.Add(1'000'000, 10'000);
+  EXPECT_EQ(ZeroDurationRateNote("H2D", Engine::kH2D, rate),
+            "H2D GB/s leaves out 1 copy of zero duration (1.00 MB): its bytes moved in no "
+            "measured time");
+  rate.Add(2'000'000, 0);
+  EXPECT_EQ(ZeroDurationRateNote("memset", Engine::kMemset, rate),
+            "memset GB/s leaves out 2 memsets of zero duration (3.00 MB): their bytes moved in "
+            "no measured time");
+  EXPECT_EQ(ZeroDurationRateNote("H2D", Engine::kH2D, ByteRate{}), "");
 }
 
 }  // namespace

@@ -147,6 +147,20 @@ std::optional<ShortWarmup> ShortCaptureWarmup(const std::vector<double>& walls, 
       std::max(kShortWarmupStandardErrors, StudentTQuantile(kShortWarmupQuantile, m - 1));
   const bool beyond_noise = difference > standard_errors * sd * std::sqrt(1.0 / k + 1.0 / m);
   if (!material || !beyond_noise) return std::nullopt;
+  // A warm-up is a run of slow (or fast) iterations, not one outlier that MSER cut after: without
+  // the dropped iteration farthest from the kept mean, the others must still differ materially,
+  // and on the same side.
+  if (cut > 2) {
+    size_t farthest = 1;
+    for (size_t i = 2; i < cut; ++i) {
+      if (std::fabs(walls[i] - w.kept_mean) > std::fabs(walls[farthest] - w.kept_mean))
+        farthest = i;
+    }
+    const double rest_mean = (w.dropped_mean * k - walls[farthest]) / (k - 1);
+    const bool same_side = (rest_mean > w.kept_mean) == (w.dropped_mean > w.kept_mean);
+    if (!same_side || std::fabs(rest_mean - w.kept_mean) <= min_effect * w.kept_mean)
+      return std::nullopt;
+  }
   return w;
 }
 
