@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <functional>
 #include <optional>
 #include <set>
 
@@ -539,40 +540,51 @@ CompareResult CompareWithHistory(std::span<const HistoryEntry> all_history,
           }))
         lines.push_back(&entry);
     }
-    // S: the kernels of this run the row sums, and the lines it compares with. Kernels added
-    // since the history began are in its later lines only: when at least kHistoryMinEntries
-    // lines hold every kernel of this run found in any line, those lines are used, so the new
-    // kernels count; otherwise every line, with the kernels in all of them, and what is left out
-    // is said (a verdict reason when it holds 1 % of this run's compute kernel time or more).
+    // The lines the row compares with. Kernels added since the history began are in its later
+    // lines only, and would be left out of a sum over every line. So: this run's kernels held by
+    // at least kHistoryMinEntries lines, most time first, each kept while at least that many
+    // lines hold all the kernels kept so far. Their lines are used when that covers at least 1 %
+    // more of this run's compute kernel time than the kernels every line holds (a kernel of 1 % is
+    // gated alone); otherwise every line. A rare or tiny kernel never narrows the band.
     auto in_line = [](const HistoryEntry* e, const std::string& id) {
       return e->medians.count(id) > 0;
     };
-    std::vector<std::string> found;  // this run's kernels in at least one line
-    for (const auto& [id, count] : launches) {
-      if (std::any_of(lines.begin(), lines.end(),
-                      [&](const HistoryEntry* e) { return in_line(e, id); }))
-        found.push_back(id);
-    }
-    std::vector<const HistoryEntry*> full_lines;
-    for (const HistoryEntry* e : lines) {
-      if (std::all_of(found.begin(), found.end(),
-                      [&](const std::string& id) { return in_line(e, id); }))
-        full_lines.push_back(e);
-    }
-    const size_t all_lines = lines.size();
-    if (full_lines.size() >= kHistoryMinEntries && full_lines.size() < lines.size()) {
-      result.warnings.push_back(fmt::format(
-          "compute kernel time / launch rests on the {} of {} history entries with kernel rows "
-          "that hold all of this run's kernels found in the history; the other {} lack some of "
-          "them (kernels added since)",
-          full_lines.size(), all_lines, all_lines - full_lines.size()));
-      lines = std::move(full_lines);
-    }
-    std::vector<std::string> shared;
     double whole_time = 0;
-    double shared_time = 0;
+    double every_line_time = 0;
+    std::vector<std::pair<double, std::string>> by_time;
     for (const auto& [id, count] : launches) {
       whole_time += totals[id];
+      const auto holding = std::count_if(lines.begin(), lines.end(),
+                                         [&](const HistoryEntry* e) { return in_line(e, id); });
+      if (!lines.empty() && static_cast<size_t>(holding) == lines.size())
+        every_line_time += totals[id];
+      if (static_cast<size_t>(holding) >= kHistoryMinEntries) by_time.emplace_back(totals[id], id);
+    }
+    std::sort(by_time.begin(), by_time.end(), std::greater<>());
+    std::vector<const HistoryEntry*> chosen = lines;
+    double chosen_time = 0;
+    for (const auto& [time, id] : by_time) {
+      std::vector<const HistoryEntry*> holding;
+      for (const HistoryEntry* e : chosen) {
+        if (in_line(e, id)) holding.push_back(e);
+      }
+      if (holding.size() < kHistoryMinEntries) continue;
+      chosen = std::move(holding);
+      chosen_time += time;
+    }
+    if (chosen.size() < lines.size() && whole_time > 0 &&
+        chosen_time - every_line_time >= 0.01 * whole_time) {
+      result.warnings.push_back(fmt::format(
+          "compute kernel time / launch rests on the {} of {} history entries with kernel rows "
+          "that hold this run's kernels of most time together ({:.1f}% of its compute kernel "
+          "time, against {:.1f}% in every entry); the other {} lack some of them",
+          chosen.size(), lines.size(), 100.0 * chosen_time / whole_time,
+          100.0 * every_line_time / whole_time, lines.size() - chosen.size()));
+      lines = std::move(chosen);
+    }
+    std::vector<std::string> shared;
+    double shared_time = 0;
+    for (const auto& [id, count] : launches) {
       if (lines.empty() || !std::all_of(lines.begin(), lines.end(),
                                         [&](const HistoryEntry* e) { return in_line(e, id); }))
         continue;

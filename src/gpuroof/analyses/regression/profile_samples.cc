@@ -120,15 +120,18 @@ struct ShortWarmup {
   double kept_mean = 0;     // ns, mean of the rest
 };
 
-// In an automatic warm-up of a capture too short for MSER-5: MSER on single iterations (cut at
-// most half of them), kept when iterations 2..cut differ from the kept ones in mean by more than
-// `min_effect` and by more than max(4, t(0.9995, kept - 1)) standard errors. nullopt otherwise.
-std::optional<ShortWarmup> ShortCaptureWarmup(const std::vector<double>& walls, double min_effect) {
+// How a proposed short-capture cut fares: no warm-up (the dropped iterations are the kept ones'
+// level), one outlier rather than a warm-up, or a warm-up.
+enum class CutTest { kNoWarmup, kOutlier, kWarmup };
+
+// Tests dropping iterations 2..cut (1-based): a warm-up when they differ from the kept ones in
+// mean by more than `min_effect` and by more than max(4, t(0.9995, kept - 1)) standard errors,
+// and still do, on the same side, without the dropped iteration farthest from the kept mean (a
+// warm-up is a run of slow or fast iterations, not one outlier MSER cut after).
+CutTest TestShortCut(const std::vector<double>& walls, size_t cut, double min_effect,
+                     ShortWarmup& w) {
   const size_t n = walls.size();
-  if (n < kShortWarmupMin || n >= kMserSearchMin) return std::nullopt;
-  const size_t cut = MserTruncation(walls, 1).truncated_batches;
-  if (cut < 2) return std::nullopt;
-  ShortWarmup w;
+  w = ShortWarmup{};
   w.cut = cut;
   const auto k = static_cast<double>(cut - 1);
   const auto m = static_cast<double>(n - cut);
@@ -140,16 +143,13 @@ std::optional<ShortWarmup> ShortCaptureWarmup(const std::vector<double>& walls, 
   for (size_t i = cut; i < n; ++i)
     squares += (walls[i] - w.kept_mean) * (walls[i] - w.kept_mean);
   const double sd = std::sqrt(squares / (m - 1));  // m >= n / 2 >= 4
-  if (w.kept_mean <= 0) return std::nullopt;
+  if (w.kept_mean <= 0) return CutTest::kNoWarmup;
   const double difference = std::fabs(w.dropped_mean - w.kept_mean);
   const bool material = difference > min_effect * w.kept_mean;
   const double standard_errors =
       std::max(kShortWarmupStandardErrors, StudentTQuantile(kShortWarmupQuantile, m - 1));
   const bool beyond_noise = difference > standard_errors * sd * std::sqrt(1.0 / k + 1.0 / m);
-  if (!material || !beyond_noise) return std::nullopt;
-  // A warm-up is a run of slow (or fast) iterations, not one outlier that MSER cut after: without
-  // the dropped iteration farthest from the kept mean, the others must still differ materially,
-  // and on the same side.
+  if (!material || !beyond_noise) return CutTest::kNoWarmup;
   if (cut > 2) {
     size_t farthest = 1;
     for (size_t i = 2; i < cut; ++i) {
@@ -159,9 +159,31 @@ std::optional<ShortWarmup> ShortCaptureWarmup(const std::vector<double>& walls, 
     const double rest_mean = (w.dropped_mean * k - walls[farthest]) / (k - 1);
     const bool same_side = (rest_mean > w.kept_mean) == (w.dropped_mean > w.kept_mean);
     if (!same_side || std::fabs(rest_mean - w.kept_mean) <= min_effect * w.kept_mean)
-      return std::nullopt;
+      return CutTest::kOutlier;
   }
-  return w;
+  return CutTest::kWarmup;
+}
+
+// In an automatic warm-up of a capture too short for MSER-5: MSER on single iterations (cut at
+// most half of them) proposes a cut, kept when TestShortCut finds a warm-up. When the cut holds
+// one outlier (a slow step after a warm-up of one, or a near-normal step after it), shorter cuts
+// are tried, down to dropping the second iteration alone; none when the dropped ones are the
+// kept ones' level. nullopt when no cut is a warm-up.
+std::optional<ShortWarmup> ShortCaptureWarmup(const std::vector<double>& walls, double min_effect) {
+  const size_t n = walls.size();
+  if (n < kShortWarmupMin || n >= kMserSearchMin) return std::nullopt;
+  for (size_t cut = MserTruncation(walls, 1).truncated_batches; cut >= 2; --cut) {
+    ShortWarmup w;
+    switch (TestShortCut(walls, cut, min_effect, w)) {
+      case CutTest::kWarmup:
+        return w;
+      case CutTest::kNoWarmup:
+        return std::nullopt;
+      case CutTest::kOutlier:
+        break;  // a shorter cut may be the warm-up
+    }
+  }
+  return std::nullopt;
 }
 
 // Stationarity of the kept window (§3.2 step 3): first half against second half.

@@ -290,6 +290,11 @@ TEST(ProfileSamplesTest, OneSlowStepIsNoShortCaptureWarmup) {
   walls[7] = 1001;
   const ProfileSummary second = SummarizeProfile(StepsWithWalls(walls), options);
   EXPECT_EQ(second.warmup_dropped, 2u);
+  // A slow second step followed by a near-normal one: a cut holding both fails the outlier test,
+  // and the shorter cut, the second step alone, is the warm-up.
+  const ProfileSummary near = SummarizeProfile(
+      StepsWithWalls({990, 1500, 1010, 1000, 1001, 999, 1000, 1002, 998, 1000}), options);
+  EXPECT_EQ(near.warmup_dropped, 2u);
 }
 
 // Stationary short captures (a slow first step, then 600 ns +- up to 2 % of uniform noise, from
