@@ -4,6 +4,8 @@
 #include <charconv>
 #include <cmath>
 #include <functional>
+#include <iterator>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -542,33 +544,40 @@ CompareResult CompareWithHistory(std::span<const HistoryEntry> all_history,
     }
     // The lines the row compares with. Kernels added since the history began are in its later
     // lines only, and would be left out of a sum over every line. So: this run's kernels held by
-    // at least kHistoryMinEntries lines, most time first, each kept while at least that many
-    // lines hold all the kernels kept so far. Their lines are used when that covers at least 1 %
-    // more of this run's compute kernel time than the kernels every line holds (a kernel of 1 % is
-    // gated alone); otherwise every line. A rare or tiny kernel never narrows the band.
+    // at least kHistoryMinEntries lines, grouped by the lines that hold them (the kernels of one
+    // change go together), most time first, each group kept while at least that many lines hold
+    // all those kept so far, and only when it holds 1 % of this run's compute kernel time or more
+    // if it leaves lines out (fewer lines widen the band). Their lines are used when that covers
+    // at least 1 % more of the time than the kernels every line holds; otherwise every line.
     auto in_line = [](const HistoryEntry* e, const std::string& id) {
       return e->medians.count(id) > 0;
     };
     double whole_time = 0;
     double every_line_time = 0;
-    std::vector<std::pair<double, std::string>> by_time;
+    std::map<std::vector<size_t>, double> time_of_line_set;  // line indices -> kernels' time
     for (const auto& [id, count] : launches) {
       whole_time += totals[id];
-      const auto holding = std::count_if(lines.begin(), lines.end(),
-                                         [&](const HistoryEntry* e) { return in_line(e, id); });
-      if (!lines.empty() && static_cast<size_t>(holding) == lines.size())
-        every_line_time += totals[id];
-      if (static_cast<size_t>(holding) >= kHistoryMinEntries) by_time.emplace_back(totals[id], id);
-    }
-    std::sort(by_time.begin(), by_time.end(), std::greater<>());
-    std::vector<const HistoryEntry*> chosen = lines;
-    double chosen_time = 0;
-    for (const auto& [time, id] : by_time) {
-      std::vector<const HistoryEntry*> holding;
-      for (const HistoryEntry* e : chosen) {
-        if (in_line(e, id)) holding.push_back(e);
+      std::vector<size_t> holding;
+      for (size_t i = 0; i < lines.size(); ++i) {
+        if (in_line(lines[i], id)) holding.push_back(i);
       }
+      if (!lines.empty() && holding.size() == lines.size()) every_line_time += totals[id];
+      if (holding.size() >= kHistoryMinEntries) time_of_line_set[holding] += totals[id];
+    }
+    std::vector<std::pair<double, std::vector<size_t>>> by_time;
+    for (const auto& [line_set, time] : time_of_line_set)
+      by_time.emplace_back(time, line_set);
+    std::sort(by_time.begin(), by_time.end(), std::greater<>());
+    std::vector<size_t> chosen(lines.size());
+    for (size_t i = 0; i < chosen.size(); ++i)
+      chosen[i] = i;
+    double chosen_time = 0;
+    for (const auto& [time, line_set] : by_time) {
+      std::vector<size_t> holding;
+      std::set_intersection(chosen.begin(), chosen.end(), line_set.begin(), line_set.end(),
+                            std::back_inserter(holding));
       if (holding.size() < kHistoryMinEntries) continue;
+      if (holding.size() < chosen.size() && time < 0.01 * whole_time) continue;
       chosen = std::move(holding);
       chosen_time += time;
     }
@@ -580,7 +589,10 @@ CompareResult CompareWithHistory(std::span<const HistoryEntry> all_history,
           "time, against {:.1f}% in every entry); the other {} lack some of them",
           chosen.size(), lines.size(), 100.0 * chosen_time / whole_time,
           100.0 * every_line_time / whole_time, lines.size() - chosen.size()));
-      lines = std::move(chosen);
+      std::vector<const HistoryEntry*> chosen_lines;
+      for (size_t i : chosen)
+        chosen_lines.push_back(lines[i]);
+      lines = std::move(chosen_lines);
     }
     std::vector<std::string> shared;
     double shared_time = 0;
