@@ -442,7 +442,8 @@ TEST(EngineLoad, BandwidthLeavesOutCopiesOfZeroDuration) {
   Trace trace = MakeTrace({{Engine::kKernel, 0, 20000, 0, 1},
                            {Engine::kH2D, 1000, 1000, 0, 1, 1000000},
                            {Engine::kH2D, 2000, 12000, 0, 1, 1000000}});
-  const EngineLoad& h2d = ComputeEngineLoad(trace, Options("all"))[0].engine(Engine::kH2D);
+  const std::vector<DeviceLoad> devices = ComputeEngineLoad(trace, Options("all"));
+  const EngineLoad& h2d = devices[0].engine(Engine::kH2D);
   EXPECT_EQ(h2d.ops, 2);
   EXPECT_EQ(h2d.bytes, 2000000u);
   EXPECT_EQ(h2d.rate.timed_bytes, 1000000u);
