@@ -95,6 +95,7 @@ int RunAnalyze(const AnalyzeOptions& options) {
   report.tool_version = GPUROOF_VERSION;
   ReadOptions read_options = plan.read;
   read_options.threads = options.threads;
+  CheckTraceFiles(options.traces);
   for (const std::string& path : options.traces) {
     traces.push_back(std::make_unique<Trace>(LoadTrace(path, read_options, options.output)));
     AnalyzedTrace analyzed;

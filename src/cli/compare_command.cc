@@ -25,6 +25,7 @@
 #include "gpuroof/analyses/regression/gate.h"
 #include "gpuroof/analyses/regression/history.h"
 #include "gpuroof/analyses/regression/profile_samples.h"
+#include "gpuroof/campaign/sha256.h"
 #include "gpuroof/format/output_file.h"
 #include "gpuroof/model/errors.h"
 #include "gpuroof/readers/reader_registry.h"
@@ -393,32 +394,130 @@ void CheckAppendable(const std::vector<HistoryEntry>& history, const HistoryEntr
   }
 }
 
+// A path made absolute against the current directory and lexically normal ("./a" and "/d/a"
+// alike); the path as given when it cannot be made absolute.
+std::filesystem::path NormalPath(const std::filesystem::path& path) {
+  std::error_code ec;
+  const std::filesystem::path absolute = std::filesystem::absolute(path, ec);
+  return (ec ? path : absolute).lexically_normal();
+}
+
+// Whether a history line's "path" may name `trace`. The line records the path as it was given,
+// relative to a working directory it does not record: a relative path is taken against the
+// current directory and, for a line of the file, against the history file's folder (CI appends
+// from the folder it keeps the history in, or names it from the repository root); either
+// spelling names the trace when it is the same normal path or the same file (a link).
+bool LineNamesTrace(const HistoryEntry& line, const std::string& trace,
+                    const std::string& history_path) {
+  if (line.path.empty()) return false;
+  const std::filesystem::path ours = NormalPath(trace);
+  const std::filesystem::path theirs(line.path);
+  std::vector<std::filesystem::path> spellings = {NormalPath(theirs)};
+  if (line.line != 0 && theirs.is_relative()) {
+    spellings.push_back((NormalPath(history_path).parent_path() / theirs).lexically_normal());
+  }
+  for (const std::filesystem::path& spelling : spellings) {
+    std::error_code ec;
+    if (spelling == ours || std::filesystem::equivalent(spelling, ours, ec)) return true;
+  }
+  return false;
+}
+
+// A run appended twice would be two runs with no run-to-run noise between them, and narrow the
+// band of every later compare: refused (exit 2), as compare refuses a trace twice, or a copy of
+// one, on a side. A line is the same run when it records the same trace SHA-256 (the same bytes);
+// a line that records none (written before lines did), when it names the same trace
+// (LineNamesTrace: any spelling of its path) and holds the same run summaries under the same
+// rules. One trace summarized twice gives the same medians; runs of a synthetic or
+// whole-microsecond trace can share medians, not their path too. Medians identical to the last
+// digit under one path are as good as the same run, but the line cannot prove it: the error names
+// the lines to remove if it is another run (the line appended in their place holds the same
+// summaries).
+void CheckNotAppended(const std::vector<HistoryEntry>& history, const HistoryEntry& entry,
+                      const std::string& history_path, const std::string& trace) {
+  std::vector<size_t> unhashed;  // lines of the file without a hash that hold this run
+  for (const HistoryEntry& line : history) {
+    const bool hashed = !line.trace_sha256.empty() && !entry.trace_sha256.empty();
+    const bool same = hashed ? line.trace_sha256 == entry.trace_sha256
+                             : line.rules == entry.rules && !line.medians.empty() &&
+                                   line.medians == entry.medians &&
+                                   LineNamesTrace(line, trace, history_path);
+    if (!same) continue;
+    if (!hashed && line.line != 0) {
+      unhashed.push_back(line.line);
+      continue;
+    }
+    throw InputError(
+        trace,
+        fmt::format("not appended to {}: {} already holds this run ({}); a run appended "
+                    "twice narrows the band of every later compare: append each run once",
+                    history_path,
+                    line.line == 0 ? std::string("another run given with it")
+                                   : fmt::format("its line {}", line.line),
+                    hashed ? "the same trace bytes, SHA-256 " + line.trace_sha256.substr(0, 12)
+                           : std::string("the same run summaries")));
+  }
+  if (unhashed.empty()) return;
+  const std::string lines = unhashed.size() == 1
+                                ? fmt::format("line {}", unhashed.front())
+                                : fmt::format("lines {}", fmt::join(unhashed, ", "));
+  throw InputError(
+      trace,
+      fmt::format("not appended to {}: its {} already {} this run (the same run summaries, to the "
+                  "last digit, of a trace of this path; {} no trace_sha256, written before lines "
+                  "recorded one); a run appended twice narrows the band of every later compare. "
+                  "If this is another run, remove {} from {} and append again (this run's line "
+                  "holds the same summaries)",
+                  history_path, lines, unhashed.size() == 1 ? "holds" : "hold",
+                  unhashed.size() == 1 ? "the line records" : "the lines record", lines,
+                  history_path));
+}
+
+// The SHA-256 of each trace, "" for one that is not a regular file: lines record it, so a trace
+// is appended once. Computed once a call (the append is checked before the result files are
+// written, then made under the lock).
+std::vector<std::string> TraceHashes(const std::vector<std::string>& paths) {
+  std::vector<std::string> hashes;
+  for (const std::string& path : paths) {
+    std::error_code ec;
+    hashes.push_back(std::filesystem::is_regular_file(path, ec) ? Sha256OfFile(path)
+                                                                : std::string());
+  }
+  return hashes;
+}
+
 // --history-append: the current profiles' run summaries added as new lines, atomically. The
 // history's folder is locked from the read to the rename, so that concurrent appends (CI jobs of
 // one branch) each keep their lines.
 // The history file's text and the lines `current` adds to it, each checked (CheckAppendable);
 // never a file that is not a history.
 std::pair<std::string, std::string> HistoryWithAppend(const CompareOptions& o,
-                                                      const std::vector<ProfileSummary>& current) {
+                                                      const std::vector<ProfileSummary>& current,
+                                                      const std::vector<std::string>& hashes) {
   std::string text = ReadHistoryFile(o.history_append_path, false);
   std::vector<HistoryEntry> history = ParseHistory(text, o.history_append_path);
   std::string lines;
-  for (const ProfileSummary& p : current) {
+  for (size_t i = 0; i < current.size(); ++i) {
+    const ProfileSummary& p = current[i];
     HistoryEntry entry = HistoryEntryOf(p);
+    entry.trace_sha256 = i < hashes.size() ? hashes[i] : std::string();
     // Checked against the lines this call adds too: runs of two GPUs seeding one history
     // would make every later compare of it exit 2.
     CheckAppendable(history, entry, o.history_append_path, p.path);
+    CheckNotAppended(history, entry, o.history_append_path, p.path);
     lines += RenderHistoryLine(entry, p.path);
+    entry.path = p.path;
     entry.line = 0;  // a run of this call (CheckAppendable's message says so)
     history.push_back(std::move(entry));
   }
   return {std::move(text), std::move(lines)};
 }
 
-void AppendHistory(const CompareOptions& o, const std::vector<ProfileSummary>& current) {
+void AppendHistory(const CompareOptions& o, const std::vector<ProfileSummary>& current,
+                   const std::vector<std::string>& hashes) {
   const std::filesystem::path path(o.history_append_path);
   const FolderLock lock(path.has_parent_path() ? path.parent_path() : std::filesystem::path("."));
-  auto [text, lines] = HistoryWithAppend(o, current);
+  auto [text, lines] = HistoryWithAppend(o, current, hashes);
   if (!text.empty() && text.back() != '\n') text += '\n';
   WriteFileAtomically(o.history_append_path, text + lines);
 }
@@ -457,7 +556,14 @@ int RunGate(const CompareOptions& o) {
   const GateSettings settings = ParseSettings(o);
   const ProfileOptions profile = ParseProfileOptions(o, settings);
   if (!o.history_path.empty() && !base_paths.empty()) {
-    throw InputError("--history", "give --baseline or --history, not both");
+    // Name what was typed: BASE CURRENT gives a baseline without --baseline.
+    throw InputError("--history",
+                     o.profiles.empty()
+                         ? "give --baseline or --history, not both"
+                         : fmt::format("give a baseline (BASE or --baseline) or --history, not "
+                                       "both: '{}' was given as BASE; with --history, give the "
+                                       "run as --current {}",
+                                       o.profiles[0], o.profiles[1]));
   }
   if (cur_paths.empty()) throw InputError("compare", "need --current profiles (or BASE CURRENT)");
   if (base_paths.empty() && o.history_path.empty()) {
@@ -466,7 +572,7 @@ int RunGate(const CompareOptions& o) {
     }
     // Seeding a history: nothing to compare against yet.
     const std::vector<ProfileSummary> current = Summarize(cur_paths, o, profile);
-    AppendHistory(o, current);
+    AppendHistory(o, current, TraceHashes(cur_paths));
     EmitOutput(o.output,
                fmt::format("appended {} run(s) to {}\n", current.size(), o.history_append_path));
     return kExitOk;
@@ -500,7 +606,9 @@ int RunGate(const CompareOptions& o) {
                       ? CompareProfiles(report.baseline, report.current, settings)
                       : CompareWithHistory(history, report.current, settings, o.history_path);
   // A run that cannot be appended is exit 2 before any result file claims a verdict.
-  if (!o.history_append_path.empty()) HistoryWithAppend(o, report.current);
+  const std::vector<std::string> hashes =
+      o.history_append_path.empty() ? std::vector<std::string>() : TraceHashes(cur_paths);
+  if (!o.history_append_path.empty()) HistoryWithAppend(o, report.current, hashes);
   // Files first: a failure to write one is exit 2, and stdout then holds nothing misleading.
   // "-" sends that one file to stdout; the verdict table then goes to stderr, so stdout holds
   // one document a program can read.
@@ -510,7 +618,7 @@ int RunGate(const CompareOptions& o) {
     if (!path.empty()) WriteResultFile(path, file.render(report));
     file_on_stdout = file_on_stdout || path == "-";
   }
-  if (!o.history_append_path.empty()) AppendHistory(o, report.current);
+  if (!o.history_append_path.empty()) AppendHistory(o, report.current, hashes);
   const bool table_to_file = !o.output.output_path.empty() && o.output.output_path != "-";
   if (file_on_stdout && !table_to_file) {
     if (!o.output.quiet) fmt::print(stderr, "{}", RenderCompareText(report));

@@ -114,27 +114,27 @@ int RunJobCompare(const JobCompareOptions& options, const OutputOptions& output)
   RankSetLoad load;
   load.iteration_range = options.iteration_range;
   load.jobs = options.jobs;
-  load.inputs = {options.baseline_dir};
-  LoadedRankSet baseline = LoadRankSet(load, output);
-  load.inputs = {options.current_dir};
-  LoadedRankSet current = LoadRankSet(load, output);
-  // A gate rests on every trace it was given: one that cannot be read is exit 2, not a note.
-  for (const LoadedRankSet* side : {&baseline, &current}) {
-    if (side->failed.empty()) continue;
-    const FailedTrace& first = side->failed.front();
+  // A gate rests on every trace it was given: one that cannot be read is exit 2, not a note,
+  // said as soon as its side is read (the baseline's, before the current side's notes).
+  auto load_side = [&](const std::string& option, const std::string& dir) {
+    load.inputs = {dir};
+    load.label = option + " " + dir;
+    LoadedRankSet side = LoadRankSet(load, output);
+    if (side.failed.empty()) return side;
+    const FailedTrace& first = side.failed.front();
     // The message names the file already ("PATH: what"): keep what follows.
     std::string_view what = first.message;
     if (what.rfind(first.path + ": ", 0) == 0) what.remove_prefix(first.path.size() + 2);
-    const std::string more =
-        side->failed.size() > 1
-            ? fmt::format(" (and {} more trace(s) in {})", side->failed.size() - 1,
-                          side == &baseline ? options.baseline_dir : options.current_dir)
-            : std::string();
+    const std::string more = side.failed.size() > 1 ? fmt::format(" (and {} more trace(s) in {})",
+                                                                  side.failed.size() - 1, dir)
+                                                    : std::string();
     throw InputError(first.path,
                      fmt::format("cannot be read, so the job-level compare would rest on part of "
                                  "the run: {}{}",
                                  what, more));
-  }
+  };
+  LoadedRankSet baseline = load_side("--baseline", options.baseline_dir);
+  LoadedRankSet current = load_side("--current", options.current_dir);
   CheckSameGpuModel(baseline.analysis, current.analysis);
   const std::string same_subset = CheckSameRanks(baseline.analysis, current.analysis, options);
   JobStepFigures before = ComputeJobStepFigures(baseline.analysis);

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "gpuroof/model/errors.h"
+#include "gpuroof/readers/nsys_report_export.h"
 
 #include "output_options.h"
 #include "rank_inputs.h"
@@ -38,20 +39,41 @@ bool HasLongName(const CLI::Option& option, const auto& names) {
   });
 }
 
+// Whether two output paths name one file, existing or not, under any spelling.
+bool SameOutput(const fs::path& a, const fs::path& b) {
+  std::error_code ec;
+  if (fs::equivalent(a, b, ec)) return true;
+  const fs::path first = fs::weakly_canonical(a, ec);
+  if (ec) return false;
+  const fs::path second = fs::weakly_canonical(b, ec);
+  return !ec && first == second;
+}
+
+// Whether `output` names the SQLite export an nsys report `input` is read through (existing or
+// about to be made): writing it would destroy the data just read, or an export nsys may not be
+// there to make again.
+bool OverwritesExport(const fs::path& output, const fs::path& input) {
+  return IsNsysReportName(input) && SameOutput(output, NsysExportPath(input));
+}
+
 // Whether `output` names the file `input` names, or a trace read from the directory `input`.
 bool Overwrites(const fs::path& output, const fs::path& input) {
   std::error_code ec;
   if (fs::equivalent(output, input, ec)) return true;  // false, with ec, when either is missing
-  if (!fs::is_directory(input, ec) || !fs::is_regular_file(output, ec)) return false;
+  if (OverwritesExport(output, input)) return true;
+  if (!fs::is_directory(input, ec)) return false;
   // The traces the directory search itself would read, by identity: through symbolic links to
   // files or sub-directories too (it follows them), and never a file there it would leave out.
+  // Searched even when the output does not exist yet: it may name the export a report found
+  // there is about to get.
   try {
     const RankInputs found = FindRankInputs({input.string()});
     return std::any_of(found.paths.begin(), found.paths.end(), [&output](const std::string& path) {
       std::error_code unused;
-      return fs::equivalent(output, path, unused);
+      return fs::equivalent(output, path, unused) || OverwritesExport(output, path);
     });
   } catch (const InputError&) {
+    if (!fs::is_regular_file(output, ec)) return false;
     // No trace there, or one reached twice (the command refuses that itself): a trace file
     // below the directory, as the search would tell it, is still never replaced.
     const fs::path folder = fs::weakly_canonical(input, ec);
@@ -88,16 +110,6 @@ std::vector<std::pair<std::string, std::string>> FilesReadBy(const CLI::App& com
     }
   }
   return files;
-}
-
-// Whether two output paths name one file, existing or not, under any spelling.
-bool SameOutput(const fs::path& a, const fs::path& b) {
-  std::error_code ec;
-  if (fs::equivalent(a, b, ec)) return true;
-  const fs::path first = fs::weakly_canonical(a, ec);
-  if (ec) return false;
-  const fs::path second = fs::weakly_canonical(b, ec);
-  return !ec && first == second;
 }
 
 }  // namespace
@@ -138,10 +150,14 @@ void CheckOutputFiles(const CLI::App& command) {
       if (option == "--history-append" && read_by == "--history") continue;
       if (!Overwrites(output, input)) continue;
       std::string what;
-      if (!read_by.empty()) {
-        what = fmt::format("the {} file {}", read_by, input);
+      if (OverwritesExport(output, input)) {
+        what = fmt::format("the export {} of the nsys report {}", NsysExportPath(input).string(),
+                           input);
       } else if (fs::is_directory(input, ec)) {
-        what = fmt::format("a trace in the input directory {}", input);
+        what = fmt::format("a trace in the {}directory {}",
+                           read_by.empty() ? "input " : read_by + " ", input);
+      } else if (!read_by.empty()) {
+        what = fmt::format("the {} file {}", read_by, input);
       } else {
         what = "the input trace " + input;
       }

@@ -69,7 +69,10 @@ int RunFindings(const FindingsCommandOptions& options) {
   // The traces are gone once the report is rendered: what --fail-on needs is kept here.
   std::vector<std::string> fired;
   RunBreakdown(options, read_options, report,
-               [&](const Trace& trace, const std::string&) {
+               [&](const Trace& trace, const std::string& path) {
+                 NoteWhenNoKernels(trace, path, options.output,
+                                   "no finding about kernels can fire, and any time kernels ran "
+                                   "in counts as GPU idle");
                  FindingsOfTrace traced{&trace, ComputeFindings(trace, findings_options)};
                  for (const Finding& finding : traced.result.findings) {
                    if (fail_on.count(finding.id) == 0) continue;

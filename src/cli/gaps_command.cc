@@ -33,7 +33,10 @@ int RunGaps(const GapsOptions& options) {
   // Labels of the ops around a gap need kernel names and memory kinds: the breakdown detail.
   return RunBreakdown(
       options, BreakdownReadOptions(WindowSpec{}, ReadDetail::kBreakdown, options.threads), report,
-      [&](const Trace& trace, const std::string&) {
+      [&](const Trace& trace, const std::string& path) {
+        NoteWhenNoKernels(trace, path, options.output,
+                          "the gaps are between copies and memsets, and any time kernels ran "
+                          "in counts as idle");
         return GappedTrace{&trace, ComputeGaps(trace, gap_options)};
       },
       {GapsDocument, RenderGapsJson});

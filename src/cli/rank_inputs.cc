@@ -16,6 +16,7 @@
 
 #include "gpuroof/model/errors.h"
 #include "gpuroof/readers/gzip_input.h"
+#include "gpuroof/readers/nsys_report_export.h"
 #include "gpuroof/readers/reader_registry.h"
 
 namespace gpuroof {
@@ -23,10 +24,6 @@ namespace gpuroof {
 namespace {
 
 namespace fs = std::filesystem;
-
-bool IsNsysReport(const fs::path& path) {
-  return path.extension() == ".nsys-rep";
-}
 
 // A name only a trace would have: the name decides for a file whose content cannot be told.
 bool NamedLikeATrace(const fs::path& path) {
@@ -184,11 +181,16 @@ std::vector<std::string> TracesIn(const fs::path& directory, RankInputs& inputs)
   std::sort(files.begin(), files.end());
   std::vector<std::string> traces;
   for (const fs::path& file : files) {
-    if (IsNsysReport(file)) {
-      fs::path exported = file;
-      exported.replace_extension(".sqlite");
+    if (IsNsysReportName(file)) {
+      const fs::path exported = NsysExportPath(file);
       if (std::binary_search(files.begin(), files.end(), exported)) {
         ++inputs.exported_twice;
+        // `analyze` would export such a report again; ranks reads the export there, and says so.
+        std::error_code ec;
+        const auto report_time = fs::last_write_time(file, ec);
+        if (!ec && fs::last_write_time(exported, ec) < report_time && !ec) {
+          if (inputs.older_exports++ == 0) inputs.first_older_export = exported.string();
+        }
       } else {
         traces.push_back(file.string());
       }

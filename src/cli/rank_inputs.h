@@ -14,9 +14,11 @@ struct RankInputs {
   size_t not_traces = 0;           // files in the directories that are no trace, left out
   size_t json_not_traces = 0;      // ... of them, JSON documents without a traceEvents key
   size_t unreadable = 0;  // files there neither readable as a trace nor named like one, left out
-  std::string first_unreadable;  // the first of them: "<file>: <problem>"
-  size_t exported_twice = 0;     // .nsys-rep files left out for their .sqlite export beside them
-  size_t directories_again = 0;  // directories reached again through a symbolic link, not re-read
+  std::string first_unreadable;    // the first of them: "<file>: <problem>"
+  size_t exported_twice = 0;       // .nsys-rep files left out for their .sqlite export beside them
+  size_t older_exports = 0;        // ... of them, those whose export is older than the report
+  std::string first_older_export;  // the first such export
+  size_t directories_again = 0;    // directories reached again through a symbolic link, not re-read
 };
 
 // How the directory search tells a file it finds.

@@ -98,8 +98,16 @@ void SayWhatWasLeftOut(const OutputOptions& output, const RankInputs& inputs) {
   }
   if (inputs.exported_twice > 0) {
     Say(output, "note",
-        fmt::format("{} .nsys-rep file{} left out for the .sqlite export beside it",
-                    inputs.exported_twice, inputs.exported_twice == 1 ? "" : "s"));
+        fmt::format(
+            "{} .nsys-rep file{} left out for the .sqlite export beside it{}",
+            inputs.exported_twice, inputs.exported_twice == 1 ? "" : "s",
+            inputs.older_exports == 0
+                ? ""
+                : fmt::format("; {} export{} older than {} .nsys-rep (first: {}): "
+                              "re-export to read the report's current data",
+                              inputs.older_exports, inputs.older_exports == 1 ? " is" : "s are",
+                              inputs.older_exports == 1 ? "its" : "their",
+                              inputs.first_older_export)));
   }
 }
 
@@ -169,14 +177,17 @@ LoadedRankSet LoadRankSet(const RankSetLoad& load, const OutputOptions& output,
       set.failed.push_back({inputs.paths[i], rank.error});
       // Said under --quiet too: a rank missing from the result is no diagnostic summary, and a
       // CSV has no place for it (docs/cli.md, "gpuroof ranks").
-      fmt::print(MessageStream(), "gpuroof: warning: not analysed: {}\n", rank.error);
+      if (load.label.empty())
+        fmt::print(MessageStream(), "gpuroof: warning: not analysed: {}\n", rank.error);
       continue;
     }
     summaries.push_back(std::move(*rank.summary));
     input_of_summary.push_back(static_cast<uint32_t>(i));
   }
   if (summaries.empty()) {
-    throw InputError(inputs.paths.size() == 1 ? inputs.paths.front() : std::string("ranks"),
+    throw InputError(!load.label.empty()        ? load.label
+                     : inputs.paths.size() == 1 ? inputs.paths.front()
+                                                : std::string("ranks"),
                      fmt::format("none of the {} traces could be analysed (first: {})",
                                  inputs.paths.size(), set.failed.front().message));
   }

@@ -18,6 +18,9 @@ struct RankSetLoad {
   std::vector<std::string> inputs;  // files and directories (rank_inputs.h)
   std::string iteration_range;      // empty: ProfilerStep#* where present
   int jobs = 0;                     // traces read at once; 0: one per core
+  // compare's job mode: the side ("--current DIR"), which the error names when no trace can be
+  // analysed. The caller refuses any trace that cannot be read, so they are not said one by one.
+  std::string label;
 };
 
 // What one trace became: its summary, or why it has none. The trace itself is gone by then.

@@ -291,6 +291,7 @@ int RunReport(const ReportOptions& options) {
     read_options.api_calls = true;
     read_options.all_api_calls = true;
   }
+  CheckTraceFiles(options.traces);
   for (const std::string& path : options.traces) {
     traces.push_back(std::make_unique<Trace>(LoadTrace(path, read_options, options.output)));
     report.traces.push_back(AnalyzeForReport(*traces.back(), plan));

@@ -1,5 +1,7 @@
 #include "analysis_json.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "gpuroof/analyses/copy_contention.h"
@@ -68,10 +70,28 @@ AnalysisJson OneTraceJson(TraceFile& file, const ReadOptions& read, Report& repo
                           std::string (*render)(const Report&)) {
   report.tool_version = GPUROOF_VERSION;
   AnalysisJson result;
-  const Trace& trace = file.Read(read, &result.notes);
+  std::vector<std::string> read_now;  // the reader's messages, when this call read the file
+  const Trace& trace = file.Read(read, &read_now);
+  auto in = [](const std::vector<std::string>& list, const std::string& item) {
+    return std::find(list.begin(), list.end(), item) != list.end();
+  };
+  // Every result carries the reader's messages of its trace; the read that made them said them.
+  std::vector<std::string> said_before;
+  for (std::string& message : ReaderMessages(trace)) {
+    if (in(result.notes, message)) continue;
+    if (!in(read_now, message)) said_before.push_back(message);
+    result.notes.push_back(std::move(message));
+  }
   Analysed analysed;
   analysed.trace = &trace;
-  analyse(trace, analysed, result.notes);
+  std::vector<std::string> own;
+  analyse(trace, analysed, own);
+  for (std::string& note : own) {
+    if (!in(result.notes, note)) result.notes.push_back(std::move(note));
+  }
+  for (const std::string& note : result.notes) {
+    if (!in(said_before, note)) result.warn.push_back(note);
+  }
   report.traces.push_back(std::move(analysed));
   result.json = Render(render, report);
   return result;

@@ -16,9 +16,14 @@ namespace gpuroof::python {
 // report writers. Each function checks its options first, then reads the file as the CLI's
 // command does (TraceFile::Read; keep the read options in step with src/cli/*_command.cc, which
 // tests/python/test_cli_parity.py checks through the "inputs" diagnostics).
+// `notes` are every message of the result, each once: the reader's messages of the trace it was
+// computed from (ReaderMessages), then the analysis' own. `warn` is those of them to give as
+// Python warnings now: all but the reader's messages an earlier read of the same trace already
+// gave (load() warns the default read's), so none is warned twice.
 struct AnalysisJson {
   std::string json;
   std::vector<std::string> notes;
+  std::vector<std::string> warn;
 };
 
 // `gpuroof analyze` options (src/cli/analyze_command.cc), as given on the command line.

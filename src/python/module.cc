@@ -41,7 +41,7 @@ std::unique_ptr<TraceFile> Open(const std::string& path, int threads,
   return file;
 }
 
-// Runs `analysis` without the GIL and returns (json, warnings) to Python.
+// Runs `analysis` without the GIL and returns (json, notes, notes to warn now) to Python.
 template <typename Analysis>
 py::tuple WithoutGil(Analysis analysis) {
   AnalysisJson result;
@@ -49,7 +49,7 @@ py::tuple WithoutGil(Analysis analysis) {
     py::gil_scoped_release release;
     result = analysis();
   }
-  return py::make_tuple(py::str(result.json), py::cast(result.notes));
+  return py::make_tuple(py::str(result.json), py::cast(result.notes), py::cast(result.warn));
 }
 
 std::optional<Engine> EngineFilter(const std::optional<std::string>& name) {

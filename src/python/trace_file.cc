@@ -61,6 +61,16 @@ void TraceFile::CheckUnchanged() const {
   }
 }
 
+std::vector<std::string> ReaderMessages(const Trace& trace) {
+  std::vector<std::string> messages;
+  if (trace.diagnostics.records_skipped() > 0) {
+    messages.push_back(trace.source + ": " + trace.diagnostics.Summary());
+  }
+  for (const std::string& note : trace.diagnostics.notes())
+    messages.push_back(trace.source + ": " + note);
+  return messages;
+}
+
 const Trace& TraceFile::Read(ReadOptions options, std::vector<std::string>* warnings) {
   options.threads = threads_;
   const Key key{static_cast<int>(options.detail), options.api_calls, options.kernels_only,
@@ -84,8 +94,10 @@ const Trace& TraceFile::Read(ReadOptions options, std::vector<std::string>* warn
     }
     trace->source = path_;
     if (first_ == nullptr) first_ = trace.get();
-    if (trace->diagnostics.records_skipped() > 0 && warnings != nullptr) {
-      warnings->push_back(path_ + ": " + trace->diagnostics.Summary());
+    // Each message once per file: another read (more detail) says the same ones again.
+    for (std::string& message : ReaderMessages(*trace)) {
+      if (said_.insert(message).second && warnings != nullptr)
+        warnings->push_back(std::move(message));
     }
   }
   return *trace;

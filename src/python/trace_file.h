@@ -4,6 +4,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -22,6 +23,11 @@ struct FileIdentity {
   bool operator==(const FileIdentity&) const = default;
 };
 
+// What the CLI prints about a trace it read (CheckDiagnostics), without the "gpuroof: warning: "
+// and "gpuroof: note: " prefixes: "PATH: SUMMARY" when records were skipped, then "PATH: NOTE"
+// for each reader note (batched copies, zero-length ops, the memory-rate note, ...).
+std::vector<std::string> ReaderMessages(const Trace& trace);
+
 // A trace file as the Python module holds it (gpuroof.Trace): read once per set of read options,
 // on first use, and kept. Each analysis asks for exactly what its CLI command reads (less detail
 // is faster, and the "inputs" part of the JSON, the diagnostics, depends on it), so results equal
@@ -38,10 +44,10 @@ class TraceFile {
   TraceFile(std::string path, int threads);
 
   // The trace read with `options` (its thread count replaced by this file's), read now when it
-  // is the first use of those options; then the diagnostics summary, when records were skipped,
-  // is added to `warnings` as "PATH: SUMMARY" (the CLI's warning line). Thread-safe; reads
-  // without the GIL when the caller released it. Throws InputError, also when the file changed
-  // since it was opened (CheckUnchanged).
+  // is the first use of those options; then its ReaderMessages that no earlier read of this
+  // file gave are added to `warnings`.
+  // Thread-safe; reads without the GIL when the caller released it. Throws InputError, also when
+  // the file changed since it was opened (CheckUnchanged).
   const Trace& Read(ReadOptions options, std::vector<std::string>* warnings);
 
   // Throws InputError naming the file when it is no longer the file that was opened (another
@@ -64,6 +70,7 @@ class TraceFile {
   std::mutex mutex_;
   std::map<Key, std::unique_ptr<Trace>> reads_;
   const Trace* first_ = nullptr;
+  std::set<std::string> said_;  // the ReaderMessages given to `warnings` so far
 };
 
 }  // namespace gpuroof::python

@@ -1,5 +1,6 @@
 // End-to-end tests of `gpuroof analyze`: the bundled example trace against numbers worked out by
 // hand in docs/metrics.md, output formats, and bad input that must end in one clear line.
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <map>
@@ -295,6 +296,26 @@ TEST(AnalyzeCliBadInput, AFailedRunLeavesAnEarlierOutputUntouched) {
   CliResult r = RunGpuroof({"analyze", (dir / "missing.sqlite").string(), "-o", out.string()});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(ReadFile(out), "precious,data\n");
+}
+
+// Every trace is checked to exist, as a regular file, before any is read: a typo in the last of
+// several traces used to cost reading and analysing the others, with their notes printed first.
+TEST(AnalyzeCliBadInput, AMissingSecondTraceFailsBeforeTheFirstIsRead) {
+  TempDir dir;
+  const std::string missing = (dir / "missing.sqlite").string();
+  for (const char* command : {"analyze", "kernels", "copies", "gaps", "ranges", "api", "launches",
+                              "findings", "report"}) {
+    SCOPED_TRACE(command);
+    CliResult r = RunGpuroof({command, Example().string(), missing});
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.err, "gpuroof: error: " + missing + ": no such file\n");
+    EXPECT_EQ(r.out, "");
+    r = RunGpuroof({command, Example().string(), dir.path().string()});
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.err.find("gpuroof: error: " + dir.path().string() + ": is a directory"), 0u)
+        << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
 }
 
 TEST(AnalyzeCliBadInput, UnwritableOutputIsABadOutputError) {

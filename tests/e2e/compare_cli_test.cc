@@ -118,6 +118,8 @@ TEST(CompareCli, TenPercentSlowerKernelIsARegression) {
   const std::string md = ReadFile(dir / "gate.md");
   EXPECT_EQ(md.rfind("### ❌ GPU performance gate: 2 regressions", 0), 0u) << md;
   EXPECT_LT(md.size(), 60000u);
+  // The delta heading gives its level, as the text's does (alpha 0.01: a 99 % CI).
+  EXPECT_NE(md.find("Δ (99% CI)"), std::string::npos) << md;
   const std::string html = ReadFile(dir / "gate.html");
   EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
   EXPECT_NE(html.find("REGRESSION (2 gated metrics) -&gt; exit 1"), std::string::npos);

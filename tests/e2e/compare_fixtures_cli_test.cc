@@ -131,6 +131,24 @@ TEST(CompareFixturesCli, LowNIsPassWithWarningsNotPass) {
   EXPECT_NEAR(iteration["ratio"]["estimate"].get_double().value(), 84444.0 / 65529.0, 1e-12);
   EXPECT_TRUE(iteration["low_n_over_threshold"].get_bool().value());
 
+  // s34 review2 P6: each range only launches its kernel, which then runs ~20 ms without a gap:
+  // no idle inside the iteration's length (it read 20.114 ms, the kernel's busy time, capped at
+  // the length). The rest of each window to the next step's first kernel is said in one note a
+  // profile, not a warning (python over the KERNEL rows: medians 175311755.5, 165921389 ns).
+  EXPECT_EQ(Metric(doc, "idle:0")["baseline"]["median"].get_double().value(), 0.0);
+  EXPECT_EQ(Metric(doc, "idle:0")["current"]["median"].get_double().value(), 0.0);
+  size_t idle_notes = 0;
+  std::istringstream text(r.out);
+  for (std::string line; std::getline(text, line);) {
+    if (line.find("GPU idle / iter: counted within") == std::string::npos) continue;
+    ++idle_notes;
+    EXPECT_EQ(line.rfind("note: ", 0), 0u) << line;
+    EXPECT_NE(line.find("on 4 of 4 steady iteration(s)"), std::string::npos) << line;
+  }
+  EXPECT_EQ(idle_notes, 2u) << r.out;
+  EXPECT_NE(r.out.find("first op 175.312 ms"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("first op 165.921 ms"), std::string::npos) << r.out;
+
   // Case 4: device 0 against device 1 is one GPU busy metric, matched by position, and said.
   const simdjson::dom::element busy = Metric(doc, "busy:kernel:0");
   EXPECT_EQ(busy["baseline"]["median"].get_double().value(), 20114156.5);

@@ -39,21 +39,33 @@ size_t Lines(const std::string& text) {
   return static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
 }
 
+// A byte-identical copy of `run` beside it, "<stem>_copy.sqlite".
+std::filesystem::path CopyOf(const std::filesystem::path& run) {
+  std::filesystem::path copy = run.parent_path() / (run.stem().string() + "_copy.sqlite");
+  std::filesystem::copy_file(run, copy);
+  return copy;
+}
+
+// The refusal of a copy of a profile: exit 2 and one line, naming the copy and what it repeats.
+void ExpectCopyRefused(const CliResult& r, const std::filesystem::path& copy,
+                       const std::filesystem::path& original) {
+  EXPECT_EQ(r.exit_code, 2) << r.err << r.out;
+  EXPECT_EQ(Lines(r.err), 1u) << r.err;
+  EXPECT_NE(r.err.find(copy.string() + ": has the same bytes as " + original.string()),
+            std::string::npos)
+      << r.err;
+}
+
 // A byte-identical copy of a run on one side is not a second run: with it the run-to-run noise
 // is zero and the interval has no width (it once made a +2 % change REGRESSED at p < 1e-9).
 TEST(CompareInputsCli, ACopyOfAProfileOnOneSideIsRefused) {
   TempDir dir;
   const auto base = WriteRun(dir, "base", 1);
   const auto cur = WriteRun(dir, "cur", 2);
-  const auto copy = dir / "cur_copy.sqlite";
-  std::filesystem::copy_file(cur, copy);
+  const auto copy = CopyOf(cur);
   const CliResult r = RunGpuroof(
       {"compare", "--baseline", base.string(), "--current", cur.string(), copy.string()});
-  EXPECT_EQ(r.exit_code, 2) << r.err << r.out;
-  EXPECT_EQ(Lines(r.err), 1u) << r.err;
-  EXPECT_NE(r.err.find(copy.string() + ": has the same bytes as " + cur.string()),
-            std::string::npos)
-      << r.err;
+  ExpectCopyRefused(r, copy, cur);
 }
 
 // One run on both sides next to runs that are not halves any change; the same runs on both
@@ -103,14 +115,17 @@ TEST(CompareInputsCli, HistoryAppendRefusesARunItCouldNotBeComparedWith) {
 // folder is locked from the read to the rename.
 TEST(CompareInputsCli, ConcurrentAppendsKeepEveryLine) {
   TempDir dir;
-  const auto run = WriteRun(dir, "run", 1);
   const std::string history = (dir / "h.jsonl").string();
   constexpr int kJobs = 8;
+  // Each job its own run: one run appended twice is refused (HistoryAppendRefusesARunTwice).
+  std::vector<std::filesystem::path> runs;
+  for (int j = 0; j < kJobs; ++j)
+    runs.push_back(WriteRun(dir, fmt::format("run{}", j), 1, "NVIDIA TestGPU", 300 + j));
   std::vector<std::future<CliResult>> jobs;
   for (int j = 0; j < kJobs; ++j) {
-    jobs.push_back(std::async(std::launch::async, [&]() {
+    jobs.push_back(std::async(std::launch::async, [&, j]() {
       return RunGpuroof(
-          {"compare", "--current", run.string(), "--history-append", history, "--quiet"});
+          {"compare", "--current", runs[j].string(), "--history-append", history, "--quiet"});
     }));
   }
   for (auto& job : jobs) {
@@ -118,6 +133,97 @@ TEST(CompareInputsCli, ConcurrentAppendsKeepEveryLine) {
     EXPECT_EQ(r.exit_code, 0) << r.err;
   }
   EXPECT_EQ(Lines(ReadFile(history)), static_cast<size_t>(kJobs));
+}
+
+// A run appended twice was a second line for the same run, which narrowed the band of every
+// later compare without a word. Refused (exit 2, one line naming the history and the trace),
+// by the trace's SHA-256 the line records (a byte-identical copy too), and for lines written
+// before lines recorded it, by their run summaries; the history is left as it was, and a
+// compare that would append it writes no result file.
+TEST(CompareInputsCli, HistoryAppendRefusesARunTwice) {
+  TempDir dir;
+  const auto run = WriteRun(dir, "run", 1);
+  const auto other = WriteRun(dir, "other", 2);
+  const std::string history = (dir / "h.jsonl").string();
+  ASSERT_EQ(
+      RunGpuroof({"compare", "--current", run.string(), "--history-append", history, "--quiet"})
+          .exit_code,
+      0);
+  const std::string seeded = ReadFile(history);
+  EXPECT_NE(seeded.find("\"trace_sha256\": \""), std::string::npos) << seeded;
+  auto expect_refused = [&](const CliResult& r, const std::string& trace, const std::string& why) {
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find(trace + ": not appended to " + history + ": its line 1 already holds " +
+                         "this run (" + why),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "one line: " << r.err;
+  };
+  expect_refused(
+      RunGpuroof({"compare", "--current", run.string(), "--history-append", history, "--quiet"}),
+      run.string(), "the same trace bytes, SHA-256 ");
+  const auto copy = dir / "copy.sqlite";
+  std::filesystem::copy_file(run, copy);
+  expect_refused(
+      RunGpuroof({"compare", "--current", copy.string(), "--history-append", history, "--quiet"}),
+      copy.string(), "the same trace bytes");
+  // Gated against the history and appended to it: refused before any result file is written.
+  const std::string json = (dir / "r.json").string();
+  expect_refused(RunGpuroof({"compare", "--history", history, "--current", run.string(),
+                             "--history-append", history, "--json", json, "--quiet"}),
+                 run.string(), "the same trace bytes");
+  EXPECT_FALSE(std::filesystem::exists(json));
+  EXPECT_EQ(ReadFile(history), seeded);
+  // A line written before lines recorded the trace's hash: still read, and the same run is
+  // known by its path and run summaries (another run of the same summaries is appended below).
+  std::string old = seeded;
+  const size_t hash = old.find(", \"trace_sha256\": \"");
+  ASSERT_NE(hash, std::string::npos);
+  old.erase(hash, old.find('"', hash + 19) + 1 - hash);
+  ASSERT_EQ(old.find("trace_sha256"), std::string::npos) << old;
+  WriteFile(history, old);
+  expect_refused(
+      RunGpuroof({"compare", "--current", run.string(), "--history-append", history, "--quiet"}),
+      run.string(), "the same run summaries");
+  EXPECT_EQ(ReadFile(history), old);
+  // The line records the path as it was given: another spelling of it is the same trace (the
+  // run was appended twice before, as the match was on the path string), and a relative path
+  // is also taken against the history's folder (the line does not record its directory).
+  const std::string quoted = "\"path\": \"" + run.string() + "\"";
+  ASSERT_NE(old.find(quoted), std::string::npos) << old;
+  std::filesystem::create_directories(dir / "sub");  // the kernel resolves "sub/.."
+  const std::string spelled = (dir / "." / "sub" / ".." / "run.sqlite").string();
+  for (const std::string& line_path :
+       {run.string(), spelled, std::string("run.sqlite"), std::string("./run.sqlite")}) {
+    std::string respelled = old;
+    respelled.replace(respelled.find(quoted), quoted.size(), "\"path\": \"" + line_path + "\"");
+    WriteFile(history, respelled);
+    for (const std::string& given : {run.string(), spelled}) {
+      const CliResult r =
+          RunGpuroof({"compare", "--current", given, "--history-append", history, "--quiet"});
+      expect_refused(r, given, "the same run summaries");
+      // Actionable: the line cannot prove it holds this run, so the error says what to do if
+      // it is another run of the same summaries.
+      EXPECT_NE(
+          r.err.find("If this is another run, remove line 1 from " + history + " and append again"),
+          std::string::npos)
+          << r.err;
+      EXPECT_EQ(ReadFile(history), respelled) << line_path << " / " << given;
+    }
+  }
+  // Two such lines: both are named, as both must go for another run to be appended.
+  WriteFile(history, old + old);
+  const CliResult twice =
+      RunGpuroof({"compare", "--current", run.string(), "--history-append", history, "--quiet"});
+  EXPECT_EQ(twice.exit_code, 2) << twice.err;
+  EXPECT_NE(twice.err.find("its lines 1, 2 already hold this run"), std::string::npos) << twice.err;
+  EXPECT_NE(twice.err.find("remove lines 1, 2 from"), std::string::npos) << twice.err;
+  WriteFile(history, old);
+  // Another run (here of the same medians, another path) is appended.
+  const CliResult next =
+      RunGpuroof({"compare", "--current", other.string(), "--history-append", history, "--quiet"});
+  EXPECT_EQ(next.exit_code, 0) << next.err;
+  EXPECT_EQ(Lines(ReadFile(history)), 2u);
 }
 
 TEST(CompareInputsCli, AnEmptyHistoryOrADirectorySaysSo) {
@@ -187,14 +293,10 @@ TEST(CompareInputsCli, CalibrateRefusesACopyOfAProfile) {
   TempDir dir;
   const auto a = WriteRun(dir, "a", 1);
   const auto b = WriteRun(dir, "b", 2);
-  const auto copy = dir / "b_copy.sqlite";
-  std::filesystem::copy_file(b, copy);
+  const auto copy = CopyOf(b);
   const CliResult r = RunGpuroof({"compare", "--calibrate", a.string(), b.string(), copy.string(),
                                   "--iteration-range", "step"});
-  EXPECT_EQ(r.exit_code, 2) << r.err << r.out;
-  EXPECT_EQ(Lines(r.err), 1u) << r.err;
-  EXPECT_NE(r.err.find(copy.string() + ": has the same bytes as " + b.string()), std::string::npos)
-      << r.err;
+  ExpectCopyRefused(r, copy, b);
   EXPECT_EQ(r.out, "");
   const CliResult twice = RunGpuroof(
       {"compare", "--calibrate", a.string(), b.string(), a.string(), "--iteration-range", "step"});
@@ -265,6 +367,46 @@ TEST(CompareInputsCli, AJobMissingARankIsNotCompared) {
   EXPECT_NE(subset.out.find("note: both runs hold the same 3 of the world size's 4 ranks"),
             std::string::npos)
       << subset.out;
+}
+
+// s34: what compare's input errors name. A positional BASE with --history was called
+// "--baseline"; a job side of only broken traces was labelled "ranks:" after one warning per
+// trace; a JSON object that is no run summary was taken for a history without shared metrics.
+TEST(CompareInputsCli, InputErrorsNameWhatTheUserGave) {
+  TempDir dir;
+  const auto run = WriteRun(dir, "run", 1);
+  const auto other = WriteRun(dir, "other", 2);
+  const CliResult both = RunGpuroof({"compare", run.string(), other.string(), "--history", "fifo"});
+  EXPECT_EQ(both.exit_code, 2) << both.err;
+  EXPECT_NE(both.err.find("--history: give a baseline (BASE or --baseline) or --history, not "
+                          "both: '" +
+                          run.string() + "' was given as BASE"),
+            std::string::npos)
+      << both.err;
+
+  WriteKinetoJob(dir / "job");
+  std::filesystem::create_directories(dir / "baddir");
+  WriteFile(dir / "baddir" / "a.pt.trace.json", R"({"traceEvents": [{"ph": "X", )");
+  WriteFile(dir / "baddir" / "b.pt.trace.json", R"({"traceEvents": [)");
+  const CliResult bad = RunGpuroof(
+      {"compare", "--baseline", (dir / "job").string(), "--current", (dir / "baddir").string()});
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_NE(bad.err.find("gpuroof: error: --current " + (dir / "baddir").string() +
+                         ": none of the 2 traces could be analysed (first: "),
+            std::string::npos)
+      << bad.err;
+  EXPECT_EQ(bad.err.find("not analysed"), std::string::npos) << bad.err;
+  EXPECT_EQ(bad.err.find("ranks:"), std::string::npos) << bad.err;
+
+  WriteFile(dir / "foo.json", R"({"foo": [1, 2, 3]})");
+  const CliResult foo =
+      RunGpuroof({"compare", "--history", (dir / "foo.json").string(), "--current", run.string()});
+  EXPECT_EQ(foo.exit_code, 2) << foo.err;
+  EXPECT_EQ(Lines(foo.err), 1u) << foo.err;
+  EXPECT_NE(foo.err.find((dir / "foo.json").string() +
+                         ":1: not a gpuroof run summary (no 'metrics' key)"),
+            std::string::npos)
+      << foo.err;
 }
 
 // Runs of two GPU models in one --history-append seeding call would make every later compare of

@@ -224,6 +224,41 @@ TEST(GapsCli, HandWorkedTraceAndTheExactThreshold) {
   EXPECT_NE(json.out.find("\"gap_total_ns\": 2000000"), std::string::npos) << json.out;
 }
 
+// A trace with copies but no kernel (kernel tracing off, or an export that lost its kernel table:
+// nsys creates it only when a kernel ran) gave gaps and findings that looked complete, exit 0
+// and nothing on stderr, though the kernels may have run in the "idle" gaps. One note says so,
+// with the op and launch-call counts; a trace with a kernel gets none, and --quiet silences it.
+TEST(GapsCli, ATraceWithoutKernelsSaysSo) {
+  TempDir dir;
+  const std::string body =
+      "api start=0 end=10us corr=1 name=cudaMemcpyAsync\n"
+      "memcpy start=20us end=100us kind=HtoD bytes=4096 src=pinned dst=device stream=7 corr=1\n"
+      "api start=110us end=120us corr=2 name=cudaLaunchKernel\n"
+      "api start=130us end=140us corr=3 name=cudaMemcpyAsync\n"
+      "memcpy start=2ms end=2.1ms kind=DtoH bytes=4096 src=device dst=pinned stream=7 corr=3\n";
+  std::filesystem::path file = WriteTrace(dir, "no_kernels.sqlite", body);
+  std::filesystem::path with_kernel = WriteTrace(
+      dir, "kernel.sqlite", body + "kernel start=150us end=1ms stream=7 corr=2 name=k\n");
+  for (const char* command : {"gaps", "findings"}) {
+    SCOPED_TRACE(command);
+    CliResult r = RunGpuroof({command, file.string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    // gaps reads no API call; findings reads them all and counts the launch.
+    const std::string launches =
+        command == std::string("gaps") ? "" : "; 1 kernel launch call(s) without a kernel record";
+    EXPECT_EQ(r.err.find("gpuroof: note: " + file.string() +
+                         ": no kernel in the trace (2 GPU op(s), all copies or memsets" + launches +
+                         "): "),
+              0u)
+        << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_EQ(RunGpuroof({command, file.string(), "--quiet"}).err, "");
+    r = RunGpuroof({command, with_kernel.string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.err.find("no kernel in the trace"), std::string::npos) << r.err;
+  }
+}
+
 // The example's uploads run back to back from the setup copy to the last frame, and each
 // frame's kernel and D2H follow inside the next upload: one busy stretch, no gap at all.
 TEST(GapsCli, ExampleHasNoIdleGap) {

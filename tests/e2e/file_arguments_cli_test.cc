@@ -1,6 +1,7 @@
 // Nothing the user had is lost through an output option: not an input trace named as the output,
 // not a device or a pipe given as the output file, not a link's target's permissions. A trace
 // given twice is not taken for two runs or two ranks.
+#include <chrono>
 #include <filesystem>
 #include <string>
 #include <thread>
@@ -66,6 +67,69 @@ TEST(OutputSafety, AnOutputThatIsAnInputTraceIsRefusedUnderAnySpelling) {
       << in_folder.err;
 }
 
+// A .nsys-rep is read through its <stem>.sqlite export: an output there would destroy the data
+// just read (and an export that may not be made again without nsys), whatever the command.
+TEST(OutputSafety, AnOutputOverTheExportOfAnNsysReportIsRefused) {
+  TempDir dir;
+  const fs::path exported = dir / "run.sqlite";
+  fs::copy_file(Example(), exported);
+  const fs::path report = dir / "run.nsys-rep";
+  WriteFile(report, "a report");
+  // The export is newer than the report: it is what is read, no nsys needed.
+  fs::last_write_time(report, fs::last_write_time(exported) - std::chrono::hours(2));
+  const std::string original = ReadFile(exported);
+  const std::string rep = report.string();
+  const std::string out = exported.string();
+  const std::string dotdot = (dir / "sub" / ".." / "run.sqlite").string();
+  fs::create_directory(dir / "sub");
+  ExpectRefusedAndInputIntact(RunGpuroof({"analyze", rep, "-o", out}), exported, original);
+  ExpectRefusedAndInputIntact(RunGpuroof({"kernels", rep, "-o", dotdot}), exported, original);
+  ExpectRefusedAndInputIntact(RunGpuroof({"findings", rep, "--output", out}), exported, original);
+  ExpectRefusedAndInputIntact(RunGpuroof({"report", rep, "-o", out}), exported, original);
+  ExpectRefusedAndInputIntact(RunGpuroof({"compare", rep, Example().string(), "--json", out}),
+                              exported, original);
+  CliResult r = RunGpuroof({"analyze", rep, "-o", out});
+  EXPECT_NE(r.err.find("--output would overwrite the export " + out + " of the nsys report " + rep),
+            std::string::npos)
+      << r.err;
+  // Not yet exported: the output would still take the place the export is about to be made in.
+  fs::remove(exported);
+  CliResult fresh = RunGpuroof({"analyze", rep, "-o", out});
+  EXPECT_EQ(fresh.exit_code, 2) << fresh.err;
+  EXPECT_NE(fresh.err.find("would overwrite the export"), std::string::npos) << fresh.err;
+  EXPECT_FALSE(fs::exists(exported));
+}
+
+// A report found in an input directory with no export yet: the export is made where the output
+// would go, and the output would then replace it (every later run failing on a JSON file named
+// .sqlite). Refused up front, as for a report given directly (ranks, compare's job mode).
+TEST(OutputSafety, AnOutputOverTheExportOfAReportInAnInputDirectoryIsRefused) {
+  TempDir dir;
+  fs::create_directory(dir / "job");
+  fs::create_directory(dir / "other");
+  WriteFile(dir / "job" / "r1.nsys-rep", "a report");
+  fs::copy_file(Example(), dir / "other" / "r1.sqlite");
+  const fs::path out = dir / "job" / "r1.sqlite";
+  const std::string job = (dir / "job").string();
+  for (const CliResult& r :
+       {RunGpuroof({"ranks", job, "-o", out.string()}),
+        RunGpuroof({"compare", (dir / "other").string(), job, "-o", out.string()}),
+        RunGpuroof({"compare", "--baseline", job, "--current", (dir / "other").string(), "-o",
+                    out.string()})}) {
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find(out.string() + ": --output would overwrite a trace in the "),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("directory " + job + "; choose another file"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(out));
+  }
+  // The .qdrep of older nsys pairs the same way.
+  fs::rename(dir / "job" / "r1.nsys-rep", dir / "job" / "r1.qdrep");
+  CliResult old = RunGpuroof({"ranks", job, "-o", out.string()});
+  EXPECT_EQ(old.exit_code, 2) << old.err;
+  EXPECT_FALSE(fs::exists(out));
+}
+
 TEST(OutputSafety, AnOutputBesideTheInputsIsWritten) {
   TempDir dir;
   const fs::path trace = dir / "t.sqlite";
@@ -124,7 +188,13 @@ TEST(OutputSafety, TwoOutputsInOneFileAndOutputsOverOtherInputsAreRefused) {
                              "--history-append", history, "--json", history}),
                  "would overwrite the --history file");
   EXPECT_EQ(ReadFile(history), kept) << "the history was changed";
-  // Gated against the history and appended to it: still the intended use.
+  // Gated against the history and appended to it: still the intended use. The line is made
+  // another run's (its trace hash): the same trace again is refused as a run appended twice.
+  std::string other_run = kept;
+  const size_t hash = other_run.find("\"trace_sha256\": \"");
+  ASSERT_NE(hash, std::string::npos) << other_run;
+  other_run.replace(hash + 17, 64, std::string(64, '0'));
+  WriteFile(history, other_run);
   CliResult gated = RunGpuroof(
       {"compare", "--current", trace, "--history", history, "--history-append", history, "-q"});
   EXPECT_NE(gated.exit_code, 2) << gated.err;

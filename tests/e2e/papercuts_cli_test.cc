@@ -135,7 +135,7 @@ TEST(Papercuts, AnalyzeCsvHasBytesAndTheLongFormLoadsTidy) {
   auto long_rows = ParseCsv(tidy.out);
   bool found_busy = false;
   for (const auto& row : long_rows) {
-    EXPECT_EQ(row.size(), 10u);
+    EXPECT_EQ(row.size(), 11u);
     if (row.at("engine") == "H2D" && row.at("metric") == "bytes") {
       EXPECT_EQ(row.at("value"), rows[0].at("H2D_bytes"));
       EXPECT_EQ(row.at("unit"), "bytes");

@@ -112,6 +112,67 @@ TEST(RanksMpiCliTest, AnEmptyDirectoryStopsEveryProcess) {
   EXPECT_EQ(two.err.substr(0, one.err.size()), one.err);
 }
 
+// Under `timeout`, so that a job that hangs (a process left waiting for one that is gone) fails
+// the test with 124 instead of stalling ctest.
+CliResult RunUnderMpiWithin(int seconds, const std::vector<std::string>& mpirun_args) {
+  std::vector<std::string> argv = {
+      "timeout", "-k", "5", std::to_string(seconds), GPUROOF_MPIEXEC, "--oversubscribe"};
+  argv.insert(argv.end(), mpirun_args.begin(), mpirun_args.end());
+  return RunProgram(argv);
+}
+
+// gpuroof's own lines on stderr (mpirun adds its own when a process fails).
+std::vector<std::string> GpuroofLines(const std::string& err) {
+  std::vector<std::string> lines;
+  size_t start = 0;
+  while (start < err.size()) {
+    size_t end = err.find('\n', start);
+    if (end == std::string::npos) end = err.size();
+    std::string line = err.substr(start, end - start);
+    if (line.rfind("gpuroof:", 0) == 0) lines.push_back(line);
+    start = end + 1;
+  }
+  return lines;
+}
+
+// The leader fails after the gather, when it writes the -o file (its folder is missing): the
+// others have sent their summaries and are in MPI_Finalize, which the leader reaches too. Every
+// process ends, in time, with the single process's exit code and its one line.
+TEST(RanksMpiCliTest, AnOutputFileTheLeaderCannotWriteStopsEveryProcess) {
+  TempDir dir;
+  WriteKinetoJob(dir / "job");
+  const std::string out = (dir / "missing" / "out.json").string();
+  CliResult one = RunGpuroof({"ranks", (dir / "job").string(), "--format", "json", "-o", out});
+  CliResult two = RunUnderMpiWithin(60, {"-n", "2", GPUROOF_BINARY, "ranks", (dir / "job").string(),
+                                         "--format", "json", "-o", out});
+  ASSERT_NE(one.exit_code, 0) << one.err;
+  EXPECT_EQ(two.exit_code, one.exit_code) << two.err;
+  EXPECT_EQ(two.out, "");
+  EXPECT_EQ(GpuroofLines(two.err), GpuroofLines(one.err)) << two.err;
+  ASSERT_EQ(GpuroofLines(one.err).size(), 1u) << one.err;
+  EXPECT_NE(one.err.find(out), std::string::npos) << one.err;
+  EXPECT_FALSE(fs::exists(out));
+}
+
+// An internal error on the leader after the gather (here: process 1, a stand-in, sends it a
+// summaries message that is malformed) cannot be left to MPI_Finalize, which would wait for the
+// others for ever: the leader says it in one line and MPI_Abort takes every process down, the
+// stand-in included (it waits for a message that never comes), with the internal-error exit
+// code 3. Without the abort the job would hang, and `timeout` would end it with 124.
+TEST(RanksMpiCliTest, AnInternalErrorOnTheLeaderAbortsEveryProcess) {
+  TempDir dir;
+  WriteKinetoJob(dir / "job");
+  CliResult aborted =
+      RunUnderMpiWithin(60, {"-n", "1", GPUROOF_BINARY, "ranks", (dir / "job").string(), ":", "-n",
+                             "1", GPUROOF_MPI_MALFORMED_PEER});
+  EXPECT_EQ(aborted.exit_code, 3) << aborted.err;
+  EXPECT_EQ(aborted.out, "");
+  EXPECT_EQ(GpuroofLines(aborted.err),
+            std::vector<std::string>{"gpuroof: internal error: MPI process 0: ranks: a message "
+                                     "between MPI processes is malformed"})
+      << aborted.err;
+}
+
 // A usage error is the same on every process: said once, by the first, with exit 2.
 TEST(RanksMpiCliTest, AUsageErrorIsSaidOnce) {
   TempDir dir;

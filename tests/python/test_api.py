@@ -387,6 +387,43 @@ def test_copies_notes_say_what_the_rate_leaves_out(tmp_path):
     assert result.to_dict()["results"][0]["copies"][0]["bandwidth_gbps"] == 100
 
 
+def test_results_carry_the_reader_notes_of_their_trace_once(tmp_path):
+    """A reader note (here: a Kineto op of zero duration) is on every result's .notes, once, as
+    the CLI prints it (analyze().notes is the CLI's note lines); it was only on
+    trace.diagnostics. It is warned once per trace: by load(), which read the file, not again."""
+    def event(cat, name, ts, dur, corr, **args):
+        return {"ph": "X", "cat": cat, "name": name, "pid": 0, "tid": 7, "ts": ts, "dur": dur,
+                "args": {"device": 0, "stream": 7, "correlation": corr, **args}}
+    copy = "Memcpy HtoD (Pinned -> Device)"
+    path = tmp_path / "zero.json"
+    path.write_text(json.dumps({"traceEvents": [
+        event("kernel", "work", 0, 20, 1),
+        event("gpu_memcpy", copy, 1, 0, 2, bytes=1000000),
+        event("gpu_memcpy", copy, 2, 10, 3, bytes=1000000)]}))
+    cli = run_cli("analyze", path)
+    assert cli.returncode == 0, cli.stderr
+    cli_notes = [line[len("gpuroof: note: "):] for line in cli.stderr.splitlines()
+                 if line.startswith("gpuroof: note: ")]
+    [reader_note] = [n for n in cli_notes if "have zero duration (the file's timestamps" in n]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        trace = gpuroof.load(path)
+    assert [str(w.message) for w in caught] == [reader_note]
+    assert trace.diagnostics["notes"] == [reader_note[len(f"{path}: "):]]
+    for name, call in [("analyze", lambda: trace.analyze()), ("copies", lambda: trace.copies()),
+                       ("analyze again", lambda: trace.analyze())]:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = call()
+        assert result.notes.count(reader_note) == 1, (name, result.notes)
+        assert len(set(result.notes)) == len(result.notes), (name, result.notes)
+        warned = [str(w.message) for w in caught if issubclass(w.category, gpuroof.GpuroofWarning)]
+        assert reader_note not in warned, name  # load() said it
+        assert warned == [n for n in result.notes if n != reader_note], name
+        if name.startswith("analyze"):
+            assert result.notes == cli_notes, name
+
+
 def test_quiet_keeps_the_notes_and_gives_no_warning(tmp_path):
     """quiet=True silences the warnings, not the notes: .notes is the same either way."""
     lossy = lossy_copy(tmp_path)

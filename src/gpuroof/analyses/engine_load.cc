@@ -470,8 +470,11 @@ std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOp
                     options.units.name));
   }
   // The roofline and headroom belong to the result: computed here once, read by every writer.
+  // The UVM row of --by-stream names no bottleneck: its migrations are the driver's page moves,
+  // paced by the program's page faults, not a queue of the program's work that could bind it
+  // (docs/metrics.md, "Engines", the --by-stream paragraph).
   for (DeviceLoad& load : loads)
-    load.roofline = ComputeRoofline(load);
+    load.roofline = load.uvm_no_stream ? Roofline{} : ComputeRoofline(load);
   return loads;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <climits>
 #include <optional>
 
 #include <fmt/format.h>
@@ -23,6 +24,30 @@ std::optional<std::pair<std::string_view, int>> SplitInstance(std::string_view t
   auto [ptr, ec] = std::from_chars(suffix.data(), suffix.data() + suffix.size(), value);
   if (ec != std::errc() || ptr != suffix.data() + suffix.size() || value < 1) return std::nullopt;
   return std::make_pair(text.substr(0, at), value);
+}
+
+// A NAME@N whose N is a whole number but no instance number (0, negative, or past int): why;
+// empty otherwise.
+std::string BadInstanceNumber(std::string_view text) {
+  const size_t at = text.rfind('@');
+  if (at == std::string_view::npos || at == 0 || at + 1 == text.size()) return {};
+  std::string_view digits = text.substr(at + 1);
+  if (digits.front() == '-' || digits.front() == '+') digits.remove_prefix(1);
+  if (digits.empty() ||
+      !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    return {};
+  }
+  std::string_view suffix = text.substr(at + 1);
+  if (suffix.front() == '+') suffix.remove_prefix(1);
+  long long value = 0;
+  auto [ptr, ec] = std::from_chars(suffix.data(), suffix.data() + suffix.size(), value);
+  if (ec == std::errc::result_out_of_range || (ec == std::errc() && value > INT_MAX)) {
+    return fmt::format("instance number {} is too large", text.substr(at + 1));
+  }
+  if (ec == std::errc() && value < 1) {
+    return fmt::format("instance numbers count from 1 (got @{})", text.substr(at + 1));
+  }
+  return {};
 }
 
 bool IsFamilyMatch(const Trace& trace, const std::vector<const NvtxRange*>& ranges,
@@ -107,7 +132,16 @@ RangeSelection SelectRanges(const Trace& trace, std::string_view text, std::stri
 
   std::optional<RangeSelection> by_instance;
   std::string instance_problem;
-  if (auto split = SplitInstance(text)) {
+  if (const std::string bad = BadInstanceNumber(text); !bad.empty()) {
+    const std::string_view base = text.substr(0, text.rfind('@'));
+    std::vector<const NvtxRange*> all = FindNvtxRanges(trace, base);
+    if (!all.empty()) {
+      const bool add_star = !base.ends_with("#*") && IsFamilyMatch(trace, all, base);
+      const std::string name = std::string(base) + (add_star ? "#*" : "");
+      instance_problem = fmt::format("{}; range '{}' has {} instance(s), @1 to @{}", bad, name,
+                                     all.size(), all.size());
+    }
+  } else if (auto split = SplitInstance(text)) {
     const auto [base, instance] = *split;
     std::vector<const NvtxRange*> all = FindNvtxRanges(trace, base);
     if (!all.empty()) {

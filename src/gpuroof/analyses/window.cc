@@ -54,7 +54,12 @@ int64_t ParseDurationNs(std::string_view text, std::string_view source) {
     return fail();
   }
   double ns = std::round(value * scale);
-  if (std::fabs(ns) > 9.0e18) return fail();
+  if (std::fabs(ns) > 9.0e18) {
+    throw InputError(std::string(source),
+                     fmt::format("'{}' is too large: a time is at most 9e18 ns (9e9 s, about 285 "
+                                 "years) either way",
+                                 text));
+  }
   return static_cast<int64_t>(ns);
 }
 
@@ -271,10 +276,17 @@ Window ResolveWindow(const Trace& trace, const WindowSpec& spec, const DeviceSpa
                     FormatDurationNs(window.start_ns - trace_first_start_ns),
                     FormatDurationNs(window.end_ns - trace_first_start_ns)));
   }
-  // A window running past the last GPU op counts time the trace may never have recorded as idle
-  // (a typo such as 10s for 10ms dilutes every duty cycle): kept as asked, and said.
-  if (window.end_ns > trace_last_end_ns) {
+  // A window running past the last GPU op (or starting before the first) counts time the trace
+  // may never have recorded as idle (a typo such as 10s for 10ms dilutes every duty cycle): kept
+  // as asked, and said.
+  if (window.start_ns < trace_first_start_ns) {
     window.note = fmt::format(
+        "the window starts {} before the trace's first GPU op; that time counts as idle",
+        FormatDurationNs(trace_first_start_ns - window.start_ns));
+  }
+  if (window.end_ns > trace_last_end_ns) {
+    if (!window.note.empty()) window.note += "; ";
+    window.note += fmt::format(
         "the window ends {} after the trace's last GPU op ({} from its first op); that time "
         "counts as idle",
         FormatDurationNs(window.end_ns - trace_last_end_ns),

@@ -81,6 +81,22 @@ SweepOutcome RunSweep(const CampaignSession& session, bool resume, CampaignSyste
   std::map<std::string, FinishedRows> finished;
   if (resume) finished = FinishedKeys(probes, session.env.build);
   const std::string unidentified = BuildNotIdentifiedReason(session.env.build);
+  if (resume && !unidentified.empty()) {
+    // Said once with the count before anything runs: rows of a dirty or unknown build cannot
+    // prove they came from this code, so --resume skips none of them.
+    size_t rerun = 0;
+    for (const PlannedRun& run : session.plan.runs) {
+      auto done = finished.find(run.key);
+      if (done != finished.end() && done->second.params == run.params) ++rerun;
+    }
+    if (rerun > 0) {
+      system.message(fmt::format(
+          "gpuroof: note: --resume: re-running {} of {} configuration(s) that have rows for "
+          "build {}: that name does not identify one build ({}), so their earlier rows may come "
+          "from other code",
+          rerun, session.plan.runs.size(), session.env.build, unidentified));
+    }
+  }
   // env.json describes the session that ran the rows: a sweep that runs nothing (a --resume
   // that skips every configuration) leaves the earlier one as it is.
   bool env_written = false;

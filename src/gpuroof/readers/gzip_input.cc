@@ -6,6 +6,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include "gpuroof/model/errors.h"
@@ -43,6 +44,10 @@ class GzipSource : public ByteSource {
  public:
   GzipSource(FilePtr file, std::string source, const InflateLimits& limits)
       : file_(std::move(file)), source_(std::move(source)), limits_(limits), input_(kInputBytes) {
+    struct stat st {};
+    if (::fstat(::fileno(file_.get()), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+      file_bytes_ = static_cast<uint64_t>(st.st_size);
+    }
     // 15 + 32: any window size, gzip or zlib header detected automatically.
     if (inflateInit2(&stream_, 15 + 32) != Z_OK) {
       throw InputError(source_, "cannot initialise zlib");
@@ -101,12 +106,22 @@ class GzipSource : public ByteSource {
                                             "decompressed size (a gzip bomb?)",
                                             limits_.max_bytes >> 20));
     }
+    // Past max_ratio times the file's size (when known), the whole file inflates more than that.
+    if (file_bytes_ > 0 && limits_.max_ratio > 0 && inflated_ > limits_.file_ratio_after_bytes &&
+        inflated_ / limits_.max_ratio >= file_bytes_ &&
+        inflated_ > limits_.max_ratio * file_bytes_) {
+      ThrowRatio(file_bytes_);
+    }
     if (inflated_ > limits_.ratio_after_bytes && consumed_ > 0 &&
         inflated_ / consumed_ > limits_.max_ratio) {
-      throw InputError(source_, fmt::format("gzip data inflates more than {}x ({} MiB from {} "
-                                            "compressed bytes): refused as a gzip bomb",
-                                            limits_.max_ratio, inflated_ >> 20, consumed_));
+      ThrowRatio(consumed_);
     }
+  }
+
+  [[noreturn]] void ThrowRatio(uint64_t compressed) const {
+    throw InputError(source_, fmt::format("gzip data inflates more than {}x ({} MiB from {} "
+                                          "compressed bytes): refused as a gzip bomb",
+                                          limits_.max_ratio, inflated_ >> 20, compressed));
   }
 
   bool RefillInput() {
@@ -121,6 +136,7 @@ class GzipSource : public ByteSource {
   InflateLimits limits_;
   std::vector<char> input_;
   z_stream stream_{};
+  uint64_t file_bytes_ = 0;  // the compressed file's size; 0 when unknown (not a regular file)
   uint64_t consumed_ = 0;    // compressed bytes handed to zlib so far
   uint64_t inflated_ = 0;    // bytes inflated so far
   bool member_open_ = true;  // inside a gzip member (the file starts with one)

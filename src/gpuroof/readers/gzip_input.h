@@ -28,10 +28,16 @@ bool HasGzipMagic(std::string_view head);
 struct InflateLimits {
   // Inflated bytes, whatever the ratio: 64 GiB, ten times the largest traces seen.
   uint64_t max_bytes = uint64_t{64} << 30;
-  // Inflated over compressed bytes, checked once `ratio_after_bytes` have been inflated. JSON
-  // traces compress 10-30x; deflate cannot exceed ~1032x, which only bombs approach.
+  // Inflated over compressed bytes. JSON traces compress 10-30x; deflate cannot exceed ~1032x,
+  // which only bombs approach. Two checks, the first to pass refuses:
+  // - against the compressed file's size (known when it is opened), once
+  //   `file_ratio_after_bytes` have been inflated: past `max_ratio` times the file, the whole file
+  //   inflates more than that, so a small bomb stops there (a 2 MB one after 400 MB);
+  // - against the compressed bytes read so far, once `ratio_after_bytes` have been inflated: a
+  //   large bomb stops there (a 10 MB one after 1 GiB, not 2 GB).
   uint64_t max_ratio = 200;
   uint64_t ratio_after_bytes = uint64_t{1} << 30;
+  uint64_t file_ratio_after_bytes = uint64_t{64} << 20;
 };
 
 // Opens `path` for reading: a plain file, or a gzip file (any number of concatenated members,

@@ -78,7 +78,26 @@ KinetoEventKind ClassifyKinetoCategory(std::string_view category) {
   if (category == "cpu_op" || category == "python_function" || category == "ac2g") {
     return KinetoEventKind::kOther;
   }
-  return Lookup(kCategories, category, true).value_or(KinetoEventKind::kOther);
+  if (std::optional<KinetoEventKind> kind = Lookup(kCategories, category, true)) return *kind;
+  // Categories of events that are not GPU work, seen in PyTorch's writers (ActivityType) and
+  // legacy traces: not read. Any other may be GPU work gpuroof does not know (kUnknownCategory).
+  constexpr std::array<std::string_view, 13> kNotGpuWork = {"",
+                                                            "operator",
+                                                            "trace",
+                                                            "async",
+                                                            "overhead",
+                                                            "cpu_instant_event",
+                                                            "fwdbwd",
+                                                            "flow_link",
+                                                            "external_correlation",
+                                                            "hardware_counters",
+                                                            "memory",
+                                                            "python",
+                                                            "gpu_pm_counter"};
+  for (std::string_view known : kNotGpuWork) {
+    if (EqualsIgnoringCase(category, known)) return KinetoEventKind::kOther;
+  }
+  return KinetoEventKind::kUnknownCategory;
 }
 
 MemoryKind ParseMemoryKind(std::string_view text) {

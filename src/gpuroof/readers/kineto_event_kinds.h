@@ -20,6 +20,8 @@ enum class KinetoEventKind : uint8_t {
   kRuntimeCall,       // cuda_runtime / cuda_driver / Runtime (legacy)
   kGpuNotEngineWork,  // cuda_sync, cuda_event, hardware_counters: on GPU rows, never busy time
   kOther,             // cpu_op, python_function, flows, metadata, ...: not used
+  kUnknownCategory,   // a category none of the above: read whole, and when it sits on a GPU
+                      // stream (args.stream, or a "stream N" row) skipped and counted
 };
 
 // Classifies by category, case-insensitively, legacy names included (1.8 capitalised ones and the

@@ -18,6 +18,7 @@
 #include "gpuroof/model/scalar_read.h"
 #include "gpuroof/model/time_limits.h"
 #include "gpuroof/readers/kineto_launch_processes.h"
+#include "gpuroof/readers/memory_rate_check.h"
 
 namespace gpuroof {
 
@@ -195,6 +196,15 @@ void KinetoTraceBuilder::Add(const KinetoEvent& event) {
       return;
     case KinetoEventKind::kGpuNotEngineWork:
       return;  // not records gpuroof reads (docs/formats.md, Kineto)
+    case KinetoEventKind::kUnknownCategory:
+      // On a GPU stream, an op of a kind gpuroof does not know: counted, never dropped unsaid.
+      if (event.phase == "X" && (event.args.stream || (event.tid.type == KinetoId::Type::kString &&
+                                                       LegacyStreamNumber(event.tid.text)))) {
+        trace_.diagnostics.CountRead(1);
+        Skip(kGpuTable, fmt::format("unknown GPU event category '{}'", event.category),
+             Severity::kDataLoss);
+      }
+      return;
   }
 }
 
@@ -303,7 +313,13 @@ void KinetoTraceBuilder::AddGpuOp(const KinetoEvent& event, KinetoEventKind kind
   bool full = detail_ != ReadDetail::kEngineLoad;  // kBreakdown reads as kFull here
   OpSignature signature;
   uint64_t bytes = 0;
-  if (kind != KinetoEventKind::kKernel && event.args.bytes && *event.args.bytes > 0) {
+  if (kind != KinetoEventKind::kKernel) {
+    // Every profiler-written copy and memset says its bytes (0 for an empty one): without them
+    // its GB/s would be printed as if measured. Skipped and counted, as the nsys reader does.
+    if (!event.args.bytes || *event.args.bytes < 0) {
+      Skip(kGpuTable, "bytes missing or not a non-negative integer", Severity::kDataLoss);
+      return;
+    }
     bytes = static_cast<uint64_t>(*event.args.bytes);
     if (bytes > kByteCountLimit) {
       Skip(kGpuTable, "implausible byte count", Severity::kDataLoss);
@@ -359,7 +375,8 @@ void KinetoTraceBuilder::AddGpuOp(const KinetoEvent& event, KinetoEventKind kind
   if (full) info.context_id = static_cast<uint32_t>(event.args.context.value_or(0));
 
   if (trace_.blocks.empty() || trace_.blocks.back().size() == kBlockOps) {
-    trace_.blocks.emplace_back().Reserve(kBlockOps, full);
+    // With the correlation ids even for engine load: duplicates are told by them (Finish()).
+    trace_.blocks.emplace_back().Reserve(kBlockOps, true);
   }
   ActivityBlock& block = trace_.blocks.back();
   block.start_ns.push_back(start_ns);
@@ -367,12 +384,13 @@ void KinetoTraceBuilder::AddGpuOp(const KinetoEvent& event, KinetoEventKind kind
   block.bytes.push_back(bytes);
   block.signature.push_back(SignatureId(signature));
   block.stream.push_back(StreamId(info));
-  if (full) {
+  {
     // CUPTI's ids are 32-bit; a larger one (a hand-made or corrupt file) names no call, as calls
-    // with one are read without it (AddApiCall): the op is kept, unjoined, and counted.
+    // with one are read without it (AddApiCall): the op is kept, unjoined, and counted. Kept for
+    // engine load too until Finish() has compared the ops (4 bytes an op), then freed.
     int64_t correlation = event.args.correlation.value_or(0);
     if (correlation < 0 || correlation > 0xFFFFFFFFLL) {
-      ++out_of_range_correlations_;
+      if (full) ++out_of_range_correlations_;
       correlation = 0;
     }
     block.correlation.push_back(static_cast<uint32_t>(correlation));
@@ -504,6 +522,72 @@ void KinetoTraceBuilder::ShiftByBaseTime(int64_t& t) const {
   }
 }
 
+namespace {
+
+// An exact copy of a record already read: a file merged with itself or with an overlapping
+// capture. CUPTI never reports one op or call twice, and counted twice they doubled the sums and
+// made each launch look like a CUDA graph's (several ops per call).
+constexpr std::string_view kDuplicateReason = "exact duplicate event";
+constexpr size_t kDuplicateScan = 64;  // kept records of one start (one id) compared, at most
+
+// Removes the exact duplicates among a block's ops, sorted by start: the same start, end,
+// stream, signature (name, kind), bytes and correlation id. An op is compared with the ops kept
+// before it that share its start (few: one stream runs one op at a time), so this costs one
+// pass. Only ops with a duration > 0 are compared: a stream runs one op at a time, so two
+// identical non-zero intervals on it cannot both be real; zero-duration ops never are duplicates
+// (the nodes of one CUDA graph share the graph launch's correlation id, and sub-microsecond ones
+// read as ts=X dur=0 in whole-microsecond traces). Returns how many were removed.
+size_t DropExactDuplicates(ActivityBlock& block) {
+  const size_t n = block.size();
+  if (block.correlation.size() != n) return 0;
+  size_t kept = 0;
+  size_t run = 0;  // the first kept op with the current start
+  for (size_t i = 0; i < n; ++i) {
+    if (kept == 0 || block.start_ns[kept - 1] != block.start_ns[i]) run = kept;
+    bool duplicate = false;
+    if (block.start_ns[i] < block.end_ns[i]) {
+      for (size_t j = kept; j > run && kept - j < kDuplicateScan && !duplicate; --j) {
+        const size_t k = j - 1;
+        duplicate = block.end_ns[k] == block.end_ns[i] && block.stream[k] == block.stream[i] &&
+                    block.signature[k] == block.signature[i] && block.bytes[k] == block.bytes[i] &&
+                    block.correlation[k] == block.correlation[i];
+      }
+    }
+    if (duplicate) continue;
+    if (kept != i) {
+      block.start_ns[kept] = block.start_ns[i];
+      block.end_ns[kept] = block.end_ns[i];
+      block.bytes[kept] = block.bytes[i];
+      block.signature[kept] = block.signature[i];
+      block.stream[kept] = block.stream[i];
+      block.correlation[kept] = block.correlation[i];
+      block.engine[kept] = block.engine[i];
+    }
+    ++kept;
+  }
+  if (kept == n) return 0;
+  block.start_ns.resize(kept);
+  block.end_ns.resize(kept);
+  block.bytes.resize(kept);
+  block.signature.resize(kept);
+  block.stream.resize(kept);
+  block.correlation.resize(kept);
+  block.engine.resize(kept);
+  return n - kept;
+}
+
+template <typename Call>
+bool SameCall(const Call& a, const Call& b) {
+  bool same = a.start_ns == b.start_ns && a.end_ns == b.end_ns && a.process_id == b.process_id &&
+              a.correlation == b.correlation;
+  if constexpr (std::is_same_v<Call, ApiCall>) {
+    same = same && a.thread_id == b.thread_id && a.name == b.name;
+  }
+  return same;
+}
+
+}  // namespace
+
 template <typename Call>
 std::vector<Call> KinetoTraceBuilder::JoinLaunchCalls(std::vector<MappedChunk<Call>>& chunks) {
   // Keep the calls whose correlation id names a traced op, and give each stream the host process
@@ -528,6 +612,34 @@ std::vector<Call> KinetoTraceBuilder::JoinLaunchCalls(std::vector<MappedChunk<Ca
   };
   if (!std::is_sorted(calls.begin(), calls.end(), by_correlation))
     std::sort(calls.begin(), calls.end(), by_correlation);
+  // Exact duplicates (see DropExactDuplicates): sorted by id, a copy lies among the calls of its
+  // id and process. Calls without an id are not compared.
+  size_t duplicate_calls = 0;
+  {
+    size_t kept = 0;
+    size_t run = 0;
+    for (size_t i = 0; i < calls.size(); ++i) {
+      const Call call = calls[i];
+      if (kept == 0 || calls[kept - 1].correlation != call.correlation ||
+          calls[kept - 1].process_id != call.process_id) {
+        run = kept;
+      }
+      bool duplicate = false;
+      for (size_t j = kept;
+           call.correlation != 0 && j > run && kept - j < kDuplicateScan && !duplicate; --j) {
+        duplicate = SameCall(calls[j - 1], call);
+      }
+      if (!duplicate) calls[kept++] = call;
+    }
+    duplicate_calls = calls.size() - kept;
+    duplicate_calls_ += static_cast<int64_t>(duplicate_calls);
+    calls.resize(kept);
+  }
+  if (duplicate_calls > 0) {
+    calls_read -= duplicate_calls;  // read, and counted as skipped rather than left uncounted
+    trace_.diagnostics.Skip(kCallTable, kDuplicateReason, Severity::kInfo,
+                            static_cast<int64_t>(duplicate_calls));
+  }
 
   if (!keep_all_calls_) {  // asked for every call, launch or not: all are kept
     std::vector<uint32_t> op_correlations;
@@ -629,12 +741,30 @@ Trace KinetoTraceBuilder::Finish() {
   std::stable_sort(trace_.nvtx_ranges.begin(), trace_.nvtx_ranges.end(),
                    [](const NvtxRange& a, const NvtxRange& b) { return a.start_ns < b.start_ns; });
   // No ShrinkToFit: it would copy every column; capacity never written is not resident.
-  for (ActivityBlock& block : trace_.blocks)
+  int64_t duplicates = 0;
+  for (ActivityBlock& block : trace_.blocks) {
     block.SortByStart();
+    duplicates += static_cast<int64_t>(DropExactDuplicates(block));
+    if (detail_ == ReadDetail::kEngineLoad) Column<uint32_t>().swap(block.correlation);
+  }
+  if (duplicates > 0) {
+    trace_.diagnostics.CountUsed(-duplicates);
+    trace_.diagnostics.Skip(kGpuTable, kDuplicateReason, Severity::kInfo, duplicates);
+  }
+  if (duplicates > 0 || duplicate_calls_ > 0) {
+    // Said, not implied by the skip count: the CPU-side ranges of such a file are still doubled.
+    trace_.diagnostics.Note(fmt::format(
+        "{} exact duplicate GPU op(s){} were dropped (a file merged with itself?); only GPU ops "
+        "and launch calls are checked: CPU ranges (annotations, NVTX, ProfilerStep) are not, and "
+        "may be counted twice",
+        duplicates,
+        duplicate_calls_ > 0 ? fmt::format(" and {} launch call(s)", duplicate_calls_) : ""));
+  }
   std::sort(trace_.devices.begin(), trace_.devices.end(),
             [](const DeviceInfo& a, const DeviceInfo& b) { return a.id < b.id; });
 
   ClassifyCollectiveKernels(trace_);
+  NoteFarOutlyingOps(trace_);
   trace_.metadata["kineto_events"] = std::to_string(events_);
   if (out_of_range_correlations_ > 0) {
     trace_.diagnostics.Note(fmt::format(

@@ -174,6 +174,7 @@ class KinetoTraceBuilder {
   std::vector<int64_t> annotation_external_ids_;
   int64_t zero_duration_ops_ = 0;
   int64_t out_of_range_correlations_ = 0;  // GPU ops whose correlation id is not 32-bit
+  int64_t duplicate_calls_ = 0;            // exact duplicate launch calls dropped
   int64_t events_ = 0;
   int64_t malformed_ = 0;
 };

@@ -12,4 +12,14 @@ namespace gpuroof {
 // "Copies"). Zero-duration ops are not checked (they have no rate).
 void NoteOpsFasterThanMemory(Trace& trace);
 
+// Notes, per device (each has its own window), the GPU ops that lie far outside the rest of
+// that device's ops: a group of at most 16 ops, fewer
+// than the rest, that all end (or, at the other end, start) before the rest starts (ends), with
+// a gap to the rest over 1000 times the span of the rest. One such op (a corrupt timestamp, a
+// merge of two captures) stretches the window to the gap and every duty cycle to nothing.
+// They are kept (they may be real work after a long pause: the note says what lies where, no
+// verdict) and the note gives their count, the gap and the rest's span; --window limits the window.
+// Both readers call it last.
+void NoteFarOutlyingOps(Trace& trace);
+
 }  // namespace gpuroof

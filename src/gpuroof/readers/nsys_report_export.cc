@@ -1,6 +1,11 @@
 #include "gpuroof/readers/nsys_report_export.h"
 
+#include <array>
+#include <atomic>
+#include <csignal>
 #include <cstdlib>
+#include <cstring>
+#include <mutex>
 #include <system_error>
 
 #include <unistd.h>
@@ -11,12 +16,103 @@ namespace gpuroof {
 
 namespace {
 
+// The temporary export while it exists: removed on every way out of ResolveNsysReport, by an
+// exception of any type (the destructor) and by SIGINT, SIGTERM or SIGHUP. Inside a
+// TerminationScope (sweep, bench) those signals are the scope's: it defers them, and the
+// ThrowIfTerminated() after the read throws Interrupted, which the destructor follows.
+// Elsewhere they would kill the process with the file left behind (its name carries the pid, so
+// no later run removes it): while one exists, a handler removes the registered files and dies by
+// the signal, as it would have (async-signal-safe: fixed slots, unlink and raise only). One
+// mechanism per signal disposition: installed only over the default one.
+constexpr int kCleanupSignals[] = {SIGINT, SIGTERM, SIGHUP};
+constexpr size_t kPartialSlots = 64;  // exports made at once (ranks reads traces in parallel)
+constexpr size_t kPartialNameBytes = 4096;
+std::array<std::array<char, kPartialNameBytes>, kPartialSlots> g_partial_names{};
+std::array<std::atomic<int>, kPartialSlots> g_partial_state{};  // 0 free, 1 writing, 2 set
+std::mutex g_handler_mutex;
+size_t g_handler_users = 0;
+std::array<bool, std::size(kCleanupSignals)> g_handler_installed{};
+
+void RemovePartialsAndDie(int signal_number) {
+  for (size_t i = 0; i < kPartialSlots; ++i) {
+    if (g_partial_state[i].load() == 2) unlink(g_partial_names[i].data());
+  }
+  // SA_RESETHAND gave the signal its default action back: it ends the process on return.
+  raise(signal_number);
+}
+
+class PartialExport {
+ public:
+  explicit PartialExport(const std::filesystem::path& path) : path_(path) {
+    const std::string name = path.string();
+    for (size_t i = 0; i < kPartialSlots && slot_ == kPartialSlots; ++i) {
+      int free = 0;
+      if (name.size() < kPartialNameBytes && g_partial_state[i].compare_exchange_strong(free, 1)) {
+        std::memcpy(g_partial_names[i].data(), name.c_str(), name.size() + 1);
+        g_partial_state[i].store(2);
+        slot_ = i;
+      }
+    }
+    std::lock_guard<std::mutex> lock(g_handler_mutex);
+    if (g_handler_users++ > 0) return;
+    for (size_t i = 0; i < std::size(kCleanupSignals); ++i) {
+      struct sigaction current {};
+      sigaction(kCleanupSignals[i], nullptr, &current);
+      g_handler_installed[i] = current.sa_handler == SIG_DFL;
+      if (!g_handler_installed[i]) continue;  // ignored, or a TerminationScope's
+      struct sigaction action {};
+      action.sa_handler = RemovePartialsAndDie;
+      action.sa_flags = SA_RESETHAND;
+      sigemptyset(&action.sa_mask);
+      sigaction(kCleanupSignals[i], &action, nullptr);
+    }
+  }
+  ~PartialExport() {
+    if (!kept_) {
+      std::error_code ec;
+      std::filesystem::remove(path_, ec);
+    }
+    if (slot_ < kPartialSlots) g_partial_state[slot_].store(0);
+    std::lock_guard<std::mutex> lock(g_handler_mutex);
+    if (--g_handler_users > 0) return;
+    for (size_t i = 0; i < std::size(kCleanupSignals); ++i) {
+      if (!g_handler_installed[i]) continue;
+      struct sigaction current {};
+      sigaction(kCleanupSignals[i], nullptr, &current);
+      if (current.sa_handler != RemovePartialsAndDie) continue;  // someone else's since
+      struct sigaction defaults {};
+      defaults.sa_handler = SIG_DFL;
+      sigemptyset(&defaults.sa_mask);
+      sigaction(kCleanupSignals[i], &defaults, nullptr);
+    }
+  }
+  PartialExport(const PartialExport&) = delete;
+  PartialExport& operator=(const PartialExport&) = delete;
+  // Renamed into place: nothing left to remove.
+  void Kept() { kept_ = true; }
+
+ private:
+  std::filesystem::path path_;
+  size_t slot_ = kPartialSlots;
+  bool kept_ = false;
+};
+
 bool IsExecutable(const std::filesystem::path& path) {
   std::error_code ec;
   return std::filesystem::is_regular_file(path, ec) && access(path.c_str(), X_OK) == 0;
 }
 
 }  // namespace
+
+bool IsNsysReportName(const std::filesystem::path& path) {
+  return path.extension() == ".nsys-rep" || path.extension() == ".qdrep";
+}
+
+std::filesystem::path NsysExportPath(const std::filesystem::path& report) {
+  std::filesystem::path sqlite = report;
+  sqlite.replace_extension(".sqlite");
+  return sqlite;
+}
 
 std::string FindNsysProgram() {
   if (const char* nsys = std::getenv("NSYS"); nsys != nullptr && *nsys != '\0') return nsys;
@@ -35,19 +131,23 @@ std::string FindNsysProgram() {
   return {};
 }
 
-std::filesystem::path ResolveNsysReport(const std::filesystem::path& report, ProcessRunner& runner,
-                                        bool* exported) {
+std::filesystem::path ResolveNsysReport(
+    const std::filesystem::path& report, ProcessRunner& runner, bool* exported,
+    const std::function<void(const std::filesystem::path&)>& check, std::string* note) {
   if (exported != nullptr) *exported = false;
+  if (note != nullptr) note->clear();
   const std::string source = report.string();
   std::error_code ec;
   if (!std::filesystem::is_regular_file(report, ec)) {
     throw InputError(
         source, std::filesystem::exists(report, ec) ? "is not a regular file" : "no such file");
   }
-  std::filesystem::path sqlite = report;
-  sqlite.replace_extension(".sqlite");
+  // Said as for any other empty file, before nsys is looked for (it could not export it anyway).
+  if (std::filesystem::file_size(report, ec) == 0 && !ec) throw InputError(source, "file is empty");
+  const std::filesystem::path sqlite = NsysExportPath(report);
   auto report_time = std::filesystem::last_write_time(report, ec);
-  if (std::filesystem::is_regular_file(sqlite, ec)) {
+  const bool had_export = std::filesystem::is_regular_file(sqlite, ec);
+  if (had_export) {
     auto export_time = std::filesystem::last_write_time(sqlite, ec);
     if (!ec && export_time >= report_time) return sqlite;
   }
@@ -65,20 +165,45 @@ std::filesystem::path ResolveNsysReport(const std::filesystem::path& report, Pro
   std::filesystem::path partial = sqlite;
   partial.replace_extension(".gpuroof-partial-" + std::to_string(getpid()) + ".sqlite");
   std::filesystem::remove(partial, ec);
+  PartialExport guard(partial);
   ProcessRequest request;
   request.argv = {nsys,   "export",   "--type",         "sqlite", "--force-overwrite",
                   "true", "--output", partial.string(), source};
   request.stdout_to = ChildOutput::kToStderr;
   request.stderr_to = ChildOutput::kInherit;
   int status = runner.Run(request).exit_code;
+  ThrowIfTerminated();
   if (status != 0 || !std::filesystem::is_regular_file(partial, ec)) {
-    std::filesystem::remove(partial, ec);
     throw InputError(source, "`" + nsys + " export --type sqlite` failed (exit status " +
                                  std::to_string(status) + ")");
   }
+  // Read before it replaces anything: an export nsys wrote badly (a crash, a full disk) must not
+  // cost the user the older export they had.
+  if (check) {
+    try {
+      check(partial);
+    } catch (const InputError& error) {
+      ThrowIfTerminated();
+      throw InputError(source,
+                       "the new export cannot be read: " + error.problem() +
+                           (had_export ? " (the existing " + sqlite.string() + " was kept)"
+                                       : " (removed; the next run exports the report again)"));
+    }
+  }
+  if (had_export) {
+    // The old file's permissions go to its replacement (the export itself has nsys's defaults).
+    const auto permissions = std::filesystem::status(sqlite, ec).permissions();
+    if (!ec) std::filesystem::permissions(partial, permissions, ec);
+  }
+  ThrowIfTerminated();
   std::filesystem::rename(partial, sqlite, ec);
   if (ec) throw InputError(sqlite.string(), "cannot write the export: " + ec.message());
+  guard.Kept();
   if (exported != nullptr) *exported = true;
+  if (note != nullptr && had_export) {
+    *note =
+        sqlite.string() + " was older than " + source + " and was replaced by a new export of it";
+  }
   return sqlite;
 }
 

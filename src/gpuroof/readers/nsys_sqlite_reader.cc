@@ -996,6 +996,7 @@ Trace ReadNsysSqlite(const std::filesystem::path& path, const NsysReadOptions& o
   NoteMissingStrings(missing, trace.diagnostics);
   ClassifyCollectiveKernels(trace);
   NoteOpsFasterThanMemory(trace);
+  NoteFarOutlyingOps(trace);
   return trace;
 }
 

@@ -2,7 +2,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <fstream>
+#include <optional>
+
+#include <fmt/format.h>
 
 #include "gpuroof/model/errors.h"
 #include "gpuroof/readers/kineto_json_reader.h"
@@ -23,7 +29,7 @@ Format Sniff(const std::filesystem::path& path) {
       std::string_view(header, 16) == std::string_view("SQLite format 3\0", 16)) {
     return Format::kNsysSqlite;
   }
-  if (path.extension() == ".nsys-rep" || path.extension() == ".qdrep") return Format::kNsysReport;
+  if (IsNsysReportName(path)) return Format::kNsysReport;
   return Format::kUnknown;
 }
 
@@ -46,7 +52,7 @@ std::string TraceFileExtension(const std::filesystem::path& path) {
   return gzip ? ".json.gz" : ".json";
 }
 
-Trace ReadTrace(const std::filesystem::path& path, const ReadOptions& options) {
+void CheckTraceFile(const std::filesystem::path& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) throw InputError(path.string(), "no such file");
   if (std::filesystem::is_directory(path, ec)) {
@@ -61,6 +67,16 @@ Trace ReadTrace(const std::filesystem::path& path, const ReadOptions& options) {
                      "is not a regular file (a pipe, FIFO or device?): a trace is read more than "
                      "once; save it to a file first");
   }
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) {
+    throw InputError(path.string(), fmt::format("cannot be read: {}", std::strerror(errno)));
+  }
+  std::fclose(file);
+}
+
+Trace ReadTrace(const std::filesystem::path& path, const ReadOptions& options) {
+  CheckTraceFile(path);
+  std::error_code ec;
   if (IsKinetoJsonFile(path)) {
     KinetoReadOptions kineto_options;
     static_cast<ReadScope&>(kineto_options) = options;
@@ -91,21 +107,21 @@ Trace ReadTrace(const std::filesystem::path& path, const ReadOptions& options) {
     case Format::kNsysReport: {
       PosixProcessRunner spawn;
       ProcessRunner& runner = options.runner != nullptr ? *options.runner : spawn;
-      bool exported = false;
-      const std::filesystem::path sqlite = ResolveNsysReport(path, runner, &exported);
-      try {
-        Trace trace = ReadNsysSqlite(sqlite, nsys_options);
-        trace.metadata["exported_from"] = path.string();
-        return trace;
-      } catch (const InputError& error) {
-        // An export made just now that cannot be read goes: kept, it would be reused next time
-        // for being newer than the report. One that was there before is the user's; it stays.
-        if (!exported) throw;
-        std::filesystem::remove(sqlite, ec);
-        throw InputError(error.source(), error.problem() +
-                                             " (the export was removed; the next "
-                                             "run exports the report again)");
-      }
+      // A new export is read where nsys wrote it, before it replaces <stem>.sqlite: one that
+      // cannot be read never costs the user an older export (ResolveNsysReport keeps it).
+      std::optional<Trace> fresh;
+      std::string note;
+      const std::filesystem::path sqlite = ResolveNsysReport(
+          path, runner, nullptr,
+          [&](const std::filesystem::path& partial) {
+            fresh = ReadNsysSqlite(partial, nsys_options);
+          },
+          &note);
+      Trace trace = fresh ? std::move(*fresh) : ReadNsysSqlite(sqlite, nsys_options);
+      trace.source = sqlite.string();
+      trace.metadata["exported_from"] = path.string();
+      if (!note.empty()) trace.diagnostics.Note(note);
+      return trace;
     }
     case Format::kUnknown:
       break;

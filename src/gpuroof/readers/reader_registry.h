@@ -26,6 +26,11 @@ struct ReadOptions : ReadScope {
 // is exported to SQLite first). Throws InputError naming the file when it cannot be read.
 Trace ReadTrace(const std::filesystem::path& path, const ReadOptions& options = {});
 
+// Throws InputError naming `path` when it is missing, a directory, not a regular file or cannot
+// be opened: the checks ReadTrace makes first, for a command that checks all its inputs before
+// reading any.
+void CheckTraceFile(const std::filesystem::path& path);
+
 // The formats ReadTrace() accepts, for help texts.
 std::string SupportedFormats();
 

@@ -215,6 +215,10 @@ std::string HeadroomFactorText(const Headroom& headroom) {
 
 std::string ReadingLine(const DeviceLoad& device, const Roofline& roofline) {
   if (device.any_ops == 0) return "no GPU op in the window.";
+  if (device.uvm_no_stream) {
+    return "no bottleneck named: UVM migrations are the driver's page moves, paced by page "
+           "faults, not work of a stream.";
+  }
   if (!roofline.has_bottleneck) return "no engine was busy in the window (every op takes no time).";
   const EngineLoad& bottleneck = device.engine(roofline.bottleneck);
   const std::string& unit = device.unit_name;
@@ -363,8 +367,9 @@ std::string RenderAnalyzeCsv(const AnalyzeReport& report) {
   });
   if (by_stream) {
     // A stream is (process, device, context, stream id): ids repeat across processes.
+    // `stream` holds integers or nothing (pandas reads it as a number); the UVM row, on no
+    // stream, has it empty and says so in `stream_label`.
     add("stream", [](const AnalyzedTrace&, const DeviceLoad& device, size_t) {
-      if (device.uvm_no_stream) return TableCell(std::string(kNoStreamUvmLabel));
       return device.stream ? TableCell(int64_t{device.stream->stream_id}) : TableCell{};
     });
     add("context", [](const AnalyzedTrace&, const DeviceLoad& device, size_t) {
@@ -372,6 +377,9 @@ std::string RenderAnalyzeCsv(const AnalyzeReport& report) {
     });
     add("process", [](const AnalyzedTrace&, const DeviceLoad& device, size_t) {
       return device.stream ? TableCell(std::to_string(device.stream->process_id)) : TableCell{};
+    });
+    add("stream_label", [](const AnalyzedTrace&, const DeviceLoad& device, size_t) {
+      return TableCell(std::string(device.uvm_no_stream ? kNoStreamUvmLabel : ""));
     });
   }
   if (ranged) {
@@ -489,23 +497,23 @@ std::string RenderAnalyzeCsv(const AnalyzeReport& report) {
 std::string RenderAnalyzeCsvLong(const AnalyzeReport& report) {
   // One figure per row, in base units, so pandas reads it with no reshaping:
   // pd.read_csv(f).pivot_table(index=["device", "engine"], columns="metric", values="value").
-  std::string out = CsvLine({"trace", "device", "stream", "context", "process", "window_range",
-                             "engine", "metric", "value", "unit"});
+  std::string out = CsvLine({"trace", "device", "stream", "context", "process", "stream_label",
+                             "window_range", "engine", "metric", "value", "unit"});
   for (const AnalyzedTrace& analyzed : report.traces) {
     for (size_t d = 0; d < analyzed.devices.size(); ++d) {
       const DeviceLoad& device = analyzed.devices[d];
       // A stream is (process, device, context, stream id): ids repeat across processes.
-      const std::string stream = device.uvm_no_stream ? std::string(kNoStreamUvmLabel)
-                                 : device.stream      ? std::to_string(device.stream->stream_id)
-                                                      : "";
+      // `stream` holds integers or nothing; the UVM row says what it is in `stream_label`.
+      const std::string stream = device.stream ? std::to_string(device.stream->stream_id) : "";
+      const std::string stream_label = device.uvm_no_stream ? kNoStreamUvmLabel : "";
       const std::string context = device.stream ? std::to_string(device.stream->context_id) : "";
       const std::string process = device.stream ? std::to_string(device.stream->process_id) : "";
       auto emit = [&](std::string_view engine, std::string_view metric, const std::string& value,
                       std::string_view unit) {
         if (value.empty()) return;  // undefined figures have no row
         out += CsvLine({analyzed.trace->source, std::to_string(device.device_id), stream, context,
-                        process, device.window.resolved, std::string(engine), std::string(metric),
-                        value, std::string(unit)});
+                        process, stream_label, device.window.resolved, std::string(engine),
+                        std::string(metric), value, std::string(unit)});
       };
       auto per_unit_ns = [&device](int64_t ns) {
         std::optional<double> us = PerUnitUs(ns, device);

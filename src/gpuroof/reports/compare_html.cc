@@ -130,8 +130,9 @@ void WriteRatioChart(HtmlWriter& html, const CompareResult& r) {
       "p",
       history ? fmt::format("Current against the history, in percent: the point is the estimate, "
                             "the line the band of changes the history predicts for an unchanged "
-                            "run ({:g}% one-sided each way), not an interval around the estimate. "
-                            "{} of {} estimated metrics shown, gated first.",
+                            "run ({:g}%: {:g}% one-sided each way), not an interval around the "
+                            "estimate. {} of {} estimated metrics shown, gated first.",
+                            100.0 * (1.0 - 2.0 * r.settings.alpha),
                             100.0 * (1.0 - r.settings.alpha), metrics.size(), estimated)
               : fmt::format("Current against baseline, in percent: the point is the estimate, the "
                             "line its {:g}% interval (gated kernels: Bonferroni-widened), the grey "
@@ -205,9 +206,11 @@ void WriteVerdictTable(HtmlWriter& html, const CompareReport& report) {
                     {CountCell(m), "num", ""},
                     {VerdictCell(m), std::string(VerdictClass(m)), ""}});
   }
-  const std::string delta =
-      fmt::format("delta ({:g}% {})", 100.0 * (1.0 - report.result.settings.alpha),
-                  r.mode == CompareMode::kHistory ? "band" : "CI");
+  // History: the band holds 1 - 2 alpha of unchanged runs (1 - alpha one-sided each way).
+  const bool history = r.mode == CompareMode::kHistory;
+  const std::string delta = fmt::format(
+      "delta ({:g}% {})", 100.0 * (1.0 - (history ? 2.0 : 1.0) * report.result.settings.alpha),
+      history ? "band" : "CI");
   WriteHtmlTable(html, {"metric", "", "baseline", "current", delta, "p", "n", "verdict"}, rows,
                  "verdicts");
 }

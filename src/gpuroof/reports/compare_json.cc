@@ -257,6 +257,8 @@ std::string RenderHistoryLine(const HistoryEntry& entry, const std::string& path
   // One line per run: JsonWriter indents, so this is written by hand with its quoting.
   std::string line =
       "{\"schema\": \"gpuroof.compare-history/1\", \"path\": " + JsonQuote(path) +
+      (entry.trace_sha256.empty() ? std::string()
+                                  : ", \"trace_sha256\": " + JsonQuote(entry.trace_sha256)) +
       ", \"device\": " + JsonQuote(entry.device) +
       (entry.has_device_count ? ", \"device_count\": " + std::to_string(entry.device_count)
                               : std::string()) +

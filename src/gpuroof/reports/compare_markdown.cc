@@ -36,15 +36,19 @@ std::string_view Icon(const MetricComparison& m) {
 
 // The metrics table of the comment: an icon, the metric and its figures as compare_cells writes
 // them; the Markdown writer escapes the cells. History mode: the bracket is the band the history
-// predicts for an unchanged run, not a confidence interval.
-Table MetricsTable(const std::vector<const MetricComparison*>& metrics, bool history) {
+// predicts for an unchanged run, not a confidence interval; its level is 1 - 2 alpha (one-sided
+// at 1 - alpha each way), as the text and HTML headings say.
+Table MetricsTable(const std::vector<const MetricComparison*>& metrics, bool history,
+                   double alpha) {
   using U = ColumnUnit;
+  const double level = history ? 1 - 2 * alpha : 1 - alpha;
   Table table({
       MakeColumn("icon", "", U::kText, ColumnRole::kLabel),
       MakeColumn("metric", "metric", U::kText, ColumnRole::kKey),
       MakeColumn("baseline", "baseline", U::kFigure),
       MakeColumn("current", "current", U::kFigure),
-      MakeColumn("delta", history ? "Δ (band)" : "Δ (CI)", U::kFigure),
+      MakeColumn("delta", fmt::format("Δ ({:g}% {})", 100 * level, history ? "band" : "CI"),
+                 U::kFigure),
       MakeColumn("p", "p", U::kFigure),
       MakeColumn("verdict", "verdict", U::kText, ColumnRole::kLabel),
   });
@@ -96,7 +100,8 @@ std::string RenderCompareMarkdown(const CompareReport& report) {
       if ((pass == 0) == m.gated) offenders.push_back(&m);
     }
   }
-  if (!offenders.empty()) out += RenderTableMarkdown(MetricsTable(offenders, history)) + "\n";
+  if (!offenders.empty())
+    out += RenderTableMarkdown(MetricsTable(offenders, history, r.settings.alpha)) + "\n";
   std::string tail = "\n</details>\n\n";
   tail += "`~` = no significant change";
   for (const MetricComparison& m : r.metrics) {
@@ -113,7 +118,7 @@ std::string RenderCompareMarkdown(const CompareReport& report) {
   for (const MetricComparison& m : r.metrics)
     all.push_back(&m);
   // One line per row: the rows that fit, leaving room for the tail and the truncation note.
-  const std::string table = RenderTableMarkdown(MetricsTable(all, history));
+  const std::string table = RenderTableMarkdown(MetricsTable(all, history, r.settings.alpha));
   const size_t budget = kMarkdownLimitBytes - tail.size() - 200;
   size_t lines = 0;  // header, rule, then the rows
   size_t end = 0;

@@ -52,17 +52,16 @@ std::vector<std::string> TextLabels(const CompareResult& r) {
 // One row per metric, the figures as compare_cells writes them (docs/regression-gate.md).
 Table MetricsTable(const CompareResult& r) {
   using U = ColumnUnit;
-  const bool ci99 = r.settings.alpha == 0.01;
-  // History mode: the bracket is the band the history predicts for an unchanged run.
-  const std::string_view bracket = r.mode == CompareMode::kHistory ? "band" : "CI";
+  // History mode: the bracket is the band the history predicts for an unchanged run, one-sided
+  // at 1 - alpha each way, so it holds 1 - 2 alpha of unchanged runs (98 % at alpha 0.01).
+  const bool history = r.mode == CompareMode::kHistory;
+  const std::string_view bracket = history ? "band" : "CI";
+  const double level = history ? 1 - 2 * r.settings.alpha : 1 - r.settings.alpha;
   std::vector<TableColumn> columns = {
       MakeColumn("metric", "metric", U::kText, ColumnRole::kKey),
       MakeColumn("baseline", "baseline", U::kFigure),
       MakeColumn("current", "current", U::kFigure),
-      MakeColumn("delta",
-                 ci99 ? fmt::format("delta (99% {})", bracket)
-                      : fmt::format("delta ({:g}% {})", 100 * (1 - r.settings.alpha), bracket),
-                 U::kFigure),
+      MakeColumn("delta", fmt::format("delta ({:g}% {})", 100 * level, bracket), U::kFigure),
       MakeColumn("p", "p", U::kFigure),
       MakeColumn("n", "n", U::kFigure),
   };
@@ -93,7 +92,8 @@ std::string IntervalNotes(const CompareResult& r) {
   size_t family = 0;
   std::optional<double> family_level;
   for (const MetricComparison& m : r.metrics) {
-    if (m.level != MetricLevel::kKernel || !m.gated) continue;
+    // History rows: bands at the heading's level (kernels Holm-adjusted on p only).
+    if (m.level != MetricLevel::kKernel || !m.gated || r.mode == CompareMode::kHistory) continue;
     ++family;
     if (m.ci_level > 0 && std::fabs(m.ci_level - (1 - r.settings.alpha)) > 1e-12)
       family_level = m.ci_level;
@@ -104,9 +104,10 @@ std::string IntervalNotes(const CompareResult& r) {
         100 * *family_level, family);
   }
   if (r.mode == CompareMode::kHistory) {
-    out +=
+    out += fmt::format(
         "history rows: [low, high] is the band of ratios the history predicts for an unchanged "
-        "run, not an interval around the estimate\n";
+        "run ({:g}%: {:g}% one-sided each way), not an interval around the estimate\n",
+        100 * (1 - 2 * r.settings.alpha), 100 * (1 - r.settings.alpha));
   }
   return out;
 }
@@ -149,7 +150,8 @@ std::string RenderCompareText(const CompareReport& report) {
   for (const auto* side : {&report.baseline, &report.current})
     for (const ProfileSummary& p : *side)
       for (const std::string& w : p.warnings)
-        out += fmt::format("warning: {}: {}\n", p.path, w);
+        out += w.rfind("note: ", 0) == 0 ? fmt::format("note: {}: {}\n", p.path, w.substr(6))
+                                         : fmt::format("warning: {}: {}\n", p.path, w);
   for (const std::string& w : r.warnings)
     out += "warning: " + w + "\n";
   out += "summary: " + SummaryLine(r) + "\n";

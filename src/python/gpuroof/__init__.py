@@ -88,8 +88,10 @@ class Trace:
         return f"<gpuroof.Trace {self.path!r} {self.format}, {len(self)} activities>"
 
     def _result(self, answer):
-        text, notes = answer
-        _warn_all(notes, stacklevel=4)
+        # notes: the reader's messages of the trace it was computed from, then the analysis'
+        # own; warn: those not already warned by an earlier read of this trace (load()).
+        text, notes, warn = answer
+        _warn_all(warn, stacklevel=4)
         return Result(_json.loads(text), notes)
 
     def analyze(self, window="processing", units=None, units_from=None, overlap=False,

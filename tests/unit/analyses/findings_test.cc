@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -565,6 +566,83 @@ TEST_F(FindingsTest, CostPerStepAndTheStepsTheInstancesFellIn) {
   ExpectStepsOfSyncTrace(Find(result, "gpu-gap"));
 }
 
+// The GPU runs two steps behind the CPU: steps [0, 1000) ... [4000, 5000); step 1 launches a
+// pageable async copy (GPU 2600-3000, in step 3's time), step 2 a kernel (3000-3500) and an
+// all-reduce (3500-4000, in step 4's time, no compute under it). Work belongs to the step that
+// launched it (as ranges and steps attribute it): by hand, pageable-copy 400 ns and
+// serialised-copies min(400 exposed, 1400 busy - 500) = 400 ns in step 1, exposed-comm 500 ns in
+// step 2; charged by GPU time they fell in steps 3 and 4.
+constexpr const char* kLaggingGpu = R"(
+api start=100 end=150 corr=1 name=cudaMemcpyAsync_v3020
+memcpy start=2600 end=3000 kind=HtoD bytes=1000 src=pageable dst=device corr=1
+api start=1100 end=1150 corr=2 name=cudaLaunchKernel_v7000
+kernel start=3000 end=3500 corr=2 name=k
+api start=1200 end=1250 corr=3 name=cudaLaunchKernel_v7000
+kernel start=3500 end=4000 corr=3 name=ncclKernel_AllReduce_RING_LL_Sum_float
+nvtx start=0 end=1000 text="ProfilerStep#1"
+nvtx start=1000 end=2000 text="ProfilerStep#2"
+nvtx start=2000 end=3000 text="ProfilerStep#3"
+nvtx start=3000 end=4000 text="ProfilerStep#4"
+nvtx start=4000 end=5000 text="ProfilerStep#5"
+)";
+
+TEST_F(FindingsTest, PerStepChargesGpuWorkToTheStepThatLaunchedItUnderLag) {
+  FindingsResult result = ComputeFindings(Nsys(kLaggingGpu), Options(WindowSpec::Kind::kAll));
+  auto expect_in_step = [&](const char* id, int64_t cost, int64_t step) {
+    const Finding* finding = Find(result, id);
+    ASSERT_NE(finding, nullptr) << id;
+    EXPECT_EQ(finding->cost_ns, cost) << id;
+    ASSERT_TRUE(finding->per_step.has_value()) << id;
+    const FindingPerStep& s = *finding->per_step;
+    EXPECT_EQ(s.steps_with_cost, 1) << id;
+    EXPECT_EQ(s.worst_step, step) << id;
+    EXPECT_EQ(s.worst_number, step) << id;  // ProfilerStep#N is step N here
+    EXPECT_EQ(s.worst_step_cost_ns, cost) << id;
+    EXPECT_EQ(s.outside_steps_ns, 0) << id;
+  };
+  expect_in_step("pageable-copy", 400, 1);
+  expect_in_step("serialised-copies", 400, 1);
+  expect_in_step("exposed-comm", 500, 2);
+  // The cost is divided by the steps a charge can go to: from the step of the window's first
+  // launch (step 1, at 100) to the window's end (4000, in step 4): steps 1-4, not only the two
+  // (3 and 4) that the GPU-time window overlaps, which hold none of the costs.
+  for (const auto& [id, cost] : std::vector<std::pair<std::string, int64_t>>{
+           {"pageable-copy", 400}, {"serialised-copies", 400}, {"exposed-comm", 500}}) {
+    const FindingPerStep& s = *Find(result, id)->per_step;
+    EXPECT_EQ(s.steps, 4) << id;
+    EXPECT_DOUBLE_EQ(s.cost_per_step_ns, static_cast<double>(cost) / 4.0) << id;
+    EXPECT_LE(s.worst_step, s.steps) << id;
+  }
+  EXPECT_TRUE(result.notes.empty()) << result.notes.front();
+}
+
+// kLaggingGpu without the kernels' launching calls: the all-reduce has no call, so it is charged
+// by its own GPU start (3500, step 4), and a note says so with the count and the cost; the copy
+// keeps its call (step 1) and is not counted.
+TEST_F(FindingsTest, GpuWorkWithoutALaunchingCallIsChargedByItsStartAndCounted) {
+  std::string description = kLaggingGpu;
+  for (const std::string line : {"api start=1100 end=1150 corr=2 name=cudaLaunchKernel_v7000\n",
+                                 "api start=1200 end=1250 corr=3 name=cudaLaunchKernel_v7000\n"}) {
+    const size_t at = description.find(line);
+    ASSERT_NE(at, std::string::npos) << line;
+    description.erase(at, line.size());
+  }
+  FindingsResult result = ComputeFindings(Nsys(description), Options(WindowSpec::Kind::kAll));
+  const Finding* comm = Find(result, "exposed-comm");
+  ASSERT_NE(comm, nullptr);
+  ASSERT_TRUE(comm->per_step.has_value());
+  EXPECT_EQ(comm->per_step->worst_step, 4);
+  EXPECT_EQ(comm->per_step->worst_step_cost_ns, 500);
+  EXPECT_EQ(comm->per_step->steps, 4);  // from the copy's launch in step 1
+  const Finding* copies = Find(result, "serialised-copies");
+  ASSERT_NE(copies, nullptr);
+  EXPECT_EQ(copies->per_step->worst_step, 1);
+  ASSERT_EQ(result.notes.size(), 1u);
+  EXPECT_EQ(result.notes[0],
+            "exposed-comm on device 0: 1 op (500 ns of its cost) had no launching call: charged "
+            "to the step its GPU start fell in, not to the step that launched it");
+}
+
 TEST_F(FindingsTest, StepsOnKinetoAsOnNsys) {
   testing::KinetoJsonBuilder builder;
   builder.Annotation("ProfilerStep#1", "0", "1.5")
@@ -662,21 +740,121 @@ TEST_F(FindingsTest, EachDeviceTakesTheStepsOfItsOwnProcess) {
 
 // Two processes launch onto device 0 and both have steps: the steps of the one that launched
 // most of its ops (pid 1: 2 of 3) are kept, as `ranks` does; device 1 (pid 2 only) keeps pid 2's.
+// Device 0's calls are pid 1's too: pid 2's cudaDeviceSynchronize (300-1450, which waits for
+// device 1) returns into device 0's idle 1300-1700 as well, but is not device 0's, so device 0
+// has one sync (pid 1's, 250-1400) and device 1 one (pid 2's), 400 ns each, in step #10. Whether
+// pid 2's launch onto device 0 is listed last and comes last, or is listed first and comes first
+// (its stream then read first), the figures are the same.
 TEST_F(FindingsTest, ASharedDeviceKeepsTheStepsOfTheProcessThatLaunchedMostOfItsOps) {
-  std::string description = kTwoRanks;
-  description += "api start=2000 end=2010 corr=14 pid=2 tid=2 name=cudaLaunchKernel_v7000\n";
-  description += "kernel start=2800 end=2810 corr=14 pid=2 dev=0 name=k\n";
-  FindingsResult result = ComputeFindings(Nsys(description), Options());
-  const Finding* sync = nullptr;
-  for (const Finding& finding : result.findings) {
-    if (finding.id == "sync-call" && finding.device_id == 0) sync = &finding;
+  const std::string gpu_line = "gpu 1 \"G\"\n";
+  const std::string body =
+      std::string(kTwoRanks).substr(std::string(kTwoRanks).find(gpu_line) + gpu_line.size());
+  const std::string last = gpu_line + body +
+                           "api start=2000 end=2010 corr=14 pid=2 tid=2 "
+                           "name=cudaLaunchKernel_v7000\n"
+                           "kernel start=2800 end=2810 corr=14 pid=2 dev=0 name=k\n";
+  const std::string first = gpu_line +
+                            "api start=120 end=130 corr=14 pid=2 tid=2 "
+                            "name=cudaLaunchKernel_v7000\n"
+                            "kernel start=200 end=210 corr=14 pid=2 dev=0 name=k\n" +
+                            body;
+  for (const std::string& description : {last, first}) {
+    SCOPED_TRACE(description == last ? "listed last" : "listed first");
+    FindingsResult result = ComputeFindings(Nsys(description), Options());
+    // Per device: the sync and the gap it leaves (device 0: 1300-1700, device 1: 1350-1750).
+    std::map<int32_t, const Finding*> syncs;
+    std::map<int32_t, const Finding*> gaps;
+    for (const Finding& finding : result.findings) {
+      if (finding.id == "sync-call") syncs[finding.device_id] = &finding;
+      if (finding.id == "gpu-gap") gaps[finding.device_id] = &finding;
+    }
+    EXPECT_EQ(result.findings.size(), 4u);
+    ASSERT_EQ(syncs.size(), 2u);
+    ASSERT_EQ(gaps.size(), 2u);
+    for (const auto& [device, start] :
+         std::vector<std::pair<int32_t, int64_t>>{{0, 1300}, {1, 1350}}) {
+      const Finding& gap = *gaps.at(device);
+      EXPECT_EQ(gap.cost_ns, 400) << device;
+      EXPECT_EQ(gap.evidence,
+                "1 idle gap(s) longer than 100 ns: 400 ns idle in all; causes: synchronising "
+                "call cudaDeviceSynchronize x1")
+          << device;
+      ASSERT_EQ(gap.examples.size(), 1u);
+      EXPECT_EQ(gap.examples[0].start_ns, start) << device;
+      EXPECT_EQ(gap.examples[0].end_ns, start + 400) << device;
+    }
+    for (const auto& [device, start, end] :
+         std::vector<std::tuple<int32_t, int64_t, int64_t>>{{0, 250, 1400}, {1, 300, 1450}}) {
+      SCOPED_TRACE(device);
+      const Finding& sync = *syncs.at(device);
+      EXPECT_EQ(sync.count, 1);
+      EXPECT_EQ(sync.cost_ns, 400);
+      EXPECT_EQ(sync.evidence,
+                "1 synchronising call(s) in the window (cudaDeviceSynchronize x1); 1 of them "
+                "followed by GPU idle time, 400 ns in all");
+      ASSERT_EQ(sync.examples.size(), 1u);
+      EXPECT_EQ(sync.examples[0].start_ns, start);
+      EXPECT_EQ(sync.examples[0].end_ns, end);
+      EXPECT_EQ(sync.examples[0].cost_ns, 400);
+      ASSERT_TRUE(sync.per_step.has_value());
+      const FindingPerStep& s = *sync.per_step;
+      EXPECT_EQ(s.steps, 2);
+      EXPECT_DOUBLE_EQ(s.cost_per_step_ns, 200.0);
+      EXPECT_EQ(s.steps_with_cost, 1);
+      EXPECT_EQ(s.worst_step, 1);
+      EXPECT_EQ(s.worst_number, 10);
+      EXPECT_EQ(s.worst_step_cost_ns, 400);
+      EXPECT_EQ(s.first_number, 10);
+      EXPECT_EQ(s.last_number, 10);
+    }
+    const std::string shared = syncs.at(0)->per_step->steps_label;
+    EXPECT_EQ(shared.rfind("'ProfilerStep#*' (4 instances); 2 of them left out: 2 processes "
+                           "launched onto device 0 and have steps; those of process ",
+                           0),
+              0u)
+        << shared;
+    EXPECT_NE(shared.find(" are kept, which launched 2 of its 3 ops"), std::string::npos) << shared;
+    EXPECT_EQ(syncs.at(1)->per_step->steps_label,
+              "'ProfilerStep#*' (4 instances); 2 of them left out: another process's, not the one "
+              "driving device 1");
   }
+}
+
+// Device 0's calls and steps are one process's: pid 3 launched most of its ops (3 short kernels
+// of 5) but has no steps, so the device keeps pid 1's steps and pid 1's calls. By hand: pid 1's
+// sync (250-1400) returns into the idle 1360-1700 (after pid 3's last kernel): 340 ns, in step
+// #10; pid 3's sync (140-1600) is left out, and a note says so with the counts.
+TEST_F(FindingsTest, ASharedDeviceTakesItsCallsFromTheProcessOfItsSteps) {
+  std::string description = kTwoRanks;
+  description = description.substr(0, description.find("api start=150 end=250 corr=11"));
+  description +=
+      "api start=110 end=120 corr=21 pid=3 tid=3 name=cudaLaunchKernel_v7000\n"
+      "kernel start=1310 end=1320 corr=21 pid=3 dev=0 name=m\n"
+      "api start=120 end=130 corr=22 pid=3 tid=3 name=cudaLaunchKernel_v7000\n"
+      "kernel start=1330 end=1340 corr=22 pid=3 dev=0 name=m\n"
+      "api start=130 end=140 corr=23 pid=3 tid=3 name=cudaLaunchKernel_v7000\n"
+      "kernel start=1350 end=1360 corr=23 pid=3 dev=0 name=m\n"
+      "api start=140 end=1600 corr=24 pid=3 tid=3 name=cudaDeviceSynchronize_v3020\n";
+  FindingsResult result = ComputeFindings(Nsys(description), Options(WindowSpec::Kind::kAll));
+  const Finding* sync = Find(result, "sync-call");
   ASSERT_NE(sync, nullptr);
+  EXPECT_EQ(sync->count, 1);
+  EXPECT_EQ(sync->cost_ns, 340);
+  ASSERT_EQ(sync->examples.size(), 1u);
+  EXPECT_EQ(sync->examples[0].start_ns, 250);
+  EXPECT_EQ(sync->examples[0].end_ns, 1400);
   ASSERT_TRUE(sync->per_step.has_value());
+  EXPECT_EQ(sync->per_step->worst_number, 10);
   EXPECT_EQ(sync->per_step->steps, 2);
-  EXPECT_DOUBLE_EQ(sync->per_step->cost_per_step_ns, 200.0);
-  EXPECT_NE(sync->per_step->steps_label.find("those of process"), std::string::npos)
-      << sync->per_step->steps_label;
+  int said = 0;
+  for (const std::string& note : result.notes) {
+    if (note.rfind("device 0: 1 synchronising call of process ", 0) == 0 &&
+        note.find(" (which launched 3 of its 5 ops) left out: the device's calls are process ") !=
+            std::string::npos) {
+      ++said;
+    }
+  }
+  EXPECT_EQ(said, 1) << ::testing::PrintToString(result.notes);
 }
 
 // Steps without a number of their own are named by position; numbered ones by their number.

@@ -1,5 +1,6 @@
 #include "gpuroof/analyses/window.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "gpuroof/model/errors.h"
@@ -25,6 +26,22 @@ TEST(ParseDurationNs, RejectsGarbage) {
   for (const char* bad : {"", "ms", "1.2.3", "5min", "abc", "1e400s"}) {
     EXPECT_THROW(ParseDurationNs(bad, "--window"), InputError) << bad;
   }
+}
+
+// A number beyond the limit is a time, just too large: said so, with the limit.
+TEST(ParseDurationNs, TooLargeSaysTheLimit) {
+  for (const char* big : {"9223372036854775807", "-9223372036854775807", "1e10s"}) {
+    try {
+      ParseDurationNs(big, "--window");
+      FAIL() << big;
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.problem(),
+                fmt::format("'{}' is too large: a time is at most 9e18 ns (9e9 s, about 285 "
+                            "years) either way",
+                            big));
+    }
+  }
+  EXPECT_EQ(ParseDurationNs("9e9s", "--window"), 9'000'000'000'000'000'000);
 }
 
 TEST(ParseWindowSpec, ReadsEveryPolicy) {
@@ -110,6 +127,21 @@ TEST(ResolveWindow, RangePastTheLastGpuOpIsSaid) {
   EXPECT_EQ(ResolveWindow(trace, ParseWindowSpec("100:600"), Span(), -100, 500).note, "");
 }
 
+// The same for time before the first GPU op (a negative START), with the figure.
+TEST(ResolveWindow, RangeBeforeTheFirstGpuOpIsSaid) {
+  Trace trace = MakeTrace({{Engine::kKernel, 0, 10}});
+  Window w = ResolveWindow(trace, ParseWindowSpec("-5us:100"), Span(), -100, 500);
+  EXPECT_EQ(w.start_ns, -5100);
+  EXPECT_EQ(w.note,
+            "the window starts 5.000 us before the trace's first GPU op; that time counts as "
+            "idle");
+  EXPECT_EQ(ResolveWindow(trace, ParseWindowSpec("-1us:1us"), Span(), -100, 500).note,
+            "the window starts 1.000 us before the trace's first GPU op; that time counts as "
+            "idle; the window ends 400 ns after the trace's last GPU op (600 ns from its first "
+            "op); that time counts as idle");
+  EXPECT_EQ(ResolveWindow(trace, ParseWindowSpec("0:600"), Span(), -100, 500).note, "");
+}
+
 TEST(ResolveWindow, RangeOutsideTheTraceIsAnError) {
   Trace trace = MakeTrace({{Engine::kKernel, 0, 10}});
   EXPECT_THROW(ResolveWindow(trace, ParseWindowSpec("1s:2s"), Span(), -100, 500), InputError);
@@ -154,6 +186,17 @@ TEST(ResolveWindow, NvtxInstancesAndAll) {
   EXPECT_NE(ErrorOf(trace, "nvtx:epoch").find("has 3 instances; choose one with nvtx:epoch@N"),
             std::string::npos);
   EXPECT_NE(ErrorOf(trace, "nvtx:epoch@4").find("range 'epoch' has 3 instance(s), no @4"),
+            std::string::npos);
+  // Instance numbers that are whole numbers but no instance: said so, not "no range named".
+  EXPECT_EQ(ErrorOf(trace, "nvtx:epoch@0"),
+            "memory.trace: --window 'epoch@0': instance numbers count from 1 (got @0); range "
+            "'epoch' has 3 instance(s), @1 to @3");
+  EXPECT_EQ(ErrorOf(trace, "nvtx:epoch@99999999999999999999999"),
+            "memory.trace: --window 'epoch@99999999999999999999999': instance number "
+            "99999999999999999999999 is too large; range 'epoch' has 3 instance(s), @1 to @3");
+  EXPECT_NE(ErrorOf(trace, "nvtx:epoch@-2").find("instance numbers count from 1 (got @-2)"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(trace, "nvtx:missing@0").find("no NVTX range named 'missing@0'"),
             std::string::npos);
   // The old NAME#N spelling is not an instance: the message gives the new one.
   EXPECT_NE(ErrorOf(trace, "nvtx:epoch#3").find("instance 3 of range 'epoch' is written epoch@3"),

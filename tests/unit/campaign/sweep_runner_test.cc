@@ -448,7 +448,13 @@ TEST_F(SweepRunnerTest, ResumeRunsAgainForAnUnknownBuildOrAMissingTrace) {
   SweepOutcome again = RunSweep(unknown, true, fake.system);
   EXPECT_EQ(again.skipped, 0);
   EXPECT_EQ(workload_runs, 4);
+  // First, once, the count of configurations run again for that reason; then each one's note.
+  ASSERT_GE(fake.messages.size(), 2u);
   EXPECT_EQ(fake.messages[0],
+            "gpuroof: note: --resume: re-running 2 of 2 configuration(s) that have rows for build "
+            "unknown: that name does not identify one build (no identity rule and no git "
+            "revision), so their earlier rows may come from other code");
+  EXPECT_EQ(fake.messages[1],
             "gpuroof: note: --resume: k5 has rows for build unknown, but that name does not "
             "identify one build (no identity rule and no git revision): they may come from other "
             "code; running it again");
@@ -479,6 +485,29 @@ TEST_F(SweepRunnerTest, ResumeRunsAgainForAnUnknownBuildOrAMissingTrace) {
   EXPECT_EQ(none.skipped, 2);
   EXPECT_EQ(testing::ReadText(session.results / "env.json"), env2);
   EXPECT_NE(env, "");
+}
+
+// A dirty build ("-dirty": uncommitted edits) cannot prove its earlier rows came from this code
+// either: --resume runs every configuration that has rows again and says, once, how many; a
+// configuration without rows is not counted.
+TEST_F(SweepRunnerTest, ResumeOfADirtyBuildSaysHowManyConfigurationsRunAgain) {
+  testing::WriteText(dir.path() / "id.h", "BUILD b1-dirty\n");
+  const std::string identity =
+      "[build]\nidentity_file = \"id.h\"\nidentity_regex = 'BUILD (\\S+)'\n";
+  RunSweep(OpenCampaign(Spec(identity), Options(), fake.system), false, fake.system);
+  EXPECT_EQ(workload_runs, 2);
+  const std::string k3 = "[[configurations]]\nlabel = \"k3\"\nkernel = 3000\n";
+  fake.messages.clear();
+  SweepOutcome resumed =
+      RunSweep(OpenCampaign(Spec(identity + k3), Options(), fake.system), true, fake.system);
+  EXPECT_EQ(resumed.skipped, 0);
+  EXPECT_EQ(workload_runs, 5);
+  const std::string summary =
+      "gpuroof: note: --resume: re-running 2 of 3 configuration(s) that have rows for build "
+      "b1-dirty: that name does not identify one build (uncommitted edits, which differ from one "
+      "session to the next), so their earlier rows may come from other code";
+  EXPECT_EQ(std::count(fake.messages.begin(), fake.messages.end(), summary), 1)
+      << fmt::format("{}", fmt::join(fake.messages, "\n"));
 }
 
 // A workdir that is no folder names its line in the sweep file.

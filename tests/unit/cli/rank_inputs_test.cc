@@ -3,6 +3,7 @@
 // not, whatever their values hold; files whose bytes cannot be told go by their name.
 #include "rank_inputs.h"
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -106,6 +107,35 @@ TEST(RankInputs, AnythingThatMayBeATraceIsOne) {
   EXPECT_EQ(TellFoundFile(folder.Write("sweep.toml", "[grid]\nstreams = [1, 2]\n")),
             FoundFile::kNotTrace);
   EXPECT_EQ(TellFoundFile(folder.Write("spaced.json", "[ \n {\"ph\": \"X\"}]")), FoundFile::kTrace);
+}
+
+// An .nsys-rep beside its .sqlite export is read through that export; `analyze` would export
+// the report again when the export is older, so ranks counts those and names the first.
+TEST(RankInputs, AnExportOlderThanItsReportIsCounted) {
+  TempFolder folder;
+  const std::string sqlite_header("SQLite format 3\0", 16);
+  const fs::path old_export = folder.Write("r1.sqlite", sqlite_header);
+  const fs::path report = folder.Write("r1.nsys-rep", "report");
+  folder.Write("r2.sqlite", sqlite_header);
+  const fs::path fresh_report = folder.Write("r2.nsys-rep", "report");
+  fs::last_write_time(old_export, fs::last_write_time(report) - std::chrono::hours(1));
+  fs::last_write_time(fresh_report, fs::last_write_time(report) - std::chrono::hours(2));
+  const RankInputs inputs = FindRankInputs({folder.path().string()});
+  EXPECT_EQ(inputs.exported_twice, 2u);
+  EXPECT_EQ(inputs.older_exports, 1u);
+  EXPECT_EQ(inputs.first_older_export, old_export.string());
+}
+
+// The readers' naming rule: a .qdrep (older nsys) pairs with its export as a .nsys-rep does.
+TEST(RankInputs, AQdrepPairsWithItsExport) {
+  TempFolder folder;
+  const fs::path exported = folder.Write("r3.sqlite", std::string("SQLite format 3\0", 16));
+  const fs::path report = folder.Write("r3.qdrep", "report");
+  fs::last_write_time(report, fs::last_write_time(exported) - std::chrono::hours(1));
+  const RankInputs inputs = FindRankInputs({folder.path().string()});
+  EXPECT_EQ(inputs.exported_twice, 1u);
+  ASSERT_EQ(inputs.paths.size(), 1u);
+  EXPECT_EQ(inputs.paths[0], exported.string());
 }
 
 }  // namespace

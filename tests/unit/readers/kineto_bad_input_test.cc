@@ -2,12 +2,16 @@
 // single bad event, in a counted diagnostic; never in a crash.
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <utility>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include "gpuroof/model/errors.h"
+#include "gpuroof/readers/gzip_input.h"
 #include "gpuroof/readers/kineto_json_reader.h"
 #include "gpuroof/readers/reader_registry.h"
 
@@ -406,6 +410,43 @@ TEST(KinetoBadInput, AnImplausibleByteCountIsSkippedAndCounted) {
   EXPECT_EQ(implausible, 1);
 }
 
+// A copy or memset whose bytes are missing, negative, null, a string or a fraction was read as
+// 0 bytes, and its GB/s printed as if measured. Skipped and counted as the nsys reader does; a
+// 0-byte copy that says bytes: 0 is a real one and kept.
+TEST(KinetoBadInput, CopyBytesThatAreNotANonNegativeIntegerAreSkippedAndCounted) {
+  auto copy = [](const std::string& ts, const std::string& bytes) {
+    return std::string(R"j({"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Pinned -> )j"
+                       R"j(Device)", "pid": 0, "tid": 7, "ts": )j") +
+           ts + R"(, "dur": 1, "args": {"device": 0, "stream": 7)" +
+           (bytes.empty() ? "" : ", \"bytes\": " + bytes) + "}}";
+  };
+  const std::string json =
+      KinetoJsonBuilder()
+          .Raw(copy("1", ""))
+          .Raw(copy("3", "-100"))
+          .Raw(copy("5", "null"))
+          .Raw(copy("7", "\"abc\""))
+          .Raw(copy("9", "1.5e30"))
+          .Raw(R"j({"ph": "X", "cat": "gpu_memset", "name": "Memset (Device)", "pid": 0, )j"
+               R"j("tid": 7, "ts": 11, "dur": 1, "args": {"device": 0, "stream": 7}})j")
+          .Raw(copy("13", "0"))
+          .Memcpy("Memcpy HtoD (Pinned -> Device)", "20", "2", 4096)
+          .ObjectJson();
+  Trace trace = ReadKinetoJsonText(json, "bytes.json");
+  EXPECT_EQ(trace.activity_count(), 2u);
+  int64_t bad = 0;
+  for (const SkipCount& skip : trace.diagnostics.skips()) {
+    if (skip.reason == "bytes missing or not a non-negative integer") {
+      bad += skip.count;
+      EXPECT_EQ(skip.severity, Severity::kDataLoss);
+    }
+  }
+  EXPECT_EQ(bad, 6);
+  EXPECT_TRUE(trace.diagnostics.has_data_loss());
+  EXPECT_EQ(trace.diagnostics.records_read(),
+            trace.diagnostics.records_used() + trace.diagnostics.records_skipped());
+}
+
 // A kernel's name that is a number or null: kept, every such kernel merged into one nameless
 // kernel. Skipped and counted instead; the named kernel is kept.
 TEST(KinetoBadInput, ANameThatIsNotAStringIsSkippedAndCounted) {
@@ -467,6 +508,69 @@ TEST(KinetoBadInput, AGzipBombStopsAtTheInflateLimits) {
   options.inflate.ratio_after_bytes = 1 << 20;
   error = ErrorOf([&] { ReadKinetoJson(file.path(), options); });
   EXPECT_NE(error.find("gzip data inflates more than 200x"), std::string::npos) << error;
+}
+
+// Reads `path` through OpenByteSource in 1 MiB pieces: the bytes inflated before the end or the
+// error, and the error ("" at the end).
+std::pair<uint64_t, std::string> InflateAll(const std::filesystem::path& path,
+                                            const InflateLimits& limits = {}) {
+  uint64_t inflated = 0;
+  try {
+    std::unique_ptr<ByteSource> source = OpenByteSource(path, limits);
+    std::string buffer(size_t{1} << 20, '\0');
+    while (const size_t n = source->Read(buffer.data(), buffer.size()))
+      inflated += n;
+  } catch (const InputError& e) {
+    return {inflated, e.what()};
+  }
+  return {inflated, ""};
+}
+
+// A gzip bomb stops once it has inflated more than 200 times the compressed file's size (and the
+// 64 MiB floor), not after 1 GiB: 300 members of 1 MiB of spaces (~300 kB, 300 MiB inflated)
+// were inflated whole (under 1 GiB) and now stop right after 64 MiB, with the file's compressed
+// size in the message.
+TEST(KinetoBadInput, AGzipBombStopsAsSoonAsItPassesTheRatio) {
+  TempFile file("bomb300.json.gz");
+  const std::string member = Gzip(std::string(size_t{1} << 20, ' '));
+  std::string bomb;
+  for (int i = 0; i < 300; ++i)
+    bomb += member;
+  file.Write(bomb);
+  ASSERT_LT(bomb.size() * 200, uint64_t{64} << 20);
+  const auto [inflated, error] = InflateAll(file.path());
+  EXPECT_EQ(error.find(file.path().string() + ": gzip data inflates more than 200x ("), 0u)
+      << error;
+  EXPECT_NE(error.find(
+                fmt::format(" MiB from {} compressed bytes): refused as a gzip bomb", bomb.size())),
+            std::string::npos)
+      << error;
+  EXPECT_LE(inflated, uint64_t{65} << 20);
+  // With a lower floor the same rule stops at 200x the file: after about 60 MB.
+  InflateLimits limits;
+  limits.file_ratio_after_bytes = 1 << 20;
+  const auto [early, early_error] = InflateAll(file.path(), limits);
+  EXPECT_NE(early_error.find("gzip data inflates more than 200x"), std::string::npos);
+  EXPECT_LE(early, bomb.size() * 200 + (size_t{2} << 20));
+  EXPECT_GE(early, bomb.size() * 200 - (size_t{1} << 20));
+}
+
+// The ratio against the file's size is the whole file's: a file whose start inflates 1000x but
+// whose whole inflates ~60x (4 MiB of spaces, then 64 KiB of random bytes) is read to its end.
+TEST(KinetoBadInput, AGzipRatioIsTheWholeFilesNotItsStarts) {
+  TempFile file("mixed.json.gz");
+  std::string random(size_t{64} << 10, '\0');
+  uint32_t state = 12345;
+  for (char& c : random) {
+    state = state * 1664525u + 1013904223u;
+    c = static_cast<char>(state >> 24);
+  }
+  file.Write(Gzip(std::string(size_t{4} << 20, ' ')) + Gzip(random));
+  InflateLimits limits;
+  limits.file_ratio_after_bytes = 1 << 20;
+  const auto [inflated, error] = InflateAll(file.path(), limits);
+  EXPECT_EQ(error, "");
+  EXPECT_EQ(inflated, (uint64_t{4} << 20) + (uint64_t{64} << 10));
 }
 
 // Resource limit: nesting deeper than simdjson's 1024 levels makes that one event malformed

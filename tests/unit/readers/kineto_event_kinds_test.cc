@@ -19,6 +19,9 @@ TEST(KinetoEventKinds, CategoriesCaseInsensitiveWithLegacyNames) {
   EXPECT_EQ(ClassifyKinetoCategory("hardware_counters"), KinetoEventKind::kOther);
   EXPECT_EQ(ClassifyKinetoCategory("cpu_op"), KinetoEventKind::kOther);
   EXPECT_EQ(ClassifyKinetoCategory(""), KinetoEventKind::kOther);
+  EXPECT_EQ(ClassifyKinetoCategory("Operator"), KinetoEventKind::kOther);
+  // A category none of these: read whole, to count it when it lies on a GPU stream.
+  EXPECT_EQ(ClassifyKinetoCategory("gpu_kernel"), KinetoEventKind::kUnknownCategory);
 }
 
 TEST(KinetoEventKinds, CopyNamesGiveDirectionAndMemory) {

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <string_view>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -217,7 +219,7 @@ TEST(KinetoJsonReader, CategoriesAndCopyNamesGiveEngines) {
            R"j("pid": 0, "tid": 7, "ts": 60, "dur": 1, )j"
            R"j("args": {"fromDevice": 0, "toDevice": 1, "stream": 7, "bytes": 16}})j")
       .Raw(R"j({"ph": "X", "cat": "Memcpy", "name": "memcpy htod (Host -> Device)", )j"
-           R"j("pid": 0, "tid": 7, "ts": 70, "dur": 1})j")
+           R"j("pid": 0, "tid": 7, "ts": 70, "dur": 1, "args": {"bytes": 8}})j")
       .Memset("Memset (Unknown)", "80", "1", 32)
       .GpuAnnotation("ProfilerStep#1", "0", "100")
       .Raw(
@@ -227,9 +229,9 @@ TEST(KinetoJsonReader, CategoriesAndCopyNamesGiveEngines) {
       .Raw(
           R"({"ph": "C", "cat": "hardware_counters", "name": "sm", "pid": 0, "tid": 7, "ts": 0, "args": {"v": 3}})")
       .Raw(R"j({"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy AtoA (Array -> Array)", )j"
-           R"j("pid": 0, "tid": 7, "ts": 95, "dur": 1})j")
+           R"j("pid": 0, "tid": 7, "ts": 95, "dur": 1, "args": {"bytes": 8}})j")
       .Raw(R"j({"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy <unknown> (Unknown -> Unknown)", )j"
-           R"j("pid": 0, "tid": 7, "ts": 97, "dur": 1})j");
+           R"j("pid": 0, "tid": 7, "ts": 97, "dur": 1, "args": {"bytes": 8}})j");
   Trace trace = Read(b.ObjectJson());
   std::vector<Op> ops = Ops(trace);
   ASSERT_EQ(ops.size(), 9u);
@@ -259,6 +261,31 @@ TEST(KinetoJsonReader, CategoriesAndCopyNamesGiveEngines) {
   EXPECT_EQ(
       Skipped(trace, "copy of unknown direction (name is not 'Memcpy HtoD|DtoH|DtoD|PtoP...')"), 1);
   ExpectBalanced(trace);
+}
+
+// A "Memcpy PtoP" counts on the device of its row (args.device, else pid: its stream's device),
+// not on args.fromDevice or args.toDevice (docs/metrics.md, "Engines"): a push issued on device 0
+// and a pull issued on device 1, both 0 -> 1, land one on each device.
+TEST(KinetoJsonReader, APeerCopyIsOnTheDeviceOfItsRowNotOfItsEnds) {
+  KinetoJsonBuilder b;
+  b.Raw(R"j({"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy PtoP (Device -> Device)", )j"
+        R"j("pid": 0, "tid": 7, "ts": 10, "dur": 1, )j"
+        R"j("args": {"device": 0, "fromDevice": 0, "toDevice": 1, "stream": 7, "bytes": 16}})j")
+      .Raw(R"j({"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy PtoP (Device -> Device)", )j"
+           R"j("pid": 1, "tid": 9, "ts": 20, "dur": 3, )j"
+           R"j("args": {"device": 1, "fromDevice": 0, "toDevice": 1, "stream": 9, "bytes": 16}})j");
+  Trace trace = Read(b.ObjectJson());
+  std::vector<Op> ops = Ops(trace);
+  ASSERT_EQ(ops.size(), 2u);
+  EXPECT_EQ(ops[0].engine, Engine::kP2P);
+  EXPECT_EQ(ops[0].device, 0);
+  EXPECT_EQ(ops[0].end_ns - ops[0].start_ns, 1000);
+  EXPECT_EQ(ops[1].engine, Engine::kP2P);
+  EXPECT_EQ(ops[1].device, 1);
+  EXPECT_EQ(ops[1].end_ns - ops[1].start_ns, 3000);
+  EXPECT_EQ(ops[1].signature->src_device, 0);
+  EXPECT_EQ(ops[1].signature->dst_device, 1);
+  EXPECT_EQ(trace.ActiveDeviceIds(), (std::vector<int32_t>{0, 1}));
 }
 
 // 5. Device and stream from args, falling back to pid/tid.
@@ -464,6 +491,159 @@ TEST(KinetoJsonReader, EngineLoadDetailKeepsOnlyWhatAnalyzeNeeds) {
   EXPECT_EQ(trace.activity_count(), 1u);
   EXPECT_TRUE(trace.blocks[0].correlation.empty());
   EXPECT_TRUE(trace.api_calls.empty());
+}
+
+int64_t SkippedFor(const Trace& trace, std::string_view reason) {
+  int64_t n = 0;
+  for (const SkipCount& skip : trace.diagnostics.skips())
+    n += skip.reason == reason ? skip.count : 0;
+  return n;
+}
+
+// A file merged with itself: every op and launch call twice. The copies were summed twice and
+// each launch then looked like a CUDA graph's. Skipped and counted, in every detail; an op that
+// differs in any field (here the correlation id) is kept.
+TEST(KinetoJsonReader, ExactDuplicateOpsAndCallsAreSkippedAndCounted) {
+  KinetoJsonBuilder once;
+  once.Runtime("cudaLaunchKernel", "1", "1", 5)
+      .Kernel("k", "2", "1", 0, 7, 5)
+      .Runtime("cudaLaunchKernel", "3", "1", 6)
+      .Kernel("k", "4", "1", 0, 7, 6)
+      .Memcpy("Memcpy HtoD (Pinned -> Device)", "5", "1", 4096, 0, 7, 0)
+      .Kernel("k", "9", "1", 0, 7, 8);
+  KinetoJsonBuilder twice = once;
+  twice.Runtime("cudaLaunchKernel", "1", "1", 5)
+      .Kernel("k", "2", "1", 0, 7, 5)
+      .Runtime("cudaLaunchKernel", "3", "1", 6)
+      .Kernel("k", "4", "1", 0, 7, 6)
+      .Memcpy("Memcpy HtoD (Pinned -> Device)", "5", "1", 4096, 0, 7, 0)
+      .Kernel("k", "9", "1", 0, 7, 9);  // same times, another correlation: not a copy
+  for (ReadDetail detail : {ReadDetail::kFull, ReadDetail::kEngineLoad}) {
+    KinetoReadOptions options;
+    options.detail = detail;
+    Trace trace = Read(twice.ObjectJson(), options);
+    EXPECT_EQ(trace.activity_count(), 5u);
+    EXPECT_EQ(SkippedFor(trace, "exact duplicate event"), detail == ReadDetail::kFull ? 5 : 3);
+    EXPECT_FALSE(trace.diagnostics.has_data_loss());
+    ExpectBalanced(trace);
+    // Said with the counts, and that CPU ranges were not checked (they stay doubled).
+    const std::vector<std::string>& notes = trace.diagnostics.notes();
+    const std::string said = detail == ReadDetail::kFull
+                                 ? "3 exact duplicate GPU op(s) and 2 launch call(s) were dropped"
+                                 : "3 exact duplicate GPU op(s) were dropped";
+    EXPECT_TRUE(std::any_of(notes.begin(), notes.end(), [&](const std::string& note) {
+      return note.starts_with(said) &&
+             note.find("only GPU ops and launch calls are checked") != std::string::npos;
+    })) << (notes.empty() ? "" : notes.back());
+    if (detail == ReadDetail::kFull) {
+      EXPECT_EQ(trace.api_calls.size(), 2u);
+    } else {
+      EXPECT_TRUE(trace.blocks[0].correlation.empty());
+    }
+  }
+  EXPECT_EQ(SkippedFor(Read(once.ObjectJson()), "exact duplicate event"), 0);
+  // Two sub-microsecond nodes of one CUDA graph (the launch's correlation id on both) read as
+  // ts=100 dur=0 twice in a whole-microsecond trace: both real, neither dropped.
+  Trace graph = Read(KinetoJsonBuilder()
+                         .Runtime("cudaGraphLaunch", "90", "1", 5)
+                         .Kernel("tiny", "100", "0", 0, 7, 5)
+                         .Kernel("tiny", "100", "0", 0, 7, 5)
+                         .Kernel("big", "101", "3", 0, 7, 5)
+                         .ObjectJson());
+  EXPECT_EQ(graph.activity_count(), 3u);
+  EXPECT_EQ(SkippedFor(graph, "exact duplicate event"), 0);
+}
+
+// A GPU-stream event of a category gpuroof does not know was dropped outside the read = used +
+// skipped count. Counted as skipped, with the category; CPU-side unknown categories stay unread.
+TEST(KinetoJsonReader, AnUnknownGpuEventCategoryIsSkippedAndCounted) {
+  Trace trace = Read(KinetoJsonBuilder()
+                         .Kernel("k", "2", "1")
+                         .Raw(R"({"ph": "X", "cat": "gpu_kernel", "name": "k2", "pid": 0, )"
+                              R"("tid": "stream 7", "ts": 4, "dur": 1})")
+                         .Raw(R"({"ph": "X", "cat": "new_gpu_thing", "name": "x", "pid": 0, )"
+                              R"("tid": 7, "ts": 6, "dur": 1, "args": {"stream": 7}})")
+                         .Raw(R"({"ph": "X", "cat": "some_cpu_thing", "name": "c", "pid": 100, )"
+                              R"("tid": 100, "ts": 6, "dur": 1, "args": {"x": 1}})")
+                         .ObjectJson());
+  EXPECT_EQ(trace.activity_count(), 1u);
+  EXPECT_EQ(SkippedFor(trace, "unknown GPU event category 'gpu_kernel'"), 1);
+  EXPECT_EQ(SkippedFor(trace, "unknown GPU event category 'new_gpu_thing'"), 1);
+  EXPECT_EQ(trace.diagnostics.records_skipped(), 2);
+  ExpectBalanced(trace);
+}
+
+bool HasNoteWith(const Trace& trace, std::string_view text) {
+  const std::vector<std::string>& notes = trace.diagnostics.notes();
+  return std::any_of(notes.begin(), notes.end(),
+                     [&](const std::string& note) { return note.find(text) != std::string::npos; });
+}
+
+// One op 53 years before the others stretched the window to decades, unsaid. Kept, and noted
+// per device, as a fact (no verdict: warm-up ops then a long pause is a real trace), with the
+// count, the gap and the rest's span; ops after a pause shorter than 1000x the span of the rest
+// are not noted, nor are ops far from another device's ops (each device has its own window).
+TEST(KinetoJsonReader, OpsFarOutsideTheRestAreNoted) {
+  Trace far = Read(KinetoJsonBuilder()
+                       .Kernel("k", "-1000000000", "1")
+                       .Kernel("k", "1000", "10")
+                       .Kernel("k", "1100", "10")
+                       .Kernel("k", "2000", "10")
+                       .ObjectJson());
+  EXPECT_EQ(far.activity_count(), 4u);
+  EXPECT_TRUE(HasNoteWith(far,
+                          "device 0: 1 GPU op lies 1000.000999 s before the other 3 ops on it "
+                          "(a gap 990099x their span of 0.001010 s); the device's window spans "
+                          "them (--window limits it)"))
+      << (far.diagnostics.notes().empty() ? "" : far.diagnostics.notes()[0]);
+  EXPECT_FALSE(HasNoteWith(far, " after "));
+  EXPECT_FALSE(HasNoteWith(far, "wrong"));
+  Trace late = Read(KinetoJsonBuilder()
+                        .Kernel("k", "0", "10")
+                        .Kernel("k", "100", "10")
+                        .Kernel("k", "1000", "10")
+                        .Kernel("late", "900000000", "5")
+                        .Kernel("late", "900000010", "5")
+                        .Kernel("k", "500", "10")
+                        .ObjectJson());
+  EXPECT_TRUE(HasNoteWith(late,
+                          "device 0: 2 GPU ops lie 899.998990 s after the other 4 ops on it "
+                          "(a gap 891088x"));
+  // Device 0 runs 5 ops over 410 us, device 1 three ops 3 s later: each device's window holds
+  // only its own ops, so nothing is stretched and nothing is said.
+  Trace two = Read(KinetoJsonBuilder()
+                       .Kernel("k", "0", "10", 0, 7, 1)
+                       .Kernel("k", "100", "10", 0, 7, 2)
+                       .Kernel("k", "200", "10", 0, 7, 3)
+                       .Kernel("k", "300", "10", 0, 7, 4)
+                       .Kernel("k", "400", "10", 0, 7, 5)
+                       .Kernel("k", "3000000", "5", 1, 7, 6)
+                       .Kernel("k", "3000010", "5", 1, 7, 7)
+                       .Kernel("k", "3000020", "5", 1, 7, 8)
+                       .ObjectJson());
+  EXPECT_EQ(two.activity_count(), 8u);
+  EXPECT_FALSE(HasNoteWith(two, "GPU op"))
+      << (two.diagnostics.notes().empty() ? "" : two.diagnostics.notes()[0]);
+  // The same late ops after device 1's own early op are said for device 1.
+  Trace own = Read(KinetoJsonBuilder()
+                       .Kernel("k", "0", "10", 0, 7, 1)
+                       .Kernel("k", "100", "10", 0, 7, 2)
+                       .Kernel("k", "0", "10", 1, 7, 3)
+                       .Kernel("k", "3000000", "5", 1, 7, 6)
+                       .Kernel("k", "3000010", "5", 1, 7, 7)
+                       .Kernel("k", "3000020", "5", 1, 7, 8)
+                       .Kernel("k", "3000030", "5", 1, 7, 9)
+                       .ObjectJson());
+  EXPECT_TRUE(HasNoteWith(own, "device 1: 1 GPU op lies 2.999990 s before the other 4 ops on it"))
+      << (own.diagnostics.notes().empty() ? "" : own.diagnostics.notes()[0]);
+  EXPECT_FALSE(HasNoteWith(own, "device 0:"));
+  Trace paused = Read(KinetoJsonBuilder()
+                          .Kernel("k", "0", "10")
+                          .Kernel("k", "1000", "10")
+                          .Kernel("k", "500000", "10")
+                          .Kernel("k", "600000", "10")
+                          .ObjectJson());
+  EXPECT_FALSE(HasNoteWith(paused, "GPU op"));
 }
 
 // Commands that never attribute work to ranges do not keep the launch calls.

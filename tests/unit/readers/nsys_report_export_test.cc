@@ -1,7 +1,11 @@
 #include "gpuroof/readers/nsys_report_export.h"
 
 #include <chrono>
+#include <csignal>
 #include <fstream>
+#include <iterator>
+#include <stdexcept>
+#include <string>
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -128,6 +132,89 @@ TEST_F(NsysReportExport, AnExportThatCannotBeReadIsNotKeptForReuse) {
   // A later read exports again rather than trusting the corrupt file for being newer.
   EXPECT_THROW(ReadTrace(report_, options), InputError);
   EXPECT_EQ(launcher.calls.size(), 2u);
+}
+
+// The new export is read before it replaces anything: one nsys wrote badly (exit 0, no database)
+// costs the user neither the older export they had nor a temporary file.
+TEST_F(NsysReportExport, AFailedReExportKeepsTheOlderExport) {
+  std::ofstream(dir_ / "run.sqlite") << "older export";
+  std::filesystem::last_write_time(
+      dir_ / "run.sqlite", std::filesystem::last_write_time(report_) - std::chrono::hours(1));
+  FakeLauncher launcher(0);  // exits 0 but writes "exported", no SQLite database
+  ReadOptions options;
+  options.runner = &launcher;
+  try {
+    ReadTrace(report_, options);
+    ADD_FAILURE() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.source(), report_.string());
+    EXPECT_NE(
+        std::string(e.what()).find("the existing " + (dir_ / "run.sqlite").string() + " was kept"),
+        std::string::npos)
+        << e.what();
+  }
+  std::ifstream in(dir_ / "run.sqlite");
+  std::string kept((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(kept, "older export");
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir_),
+                          std::filesystem::directory_iterator()),
+            2);
+}
+
+// The temporary export is read where nsys wrote it, so it exists for the whole read: an
+// exception of any type, or SIGTERM/SIGINT during the read, must not leave it behind (its name
+// carries the pid, so no later run would remove it).
+TEST_F(NsysReportExport, TheTemporaryExportIsRemovedOnEveryWayOut) {
+  FakeLauncher launcher(0);
+  size_t files_seen = 0;
+  EXPECT_THROW(ResolveNsysReport(report_, launcher, nullptr,
+                                 [&](const std::filesystem::path& partial) {
+                                   files_seen = std::filesystem::exists(partial) ? 1 : 0;
+                                   throw std::runtime_error("out of memory, say");
+                                 }),
+               std::runtime_error);
+  EXPECT_EQ(files_seen, 1u);
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir_),
+                          std::filesystem::directory_iterator()),
+            1);
+  for (int signal_number : {SIGTERM, SIGINT}) {
+    EXPECT_EXIT(
+        {
+          FakeLauncher child_launcher(0);
+          ResolveNsysReport(report_, child_launcher, nullptr,
+                            [&](const std::filesystem::path&) { raise(signal_number); });
+        },
+        ::testing::KilledBySignal(signal_number), "");
+    EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir_),
+                            std::filesystem::directory_iterator()),
+              1)
+        << "signal " << signal_number;
+  }
+  // Outside an export the signals have their default action back.
+  struct sigaction current {};
+  sigaction(SIGTERM, nullptr, &current);
+  EXPECT_EQ(current.sa_handler, SIG_DFL);
+}
+
+// An empty report gets the message any empty file gets, before nsys is looked for.
+TEST_F(NsysReportExport, AnEmptyReportIsSaidToBeEmpty) {
+  std::ofstream(report_, std::ios::trunc).flush();
+  unsetenv("NSYS");
+  FakeLauncher launcher(0);
+  try {
+    ResolveNsysReport(report_, launcher);
+    ADD_FAILURE() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.problem(), "file is empty");
+  }
+  EXPECT_TRUE(launcher.calls.empty());
+}
+
+TEST(NsysExportPathTest, IsTheSqliteBesideTheReport) {
+  EXPECT_EQ(NsysExportPath("a/b/run.nsys-rep"), std::filesystem::path("a/b/run.sqlite"));
+  EXPECT_EQ(NsysExportPath("old.qdrep"), std::filesystem::path("old.sqlite"));
+  EXPECT_TRUE(IsNsysReportName("x.nsys-rep"));
+  EXPECT_FALSE(IsNsysReportName("x.sqlite"));
 }
 
 }  // namespace

@@ -290,6 +290,39 @@ TEST_F(ReaderTest, PeerCopiesKeepTheirEndpoints) {
   EXPECT_EQ(s.dst_device, 1);
 }
 
+// A peer copy counts once, on the P2P engine of the device of the row (its stream's device,
+// where it was issued: CUPTI's deviceId), neither on its source nor on its destination as such
+// (docs/metrics.md, "Engines"). A push (issued on device 0, 0 -> 1, 100 ns) and a pull (issued
+// on device 1, 0 -> 1, 300 ns): by source device 0 would carry both, by destination device 1.
+TEST_F(ReaderTest, APeerCopyCountsOnTheDeviceOfItsStream) {
+  std::filesystem::path file = Path("peer_devices.sqlite");
+  {
+    NsysSqliteBuilder builder(file);
+    MemcpyRow push = Copy(0, 100, 10, 1 << 20);
+    push.device = 0;
+    push.src_device = 0;
+    push.dst_device = 1;
+    builder.AddMemcpy(push);
+    MemcpyRow pull = Copy(200, 500, 10, 1 << 20);
+    pull.device = 1;
+    pull.src_device = 0;
+    pull.dst_device = 1;
+    builder.AddMemcpy(pull);
+    builder.Finish();
+  }
+  EngineLoadOptions options;
+  options.window = ParseWindowSpec("all");
+  std::vector<DeviceLoad> loads = ComputeEngineLoad(ReadNsysSqlite(file), options);
+  ASSERT_EQ(loads.size(), 2u);
+  EXPECT_EQ(loads[0].device_id, 0);
+  EXPECT_EQ(loads[0].engine(Engine::kP2P).ops, 1);
+  EXPECT_EQ(loads[0].engine(Engine::kP2P).busy_ns, 100);
+  EXPECT_EQ(loads[1].device_id, 1);
+  EXPECT_EQ(loads[1].engine(Engine::kP2P).ops, 1);
+  EXPECT_EQ(loads[1].engine(Engine::kP2P).busy_ns, 300);
+  EXPECT_EQ(loads[0].any_busy_ns + loads[1].any_busy_ns, 400);
+}
+
 // kBreakdown reads what report's tables need: memory kinds always, launch correlation (and the
 // API calls) only when there are NVTX ranges to attribute work to, kernel shapes never.
 TEST_F(ReaderTest, BreakdownDetailReadsCorrelationOnlyWithNvtxRanges) {

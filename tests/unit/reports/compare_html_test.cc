@@ -134,18 +134,27 @@ TEST(CompareTextTest, HistoryLabelsSayRunsUsedAndBand) {
             std::string::npos)
       << text;
   EXPECT_EQ(text.find("history rows: the interval"), std::string::npos) << text;
+  // The band is 99 % one-sided each way: it holds 98 % of unchanged runs, and says so.
+  EXPECT_NE(text.find("delta (98% band)"), std::string::npos) << text;
+  EXPECT_EQ(text.find("99% band"), std::string::npos) << text;
+  EXPECT_NE(text.find("run (98%: 99% one-sided each way)"), std::string::npos) << text;
   const std::string json = RenderCompareJson(report);
   EXPECT_NE(json.find("\"entries\": 10"), std::string::npos) << json;
   EXPECT_NE(json.find("\"used\": 7"), std::string::npos) << json;
   EXPECT_NE(json.find("\"left_out\": 3"), std::string::npos) << json;
   EXPECT_NE(json.find("\"3 recorded with --iteration-range fwd\""), std::string::npos) << json;
   const std::string md = RenderCompareMarkdown(report);
-  EXPECT_NE(md.find("Δ (band)"), std::string::npos) << md;
-  EXPECT_EQ(md.find("Δ (CI)"), std::string::npos) << md;
+  // The Markdown heading gives the band's level as the text and HTML do.
+  EXPECT_NE(md.find("Δ (98% band)"), std::string::npos) << md;
+  EXPECT_EQ(md.find("Δ (band)"), std::string::npos) << md;
+  EXPECT_EQ(md.find("CI)"), std::string::npos) << md;
   EXPECT_NE(md.find("history: 7 runs used; 3 left out"), std::string::npos) << md;
   EXPECT_EQ(md.find("0 baseline"), std::string::npos) << md;
   const std::string page = RenderCompareHtml(report);
-  EXPECT_NE(page.find("delta (99% band)"), std::string::npos) << page;
+  // The band is 99 % one-sided each way: it holds 98 % of unchanged runs.
+  EXPECT_NE(page.find("delta (98% band)"), std::string::npos) << page;
+  EXPECT_EQ(page.find("99% band"), std::string::npos) << page;
+  EXPECT_NE(page.find("(98%: 99% one-sided each way)"), std::string::npos) << page;
   EXPECT_EQ(page.find("% interval"), std::string::npos) << page;
   EXPECT_EQ(page.find("CI)"), std::string::npos) << page;
   EXPECT_NE(page.find("history: 7 runs used; 3 left out"), std::string::npos) << page;

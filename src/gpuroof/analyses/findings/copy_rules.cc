@@ -1,6 +1,7 @@
 // pageable-copy, serialised-copies and exposed-comm: copies and collectives that do not run
 // alongside compute (docs/findings.md).
 #include <algorithm>
+#include <limits>
 #include <map>
 
 #include <fmt/format.h>
@@ -24,12 +25,31 @@ const DeviceActivity* TimelineOf(const std::vector<DeviceActivity>& devices, int
   return nullptr;
 }
 
-// Charges the parts of `segments` that `covered` does not cover to the steps they overlap
-// (nothing to charge, and nothing built, without steps).
-void ChargeExposedSegments(const FindingSteps& steps, StepCosts& costs, const Segments& segments,
+// Charges the time of `ops` (start order) that `covered` (sorted, disjoint) does not cover to
+// the steps that launched it (FindingContext::LaunchedAt): each instant of their union goes to
+// the earliest-starting op running then, so the charges add up to the uncovered length of the
+// union, as the cost does (nothing to charge, and nothing built, without steps).
+void ChargeExposedByLaunch(const FindingContext& context, const FindingSteps& steps,
+                           StepCosts& costs, const std::vector<OpSpan>& ops,
                            const Segments& covered) {
   if (steps.intervals.empty()) return;
-  ChargeSegments(steps, costs, UncoveredSegments(segments, covered));
+  int64_t reached = std::numeric_limits<int64_t>::min();
+  size_t first = 0;  // the first part of `covered` that ends after the pieces so far
+  for (const OpSpan& op : ops) {
+    // The op's piece of the union not charged yet: pieces are disjoint and in time order.
+    const int64_t start = std::max(op.start_ns, reached);
+    const int64_t end = op.end_ns;
+    if (end <= start) continue;
+    reached = end;
+    while (first < covered.size() && covered[first].second <= start)
+      ++first;
+    int64_t hidden = 0;
+    for (size_t k = first; k < covered.size() && covered[k].first < end; ++k)
+      hidden += std::min(end, covered[k].second) - std::max(start, covered[k].first);
+    if (end - start - hidden > 0) {
+      context.ChargeLaunched(steps, costs, *op.block, op.row, end - start - hidden);
+    }
+  }
 }
 
 }  // namespace
@@ -62,7 +82,7 @@ std::vector<Finding> FindPageableAsyncCopies(const FindingContext& context) {
       ++finding.count;
       finding.cost_ns = SaturatingAdd(finding.cost_ns, duration);
       bytes[device_id] = SaturatingAddBytes(bytes[device_id], block.bytes[i]);
-      ChargeStep(context.StepsOf(device_id), finding.step_costs, block.start_ns[i], duration);
+      ChargeStep(context.StepsOf(device_id), finding.step_costs, call->start_ns, duration);
       AddExample(finding.examples,
                  {block.start_ns[i], block.end_ns[i], duration,
                   fmt::format("{} {} bytes {}", name, block.bytes[i],
@@ -104,8 +124,8 @@ std::vector<Finding> FindSerialisedCopies(const FindingContext& context) {
     Finding finding = NewFinding("serialised-copies", device.device_id,
                                  static_cast<int64_t>(device.copies.size()), cost);
     // Per step: the copy time with no kernel running in each step, scaled to the cost.
-    ChargeExposedSegments(context.StepsOf(device.device_id), finding.step_costs, device.copies,
-                          device.compute);
+    ChargeExposedByLaunch(context, context.StepsOf(device.device_id), finding.step_costs,
+                          device.copy_ops, device.compute);
     ScaleStepCosts(finding.step_costs, cost, exposed);
     finding.evidence = fmt::format(
         "copies busy {}, {} of it with no kernel running; kernels busy {}; the device busy {}. "
@@ -127,8 +147,8 @@ std::vector<Finding> FindExposedComm(const FindingContext& context) {
     if (exposed <= 0) continue;
     Finding finding = NewFinding("exposed-comm", device.device_id,
                                  static_cast<int64_t>(device.comm.size()), exposed);
-    ChargeExposedSegments(context.StepsOf(device.device_id), finding.step_costs, device.comm,
-                          device.compute);
+    ChargeExposedByLaunch(context, context.StepsOf(device.device_id), finding.step_costs,
+                          device.comm_ops, device.compute);
     finding.evidence =
         fmt::format("collectives busy {}, {} of it ({:.1f} %) with no compute kernel running",
                     FormatDurationNs(comm_busy), FormatDurationNs(exposed),

@@ -54,12 +54,11 @@ std::vector<DeviceActivity> BuildDeviceActivity(const Trace& trace, const Window
     device.window = load.window;
     device.devices_left_out_note = load.devices_left_out_note;
   }
-  for (const StreamInfo& stream : trace.streams) {
-    auto it = devices.find(stream.device_id);
-    if (it != devices.end() && it->second.process_id == 0)
-      it->second.process_id = stream.process_id;
-  }
+  // Ops of each stream, window or not: how many ops each process launched onto the device, for
+  // the choice of its process (DeviceCallsProcess), whatever order the streams were read in.
+  std::vector<int64_t> ops_of_stream(trace.streams.size(), 0);
   ForEachInStartOrder(trace, [&](const ActivityBlock& block, size_t i) {
+    ++ops_of_stream[block.stream[i]];
     auto it = devices.find(trace.streams[block.stream[i]].device_id);
     if (it == devices.end()) return;
     DeviceActivity& device = it->second;
@@ -81,9 +80,21 @@ std::vector<DeviceActivity> BuildDeviceActivity(const Trace& trace, const Window
     Extend(device.any, start, end);
     const Engine engine = block.engine[i];
     if (IsComputeEngine(engine)) Extend(device.compute, start, end);
-    if (work && engine == Engine::kComm) Extend(device.comm, start, end);
-    if (work && IsCopyEngine(engine)) Extend(device.copies, start, end);
+    if (work && engine == Engine::kComm) {
+      Extend(device.comm, start, end);
+      device.comm_ops.push_back(OpSpan{start, end, &block, i});
+    }
+    if (work && IsCopyEngine(engine)) {
+      Extend(device.copies, start, end);
+      device.copy_ops.push_back(OpSpan{start, end, &block, i});
+    }
   });
+  for (size_t s = 0; s < trace.streams.size(); ++s) {
+    const StreamInfo& stream = trace.streams[s];
+    auto it = devices.find(stream.device_id);
+    if (it != devices.end())  // a stream without ops counts its process, as DeviceProcessSteps
+      it->second.ops_of_process[stream.process_id] += ops_of_stream[s];
+  }
   std::vector<DeviceActivity> out;
   for (auto& [id, device] : devices) {
     if (!device.any.empty()) out.push_back(std::move(device));

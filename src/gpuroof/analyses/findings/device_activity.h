@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,16 +27,33 @@ struct IdleGap {
   int64_t duration_ns() const { return end_ns - start_ns; }
 };
 
+// One op of a DeviceActivity's comm or copies, clipped to the window.
+struct OpSpan {
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  const ActivityBlock* block = nullptr;
+  size_t row = 0;
+};
+
 struct DeviceActivity {
   int32_t device_id = 0;
   Window window;
   std::string devices_left_out_note;  // DeviceLoad's: other devices the engine load left out
-  uint64_t process_id = 0;    // the process of the device's first stream (its launching host)
-  Segments any;               // every engine, ops clipped to the window (in a work window,
-                              // other work too: the GPU was busy)
-  Segments compute;           // IsComputeEngine: kernels, whole-graph launches (as `any`)
-  Segments comm;              // Engine::kComm, of the window's work only
-  Segments copies;            // H2D, D2H, D2D, P2P, H2H copies, of the window's work only
+  // The process whose calls are the device's: ComputeFindings sets it (DeviceCallsProcess in
+  // findings.cc, the one rule: the process of the device's steps, else the one that launched
+  // most of its ops).
+  uint64_t process_id = 0;
+  // Ops launched onto the device (window or not) per process with a stream on it.
+  std::map<uint64_t, int64_t> ops_of_process;
+  Segments any;      // every engine, ops clipped to the window (in a work window,
+                     // other work too: the GPU was busy)
+  Segments compute;  // IsComputeEngine: kernels, whole-graph launches (as `any`)
+  Segments comm;     // Engine::kComm, of the window's work only
+  Segments copies;   // H2D, D2H, D2D, P2P, H2H copies, of the window's work only
+  // The ops that make `comm` and `copies`, in start order: which op ran when, so a stretch of
+  // their time can be charged to the step that launched it.
+  std::vector<OpSpan> comm_ops;
+  std::vector<OpSpan> copy_ops;
   std::vector<IdleGap> gaps;  // idle gaps longer than the threshold, in time order
   // The idle interval that contains `t_ns` (no engine busy), or false when the device is busy at
   // `t_ns` or no op follows it. `*start_ns` is the end of the last op before.

@@ -135,6 +135,7 @@ void ScaleStepCosts(StepCosts& costs, int64_t numerator, int64_t denominator) {
   for (int64_t& cost : costs.cost_ns)
     cost = scale(cost);
   costs.outside_ns = scale(costs.outside_ns);
+  costs.no_call_ns = scale(costs.no_call_ns);
 }
 
 std::optional<FindingPerStep> SummarizeStepCosts(const FindingSteps& steps, const StepCosts& costs,

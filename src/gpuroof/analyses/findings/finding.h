@@ -38,7 +38,11 @@ struct FindingSteps {
 // step its start falls in.
 struct StepCosts {
   std::vector<int64_t> cost_ns;  // per step, parallel to FindingSteps::intervals (or empty)
-  int64_t outside_ns = 0;        // instances that start in no step
+  int64_t outside_ns = 0;        // charges that fall in no step
+  // GPU work charged by its own start because no launching call was joined to it (a trace
+  // without API calls, an op without a correlation id): how many ops, and their charges.
+  int64_t no_call_ops = 0;
+  int64_t no_call_ns = 0;
 };
 
 // Adds `cost_ns` of an instance starting at `t_ns` to `costs` (nothing when there are no steps).
@@ -55,14 +59,16 @@ void ScaleStepCosts(StepCosts& costs, int64_t numerator, int64_t denominator);
 // What a finding costs per step (only when the trace has steps in the device's window).
 struct FindingPerStep {
   std::string steps_label;      // FindingSteps::label
-  int64_t steps = 0;            // steps overlapping the device's window
+  int64_t steps = 0;            // steps overlapping the span given (ComputeFindings: the window
+                                // from its first op's launch, docs/findings.md "Per step")
   double cost_per_step_ns = 0;  // cost_ns / steps
-  int64_t steps_with_cost = 0;  // steps an instance with a cost started in
+  int64_t steps_with_cost = 0;  // steps an instance with a cost was charged to
   int64_t first_step = 0;       // 1-based position of the first such step (0: none)
   int64_t last_step = 0;        // ... and of the last
   int64_t worst_step = 0;       // the step with the largest cost (earliest on ties; 0: none)
   int64_t worst_step_cost_ns = 0;
-  int64_t outside_steps_ns = 0;  // cost of instances that started in no step
+  // Cost of instances in no step: GPU work launched in no step, calls and gaps started in none.
+  int64_t outside_steps_ns = 0;
   // The steps' own numbers (FindingSteps::numbers) of first_step, last_step and worst_step; -1
   // when the steps have no numbers (or no step has a cost).
   int64_t first_number = -1;

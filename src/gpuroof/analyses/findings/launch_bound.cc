@@ -46,7 +46,7 @@ std::vector<Finding> FindLaunchBound(const FindingContext& context) {
       if (duration >= overhead) continue;
       ++c.short_kernels;
       c.cost_ns += overhead - duration;
-      ChargeStep(context.StepsOf(device_id), c.step_costs, block.start_ns[i], overhead - duration);
+      ChargeStep(context.StepsOf(device_id), c.step_costs, call->start_ns, overhead - duration);
       const uint32_t name = trace.signatures[block.signature[i]].name;
       ++c.short_by_name[name];
       AddExample(c.examples, {block.start_ns[i], block.end_ns[i], overhead - duration,

@@ -58,7 +58,7 @@ std::vector<Finding> FindLowOccupancy(const FindingContext& context) {
           static_cast<double>(signature.est_occupancy_pct) * static_cast<double>(duration);
       if (signature.est_occupancy_pct < threshold) {
         t.low_ns += duration;
-        ChargeStep(context.StepsOf(device_id), t.step_costs, block.start_ns[i], duration);
+        context.ChargeLaunched(context.StepsOf(device_id), t.step_costs, block, i, duration);
         ++t.low_kernels;
         auto [it, inserted] = t.low_by_signature.try_emplace(
             block.signature[i], std::array<int64_t, 3>{0, block.start_ns[i], block.end_ns[i]});

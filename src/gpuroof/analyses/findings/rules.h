@@ -24,6 +24,16 @@ struct FindingContext {
 
   // The steps of device `device_id` (no steps for a device not in `devices`).
   const FindingSteps& StepsOf(int32_t device_id) const;
+  // When the op at `row` of `block` was launched: its launching call's start, else (no call
+  // joined) its own start. Per-step costs charge GPU work to the step whose CPU range launched it
+  // (as ranges and steps attribute work everywhere), not to the step whose time it ran in: a GPU
+  // running behind the CPU runs a step's work in the next step's time (docs/findings.md).
+  int64_t LaunchedAt(const ActivityBlock& block, size_t row) const;
+  // Charges `cost_ns` of the op at `row` of `block` to the step that launched it (LaunchedAt);
+  // an op without a launching call is charged by its own start and counted in
+  // `costs.no_call_ops`/`no_call_ns`, which ComputeFindings says in a note.
+  void ChargeLaunched(const FindingSteps& of, StepCosts& costs, const ActivityBlock& block,
+                      size_t row, int64_t cost_ns) const;
 };
 
 // Whether a CUDA runtime/driver function blocks the calling thread until GPU work completes:

@@ -204,7 +204,13 @@ void EstimateIdleShift(MetricComparison& m, const SideSamples& b, const SideSamp
     return;
   }
   m.delta = *estimate;
-  if (iteration_median > 0) m.delta_of_iteration = *estimate / iteration_median;
+  // A share of the baseline's median iteration (its CPU range) only while the baseline's idle fits
+  // in it: idle is kept at most the iteration's length, the longer of the range and the span of
+  // the GPU work it launched, so work launched asynchronously from a short range gives idle past
+  // the range, and a shift over the range's length is no share of anything (saxpy: 20.1 ms of
+  // idle per 65.5 us range, a -182 us shift read -278.3 % of iter).
+  if (iteration_median > 0 && m.baseline->median <= iteration_median)
+    m.delta_of_iteration = *estimate / iteration_median;
   if (!low || !high) {
     m.verdict = Verdict::kLowN;
     return;
@@ -797,8 +803,11 @@ void WarnAboutPeriodicWork(CompareResult& result, std::span<const ProfileSummary
 }
 
 // Kernel-only mode (docs/metrics.md, "Compute kernel time"): the compute kernels shared by both
-// sides, at the baseline's mix: T = sum_k w_k rho_k / sum_k w_k, w_k the kernel's share of the
-// baseline kernel time, rho_k its per-launch ratio. Its interval is the delta method on the
+// sides, at the baseline's mix: T = sum_k w_k rho_k / sum_k w_k, w_k the kernel's baseline time
+// at its launches before its own warm-up trim (its share of the baseline kernel time x launches
+// before / after the trim: the history row counts the same launches, so one change reads alike
+// against a history of the baseline; after the trim it read +10.6 % here, +11.1 % there), rho_k
+// its per-launch ratio. Its interval is the delta method on the
 // kernels' own intervals at 1 - alpha (normal approximation, kernels independent): sigma_k =
 // (ln high_k - ln low_k) / (2 z); a kernel without an interval (LOW-N) counts at its point ratio
 // with sigma_k = ln(1 + floor_kernel), and when such kernels hold more than half the weight the
@@ -822,18 +831,28 @@ std::optional<MetricComparison> KernelTotalRow(const std::vector<MetricCompariso
   size_t kernels = 0;
   size_t without_interval = 0;
   double without_weight = 0;
+  double without_share = 0;  // of the baseline kernel time, for the warning
+  double shares = 0;         // the shared kernels' share of the baseline kernel time
   for (const MetricComparison& m : metrics) {
     if (m.level != MetricLevel::kKernel || CollectiveKernel(m.name) || !m.ratio || !m.share ||
         !m.baseline || !m.current || *m.share <= 0)
       continue;
-    const double w = *m.share;
+    // The launches before the kernel's own warm-up trim, as the history row counts them.
+    const WarmupTrim* trim = m.baseline_trim ? &*m.baseline_trim : nullptr;
+    const double launches =
+        trim != nullptr && trim->of > trim->dropped
+            ? static_cast<double>(trim->of) / static_cast<double>(trim->of - trim->dropped)
+            : 1.0;
+    const double w = *m.share * launches;
     const double rho = *m.ratio;
+    shares += *m.share;
     double sigma = std::log1p(settings.floor_kernel);
     if (m.ci_low && m.ci_high && *m.ci_low > 0 && *m.ci_high > 0) {
       sigma = (std::log(*m.ci_high) - std::log(*m.ci_low)) / (2.0 * z);
     } else {
       ++without_interval;
       without_weight += w;
+      without_share += *m.share;
     }
     weights += w;
     sum += w * rho;
@@ -854,7 +873,7 @@ std::optional<MetricComparison> KernelTotalRow(const std::vector<MetricCompariso
     warnings.push_back(fmt::format(
         "compute kernel time: {} of {} shared kernel(s) ({:.1f}% of the baseline kernel time) have "
         "too few launches for an interval: counted at their point ratio with a +-{:g}% spread",
-        without_interval, kernels, 100.0 * without_weight, 100.0 * settings.floor_kernel));
+        without_interval, kernels, 100.0 * without_share, 100.0 * settings.floor_kernel));
   }
   const double ratio = sum / weights;
   const double theta = std::log(ratio);
@@ -875,7 +894,7 @@ std::optional<MetricComparison> KernelTotalRow(const std::vector<MetricCompariso
   base.n = kernels;
   // The shared kernels' baseline time per profile, and that time at the current per-launch
   // durations (the baseline's launch counts: launch counts follow the capture's length).
-  base.median = base_kernel_time_per_profile * weights;
+  base.median = base_kernel_time_per_profile * shares;
   SideSummary cur = base;
   cur.median = base.median * ratio;
   m.baseline = base;

@@ -8,6 +8,8 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
+#include <utility>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -44,6 +46,7 @@ class LineParser {
 
   HistoryEntry ParseEntry() {
     HistoryEntry entry;
+    bool has_metrics = false;  // what marks a run summary (docs/formats.md: reading needs it)
     Expect('{');
     if (!Consume('}')) {
       do {
@@ -62,9 +65,22 @@ class LineParser {
         } else if (key == "kernel_key") {
           entry.kernel_key = ParseString();
           entry.has_kernel_key = true;
+        } else if (key == "trace_sha256") {
+          entry.trace_sha256 = ParseString();
+        } else if (key == "path") {
+          entry.path = ParseString();
         } else if (key == "rules") {
           entry.rules = ParseWholeNumber("rules", "a metric-rules revision");
+        } else if (key == "schema") {
+          // Another gpuroof document (a compare result, an analyze JSON) given as a history.
+          const std::string schema = ParseString();
+          if (schema.rfind("gpuroof.compare-history/", 0) != 0) {
+            throw InputError(where_, fmt::format("not a gpuroof run summary: its schema is '{}', "
+                                                 "not gpuroof.compare-history/1",
+                                                 schema));
+          }
         } else if (key == "metrics") {
+          has_metrics = true;
           Expect('{');
           if (!Consume('}')) {
             do {
@@ -102,6 +118,19 @@ class LineParser {
     }
     SkipSpace();
     if (pos_ != text_.size()) Fail("unexpected text after the object");
+    if (!has_metrics) {
+      throw InputError(where_,
+                       "not a gpuroof run summary (no 'metrics' key): a history line is "
+                       "one JSON object as written by compare --history-append");
+    }
+    // compare --history-append never writes a line without a metric (a run has its iteration
+    // time or its kernels): `{"metrics":{}}` is no run summary, and would only leave the compare
+    // with "no metric is present in both" far from the line.
+    if (entry.medians.empty()) {
+      throw InputError(where_,
+                       "not a gpuroof run summary (no metric: its 'metrics' is empty): a history "
+                       "line is one JSON object as written by compare --history-append");
+    }
     return entry;
   }
 
@@ -232,7 +261,7 @@ bool HistoryLevel(MetricLevel level) {
 
 // A compute kernel's launches for the history's compute kernel time row: those before its own
 // warm-up trim. The trim varies from run to run (MSER on each kernel's series), and would move
-// the mix with it.
+// the mix with it. The two-sided row weights each kernel by the same launches (KernelTotalRow).
 double LaunchCount(const SampleSet& set) {
   return static_cast<double>(set.warmup_of > 0 ? set.warmup_of : set.values.size());
 }
@@ -554,7 +583,10 @@ CompareResult CompareWithHistory(std::span<const HistoryEntry> all_history,
     };
     double whole_time = 0;
     double every_line_time = 0;
-    std::map<std::vector<size_t>, double> time_of_line_set;  // line indices -> kernels' time
+    // Each kernel is looked up in the lines once: the line indices that hold it (a key of
+    // time_of_line_set, which sums the kernels' time per such set).
+    std::map<std::vector<size_t>, double> time_of_line_set;
+    std::map<std::string, const std::vector<size_t>*> lines_of;  // kernel id -> its line set
     for (const auto& [id, count] : launches) {
       whole_time += totals[id];
       std::vector<size_t> holding;
@@ -562,25 +594,60 @@ CompareResult CompareWithHistory(std::span<const HistoryEntry> all_history,
         if (in_line(lines[i], id)) holding.push_back(i);
       }
       if (!lines.empty() && holding.size() == lines.size()) every_line_time += totals[id];
-      if (holding.size() >= kHistoryMinEntries) time_of_line_set[holding] += totals[id];
+      const auto group = time_of_line_set.try_emplace(std::move(holding), 0.0).first;
+      group->second += totals[id];
+      lines_of[id] = &group->first;
     }
     std::vector<std::pair<double, std::vector<size_t>>> by_time;
-    for (const auto& [line_set, time] : time_of_line_set)
-      by_time.emplace_back(time, line_set);
-    std::sort(by_time.begin(), by_time.end(), std::greater<>());
-    std::vector<size_t> chosen(lines.size());
-    for (size_t i = 0; i < chosen.size(); ++i)
-      chosen[i] = i;
-    double chosen_time = 0;
-    for (const auto& [time, line_set] : by_time) {
-      std::vector<size_t> holding;
-      std::set_intersection(chosen.begin(), chosen.end(), line_set.begin(), line_set.end(),
-                            std::back_inserter(holding));
-      if (holding.size() < kHistoryMinEntries) continue;
-      if (holding.size() < chosen.size() && time < 0.01 * whole_time) continue;
-      chosen = std::move(holding);
-      chosen_time += time;
+    for (const auto& [line_set, time] : time_of_line_set) {
+      if (line_set.size() >= kHistoryMinEntries) by_time.emplace_back(time, line_set);
     }
+    std::sort(by_time.begin(), by_time.end(), std::greater<>());
+    // One pass of that rule, optionally taking the group by_time[first] before the others.
+    auto choose = [&](std::optional<size_t> first) {
+      std::vector<size_t> chosen(lines.size());
+      for (size_t i = 0; i < chosen.size(); ++i)
+        chosen[i] = i;
+      double chosen_time = 0;
+      auto take = [&](size_t group) {
+        const auto& [time, line_set] = by_time[group];
+        std::vector<size_t> holding;
+        std::set_intersection(chosen.begin(), chosen.end(), line_set.begin(), line_set.end(),
+                              std::back_inserter(holding));
+        if (holding.size() < kHistoryMinEntries) return;
+        if (holding.size() < chosen.size() && time < 0.01 * whole_time) return;
+        chosen = std::move(holding);
+        chosen_time += time;
+      };
+      if (first) take(*first);
+      for (size_t group = 0; group < by_time.size(); ++group) {
+        if (group != first) take(group);
+      }
+      return std::pair(std::move(chosen), chosen_time);
+    };
+    std::vector<size_t> chosen;
+    double chosen_time = 0;
+    std::tie(chosen, chosen_time) = choose(std::nullopt);
+    // Nearly equal coverage (within 1 % of this run's compute kernel time of the pass above):
+    // the newest lines, which hold main as it is now (a kernel made slower on purpose, since
+    // accepted).
+    const double most_time = chosen_time;
+    // Newer: the later latest line, then the later next one, and so on (a set that only adds
+    // older lines to another is not newer).
+    auto is_newer = [](const std::vector<size_t>& a, const std::vector<size_t>& b) {
+      const auto [in_a, in_b] = std::mismatch(a.rbegin(), a.rend(), b.rbegin(), b.rend());
+      return in_a != a.rend() && in_b != b.rend() && *in_a > *in_b;
+    };
+    for (size_t group = 0; group < by_time.size(); ++group) {
+      auto [other, other_time] = choose(group);
+      if (other_time >= most_time - 0.01 * whole_time && is_newer(other, chosen)) {
+        chosen = std::move(other);
+        chosen_time = other_time;
+      }
+    }
+    std::vector<size_t> used(lines.size());  // the line indices the row rests on
+    for (size_t i = 0; i < used.size(); ++i)
+      used[i] = i;
     if (chosen.size() < lines.size() && whole_time > 0 &&
         chosen_time - every_line_time >= 0.01 * whole_time) {
       result.warnings.push_back(fmt::format(
@@ -593,12 +660,14 @@ CompareResult CompareWithHistory(std::span<const HistoryEntry> all_history,
       for (size_t i : chosen)
         chosen_lines.push_back(lines[i]);
       lines = std::move(chosen_lines);
+      used = std::move(chosen);
     }
+    // S: this run's kernels whose line set holds every line used (looked up above, not again).
     std::vector<std::string> shared;
     double shared_time = 0;
     for (const auto& [id, count] : launches) {
-      if (lines.empty() || !std::all_of(lines.begin(), lines.end(),
-                                        [&](const HistoryEntry* e) { return in_line(e, id); }))
+      const std::vector<size_t>& holding = *lines_of.at(id);
+      if (lines.empty() || !std::includes(holding.begin(), holding.end(), used.begin(), used.end()))
         continue;
       shared.push_back(id);
       shared_time += totals[id];
@@ -745,10 +814,11 @@ CompareResult CompareWithHistory(std::span<const HistoryEntry> all_history,
       continue;
     }
     const double half_width = limit->limit - limit->mean;
-    // The band of ratios the history predicts for an unchanged run, (1 - alpha) one-sided each.
+    // The band of ratios the history predicts for an unchanged run, (1 - alpha) one-sided each
+    // way (§4.4): it holds 1 - 2 alpha of unchanged runs (98 % at alpha 0.01), its level.
     m.ci_low = std::exp(-half_width);
     m.ci_high = std::exp(half_width);
-    m.ci_level = 1.0 - one_sided_alpha;
+    m.ci_level = 1.0 - 2.0 * one_sided_alpha;
     m.test = "prediction-t";
     const double scale = limit->sd * std::sqrt(1.0 + 1.0 / static_cast<double>(past.size()));
     if (scale > 0) {

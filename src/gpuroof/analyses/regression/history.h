@@ -39,7 +39,12 @@ struct HistoryEntry {
   // (written before rules 4).
   size_t device_count = 0;
   bool has_device_count = false;
-  size_t line = 0;  // 1-based line in the history file (0: not read from a file)
+  // The SHA-256 of the trace the line summarizes ("trace_sha256", 64 hex digits): a trace
+  // appended twice is refused by it. "" when the line does not say (written before lines
+  // recorded it, or a trace that is not a regular file).
+  std::string trace_sha256;
+  std::string path;  // "path": the trace as given when the line was written ("" when absent)
+  size_t line = 0;   // 1-based line in the history file (0: not read from a file)
 };
 
 // The revision of the metric definitions this build writes (HistoryEntry::rules).
@@ -47,7 +52,8 @@ inline constexpr int kHistoryRules = 4;
 
 // The id of the history row of the compute kernel time per launch at the current run's mix
 // (kernel-only runs): computed at compare time from each line's kernel medians, weighted by the
-// current run's launches (before each kernel's warm-up trim), collectives left out; never stored
+// current run's launches (before each kernel's warm-up trim, as the two-sided row counts them),
+// collectives left out; never stored
 // in a line (docs/metrics.md, "History statistics").
 inline constexpr std::string_view kKernelTotalId = "kernel-total";
 
@@ -55,8 +61,8 @@ inline constexpr std::string_view kKernelTotalId = "kernel-total";
 HistoryEntry HistoryEntryOf(const ProfileSummary& profile);
 
 // Parses JSONL text: one object per non-empty line with "device" (string), "device_count"
-// (number), "iteration_range" (string), "kernel_key" (string), "rules" (number) and "metrics"
-// (object of id -> number); other members are ignored.
+// (number), "iteration_range" (string), "kernel_key" (string), "rules" (number), "path" and
+// "trace_sha256" (strings) and "metrics" (object of id -> number); other members are ignored.
 // Throws InputError "SOURCE:LINE: problem", also for a negative metric value, one over 7 days,
 // a zero iteration time (run summaries that cannot be measurements) and a "rules" that is not a
 // whole number >= 1. Other zeros are read (compared with a 1 ns floor).

@@ -14,6 +14,7 @@
 #include "gpuroof/analyses/ordered_scan.h"
 #include "gpuroof/analyses/range_attribution.h"
 #include "gpuroof/analyses/range_selection.h"
+#include "gpuroof/analyses/regression/bootstrap.h"
 #include "gpuroof/analyses/regression/distributions.h"
 #include "gpuroof/analyses/regression/hodges_lehmann.h"
 #include "gpuroof/analyses/regression/mann_whitney.h"
@@ -291,18 +292,25 @@ void RefuseSeveralProcesses(const Trace& trace, const std::vector<const NvtxRang
 }
 
 // GPU idle per steady iteration and device (docs/metrics.md, "GPU idle"): over disjoint windows,
-// from the iteration's first op on the device to the next steady iteration's first op there,
-// minus the compute busy time of every op of the device in that window, whichever iteration
-// launched it. A window is never counted twice, and the figure is kept at most the iteration's
-// wall time (a GPU lagging its CPU shifts a window, it does not lengthen the iteration). The last
-// one (no later steady iteration on the device) has no next first op: its window is as long as
-// its period would be, its wall time plus `gap_ns` (the median gap between the steady iterations'
-// CPU ranges), so it is measured like the others. Not to its own last op: a lagging GPU runs that
-// op a window later, and the idle of the window it spans would be counted up to the whole wall.
+// from the iteration's first op on the device to the next steady iteration's first op there. A
+// window is never counted twice, and only its first part counts: the iteration's length, the
+// longer of its wall time and the span of its own ops on the device (no longer than the window),
+// less the compute busy time in it of every op of the device, whichever iteration launched it (a
+// GPU lagging its CPU shifts a window, it does not lengthen the iteration; host time between the
+// iterations' CPU ranges is not the iteration's idle; work launched asynchronously lasts past its
+// short CPU range, so the range alone would cut the length to the launch time). `capped` gets, per
+// device, the number of iterations where the rest of the window held idle time and every
+// iteration's figure over its whole window (window less the compute busy time in it), for a note.
+// The last one (no later steady iteration on the device) has no next first op: its window is as
+// long as its period would be, its wall time plus `gap_ns` (the median gap between the steady
+// iterations' CPU ranges), so it is measured like the others. Not to its own last op: a lagging GPU
+// runs that op a window later, and the idle of the window it spans would be counted up to the whole
+// wall.
 std::map<int32_t, std::vector<double>> IdleByDevice(
     const Trace& trace, const std::vector<std::map<int32_t, std::pair<int64_t, int64_t>>>& spans,
     const std::vector<double>& walls, int64_t gap_ns,
-    const std::set<std::pair<int32_t, Engine>>& seen) {
+    const std::set<std::pair<int32_t, Engine>>& seen,
+    std::map<int32_t, std::pair<size_t, std::vector<double>>>& capped) {
   std::map<int32_t, std::vector<double>> idle_by_device;
   std::set<int32_t> devices;
   for (const auto& [device, engine] : seen)
@@ -362,9 +370,19 @@ std::map<int32_t, std::vector<double>> IdleByDevice(
         if (later->second.first > from) to = later->second.first;
         break;
       }
-      const double window = static_cast<double>(to - from);
-      const double value = std::max(0.0, window - static_cast<double>(covered(device, from, to)));
-      idle.push_back(it < walls.size() ? std::min(value, walls[it]) : value);
+      const double value =
+          std::max(0.0, static_cast<double>(to - from - covered(device, from, to)));
+      // The iteration's length, within its window: the idle time inside it is the figure.
+      const int64_t own = span->second.second - span->second.first;
+      const int64_t length =
+          std::min(to - from,
+                   std::max(it < walls.size() ? static_cast<int64_t>(walls[it]) : to - from, own));
+      const double inside =
+          std::max(0.0, static_cast<double>(length - covered(device, from, from + length)));
+      auto& [count, uncapped] = capped[device];
+      uncapped.push_back(value);
+      if (value > inside) ++count;
+      idle.push_back(inside);
     }
   }
   return idle_by_device;
@@ -553,8 +571,22 @@ void SummarizeIterations(const Trace& trace, const ProfileOptions& options,
   }
   SummarizeRanges(trace, ranges, drop, summary);
   CountOutsideWork(trace, ranges, attributed, drop, summary);
+  std::map<int32_t, std::pair<size_t, std::vector<double>>> idle_capped;
   std::map<int32_t, std::vector<double>> idle_by_device =
-      IdleByDevice(trace, iteration_spans, steady, MedianGapNs(ranges, drop), seen);
+      IdleByDevice(trace, iteration_spans, steady, MedianGapNs(ranges, drop), seen, idle_capped);
+  for (auto& [device, entry] : idle_capped) {
+    auto& [count, uncapped] = entry;
+    if (count == 0) continue;
+    // A note, not a warning: idle is report-only, so this changes no gated figure (the text
+    // reports print "note: PATH: ..." for an entry starting with "note: ").
+    summary.warnings.push_back(fmt::format(
+        "note: GPU idle / iter{}: counted within the iteration's length (the longer of its CPU "
+        "range and the span of the GPU work it launched) on {} of {} steady iteration(s), which "
+        "left idle time after it uncounted; median over the whole window to the next "
+        "iteration's first op {} (host time between the iterations' ranges)",
+        DeviceSuffix(device, devices.size()), count, uncapped.size(),
+        FormatDurationNs(std::llround(MedianInPlace(uncapped)))));
+  }
   if (summary.outside_ops > 0) {
     summary.warnings.push_back(fmt::format(
         "outside the iterations: {} GPU op(s) ({} of compute kernel time) belong to no "

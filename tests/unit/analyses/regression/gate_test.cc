@@ -236,6 +236,25 @@ TEST(GateTest, GpuIdleIsARawShiftReportedOnly) {
   EXPECT_EQ(r.exit_code, 0);
 }
 
+// "% of iter" is the idle shift over the baseline's median iteration (its CPU range): a share
+// only while the baseline's idle fits in that range. GPU work launched asynchronously from a
+// short range gives idle up to the GPU span (saxpy: 20.1 ms per 65.5 us range), and the shift
+// over the range read -278.3 % of iter; it is left out then (the shift and its interval stay).
+TEST(GateTest, GpuIdleIsNoShareOfAnIterationItOutlasts) {
+  ProfileSummary base = Profile("b", std::vector<double>(20, 100.0));
+  ProfileSummary cur = Profile("c", std::vector<double>(20, 100.0));
+  for (ProfileSummary* p : {&base, &cur}) {
+    SampleSet& idle = AddMetric(*p, "idle:0", MetricLevel::kIdle, "GPU idle");
+    for (int i = 0; i < 20; ++i)  // baseline 1000..1019 ns, current 1050..1069 ns: idle > 100
+      idle.values.push_back((p == &cur ? 1050.0 : 1000.0) + i);
+  }
+  const CompareResult r = CompareProfiles(std::vector{base}, std::vector{cur}, GateSettings{});
+  const MetricComparison& m = Find(r, "idle:0");
+  EXPECT_DOUBLE_EQ(*m.delta, 50.0);
+  EXPECT_FALSE(m.delta_of_iteration.has_value()) << *m.delta_of_iteration;
+  EXPECT_EQ(m.verdict, Verdict::kChanged);
+}
+
 // --gate-counts (§3.3): launches and bytes per iteration are exact counts; an increase above 5 %
 // fails, and so does any increase from a baseline of 0 (a new 4 MB copy every iteration), which
 // has no ratio. Without the flag the same rows are report-only.

@@ -64,6 +64,9 @@ TEST(HistoryTest, ExampleE9) {
   EXPECT_EQ(r.mode, CompareMode::kHistory);
   EXPECT_EQ(r.metrics[0].verdict, Verdict::kRegressed);
   EXPECT_NEAR(*r.metrics[0].ci_high - 1, 0.01571, 1e-5);
+  // The limit is one-sided at 99 % (t_{0.99,9}) each way: the band holds 98 % of unchanged runs,
+  // its level (JSON ci_level); it said 0.99.
+  EXPECT_DOUBLE_EQ(r.metrics[0].ci_level, 0.98);
   EXPECT_NEAR(*r.metrics[0].ratio - 1, 0.0279, 1e-4);
   EXPECT_EQ(r.exit_code, 1);
   const std::vector<ProfileSummary> edge = {Current(41.9)};
@@ -212,6 +215,34 @@ TEST(HistoryTest, LinesRoundTripAndBadLinesNameTheLine) {
   }
   const std::vector<ProfileSummary> other = {Current(41)};
   EXPECT_THROW(CompareWithHistory(parsed, other, GateSettings{}, "h.jsonl"), InputError);
+}
+
+// s34: a JSON object that is no run summary was read as a line without metrics, and the compare
+// then said "no metric is present in both". It is refused at its line, as is another gpuroof
+// document (its schema).
+TEST(HistoryTest, AnObjectThatIsNoRunSummaryIsRefusedAtItsLine) {
+  for (const auto& [text, problem] : std::vector<std::pair<std::string, std::string>>{
+           {R"({"foo": [1, 2, 3]})", "not a gpuroof run summary (no 'metrics' key)"},
+           {"{}", "not a gpuroof run summary (no 'metrics' key)"},
+           // s34 review2: an empty 'metrics' fell through to "no metric is present in both".
+           {R"({"metrics": {}})", "not a gpuroof run summary (no metric: its 'metrics' is empty)"},
+           {R"({"metrics":{}, "device": "GPU X"})", "not a gpuroof run summary (no metric"},
+           {R"({"schema": "gpuroof.compare/1", "metrics": {"iteration": 5}})",
+            "not a gpuroof run summary: its schema is 'gpuroof.compare/1'"}}) {
+    SCOPED_TRACE(text);
+    try {
+      ParseHistory(R"({"metrics": {"iteration": 5}})" + std::string("\n") + text, "h.jsonl");
+      FAIL() << "no error";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.source(), "h.jsonl:2");
+      EXPECT_EQ(e.problem().rfind(problem, 0), 0u) << e.problem();
+    }
+  }
+  // The schema gpuroof writes is read.
+  EXPECT_EQ(ParseHistory(R"({"schema": "gpuroof.compare-history/1", "metrics": {"iteration": 5}})",
+                         "h.jsonl")
+                .size(),
+            1u);
 }
 
 // Several current profiles must agree among themselves (GPU model, device count), as in the
@@ -549,6 +580,44 @@ TEST(HistoryTest, KernelOnlyComputeKernelTimeIsGated) {
       nullptr);
 }
 
+// The two compute kernel time rows weight a kernel by the same launches: those before its own
+// warm-up trim (two-sided: the baseline's, at its steady time per launch; history: this run's, at
+// each line's medians). The two-sided row weighted by the steady time (launches after the trim),
+// so one change read +6.36 % two-sided and +6.94 % against a history of the baseline.
+TEST(HistoryTest, ComputeKernelTimeWeightsKernelsAsTheTwoSidedRow) {
+  auto run = [](const std::string& path, double a_ns, double b_ns) {
+    ProfileSummary p;
+    p.path = path;
+    p.device_model = "GPU X";
+    p.device_count = 1;
+    auto add = [&p](const std::string& key, double ns, size_t steady, size_t dropped) {
+      SampleSet& set = p.metrics["kernel:" + key];
+      set.level = MetricLevel::kKernel;
+      set.name = key;
+      set.values.assign(steady, ns);
+      set.warmup_dropped = dropped;
+      set.warmup_of = steady + dropped;
+      set.total = ns * static_cast<double>(steady);
+      p.kernel_time_ns += set.total;
+    };
+    add("a", a_ns, 100, 50);  // a long warm-up: 150 launches before the trim
+    add("b", b_ns, 100, 1);
+    return p;
+  };
+  const std::vector<ProfileSummary> base = {run("b.sqlite", 1000, 10000)};
+  const std::vector<ProfileSummary> cur = {run("c.sqlite", 1200, 10500)};
+  const CompareResult two_sided = CompareProfiles(base, cur, GateSettings{});
+  const MetricComparison* paired = Row(two_sided, "kernel-total");
+  ASSERT_NE(paired, nullptr);
+  // (150 x 1.2 us + 101 x 10.5 us) / (150 x 1 us + 101 x 10 us).
+  EXPECT_NEAR(*paired->ratio, 1240.5 / 1160.0, 1e-12);
+  const std::vector<HistoryEntry> history(6, HistoryEntryOf(base[0]));
+  const CompareResult against = CompareWithHistory(history, cur, GateSettings{}, "h.jsonl");
+  const MetricComparison* total = Row(against, "kernel-total");
+  ASSERT_NE(total, nullptr);
+  EXPECT_NEAR(*total->ratio / *paired->ratio, 1.0, 1e-9) << *total->ratio;
+}
+
 // A12 (masking): a per-launch mean of each run's own mix moved with the mix, so a slower kernel
 // plus more cheap launches read as faster: big +10 % with twice the small launches was -24.6 %
 // (IMPROVED), +10 % in the small kernels with twice their launches -23 % (IMPROVED, a PASS: no
@@ -672,6 +741,47 @@ TEST(HistoryTest, ComputeKernelTimeUsesTheLinesThatHoldTheNewKernels) {
   // The rare and the tiny kernels are left out, and said.
   EXPECT_NE(WarningWith(r, "2 of its 113 compute kernels are not in all 7 history entries"),
             nullptr);
+}
+
+// Two sets of lines cover this run's compute kernel time nearly equally (within 1 %): the row
+// rests on the newest, which hold main as it is now. The older set, which covered 0.08 % more,
+// was taken: its lines predate an accepted 10 % slowdown of the main kernel, and the unchanged
+// run read +9.1 %, REGRESSED.
+TEST(HistoryTest, ComputeKernelTimePrefersTheNewestLinesAtNearlyEqualCoverage) {
+  auto run_of = [](int run, double main_ns) {
+    const double session = 1.0 + 0.003 * (run % 3 - 1);
+    ProfileSummary p;
+    p.path = fmt::format("run{}.sqlite", run);
+    p.device_model = "GPU X";
+    p.device_count = 1;
+    AddKernel(p, "main", main_ns, session, run);
+    return p;
+  };
+  std::vector<HistoryEntry> history;
+  for (int run = 0; run < 12; ++run) {
+    // Lines 0-5 before the slowdown (and with the kernel "older"), 6-11 after (with "newer").
+    ProfileSummary p = run_of(run, run < 6 ? 1e6 : 1.1e6);
+    AddKernel(p, run < 6 ? "older" : "newer", run < 6 ? 101000 : 100000, 1.0, run);
+    history.push_back(HistoryEntryOf(p));
+  }
+  ProfileSummary now = run_of(40, 1.1e6);
+  AddKernel(now, "older", 101000, 1.0, 40);
+  AddKernel(now, "newer", 100000, 1.0, 40);
+  const CompareResult r =
+      CompareWithHistory(std::span(history), std::span(&now, 1), GateSettings{}, "h.jsonl");
+  const MetricComparison* total = Row(r, "kernel-total");
+  ASSERT_NE(total, nullptr);
+  EXPECT_NEAR(*total->ratio, 1.0, 0.005);
+  EXPECT_EQ(total->verdict, Verdict::kNoChange) << *total->ratio;
+  EXPECT_NE(WarningWith(r, "rests on the 6 of 12 history entries with kernel rows"), nullptr);
+  EXPECT_NE(WarningWith(r, "1 of its 3 compute kernels is not in all 6 history entries"), nullptr);
+  // Beyond 1 % more coverage, the older lines are used: "older" three times the time.
+  ProfileSummary more = run_of(40, 1.1e6);
+  AddKernel(more, "older", 303000, 1.0, 40);
+  AddKernel(more, "newer", 100000, 1.0, 40);
+  const CompareResult o =
+      CompareWithHistory(std::span(history), std::span(&more, 1), GateSettings{}, "h.jsonl");
+  EXPECT_GT(*Row(o, "kernel-total")->ratio, 1.05);
 }
 
 // F13: lines record the run's number of active GPUs; a line of another count is refused (as

@@ -18,6 +18,13 @@ using testing::AddRange;
 using testing::MakeTrace;
 using testing::Op;
 
+// The options every test here starts from: iterations are the NVTX ranges "step".
+ProfileOptions StepOptions() {
+  ProfileOptions options;
+  options.iteration_range = "step";
+  return options;
+}
+
 // Eight 1000 ns iterations "step" on thread 1, iteration i launching ops 2i and 2i + 1 of `ops`.
 Trace EightSteps(const std::vector<Op>& ops) {
   Trace trace = MakeTrace(ops);
@@ -45,8 +52,7 @@ Trace EightIterations() {
 }
 
 TEST(ProfileSamplesTest, IterationsFromLaunchCorrelation) {
-  ProfileOptions options;
-  options.iteration_range = "step";
+  ProfileOptions options = StepOptions();
   options.warmup = 2;
   const ProfileSummary s = SummarizeProfile(EightIterations(), options);
   EXPECT_TRUE(s.has_iterations);
@@ -83,8 +89,7 @@ ProfileSummary KernelAndOtherPerStep(const Op& other) {
     shifted.end_ns += t;
     ops.push_back(shifted);
   }
-  ProfileOptions options;
-  options.iteration_range = "step";
+  ProfileOptions options = StepOptions();
   options.warmup = 2;
   return SummarizeProfile(EightSteps(ops), options);
 }
@@ -121,8 +126,7 @@ TEST(ProfileSamplesTest, AnnotationRangesWithinSteadyIterationsOnTheirThread) {
     AddRange(trace, "other_thread", t + 100, t + 200, 2);      // no iteration on thread 2
   }
   AddRange(trace, "spans_two", 5500, 6500, 1);  // crosses an iteration boundary: no sample
-  ProfileOptions options;
-  options.iteration_range = "step";
+  ProfileOptions options = StepOptions();
   options.warmup = 2;
   const ProfileSummary s = SummarizeProfile(trace, options);
   const SampleSet& forward = s.metrics.at("range:forward");
@@ -144,8 +148,7 @@ TEST(ProfileSamplesTest, AnnotationRangesWithinSteadyIterationsOnTheirThread) {
 }
 
 TEST(ProfileSamplesTest, AutoWarmupDropsAtLeastTheFirstIteration) {
-  ProfileOptions options;
-  options.iteration_range = "step";
+  ProfileOptions options = StepOptions();
   const ProfileSummary s = SummarizeProfile(EightIterations(), options);
   // Fewer than two MSER batches: nothing to compare, but the first iteration still goes.
   EXPECT_EQ(s.warmup_dropped, 1u);
@@ -211,8 +214,7 @@ Trace StepsWithWalls(const std::vector<double>& walls, std::vector<Op> extra = {
 // F3: a stationary 10-step capture keeps 9 iterations and says no NO STEADY STATE (MSER-5 with
 // its reference cap dropped 5 and warned, every time).
 TEST(ProfileSamplesTest, StationaryTenStepCaptureKeepsAllButTheFirst) {
-  ProfileOptions options;
-  options.iteration_range = "step";
+  ProfileOptions options = StepOptions();
   const ProfileSummary s =
       SummarizeProfile(StepsWithWalls({900, 901, 899, 900, 902, 898, 900, 901, 899, 900}), options);
   EXPECT_EQ(s.warmup_dropped, 1u);
@@ -229,8 +231,7 @@ TEST(ProfileSamplesTest, DriftUpToTheCapIsCutAndSaid) {
     walls.push_back(900 - 20 * i);
   for (int i = 0; i < 10; ++i)
     walls.push_back(700 + (i % 2));
-  ProfileOptions options;
-  options.iteration_range = "step";
+  ProfileOptions options = StepOptions();
   const ProfileSummary s = SummarizeProfile(StepsWithWalls(walls), options);
   EXPECT_EQ(s.warmup_dropped, 5u);
   bool said = false;
@@ -245,8 +246,7 @@ TEST(ProfileSamplesTest, DriftUpToTheCapIsCutAndSaid) {
 // MSER on single steps cuts at 4; their mean, 951 ns, is 18.9 % above the kept 800 ns, far over
 // 2 % and over 4 standard errors (kept SD sqrt(2) ns): dropped, and said with the figures.
 TEST(ProfileSamplesTest, ShortCaptureWarmupIsDroppedAndSaid) {
-  ProfileOptions options;
-  options.iteration_range = "step";
+  ProfileOptions options = StepOptions();
   const ProfileSummary s =
       SummarizeProfile(StepsWithWalls({990, 950, 955, 948, 800, 801, 799, 800, 802, 798}), options);
   EXPECT_EQ(s.warmup_dropped, 4u);
@@ -277,8 +277,7 @@ TEST(ProfileSamplesTest, ShortCaptureWarmupIsDroppedAndSaid) {
 // step the dropped ones are the kept ones' level. Kept, and no WARM-UP; a slow second step alone
 // still is one.
 TEST(ProfileSamplesTest, OneSlowStepIsNoShortCaptureWarmup) {
-  ProfileOptions options;
-  options.iteration_range = "step";
+  ProfileOptions options = StepOptions();
   std::vector<double> walls = {990};
   for (int i = 1; i < 16; ++i)
     walls.push_back(i == 7 ? 1300 : 1000 + (i % 3));
@@ -301,8 +300,7 @@ TEST(ProfileSamplesTest, OneSlowStepIsNoShortCaptureWarmup) {
 // mt19937's raw output, the same on every platform) of 7 to 19 steps, 30 noise sequences each: no
 // warm-up beyond the first step, no WARM-UP.
 TEST(ProfileSamplesTest, StationaryShortCapturesGetNoWarmupWarning) {
-  ProfileOptions options;
-  options.iteration_range = "step";
+  ProfileOptions options = StepOptions();
   for (size_t n : {7, 10, 13, 16, 19}) {
     for (unsigned seed = 1; seed <= 30; ++seed) {
       std::mt19937 noise(seed);
@@ -327,8 +325,7 @@ TEST(ProfileSamplesTest, IdleOfALaggingGpuNeverExceedsTheIteration) {
     ops.push_back({Engine::kKernel, t + 1500, t + 1700, 0, 7, 0, "a"});
     ops.push_back({Engine::kH2D, t + 50, t + 60, 0, 8, 64, ""});
   }
-  ProfileOptions options;
-  options.iteration_range = "step";
+  ProfileOptions options = StepOptions();
   options.warmup = 2;
   const ProfileSummary s = SummarizeProfile(EightSteps(ops), options);
   const std::vector<double>& idle = s.metrics.at("idle:0").values;
@@ -341,15 +338,66 @@ TEST(ProfileSamplesTest, IdleOfALaggingGpuNeverExceedsTheIteration) {
 }
 
 // A9: steps of 800 ns every 1000 ns (200 ns gaps), each kernel 100..300 ns into its step. A step's
-// window runs to the next step's first op, 1000 ns less 200 busy: 800 (= the wall). The last
-// step's window was its wall time alone, 600 ns of idle; with the median gap it is 800 as well.
+// window runs to the next step's first op (1000 ns); its first 800 ns (the wall) count, less 200
+// busy: 600. The last step's window is its period too (wall + the median gap), so it reads 600
+// like the others, not its own wall less nothing. (s34 review2 P6: the window's idle, 800, was
+// capped at the wall, 800, so the 200 ns host gap between the ranges counted as idle.)
 TEST(ProfileSamplesTest, IdleOfTheLastIterationSpansItsPeriod) {
-  ProfileOptions options;
-  options.iteration_range = "step";
+  ProfileOptions options = StepOptions();
   options.warmup = 1;
   const ProfileSummary s =
       SummarizeProfile(StepsWithWalls(std::vector<double>(10, 800.0)), options);
-  EXPECT_EQ(s.metrics.at("idle:0").values, std::vector<double>(9, 800.0));
+  EXPECT_EQ(s.metrics.at("idle:0").values, std::vector<double>(9, 600.0));
+}
+
+// s34 finding 5: a CPU range that only launches (50 ns every 1000 ns) while its kernel runs later
+// (100..300 ns): idle was capped at the 50 ns wall without a word, so it read as the launch time.
+// s34 review2 P6: capping the value at the iteration's length (the span, 200 ns) made idle the
+// kernel's busy time, 200, on a GPU busy the whole length. Idle is now the idle time inside the
+// length: 200 less 200 busy = 0, and a note gives the count and the median over the whole window
+// (1000 ns less 200 busy).
+TEST(ProfileSamplesTest, IdleIsTheIdleInsideTheIterationsLengthAndTheRestIsSaid) {
+  ProfileOptions options = StepOptions();
+  options.warmup = 1;
+  const ProfileSummary s = SummarizeProfile(StepsWithWalls(std::vector<double>(10, 50.0)), options);
+  EXPECT_EQ(s.metrics.at("idle:0").values, std::vector<double>(9, 0.0));
+  size_t notes = 0;
+  for (const std::string& w : s.warnings) {
+    if (w.find("GPU idle") == std::string::npos) continue;
+    ++notes;
+    // A note (report-only metric), one line, with the count and the whole window's median.
+    EXPECT_EQ(w.rfind("note: GPU idle / iter: counted within the iteration's length", 0), 0u) << w;
+    EXPECT_NE(w.find("on 9 of 9 steady iteration(s)"), std::string::npos) << w;
+    EXPECT_NE(w.find("next iteration's first op 800 ns"), std::string::npos) << w;
+    EXPECT_EQ(w.find('\n'), std::string::npos) << w;
+  }
+  EXPECT_EQ(notes, 1u);
+  // A second kernel (500..1000, launched at 20 in the range) makes the span 100..1000, 900 ns,
+  // with 200 ns of idle inside it (300..500): those count. The window's last 100 ns (1000..1100,
+  // after the span) do not, and the note says so (window 1000 less 700 busy: 300).
+  std::vector<Op> extra;
+  std::vector<int64_t> launches;
+  for (int i = 0; i < 10; ++i) {
+    extra.push_back({Engine::kKernel, i * 1000 + 500, i * 1000 + 1000, 0, 7, 0, "b"});
+    launches.push_back(i * 1000 + 20);
+  }
+  const ProfileSummary two =
+      SummarizeProfile(StepsWithWalls(std::vector<double>(10, 50.0), extra, launches), options);
+  EXPECT_EQ(two.metrics.at("idle:0").values, std::vector<double>(9, 200.0));
+  size_t two_notes = 0;
+  for (const std::string& w : two.warnings) {
+    if (w.find("GPU idle") == std::string::npos) continue;
+    ++two_notes;
+    EXPECT_NE(w.find("on 9 of 9 steady iteration(s)"), std::string::npos) << w;
+    EXPECT_NE(w.find("next iteration's first op 300 ns"), std::string::npos) << w;
+  }
+  EXPECT_EQ(two_notes, 1u);
+  // Back-to-back steps (1000 ns walls): the window is the length, nothing is left out or said.
+  const ProfileSummary full =
+      SummarizeProfile(StepsWithWalls(std::vector<double>(10, 1000.0)), options);
+  EXPECT_EQ(full.metrics.at("idle:0").values, std::vector<double>(9, 800.0));
+  for (const std::string& w : full.warnings)
+    EXPECT_EQ(w.find("GPU idle"), std::string::npos) << w;
 }
 
 // F12: a kernel launched between the steps belongs to no iteration: counted, and said.
@@ -362,8 +410,7 @@ TEST(ProfileSamplesTest, WorkLaunchedBetweenTheStepsIsCounted) {
     extra.push_back({Engine::kKernel, t + 850, t + 950, 0, 7, 0, "sneaky"});
     launches.push_back(t + 820);
   }
-  ProfileOptions options;
-  options.iteration_range = "step";
+  ProfileOptions options = StepOptions();
   options.warmup = 1;
   const ProfileSummary s = SummarizeProfile(StepsWithWalls(walls, extra, launches), options);
   EXPECT_EQ(s.outside_ops, 4u);
@@ -384,8 +431,7 @@ TEST(ProfileSamplesTest, AStepRangeOnTwoThreadsIsOneIterationEach) {
   Trace trace = EightIterations();
   for (int i = 0; i < 8; ++i)
     AddRange(trace, "step", i * 1000 + 1, i * 1000 + 999, 2);
-  ProfileOptions options;
-  options.iteration_range = "step";
+  ProfileOptions options = StepOptions();
   options.warmup = 2;
   const ProfileSummary s = SummarizeProfile(trace, options);
   EXPECT_EQ(s.iterations, 8u);
@@ -404,8 +450,7 @@ TEST(ProfileSamplesTest, IterationsOfSeveralProcessesAreRefused) {
   Trace trace = EightIterations();
   for (NvtxRange& range : trace.nvtx_ranges)
     if (range.start_ns >= 4000) range.process_id = 77;
-  ProfileOptions options;
-  options.iteration_range = "step";
+  ProfileOptions options = StepOptions();
   try {
     SummarizeProfile(trace, options);
     FAIL() << "no error";
