@@ -8,6 +8,7 @@
 #include <future>
 #include <initializer_list>
 #include <iterator>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -423,6 +424,32 @@ bool LineNamesTrace(const HistoryEntry& line, const std::string& trace,
   return false;
 }
 
+// The medians a line holds that the history compares (HistoryComparesId): its GPU idle, launches
+// and bytes are for reports only, and their definitions changed between builds of one "rules"
+// (an old line of the same run holds another idle).
+std::map<std::string, double> ComparedMedians(const HistoryEntry& entry) {
+  std::map<std::string, double> compared;
+  for (const auto& [id, median] : entry.medians)
+    if (HistoryComparesId(id)) compared.emplace(id, median);
+  return compared;
+}
+
+// The line holds the same run summaries as the entry: the same rules and every compared median
+// equal to the last digit.
+bool SameSummaries(const HistoryEntry& line, const HistoryEntry& entry) {
+  if (line.rules != entry.rules) return false;
+  const std::map<std::string, double> compared = ComparedMedians(line);
+  return !compared.empty() && compared == ComparedMedians(entry);
+}
+
+// The summaries include an iteration time or a kernel: enough figures that two runs do not
+// share them all to the last digit.
+bool HoldsIterationOrKernel(const HistoryEntry& entry) {
+  return std::ranges::any_of(entry.medians, [](const auto& metric) {
+    return metric.first == "iteration" || metric.first.rfind("kernel:", 0) == 0;
+  });
+}
+
 // A run appended twice would be two runs with no run-to-run noise between them, and narrow the
 // band of every later compare: refused (exit 2), as compare refuses a trace twice, or a copy of
 // one, on a side. A line is the same run when it records the same trace SHA-256 (the same bytes);
@@ -432,19 +459,45 @@ bool LineNamesTrace(const HistoryEntry& line, const std::string& trace,
 // whole-microsecond trace can share medians, not their path too. Medians identical to the last
 // digit under one path are as good as the same run, but the line cannot prove it: the error names
 // the lines to remove if it is another run (the line appended in their place holds the same
-// summaries).
-void CheckNotAppended(const std::vector<HistoryEntry>& history, const HistoryEntry& entry,
-                      const std::string& history_path, const std::string& trace) {
+// summaries). A line of another trace SHA-256 that holds the same summaries, every compared
+// median to the last digit and an iteration time or a kernel among them, under the same file
+// name less its trace suffixes (RunStem), is another file of the same run (x.json of x.json.gz, an
+// .nsys-rep and its .sqlite export): refused the same way. A trace's file name without its trace
+// suffixes: "x" for x.json.gz, x.json, x.nsys-rep and x.sqlite (another file of one run keeps the
+// name: gunzip, nsys export).
+std::string RunStem(const std::string& path) {
+  std::filesystem::path name = std::filesystem::path(path).filename();
+  static const std::set<std::string> kSuffixes = {".gz",       ".json",  ".sqlite", ".sqlite3",
+                                                  ".nsys-rep", ".qdrep", ".db"};
+  while (kSuffixes.contains(name.extension().string()))
+    name = name.stem();
+  return name.string();
+}
+
+// Refuses a run the history already holds; returns a warning (empty when none) for lines of
+// other bytes with this run's summaries under its name: most likely another file of the same run
+// (x.json of x.json.gz, an .nsys-rep and its export), but two runs of a whole-microsecond trace
+// can share every median too, so that is said, not refused: a refusal there would stop a CI job
+// that names each run alike.
+std::string CheckNotAppended(const std::vector<HistoryEntry>& history, const HistoryEntry& entry,
+                             const std::string& history_path, const std::string& trace) {
   std::vector<size_t> unhashed;  // lines of the file without a hash that hold this run
+  std::vector<size_t> rehashed;  // lines of another trace's bytes that hold this run's summaries
   for (const HistoryEntry& line : history) {
     const bool hashed = !line.trace_sha256.empty() && !entry.trace_sha256.empty();
-    const bool same = hashed ? line.trace_sha256 == entry.trace_sha256
-                             : line.rules == entry.rules && !line.medians.empty() &&
-                                   line.medians == entry.medians &&
-                                   LineNamesTrace(line, trace, history_path);
+    const bool same_bytes = hashed && line.trace_sha256 == entry.trace_sha256;
+    // Another file of the same run (x.json of x.json.gz, an .nsys-rep and its .sqlite export)
+    // has other bytes and the same summaries, to the last digit, of an iteration or a kernel.
+    // Named alike too: runs of a synthetic or whole-microsecond trace can share medians.
+    const bool other_file = hashed && !same_bytes && !line.path.empty() &&
+                            RunStem(line.path) == RunStem(trace) && SameSummaries(line, entry) &&
+                            HoldsIterationOrKernel(entry);
+    const bool same =
+        same_bytes || other_file ||
+        (!hashed && SameSummaries(line, entry) && LineNamesTrace(line, trace, history_path));
     if (!same) continue;
-    if (!hashed && line.line != 0) {
-      unhashed.push_back(line.line);
+    if (!same_bytes && line.line != 0) {
+      (hashed ? rehashed : unhashed).push_back(line.line);
       continue;
     }
     throw InputError(
@@ -454,22 +507,34 @@ void CheckNotAppended(const std::vector<HistoryEntry>& history, const HistoryEnt
                     history_path,
                     line.line == 0 ? std::string("another run given with it")
                                    : fmt::format("its line {}", line.line),
-                    hashed ? "the same trace bytes, SHA-256 " + line.trace_sha256.substr(0, 12)
-                           : std::string("the same run summaries")));
+                    same_bytes ? "the same trace bytes, SHA-256 " + line.trace_sha256.substr(0, 12)
+                               : std::string("the same run summaries")));
   }
-  if (unhashed.empty()) return;
-  const std::string lines = unhashed.size() == 1
-                                ? fmt::format("line {}", unhashed.front())
-                                : fmt::format("lines {}", fmt::join(unhashed, ", "));
+  auto lines_of = [](const std::vector<size_t>& found) {
+    return found.size() == 1 ? fmt::format("line {}", found.front())
+                             : fmt::format("lines {}", fmt::join(found, ", "));
+  };
+  if (unhashed.empty()) {
+    if (rehashed.empty()) return {};
+    return fmt::format(
+        "{}: appended to {}, whose {} {} the same run summaries, to the last digit, from a file "
+        "of the same name with other bytes: if that is this run in another file (x.json and "
+        "x.json.gz, an .nsys-rep and its .sqlite export), remove one of the lines, since a run "
+        "appended twice narrows the band of every later compare",
+        trace, history_path, lines_of(rehashed), rehashed.size() == 1 ? "holds" : "hold");
+  }
+  const std::vector<size_t>& found = unhashed;
+  const std::string lines = lines_of(found);
+  const std::string why = fmt::format(
+      "the same run summaries, to the last digit, of a trace of this path; {} "
+      "no trace_sha256, written before lines recorded one",
+      found.size() == 1 ? "the line records" : "the lines record");
   throw InputError(
       trace,
-      fmt::format("not appended to {}: its {} already {} this run (the same run summaries, to the "
-                  "last digit, of a trace of this path; {} no trace_sha256, written before lines "
-                  "recorded one); a run appended twice narrows the band of every later compare. "
-                  "If this is another run, remove {} from {} and append again (this run's line "
-                  "holds the same summaries)",
-                  history_path, lines, unhashed.size() == 1 ? "holds" : "hold",
-                  unhashed.size() == 1 ? "the line records" : "the lines record", lines,
+      fmt::format("not appended to {}: its {} already {} this run ({}); a run appended twice "
+                  "narrows the band of every later compare. If this is another run, remove {} "
+                  "from {} and append again (this run's line holds the same summaries)",
+                  history_path, lines, found.size() == 1 ? "holds" : "hold", why, lines,
                   history_path));
 }
 
@@ -491,9 +556,10 @@ std::vector<std::string> TraceHashes(const std::vector<std::string>& paths) {
 // one branch) each keep their lines.
 // The history file's text and the lines `current` adds to it, each checked (CheckAppendable);
 // never a file that is not a history.
-std::pair<std::string, std::string> HistoryWithAppend(const CompareOptions& o,
-                                                      const std::vector<ProfileSummary>& current,
-                                                      const std::vector<std::string>& hashes) {
+// `warnings` (when given) receives CheckNotAppended's warnings.
+std::pair<std::string, std::string> HistoryWithAppend(
+    const CompareOptions& o, const std::vector<ProfileSummary>& current,
+    const std::vector<std::string>& hashes, std::vector<std::string>* warnings = nullptr) {
   std::string text = ReadHistoryFile(o.history_append_path, false);
   std::vector<HistoryEntry> history = ParseHistory(text, o.history_append_path);
   std::string lines;
@@ -504,7 +570,8 @@ std::pair<std::string, std::string> HistoryWithAppend(const CompareOptions& o,
     // Checked against the lines this call adds too: runs of two GPUs seeding one history
     // would make every later compare of it exit 2.
     CheckAppendable(history, entry, o.history_append_path, p.path);
-    CheckNotAppended(history, entry, o.history_append_path, p.path);
+    std::string warning = CheckNotAppended(history, entry, o.history_append_path, p.path);
+    if (!warning.empty() && warnings != nullptr) warnings->push_back(std::move(warning));
     lines += RenderHistoryLine(entry, p.path);
     entry.path = p.path;
     entry.line = 0;  // a run of this call (CheckAppendable's message says so)
@@ -517,15 +584,30 @@ void AppendHistory(const CompareOptions& o, const std::vector<ProfileSummary>& c
                    const std::vector<std::string>& hashes) {
   const std::filesystem::path path(o.history_append_path);
   const FolderLock lock(path.has_parent_path() ? path.parent_path() : std::filesystem::path("."));
-  auto [text, lines] = HistoryWithAppend(o, current, hashes);
+  std::vector<std::string> warnings;
+  auto [text, lines] = HistoryWithAppend(o, current, hashes, &warnings);
   if (!text.empty() && text.back() != '\n') text += '\n';
   WriteFileAtomically(o.history_append_path, text + lines);
+  // Under --quiet too: it asks the user to check the history file.
+  for (const std::string& warning : warnings) {
+    fmt::print(MessageStream(), "gpuroof: warning: {}\n", warning);
+  }
 }
 
 int RunGate(const CompareOptions& o) {
   std::vector<std::string> base_paths = o.baseline;
   std::vector<std::string> cur_paths = o.current;
   if (!o.profiles.empty()) {
+    const bool history = !o.history_path.empty() || !o.history_append_path.empty();
+    if (history && o.profiles.size() == 1 && base_paths.empty() && cur_paths.empty()) {
+      // One positional profile is not taken as the current one: BASE CURRENT is the positional
+      // form, and one profile alone may be a BASE whose CURRENT was left out.
+      throw InputError(
+          "compare",
+          fmt::format("with {}, give the current profile as --current {}, "
+                      "not as a positional profile",
+                      o.history_path.empty() ? "--history-append" : "--history", o.profiles[0]));
+    }
     if (!base_paths.empty() || !cur_paths.empty() || o.profiles.size() != 2) {
       throw InputError("compare", "give either BASE CURRENT or --baseline B... --current C...");
     }

@@ -226,6 +226,104 @@ TEST(CompareInputsCli, HistoryAppendRefusesARunTwice) {
   EXPECT_EQ(Lines(ReadFile(history)), 2u);
 }
 
+// The same run in a line of another build or another file of it was appended twice, silently:
+// a line without a hash written before this build's GPU idle (idle is stored, not compared, and
+// its definition changed), and a hashed line of the same summaries under other bytes (x.json of
+// x.json.gz, an .nsys-rep and its .sqlite export). Both refused with the line to remove; another
+// run of the same trace path is still appended.
+TEST(CompareInputsCli, TheSameRunInAnOldLineOrAnotherFileIsRefused) {
+  TempDir dir;
+  const auto run = WriteRun(dir, "run", 1);
+  const std::string history = (dir / "h.jsonl").string();
+  ASSERT_EQ(RunGpuroof({"compare", "--current", run.string(), "--iteration-range", "step",
+                        "--history-append", history, "--quiet"})
+                .exit_code,
+            0);
+  const std::string seeded = ReadFile(history);
+  const size_t hash = seeded.find("\"trace_sha256\": \"");
+  ASSERT_NE(hash, std::string::npos) << seeded;
+  const size_t idle = seeded.find("\"idle:0\": ");
+  ASSERT_NE(idle, std::string::npos) << seeded;
+  auto expect_refused = [&](const std::string& text, const std::string& why) {
+    WriteFile(history, text);
+    const CliResult r = RunGpuroof({"compare", "--current", run.string(), "--iteration-range",
+                                    "step", "--history-append", history, "--quiet"});
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find(run.string() + ": not appended to " + history +
+                         ": its line 1 already holds this run (the same run summaries, to the "
+                         "last digit, of " +
+                         why),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(
+        r.err.find("If this is another run, remove line 1 from " + history + " and append again"),
+        std::string::npos)
+        << r.err;
+    EXPECT_EQ(Lines(r.err), 1u) << r.err;
+    EXPECT_EQ(ReadFile(history), text);
+  };
+  // An old line (no hash) with another GPU idle, as written before idle was the idle inside the
+  // iteration's length.
+  std::string old = seeded;
+  const size_t value = idle + 10;
+  old.replace(value, old.find_first_of(",}", value) - value, "65529");
+  old.erase(hash, old.find('"', hash + 19) + 3 - hash);
+  ASSERT_EQ(old.find("trace_sha256"), std::string::npos) << old;
+  ASSERT_NE(old.find("\"idle:0\": 65529,"), std::string::npos) << old;
+  expect_refused(old, "a trace of this path; the line records no trace_sha256");
+  // Another file of the run (the same summaries, another SHA-256), or another run of a trace
+  // whose medians all agree: appended, with a warning naming the line (a refusal would stop a
+  // CI job whose runs share a name), under --quiet too.
+  auto expect_warned = [&](const std::string& text) {
+    WriteFile(history, text);
+    const CliResult r = RunGpuroof({"compare", "--current", run.string(), "--iteration-range",
+                                    "step", "--history-append", history, "--quiet"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find("gpuroof: warning: " + run.string() + ": appended to " + history +
+                         ", whose line 1 holds the same run summaries, to the last digit, from "
+                         "a file of the same name with other bytes"),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(Lines(r.err), 1u) << r.err;
+    EXPECT_EQ(Lines(ReadFile(history)), 2u);
+  };
+  std::string other_file = seeded;
+  other_file.replace(hash + 17, 64, std::string(64, 'a'));
+  ASSERT_NE(other_file, seeded);
+  expect_warned(other_file);
+  // Its .nsys-rep (the name less its trace suffixes is the same): warned too.
+  const std::string quoted = "\"path\": \"" + run.string() + "\"";
+  ASSERT_NE(other_file.find(quoted), std::string::npos) << other_file;
+  std::string report = other_file;
+  report.replace(report.find(quoted), quoted.size(),
+                 "\"path\": \"" + (dir / "run.nsys-rep").string() + "\"");
+  expect_warned(report);
+  // A trace of another name with the same summaries (runs of a synthetic or whole-microsecond
+  // trace can share them): another run, appended.
+  std::string renamed = other_file;
+  renamed.replace(renamed.find(quoted), quoted.size(),
+                  "\"path\": \"" + (dir / "other.sqlite").string() + "\"");
+  WriteFile(history, renamed);
+  EXPECT_EQ(RunGpuroof({"compare", "--current", run.string(), "--iteration-range", "step",
+                        "--history-append", history, "--quiet"})
+                .exit_code,
+            0);
+  EXPECT_EQ(Lines(ReadFile(history)), 2u);
+  EXPECT_EQ(Lines(RunGpuroof({"compare", "--current", run.string(), "--iteration-range", "step",
+                              "--history-append", (dir / "h2.jsonl").string(), "--quiet"})
+                      .err),
+            0u);
+  // Another run (another kernel time) is appended after either line.
+  const auto slower = WriteRun(dir, "slower", 1, "NVIDIA TestGPU", 320);
+  for (const std::string& text : {old, other_file}) {
+    WriteFile(history, text);
+    const CliResult next = RunGpuroof({"compare", "--current", slower.string(), "--iteration-range",
+                                       "step", "--history-append", history, "--quiet"});
+    EXPECT_EQ(next.exit_code, 0) << next.err;
+    EXPECT_EQ(Lines(ReadFile(history)), 2u);
+  }
+}
+
 TEST(CompareInputsCli, AnEmptyHistoryOrADirectorySaysSo) {
   TempDir dir;
   const auto run = WriteRun(dir, "run", 1);
@@ -383,6 +481,16 @@ TEST(CompareInputsCli, InputErrorsNameWhatTheUserGave) {
                           run.string() + "' was given as BASE"),
             std::string::npos)
       << both.err;
+  // One positional profile with --history: said how to give it (it was "give either BASE
+  // CURRENT or --baseline B... --current C...", which does not name --current).
+  WriteFile(dir / "h.jsonl", "");
+  const CliResult one =
+      RunGpuroof({"compare", "--history", (dir / "h.jsonl").string(), run.string()});
+  EXPECT_EQ(one.exit_code, 2) << one.err;
+  EXPECT_NE(one.err.find("compare: with --history, give the current profile as --current " +
+                         run.string() + ", not as a positional profile"),
+            std::string::npos)
+      << one.err;
 
   WriteKinetoJob(dir / "job");
   std::filesystem::create_directories(dir / "baddir");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <set>
 #include <vector>
 
@@ -57,8 +58,12 @@ int64_t ParseDurationNs(std::string_view text, std::string_view source) {
   if (std::fabs(ns) > 9.0e18) {
     throw InputError(std::string(source),
                      fmt::format("'{}' is too large: a time is at most 9e18 ns (9e9 s, about 285 "
-                                 "years) either way",
-                                 text));
+                                 "years) either way{}",
+                                 text,
+                                 source == "--window"
+                                     ? ", and less on a trace whose clock does not start near 0 "
+                                       "(e.g. Kineto's, in ns since 1970: about 7.5e9 s)"
+                                     : ""));
   }
   return static_cast<int64_t>(ns);
 }
@@ -229,11 +234,28 @@ Window ResolveWindow(const Trace& trace, const WindowSpec& spec, const DeviceSpa
       window.start_ns = device.first_start_ns;
       window.end_ns = device.last_end_ns;
       return window;
-    case WindowSpec::Kind::kRange:
+    case WindowSpec::Kind::kRange: {
       window.policy = "range";
-      window.start_ns = trace_first_start_ns + spec.start_ns;
-      window.end_ns = trace_first_start_ns + spec.end_ns;
+      // Times are from the trace's first op, whose clock may be far from 0 (Kineto: ns since
+      // 1970, about 1.7e18): the sum must fit int64.
+      const bool start_over =
+          __builtin_add_overflow(trace_first_start_ns, spec.start_ns, &window.start_ns);
+      const bool end_over =
+          __builtin_add_overflow(trace_first_start_ns, spec.end_ns, &window.end_ns);
+      if (start_over || end_over) {
+        const bool late = end_over ? spec.end_ns > 0 : spec.start_ns > 0;
+        throw InputError(
+            trace.source,
+            fmt::format(
+                "--window '{}' is too large for this trace's clock: its first GPU op is "
+                "at {} ns, so a time is at most {} {} that op",
+                spec.text, trace_first_start_ns,
+                FormatDurationNs(late ? std::numeric_limits<int64_t>::max() - trace_first_start_ns
+                                      : trace_first_start_ns - std::numeric_limits<int64_t>::min()),
+                late ? "after" : "before"));
+      }
       break;
+    }
     case WindowSpec::Kind::kSteady: {
       // The processing window, cut where its warm-up ends.
       Window whole =

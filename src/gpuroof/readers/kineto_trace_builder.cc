@@ -753,12 +753,14 @@ Trace KinetoTraceBuilder::Finish() {
   }
   if (duplicates > 0 || duplicate_calls_ > 0) {
     // Said, not implied by the skip count: the CPU-side ranges of such a file are still doubled.
+    // With keep_all_calls_ (api, report) every CUDA API call is checked, launch or not.
+    const std::string_view calls = keep_all_calls_ ? "CUDA API call" : "launch call";
     trace_.diagnostics.Note(fmt::format(
         "{} exact duplicate GPU op(s){} were dropped (a file merged with itself?); only GPU ops "
-        "and launch calls are checked: CPU ranges (annotations, NVTX, ProfilerStep) are not, and "
-        "may be counted twice",
+        "and {}s are checked: CPU ranges (annotations, NVTX, ProfilerStep) are not, and may be "
+        "counted twice",
         duplicates,
-        duplicate_calls_ > 0 ? fmt::format(" and {} launch call(s)", duplicate_calls_) : ""));
+        duplicate_calls_ > 0 ? fmt::format(" and {} {}(s)", duplicate_calls_, calls) : "", calls));
   }
   std::sort(trace_.devices.begin(), trace_.devices.end(),
             [](const DeviceInfo& a, const DeviceInfo& b) { return a.id < b.id; });

@@ -75,31 +75,59 @@ struct OpSpan {
   int64_t end = 0;
 };
 
-// A group of ops apart from the rest: how many, the gap, and the span of the rest.
-struct Apart {
-  size_t count = 0;
+// A group of ops apart from the rest on one side: how many, and the gap between it and the rest.
+struct ApartSide {
+  size_t ops = 0;
   int64_t gap = 0;
+};
+
+// The groups before and after the rest, the span of the rest (between them) and its op count.
+struct Apart {
+  ApartSide before, after;
   int64_t rest_span = 0;
+  size_t rest = 0;
 };
 
 constexpr size_t kMostOpsApart = 16;
 constexpr int64_t kApartFactor = 1000;
 
-// The largest group among the first j <= kMostOpsApart ops of `edge` (the ops with the earliest
-// starts, in order) that ends before op j starts, fewer than the rest, with a gap to the rest over
-// kApartFactor times the rest's span (the rest ends at `last_end`). Mirrored for the trailing
-// side by negating the times.
-Apart FindApart(const std::vector<OpSpan>& edge, size_t total, int64_t last_end) {
+// Leading groups are the first j <= kMostOpsApart ops of `early` (earliest starts, ascending),
+// trailing groups the first k of `late` (latest ends, descending): each pair (j, k) leaves the
+// rest between them, from early[j]'s start to late[k]'s end. A pair counts when the groups hold
+// fewer ops than the rest and each non-empty group ends (starts) over kApartFactor times the
+// rest's span before (after) it. Both sides together: an outlier on one side would otherwise
+// widen the rest that the other side's gap is measured against. The pair with the largest gaps
+// wins.
+Apart FindApart(const std::vector<OpSpan>& early, const std::vector<OpSpan>& late, size_t total) {
   Apart found;
-  int64_t group_end = std::numeric_limits<int64_t>::min();
-  for (size_t j = 1; j < edge.size() && j <= kMostOpsApart && 2 * j < total; ++j) {
-    group_end = std::max(group_end, edge[j - 1].end);
-    const int64_t next = edge[j].start;
-    if (group_end >= next) continue;
-    const int64_t gap = next - group_end;
-    const int64_t rest_span = last_end - next;
-    if (rest_span > 0 && gap / kApartFactor > rest_span && gap > found.gap) {
-      found = {j, gap, rest_span};
+  int64_t lead_end = std::numeric_limits<int64_t>::min();
+  for (size_t j = 0; j < early.size() && j <= kMostOpsApart; ++j) {
+    if (j > 0) lead_end = std::max(lead_end, early[j - 1].end);
+    const int64_t rest_start = early[j].start;
+    if (j > 0 && lead_end >= rest_start) continue;
+    int64_t trail_start = std::numeric_limits<int64_t>::max();
+    for (size_t k = 0; k < late.size() && k <= kMostOpsApart && 2 * (j + k) < total; ++k) {
+      if (k > 0) trail_start = std::min(trail_start, late[k - 1].start);
+      if (j + k == 0) continue;
+      const int64_t rest_end = late[k].end;
+      if (k > 0 && trail_start <= rest_end) continue;
+      const int64_t rest_span = rest_end - rest_start;
+      if (rest_span <= 0) continue;
+      const int64_t gap_before = j > 0 ? rest_start - lead_end : 0;
+      const int64_t gap_after = k > 0 ? trail_start - rest_end : 0;
+      if (j > 0 && gap_before / kApartFactor <= rest_span) continue;
+      if (k > 0 && gap_after / kApartFactor <= rest_span) continue;
+      int64_t gaps = 0;
+      int64_t found_gaps = 0;
+      if (__builtin_add_overflow(gap_before, gap_after, &gaps)) {
+        gaps = std::numeric_limits<int64_t>::max();
+      }
+      if (__builtin_add_overflow(found.before.gap, found.after.gap, &found_gaps)) {
+        found_gaps = std::numeric_limits<int64_t>::max();
+      }
+      if (gaps > found_gaps) {
+        found = {{j, gap_before}, {k, gap_after}, rest_span, total - j - k};
+      }
     }
   }
   return found;
@@ -167,23 +195,20 @@ void NoteFarOutlyingOps(Trace& trace) {
     if (d.total < 3) continue;
     std::sort_heap(d.early.begin(), d.early.end(), later_start);  // by start, ascending
     std::sort_heap(d.late.begin(), d.late.end(), earlier_end);    // by end, descending
-    // The trailing side, mirrored: an op (s, e) becomes (-e, -s).
-    for (OpSpan& op : d.late)
-      op = {-op.end, -op.start};
-    const Apart before = FindApart(d.early, d.total, d.last_end);
-    const Apart after = FindApart(d.late, d.total, -d.first_start);
+    const Apart apart = FindApart(d.early, d.late, d.total);
     // Said as a fact: a few warm-up ops, a long pause, then the profiled steps is a real trace.
-    auto say = [&, device = device, total = d.total](const Apart& apart, std::string_view where) {
-      if (apart.count == 0) return;
+    auto say = [&, device = device](const ApartSide& side, std::string_view where) {
+      const size_t count = side.ops;
+      const int64_t gap = side.gap;
+      if (count == 0) return;
       trace.diagnostics.Note(fmt::format(
           "device {}: {} GPU op{} {} {} {} the other {} ops on it (a gap {}x their span of {}); "
           "the device's window spans them (--window limits it)",
-          device, apart.count, apart.count == 1 ? "" : "s", apart.count == 1 ? "lies" : "lie",
-          Seconds(apart.gap), where, total - apart.count, apart.gap / apart.rest_span,
-          Seconds(apart.rest_span)));
+          device, count, count == 1 ? "" : "s", count == 1 ? "lies" : "lie", Seconds(gap), where,
+          apart.rest, gap / apart.rest_span, Seconds(apart.rest_span)));
     };
-    say(before, "before");
-    say(after, "after");
+    say(apart.before, "before");
+    say(apart.after, "after");
   }
 }
 

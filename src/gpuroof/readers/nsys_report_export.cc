@@ -2,10 +2,13 @@
 
 #include <array>
 #include <atomic>
+#include <cerrno>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <string>
+#include <string_view>
 #include <system_error>
 
 #include <unistd.h>
@@ -131,6 +134,42 @@ std::string FindNsysProgram() {
   return {};
 }
 
+namespace {
+
+// A run killed while its nsys still wrote (SIGKILL, or an orphaned nsys finishing after the signal
+// handler removed the name) leaves `<stem>.gpuroof-partial-<pid>.sqlite`. Removed here when no
+// process has that pid any more; a live run's file (or one of another user's, EPERM) is kept.
+void RemoveDeadRunsPartials(const std::filesystem::path& sqlite) {
+  const std::string prefix = sqlite.stem().string() + ".gpuroof-partial-";
+  constexpr std::string_view kSuffix = ".sqlite";
+  std::filesystem::path folder = sqlite.parent_path();
+  if (folder.empty()) folder = ".";
+  std::error_code ec;
+  std::filesystem::directory_iterator it(folder, ec);
+  if (ec) return;
+  for (; it != std::filesystem::directory_iterator(); it.increment(ec)) {
+    if (ec) return;
+    const std::string name = it->path().filename().string();
+    if (!name.starts_with(prefix) || !name.ends_with(kSuffix)) continue;
+    const std::string_view digits =
+        std::string_view(name).substr(prefix.size(), name.size() - prefix.size() - kSuffix.size());
+    if (digits.empty() || digits.size() > 9 || digits[0] == '0' ||
+        digits.find_first_not_of("0123456789") != std::string_view::npos) {
+      continue;
+    }
+    const pid_t pid = static_cast<pid_t>(std::stol(std::string(digits)));
+    if (pid == getpid()) continue;
+    std::error_code regular_ec;
+    if (!it->is_regular_file(regular_ec)) continue;
+    if (kill(pid, 0) == -1 && errno == ESRCH) {
+      std::error_code remove_ec;
+      std::filesystem::remove(it->path(), remove_ec);
+    }
+  }
+}
+
+}  // namespace
+
 std::filesystem::path ResolveNsysReport(
     const std::filesystem::path& report, ProcessRunner& runner, bool* exported,
     const std::function<void(const std::filesystem::path&)>& check, std::string* note) {
@@ -164,6 +203,7 @@ std::filesystem::path ResolveNsysReport(
   // runs exporting the same report never write one file.
   std::filesystem::path partial = sqlite;
   partial.replace_extension(".gpuroof-partial-" + std::to_string(getpid()) + ".sqlite");
+  RemoveDeadRunsPartials(sqlite);
   std::filesystem::remove(partial, ec);
   PartialExport guard(partial);
   ProcessRequest request;

@@ -37,7 +37,8 @@ TEST(ParseDurationNs, TooLargeSaysTheLimit) {
     } catch (const InputError& e) {
       EXPECT_EQ(e.problem(),
                 fmt::format("'{}' is too large: a time is at most 9e18 ns (9e9 s, about 285 "
-                            "years) either way",
+                            "years) either way, and less on a trace whose clock does not start "
+                            "near 0 (e.g. Kineto's, in ns since 1970: about 7.5e9 s)",
                             big));
     }
   }
@@ -161,6 +162,32 @@ std::string ErrorOf(const Trace& trace, const std::string& window) {
     return e.what();
   }
   return "";
+}
+
+// Kineto times are ns since 1970 (about 1.7e18): START:END from the first op must fit int64.
+// 8e9 s past it wrapped to a negative time and read as a window before the trace.
+TEST(ResolveWindow, RangePastTheClocksLimitIsRefused) {
+  Trace trace = MakeTrace({{Engine::kKernel, 0, 10}});
+  constexpr int64_t kFirst = 1'700'000'000'000'000'000;
+  DeviceSpan span = Span();
+  span.first_start_ns = kFirst;
+  span.last_end_ns = kFirst + 1'000'000'000;
+  try {
+    ResolveWindow(trace, ParseWindowSpec("0:8e9s"), span, kFirst, kFirst + 1'000'000'000);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.problem(),
+              "--window '0:8e9s' is too large for this trace's clock: its first GPU op is at "
+              "1700000000000000000 ns, so a time is at most 7523372036.855 s after that op");
+  }
+  // Within the limit: kept, and the end past the last op said.
+  const Window w =
+      ResolveWindow(trace, ParseWindowSpec("0:7e9s"), span, kFirst, kFirst + 1'000'000'000);
+  EXPECT_EQ(w.start_ns, kFirst);
+  EXPECT_EQ(w.end_ns, kFirst + 7'000'000'000'000'000'000);
+  EXPECT_NE(w.note.find("the window ends 6999999999.000 s after the trace's last GPU op"),
+            std::string::npos)
+      << w.note;
 }
 
 TEST(ResolveWindow, NvtxInstancesAndAll) {

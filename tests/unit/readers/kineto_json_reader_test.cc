@@ -493,6 +493,12 @@ TEST(KinetoJsonReader, EngineLoadDetailKeepsOnlyWhatAnalyzeNeeds) {
   EXPECT_TRUE(trace.api_calls.empty());
 }
 
+bool HasNoteWith(const Trace& trace, std::string_view text) {
+  const std::vector<std::string>& notes = trace.diagnostics.notes();
+  return std::any_of(notes.begin(), notes.end(),
+                     [&](const std::string& note) { return note.find(text) != std::string::npos; });
+}
+
 int64_t SkippedFor(const Trace& trace, std::string_view reason) {
   int64_t n = 0;
   for (const SkipCount& skip : trace.diagnostics.skips())
@@ -541,6 +547,19 @@ TEST(KinetoJsonReader, ExactDuplicateOpsAndCallsAreSkippedAndCounted) {
       EXPECT_TRUE(trace.blocks[0].correlation.empty());
     }
   }
+  // api and report read every CUDA API call, launch or not, and check them all: said so.
+  KinetoReadOptions all_calls;
+  all_calls.all_api_calls = true;
+  const Trace every = Read(twice.Runtime("cudaStreamSynchronize", "20", "1", 20)
+                               .Runtime("cudaStreamSynchronize", "20", "1", 20)
+                               .ObjectJson(),
+                           all_calls);
+  EXPECT_EQ(SkippedFor(every, "exact duplicate event"), 6);
+  EXPECT_TRUE(HasNoteWith(every,
+                          "3 exact duplicate GPU op(s) and 3 CUDA API call(s) were dropped (a "
+                          "file merged with itself?); only GPU ops and CUDA API calls are checked"))
+      << (every.diagnostics.notes().empty() ? "" : every.diagnostics.notes().back());
+  EXPECT_FALSE(HasNoteWith(every, "launch call"));
   EXPECT_EQ(SkippedFor(Read(once.ObjectJson()), "exact duplicate event"), 0);
   // Two sub-microsecond nodes of one CUDA graph (the launch's correlation id on both) read as
   // ts=100 dur=0 twice in a whole-microsecond trace: both real, neither dropped.
@@ -571,12 +590,6 @@ TEST(KinetoJsonReader, AnUnknownGpuEventCategoryIsSkippedAndCounted) {
   EXPECT_EQ(SkippedFor(trace, "unknown GPU event category 'new_gpu_thing'"), 1);
   EXPECT_EQ(trace.diagnostics.records_skipped(), 2);
   ExpectBalanced(trace);
-}
-
-bool HasNoteWith(const Trace& trace, std::string_view text) {
-  const std::vector<std::string>& notes = trace.diagnostics.notes();
-  return std::any_of(notes.begin(), notes.end(),
-                     [&](const std::string& note) { return note.find(text) != std::string::npos; });
 }
 
 // One op 53 years before the others stretched the window to decades, unsaid. Kept, and noted
@@ -644,6 +657,23 @@ TEST(KinetoJsonReader, OpsFarOutsideTheRestAreNoted) {
                           .Kernel("k", "600000", "10")
                           .ObjectJson());
   EXPECT_FALSE(HasNoteWith(paused, "GPU op"));
+  // One bad op on each side: each side's gap is measured against the ops between them, not a
+  // rest that holds the other side's outlier.
+  Trace both = Read(KinetoJsonBuilder()
+                        .Kernel("k", "-1000000000", "1")
+                        .Kernel("k", "1000", "10")
+                        .Kernel("k", "1100", "10")
+                        .Kernel("k", "2000", "10")
+                        .Kernel("k", "2100", "10")
+                        .Kernel("k", "2000000000", "1")
+                        .ObjectJson());
+  EXPECT_TRUE(HasNoteWith(both,
+                          "device 0: 1 GPU op lies 1000.000999 s before the other 4 ops on it "
+                          "(a gap 900901x their span of 0.001110 s)"))
+      << (both.diagnostics.notes().empty() ? "" : both.diagnostics.notes()[0]);
+  EXPECT_TRUE(HasNoteWith(both,
+                          "device 0: 1 GPU op lies 1999.997890 s after the other 4 ops on it "
+                          "(a gap 1801799x their span of 0.001110 s)"));
 }
 
 // Commands that never attribute work to ranges do not keep the launch calls.

@@ -8,6 +8,7 @@
 #include <string>
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "gpuroof/model/errors.h"
@@ -194,6 +195,36 @@ TEST_F(NsysReportExport, TheTemporaryExportIsRemovedOnEveryWayOut) {
   struct sigaction current {};
   sigaction(SIGTERM, nullptr, &current);
   EXPECT_EQ(current.sa_handler, SIG_DFL);
+}
+
+// A run killed while its nsys still wrote leaves its partial export behind (the handler removed the
+// name before nsys made the file). The next export removes those of dead pids for this report only.
+TEST_F(NsysReportExport, AnExportRemovesThePartialsOfDeadRuns) {
+  const pid_t dead = fork();
+  ASSERT_GE(dead, 0);
+  if (dead == 0) _exit(0);
+  ASSERT_EQ(waitpid(dead, nullptr, 0), dead);
+  const pid_t live = fork();
+  ASSERT_GE(live, 0);
+  if (live == 0) {
+    execlp("sleep", "sleep", "30", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  auto name = [](std::string_view stem, pid_t pid) {
+    return std::string(stem) + ".gpuroof-partial-" + std::to_string(pid) + ".sqlite";
+  };
+  const std::filesystem::path dead_partial = dir_ / name("run", dead);
+  const std::filesystem::path live_partial = dir_ / name("run", live);
+  const std::filesystem::path other_report = dir_ / name("other", dead);
+  for (const std::filesystem::path& file : {dead_partial, live_partial, other_report})
+    std::ofstream(file) << "half";
+  FakeLauncher launcher(0);
+  EXPECT_EQ(ResolveNsysReport(report_, launcher), dir_ / "run.sqlite");
+  EXPECT_FALSE(std::filesystem::exists(dead_partial));
+  EXPECT_TRUE(std::filesystem::exists(live_partial));
+  EXPECT_TRUE(std::filesystem::exists(other_report));
+  kill(live, SIGKILL);
+  waitpid(live, nullptr, 0);
 }
 
 // An empty report gets the message any empty file gets, before nsys is looked for.

@@ -888,4 +888,8 @@ CompareResult CompareWithHistory(std::span<const HistoryEntry> all_history,
   return result;
 }
 
+bool HistoryComparesId(const std::string& id) {
+  return HistoryLevelOfId(id).has_value();
+}
+
 }  // namespace gpuroof

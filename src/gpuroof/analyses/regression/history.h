@@ -60,6 +60,11 @@ inline constexpr std::string_view kKernelTotalId = "kernel-total";
 // The run summaries of a profile, as a history line stores them.
 HistoryEntry HistoryEntryOf(const ProfileSummary& profile);
 
+// Whether the history compares a line's metric id: "iteration", "kernel:", "range:", "busy:" and
+// "copy:" ids. The others a line stores ("idle:", "launches", "bytes") are for reports only, and
+// their definitions may change between builds without a new "rules".
+bool HistoryComparesId(const std::string& id);
+
 // Parses JSONL text: one object per non-empty line with "device" (string), "device_count"
 // (number), "iteration_range" (string), "kernel_key" (string), "rules" (number), "path" and
 // "trace_sha256" (strings) and "metrics" (object of id -> number); other members are ignored.
