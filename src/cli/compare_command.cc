@@ -462,9 +462,10 @@ bool HoldsIterationOrKernel(const HistoryEntry& entry) {
 // summaries). A line of another trace SHA-256 that holds the same summaries, every compared
 // median to the last digit and an iteration time or a kernel among them, under the same file
 // name less its trace suffixes (RunStem), is another file of the same run (x.json of x.json.gz, an
-// .nsys-rep and its .sqlite export): refused the same way. A trace's file name without its trace
-// suffixes: "x" for x.json.gz, x.json, x.nsys-rep and x.sqlite (another file of one run keeps the
-// name: gunzip, nsys export).
+// .nsys-rep and its .sqlite export), most likely: appended with a warning naming the line, since
+// two runs of a whole-microsecond trace named alike can share every median.
+// RunStem: a trace's file name without its trace suffixes: "x" for x.json.gz, x.json, x.nsys-rep
+// and x.sqlite (another file of one run keeps the name: gunzip, nsys export).
 std::string RunStem(const std::string& path) {
   std::filesystem::path name = std::filesystem::path(path).filename();
   static const std::set<std::string> kSuffixes = {".gz",       ".json",  ".sqlite", ".sqlite3",
@@ -481,8 +482,9 @@ std::string RunStem(const std::string& path) {
 // that names each run alike.
 std::string CheckNotAppended(const std::vector<HistoryEntry>& history, const HistoryEntry& entry,
                              const std::string& history_path, const std::string& trace) {
-  std::vector<size_t> unhashed;  // lines of the file without a hash that hold this run
-  std::vector<size_t> rehashed;  // lines of another trace's bytes that hold this run's summaries
+  std::vector<size_t> unhashed;   // lines of the file without a hash that hold this run
+  std::vector<size_t> rehashed;   // lines of another trace's bytes that hold this run's summaries
+  bool rehashed_in_call = false;  // the same, for a trace given in this call
   for (const HistoryEntry& line : history) {
     const bool hashed = !line.trace_sha256.empty() && !entry.trace_sha256.empty();
     const bool same_bytes = hashed && line.trace_sha256 == entry.trace_sha256;
@@ -496,6 +498,10 @@ std::string CheckNotAppended(const std::vector<HistoryEntry>& history, const His
         same_bytes || other_file ||
         (!hashed && SameSummaries(line, entry) && LineNamesTrace(line, trace, history_path));
     if (!same) continue;
+    if (other_file && line.line == 0) {
+      rehashed_in_call = true;
+      continue;
+    }
     if (!same_bytes && line.line != 0) {
       (hashed ? rehashed : unhashed).push_back(line.line);
       continue;
@@ -515,13 +521,16 @@ std::string CheckNotAppended(const std::vector<HistoryEntry>& history, const His
                              : fmt::format("lines {}", fmt::join(found, ", "));
   };
   if (unhashed.empty()) {
-    if (rehashed.empty()) return {};
+    if (rehashed.empty() && !rehashed_in_call) return {};
     return fmt::format(
-        "{}: appended to {}, whose {} {} the same run summaries, to the last digit, from a file "
-        "of the same name with other bytes: if that is this run in another file (x.json and "
+        "{}: appended to {}, {} the same run summaries, to the last digit, from a file of the "
+        "same name with other bytes: if that is this run in another file (x.json and "
         "x.json.gz, an .nsys-rep and its .sqlite export), remove one of the lines, since a run "
         "appended twice narrows the band of every later compare",
-        trace, history_path, lines_of(rehashed), rehashed.size() == 1 ? "holds" : "hold");
+        trace, history_path,
+        rehashed.empty() ? std::string("as another trace given with it holds")
+                         : fmt::format("whose {} {}", lines_of(rehashed),
+                                       rehashed.size() == 1 ? "holds" : "hold"));
   }
   const std::vector<size_t>& found = unhashed;
   const std::string lines = lines_of(found);

@@ -229,9 +229,11 @@ TEST(CompareInputsCli, HistoryAppendRefusesARunTwice) {
 // The same run in a line of another build or another file of it was appended twice, silently:
 // a line without a hash written before this build's GPU idle (idle is stored, not compared, and
 // its definition changed), and a hashed line of the same summaries under other bytes (x.json of
-// x.json.gz, an .nsys-rep and its .sqlite export). Both refused with the line to remove; another
-// run of the same trace path is still appended.
-TEST(CompareInputsCli, TheSameRunInAnOldLineOrAnotherFileIsRefused) {
+// x.json.gz, an .nsys-rep and its .sqlite export). The old line is refused with the line to
+// remove; the other file is appended with a warning naming the line (two runs of a
+// whole-microsecond trace named alike can share every median), also when both files are given in
+// one call; another run of the same trace path is still appended.
+TEST(CompareInputsCli, TheSameRunInAnOldLineIsRefusedAndInAnotherFileIsWarned) {
   TempDir dir;
   const auto run = WriteRun(dir, "run", 1);
   const std::string history = (dir / "h.jsonl").string();
@@ -313,6 +315,20 @@ TEST(CompareInputsCli, TheSameRunInAnOldLineOrAnotherFileIsRefused) {
                               "--history-append", (dir / "h2.jsonl").string(), "--quiet"})
                       .err),
             0u);
+  // Two traces of one name and the same summaries (seed 2 shares seed 1's medians) given in one
+  // call: both appended, the second with the warning.
+  TempDir other_dir;
+  const auto again = WriteRun(other_dir, "run", 2);
+  const std::string in_call = (dir / "h3.jsonl").string();
+  const CliResult both =
+      RunGpuroof({"compare", "--current", run.string(), "--current", again.string(),
+                  "--iteration-range", "step", "--history-append", in_call, "--quiet"});
+  EXPECT_EQ(both.exit_code, 0) << both.err;
+  EXPECT_NE(both.err.find("gpuroof: warning: " + again.string() + ": appended to " + in_call +
+                          ", as another trace given with it holds the same run summaries"),
+            std::string::npos)
+      << both.err;
+  EXPECT_EQ(Lines(ReadFile(in_call)), 2u);
   // Another run (another kernel time) is appended after either line.
   const auto slower = WriteRun(dir, "slower", 1, "NVIDIA TestGPU", 320);
   for (const std::string& text : {old, other_file}) {

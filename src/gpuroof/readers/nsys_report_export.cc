@@ -3,6 +3,7 @@
 #include <array>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -138,7 +139,12 @@ namespace {
 
 // A run killed while its nsys still wrote (SIGKILL, or an orphaned nsys finishing after the signal
 // handler removed the name) leaves `<stem>.gpuroof-partial-<pid>.sqlite`. Removed here when no
-// process has that pid any more; a live run's file (or one of another user's, EPERM) is kept.
+// process has that pid any more and the file has not been written for an hour: a pid tells
+// whether a run is alive only in its own PID namespace and host, and a folder can be shared by
+// containers or machines, while a live run's file is written by nsys, then read, within minutes.
+// A live run's file (or one of another user's, EPERM) is kept.
+constexpr auto kPartialLeftOverAge = std::chrono::hours(1);
+
 void RemoveDeadRunsPartials(const std::filesystem::path& sqlite) {
   const std::string prefix = sqlite.stem().string() + ".gpuroof-partial-";
   constexpr std::string_view kSuffix = ".sqlite";
@@ -161,6 +167,11 @@ void RemoveDeadRunsPartials(const std::filesystem::path& sqlite) {
     if (pid == getpid()) continue;
     std::error_code regular_ec;
     if (!it->is_regular_file(regular_ec)) continue;
+    std::error_code time_ec;
+    const auto written = std::filesystem::last_write_time(it->path(), time_ec);
+    if (time_ec || std::filesystem::file_time_type::clock::now() - written < kPartialLeftOverAge) {
+      continue;
+    }
     if (kill(pid, 0) == -1 && errno == ESRCH) {
       std::error_code remove_ec;
       std::filesystem::remove(it->path(), remove_ec);

@@ -216,13 +216,25 @@ TEST_F(NsysReportExport, AnExportRemovesThePartialsOfDeadRuns) {
   const std::filesystem::path dead_partial = dir_ / name("run", dead);
   const std::filesystem::path live_partial = dir_ / name("run", live);
   const std::filesystem::path other_report = dir_ / name("other", dead);
-  for (const std::filesystem::path& file : {dead_partial, live_partial, other_report})
+  for (const std::filesystem::path& file : {dead_partial, live_partial, other_report}) {
     std::ofstream(file) << "half";
+    std::filesystem::last_write_time(
+        file, std::filesystem::file_time_type::clock::now() - std::chrono::hours(2));
+  }
+  // A dead pid's file written a minute ago is kept: the pid may be of another PID namespace or
+  // host sharing the folder, whose export is still running.
+  const pid_t recent_dead = fork();
+  ASSERT_GE(recent_dead, 0);
+  if (recent_dead == 0) _exit(0);
+  ASSERT_EQ(waitpid(recent_dead, nullptr, 0), recent_dead);
+  const std::filesystem::path recent = dir_ / name("run", recent_dead);
+  std::ofstream(recent) << "half";
   FakeLauncher launcher(0);
   EXPECT_EQ(ResolveNsysReport(report_, launcher), dir_ / "run.sqlite");
   EXPECT_FALSE(std::filesystem::exists(dead_partial));
   EXPECT_TRUE(std::filesystem::exists(live_partial));
   EXPECT_TRUE(std::filesystem::exists(other_report));
+  EXPECT_TRUE(std::filesystem::exists(recent));
   kill(live, SIGKILL);
   waitpid(live, nullptr, 0);
 }
