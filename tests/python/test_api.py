@@ -366,9 +366,9 @@ def test_cli_backed_calls_print_nothing_each_note_is_one_warning(tmp_path, capfd
                    for note in warned), (call, warned)
 
 
-def test_copies_notes_say_what_the_rate_leaves_out(tmp_path):
-    """Trace.copies() gives the copies a GB/s leaves out (zero duration) as notes and warnings,
-    as the CLI's table says them under it."""
+def _write_zero_duration_copy_trace(tmp_path):
+    """A Kineto trace of one kernel and two 1 MB copies, the first of zero duration: the reader
+    notes it and a GB/s leaves it out."""
     def event(cat, name, ts, dur, corr, **args):
         return {"ph": "X", "cat": cat, "name": name, "pid": 0, "tid": 7, "ts": ts, "dur": dur,
                 "args": {"device": 0, "stream": 7, "correlation": corr, **args}}
@@ -378,6 +378,13 @@ def test_copies_notes_say_what_the_rate_leaves_out(tmp_path):
         event("kernel", "work", 0, 20, 1),
         event("gpu_memcpy", copy, 1, 0, 2, bytes=1000000),
         event("gpu_memcpy", copy, 2, 10, 3, bytes=1000000)]}))
+    return path
+
+
+def test_copies_notes_say_what_the_rate_leaves_out(tmp_path):
+    """Trace.copies() gives the copies a GB/s leaves out (zero duration) as notes and warnings,
+    as the CLI's table says them under it."""
+    path = _write_zero_duration_copy_trace(tmp_path)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = gpuroof.load(path).copies()
@@ -391,15 +398,7 @@ def test_results_carry_the_reader_notes_of_their_trace_once(tmp_path):
     """A reader note (here: a Kineto op of zero duration) is on every result's .notes, once, as
     the CLI prints it (analyze().notes is the CLI's note lines); it was only on
     trace.diagnostics. It is warned once per trace: by load(), which read the file, not again."""
-    def event(cat, name, ts, dur, corr, **args):
-        return {"ph": "X", "cat": cat, "name": name, "pid": 0, "tid": 7, "ts": ts, "dur": dur,
-                "args": {"device": 0, "stream": 7, "correlation": corr, **args}}
-    copy = "Memcpy HtoD (Pinned -> Device)"
-    path = tmp_path / "zero.json"
-    path.write_text(json.dumps({"traceEvents": [
-        event("kernel", "work", 0, 20, 1),
-        event("gpu_memcpy", copy, 1, 0, 2, bytes=1000000),
-        event("gpu_memcpy", copy, 2, 10, 3, bytes=1000000)]}))
+    path = _write_zero_duration_copy_trace(tmp_path)
     cli = run_cli("analyze", path)
     assert cli.returncode == 0, cli.stderr
     cli_notes = [line[len("gpuroof: note: "):] for line in cli.stderr.splitlines()
