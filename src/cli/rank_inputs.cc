@@ -259,7 +259,9 @@ FoundFile TellFoundFile(const fs::path& file, std::string* problem) {
     if (problem != nullptr) *problem = error.what();
     return FoundFile::kUnreadable;
   }
-  if (extension.empty()) return FoundFile::kNotTrace;
+  // Content that starts like no trace in a file named like one (garbage in r2.json, a .sqlite
+  // that is no SQLite database): a damaged rank, for the reader to say what is wrong with it.
+  if (extension.empty()) return NamedLikeATrace(file) ? FoundFile::kTrace : FoundFile::kNotTrace;
   if (extension == ".sqlite") return FoundFile::kTrace;
   return FindTraceEventsKey(file) == TraceEventsKey::kAbsent ? FoundFile::kJsonNotTrace
                                                              : FoundFile::kTrace;

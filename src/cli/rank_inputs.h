@@ -24,7 +24,7 @@ struct RankInputs {
 // How the directory search tells a file it finds.
 enum class FoundFile {
   kTrace,         // read as a rank (a trace that then cannot be read is reported as not analysed)
-  kNotTrace,      // left out, counted: not a trace by its content
+  kNotTrace,      // left out, counted: not a trace by its content, nor named like one
   kJsonNotTrace,  // left out, counted: a JSON object that ends without a top-level traceEvents
   kUnreadable,    // left out, counted: its first bytes cannot be read (corrupt gzip, only
                   // whitespace) and its name does not say trace (.json, .json.gz, .sqlite)

@@ -100,6 +100,7 @@ void WriteSummary(ByteWriter& out, const RankSummary& summary) {
   out.I64(summary.ops_outside_steps);
   out.I64(summary.busy_outside_steps_ns);
   out.I64(summary.records_lost);
+  out.I64(summary.last_record_ns);
   out.U64(summary.step_numbers.size());
   for (int64_t number : summary.step_numbers)
     out.I64(number);
@@ -142,6 +143,7 @@ RankSummary ReadSummary(ByteReader& in) {
   summary.ops_outside_steps = in.I64();
   summary.busy_outside_steps_ns = in.I64();
   summary.records_lost = in.I64();
+  summary.last_record_ns = in.I64();
   summary.step_numbers.resize(in.Count(8));
   for (int64_t& number : summary.step_numbers)
     number = in.I64();
@@ -184,6 +186,14 @@ void WriteTally(ByteWriter& out, const CollectiveTally& tally) {
     for (uint32_t input : instance.latest_inputs)
       out.U64(input);
   }
+  std::vector<CollectiveTally::Sequence> sequences = tally.Sequences();
+  out.U64(sequences.size());
+  for (const CollectiveTally::Sequence& sequence : sequences) {
+    out.Bool(sequence.whole_trace);
+    for (uint32_t value : {sequence.step, sequence.input, sequence.count})
+      out.U64(value);
+    out.U64(sequence.hash);
+  }
 }
 
 CollectiveTally ReadTally(ByteReader& in) {
@@ -202,8 +212,15 @@ CollectiveTally ReadTally(ByteReader& in) {
     for (uint32_t& input : instance.latest_inputs)
       input = in.U32();
   }
+  std::vector<CollectiveTally::Sequence> sequences(in.Count(5 * 8));
+  for (CollectiveTally::Sequence& sequence : sequences) {
+    sequence.whole_trace = in.Bool();
+    for (uint32_t* value : {&sequence.step, &sequence.input, &sequence.count})
+      *value = in.U32();
+    sequence.hash = in.U64();
+  }
   try {
-    return CollectiveTally::FromParts(std::move(names), std::move(instances));
+    return CollectiveTally::FromParts(std::move(names), std::move(instances), std::move(sequences));
   } catch (const std::invalid_argument&) {
     ByteReader::Fail();
   }

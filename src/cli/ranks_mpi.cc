@@ -157,6 +157,11 @@ class MpiRankSetSpread final : public RankSetSpread {
           throw std::runtime_error(
               "ranks: MPI process sent collectives of a trace it was not given");
       }
+      for (const CollectiveTally::Sequence& sequence : share.collectives.Sequences()) {
+        if (!given(sequence.input))
+          throw std::runtime_error(
+              "ranks: MPI process sent collectives of a trace it was not given");
+      }
       loaded.collectives.Merge(share.collectives);
     }
     return loaded;

@@ -52,8 +52,24 @@ int RunRecord(const RecordOptions& options) {
   request.nvtx = options.nvtx;
   CheckOutput(request.output);
   request.library = recorder::RequireRecorder("record");
+  const std::filesystem::path folder =
+      request.output.has_parent_path() ? request.output.parent_path() : fs::path(".");
+  recorder::RemoveStaleRecordScratch(
+      folder, [](const std::string& line) { fmt::print(stderr, "gpuroof record: {}\n", line); });
+  // SIGTERM and SIGHUP reach the command (its process group unless it runs in the terminal's
+  // foreground job, as Ctrl-C does); the run then stops with nothing kept (see TerminationScope).
+  TerminationScope termination;
   PosixProcessRunner runner;
-  const recorder::RecordSessionResult result = recorder::RunRecordSession(request, runner);
+  recorder::RecordSessionResult result;
+  try {
+    result = recorder::RunRecordSession(request, runner);
+  } catch (const Interrupted& stop) {
+    fmt::print(stderr,
+               "gpuroof: error: record: {}: the command was stopped; nothing was recorded, {} "
+               "was not written\n",
+               stop.what(), request.output.string());
+    return 128 + stop.signal_number();
+  }
   for (const std::string& line : result.messages)
     fmt::print(stderr, "gpuroof record: {}\n", line);
   if (result.traces_kept == 0 && result.traces_lost > 0) {

@@ -30,6 +30,7 @@ int RunSweepCommand(SweepCommandOptions& options) {
   // A dry run still shows the plan on a machine without the profiler (no nsys, no GPU).
   if (!options.campaign.dry_run) CheckProfilerAvailable(spec);
   options.campaign.gpuroof_version = GPUROOF_VERSION;
+  options.campaign.check_program = true;
   LiveCampaignSystem live;
   CampaignSession session;
   if (int stopped = OpenCampaignUnlessStopped(spec, options.campaign, live.get(), session)) {

@@ -1,12 +1,14 @@
 // The `gpuroof._gpuroof` extension: reading, the analyses and the CLI's JSON reports, bound for
 // the Python package in src/python/gpuroof (docs/python.md). Figures are never computed here:
 // every result is the CLI's own JSON (analysis_json.h), every column the trace's own (ops).
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -98,6 +100,16 @@ PYBIND11_MODULE(_gpuroof, m) {
   m.attr("__version__") = GPUROOF_VERSION;
   py::register_exception<InputError>(m, "InputError", PyExc_ValueError);
   py::register_exception<CheckFailed>(m, "CheckFailed", PyExc_RuntimeError);
+
+  // pybind11's NumPy API (npy_api::get(), used by every array) is a function-local static whose
+  // initialiser imports NumPy, which may release the GIL while the static's init guard is held:
+  // a second thread holding the GIL then waits on the guard forever (pybind11 2.10). Initialised
+  // here, single-threaded; without NumPy only ops() needs it and raises ImportError then.
+  try {
+    py::module_::import("numpy");
+    (void)py::dtype::of<int64_t>();
+  } catch (const py::error_already_set&) {
+  }
 
   py::class_<TraceFile>(m, "NativeTrace")
       .def_property_readonly("source", [](const TraceFile& f) { return f.first().source; })

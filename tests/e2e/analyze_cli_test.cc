@@ -261,7 +261,9 @@ TEST(AnalyzeCliBadInput, EachGivesOneClearLineAndNoOutput) {
   };
   std::vector<Case> cases = {
       {{(dir / "nope.sqlite").string()}, "nope.sqlite: no such file"},
-      {{dir.path().string()}, "is a directory"},
+      {{dir.path().string()},
+       "is a directory, expected a trace file (Kineto JSON traces (.json, .json.gz), Nsight "
+       "Systems SQLite exports (.sqlite) and reports (.nsys-rep, exported with nsys))"},
       {{text.string()}, "notes.sqlite: not an SQLite database"},
       {{empty.string()}, "empty.sqlite: file is empty"},
       {{foreign.string()}, "foreign.sqlite: SQLite database without nsys tables"},

@@ -254,6 +254,61 @@ TEST(RangesCliTest, LaunchesWithoutTheirGpuOpAreSaidPerInstance) {
       << overlap.out;
 }
 
+// Three steps of 1 ms; the second launches nothing. ranges averages the kernel's 500 us over the
+// 3 instances (333.333 us), analyze --units-from over the 2 units with work (500 us): said.
+TEST(RangesCliTest, InstancesWithoutGpuWorkAreCountedInANote) {
+  TempDir dir;
+  const auto trace = Build(dir, "zero.sqlite", R"(
+gpu 0 "Test GPU"
+nvtx start=0 end=1ms text="step" tid=1
+nvtx start=1ms end=2ms text="step" tid=1
+nvtx start=2ms end=3ms text="step" tid=1
+api start=10us end=15us corr=1 tid=1
+api start=2010us end=2015us corr=2 tid=1
+kernel start=100us end=600us name=k corr=1 stream=1
+kernel start=2100us end=2600us name=k corr=2 stream=1
+)");
+  const CliResult result = RunGpuroof({"ranges", trace.string()});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("note: 'step': 1 of 3 instance(s) launched no GPU work; the "
+                            "per-instance figures average over all 3 (analyze --units-from: "
+                            "over the 2 with work)"),
+            std::string::npos)
+      << result.out;
+  EXPECT_NE(result.out.find("333.333"), std::string::npos) << result.out;
+}
+
+// One step [0, 1ms) launching kernel k [100, 300us); kernel "orphan" [400, 600us) runs inside
+// the step but no call in the trace launched it (what Kineto's dropped launch records look like):
+// not the step's work, outside the GPU span of its work, and said to run during the step.
+TEST(RangesCliTest, OpsNotTheRangesWorkRunningDuringAnInstanceAreSaid) {
+  TempDir dir;
+  const auto trace = Build(dir, "orphan.sqlite", R"(
+gpu 0 "Test GPU"
+nvtx start=0 end=1ms text="step" tid=1
+api start=10us end=15us corr=1 tid=1
+kernel start=100us end=300us name=k corr=1 stream=1
+kernel start=400us end=600us name=orphan corr=99 stream=1
+)");
+  const CliResult result =
+      RunGpuroof({"analyze", trace.string(), "--units-from", "nvtx:step", "--format", "csv"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.err.find("1 op(s) (200.000 us busy) are not the work of range 'step' (1 "
+                            "instance): not counted (0 of them run within the GPU span of its "
+                            "work, 1 while an instance of it was open, launched by no call in "
+                            "the trace: dropped launch records?); --window all includes them"),
+            std::string::npos)
+      << result.err;
+  // A window of the range says the same.
+  const CliResult window =
+      RunGpuroof({"analyze", trace.string(), "--window", "nvtx:step", "--format", "csv"});
+  ASSERT_EQ(window.exit_code, 0) << window.err;
+  EXPECT_NE(window.err.find("1 while an instance of it was open, launched by no call in the "
+                            "trace: dropped launch records?"),
+            std::string::npos)
+      << window.err;
+}
+
 TEST(RangesCliTest, IterationRangesTakeEveryThreadsLaunches) {
   TempDir dir;
   const auto trace = Build(dir, "steps.sqlite", kTwoThreadSteps);

@@ -31,6 +31,11 @@ std::string KinetoRank(int rank, int world_size, const PlantedRank& planted) {
                 10 * s + 1)
         .Kernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL", std::to_string(base + arrival), "200", 0,
                 8, 10 * s + 2);
+    if (s == 1 && planted.extra_collective_us > 0) {
+      builder.Runtime("cudaLaunchKernel", std::to_string(base + 3), "1", 10 * s + 3)
+          .Kernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL",
+                  std::to_string(base + planted.extra_collective_us), "200", 0, 8, 10 * s + 3);
+    }
   }
   if (planted.after_steps_us > 0) {
     builder.Runtime("cudaLaunchKernel", "4090", "2", 91)

@@ -24,6 +24,7 @@ struct PlantedRank {
   std::string device_name;       // non-empty: deviceProperties names device 0's GPU model
   int first_step = 1;            // the steps are ProfilerStep#first_step .. #first_step + 2
   bool skipped_records = false;  // two more kernels the reader skips: dur -5, and no ts
+  int extra_collective_us = 0;   // > 0: in step 2 another all-reduce (200 µs) starts there first
 };
 
 // One rank as Kineto JSON naming `rank` and `world_size` in its distributedInfo.

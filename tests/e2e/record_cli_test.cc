@@ -3,13 +3,19 @@
 // CUDA program standing in for the injected recorder, exit codes and output-file safety; then
 // `gpuroof sweep` with profiler "record" over the same fakes.
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <dlfcn.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "gpuroof/process/process_runner.h"
 
 #include "cli_runner.h"
 #include "support/scoped_env.h"
@@ -227,6 +233,127 @@ TEST_F(RecordCliTest, CommandThatCannotStartIsAnError) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("/nonexistent/program: cannot run"), std::string::npos) << r.err;
   EXPECT_TRUE(Listing(dir_.path()).empty());
+}
+
+// Whether process `pid` has ended (gone, or a zombie its new parent has not reaped yet), waiting
+// up to 5 s for it.
+bool Ended(pid_t pid) {
+  for (int i = 0; i < 50; ++i) {
+    const std::string stat = "/proc/" + std::to_string(pid) + "/stat";
+    if (!fs::exists(stat)) return true;
+    const std::string text = ReadFile(stat);
+    const size_t paren = text.rfind(')');
+    if (paren != std::string::npos && text.size() > paren + 2 && text[paren + 2] == 'Z')
+      return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return false;
+}
+
+// An executable script in the test's folder.
+fs::path WriteScript(const fs::path& path, const std::string& text) {
+  WriteFile(path, "#!/bin/sh\n" + text);
+  fs::permissions(path, fs::perms::owner_all);
+  return path;
+}
+
+// SIGTERM to gpuroof (here from the command itself, as `kill PID` or `timeout` would send it):
+// it reaches the command's process group (its background `sleep` too), gpuroof waits for it,
+// removes its scratch folder, says so in one line and exits 143; the existing output is kept.
+TEST_F(RecordCliTest, SigtermStopsTheCommandAndLeavesNothingBehind) {
+  UseFakeGpu();
+  const fs::path output = dir_ / "t.sqlite";
+  WriteFile(output, "previous trace");
+  const fs::path sleep_pid = dir_ / "sleep.pid";
+  const fs::path script =
+      WriteScript(dir_ / "app.sh", fmt::format("{} 0 trace >/dev/null\nsleep 300 &\necho $! > {}\n"
+                                               "kill -TERM $PPID\nwait\n",
+                                               GPUROOF_FAKE_APP, sleep_pid.string()));
+  const auto started = std::chrono::steady_clock::now();
+  CliResult r = RunGpuroof({"record", "-o", output.string(), "--", script.string()});
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(60));
+  EXPECT_EQ(r.exit_code, 128 + SIGTERM) << r.err;
+  EXPECT_EQ(r.err,
+            "gpuroof: error: record: interrupted by signal 15 (Terminated): the command was "
+            "stopped; nothing was recorded, " +
+                output.string() + " was not written\n");
+  EXPECT_EQ(ReadFile(output), "previous trace");
+  EXPECT_EQ(Listing(dir_.path()), (std::vector<std::string>{"app.sh", "sleep.pid", "t.sqlite"}));
+  ASSERT_TRUE(fs::exists(sleep_pid));
+  const pid_t sleeper = std::stoi(ReadFile(sleep_pid));
+  EXPECT_TRUE(Ended(sleeper));
+  if (!Ended(sleeper)) kill(sleeper, SIGKILL);  // not to outlive the test
+}
+
+// A command that ignores SIGTERM: gpuroof says it waits, kills the command's group after the grace
+// period and still reports SIGTERM.
+TEST_F(RecordCliTest, ACommandThatIgnoresSigtermIsKilledAfterTheGracePeriod) {
+  UseFakeGpu();
+  env_.Set(kTerminationGraceEnv, "1");
+  const fs::path output = dir_ / "t.sqlite";
+  const fs::path script = WriteScript(
+      dir_ / "app.sh", fmt::format("trap '' TERM\n{} 0 trace >/dev/null\nkill -TERM $PPID\n"
+                                   "sleep 300\n",
+                                   GPUROOF_FAKE_APP));
+  const auto started = std::chrono::steady_clock::now();
+  CliResult r = RunGpuroof({"record", "-o", output.string(), "--", script.string()});
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(60));
+  EXPECT_EQ(r.exit_code, 128 + SIGTERM) << r.err;
+  EXPECT_NE(r.err.find("gpuroof: signal 15 (Terminated): waiting for " + script.string()),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find(" did not exit 1 s after signal 15 (Terminated): killed it and its "
+                       "process group\n"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("gpuroof: error: record: interrupted by signal 15 (Terminated)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(Listing(dir_.path()), (std::vector<std::string>{"app.sh"}));
+}
+
+// A record killed outright (SIGKILL) leaves its scratch folder; the next record in the folder
+// removes it, and any other left by a gone process of this machine, with a note. A live run's,
+// another machine's and a folder holding anything but the recorder's files are kept.
+TEST_F(RecordCliTest, ScratchFoldersOfKilledRecordsAreRemoved) {
+  UseFakeGpu();
+  pid_t gone = fork();
+  if (gone == 0) _exit(0);
+  ASSERT_GT(gone, 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(gone, &status, 0), gone);
+  const std::string own = ProcessTag();
+  const std::string host = own.substr(own.find('-'));
+  const std::string other_host = host == "-00000000" ? "-00000001" : "-00000000";
+  const std::string dead = std::to_string(gone);
+  const std::vector<std::string> removed = {".a.sqlite.record-" + dead + host,
+                                            ".b.sqlite.record-" + dead};  // an earlier version's
+  const std::vector<std::string> kept = {".c.sqlite.record-" + std::to_string(getpid()) + host,
+                                         ".d.sqlite.record-" + dead + other_host,
+                                         ".e.record-" + dead + host};
+  for (const std::string& name : removed) {
+    fs::create_directory(dir_ / name);
+    WriteFile(dir_ / name / (dead + ".sqlite"), "x");
+    WriteFile(dir_ / name / (dead + ".sqlite.status"), "x");
+  }
+  for (const std::string& name : kept) {
+    fs::create_directory(dir_ / name);
+    WriteFile(dir_ / name / (dead + ".sqlite.tmp"), "x");
+  }
+  WriteFile(dir_ / (".e.record-" + dead + host) / "notes.txt", "mine");
+  const fs::path output = dir_ / "t.sqlite";
+  CliResult r = RunGpuroof({"record", "-o", output.string(), "--", GPUROOF_FAKE_APP, "0", "trace"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  for (const std::string& name : removed) {
+    EXPECT_FALSE(fs::exists(dir_ / name)) << name;
+    EXPECT_NE(r.err.find("gpuroof record: note: removed " + (dir_ / name).string() +
+                         " (the scratch folder of a record that was killed)\n"),
+              std::string::npos)
+        << r.err;
+  }
+  for (const std::string& name : kept)
+    EXPECT_TRUE(fs::exists(dir_ / name)) << name;
+  EXPECT_TRUE(fs::is_regular_file(output));
 }
 
 // `gpuroof sweep` with profiler "record": the same fake driver and program, four configurations

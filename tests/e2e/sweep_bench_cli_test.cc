@@ -54,6 +54,31 @@ TEST_F(SweepCli, BenchNeverUsesARooflineTakenAtAnotherKey) {
   EXPECT_GT(std::stod(ladder[0].at("cold_units_per_s")), 0);
 }
 
+// units / unit_name edited between the sweep and the bench: the probes row measured other units,
+// so there is no roofline, no % of roofline and no peak, and the warning names both.
+TEST_F(SweepCli, BenchNeverJoinsARooflineOfOtherUnits) {
+  std::filesystem::path spec = WriteSpec();
+  ASSERT_EQ(RunGpuroof({"sweep", spec.string(), "--results", Results().string(), "--only", "k5"})
+                .exit_code,
+            0);
+  std::string text = ReadFile(spec);
+  const std::string units = "units = \"{frames}\"\n";
+  ASSERT_NE(text.find(units), std::string::npos);
+  text.replace(text.find(units), units.size(), "units = \"1\"\nunit_name = \"batch\"\n");
+  WriteFile(spec, text);
+  CliResult r = RunGpuroof(
+      {"bench", spec.string(), "--results", Results().string(), "--reps", "1", "--only", "k5"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto ladder = Csv(OnlyResultsFolder() / "ladder.csv");
+  ASSERT_EQ(ladder.size(), 1u);
+  EXPECT_EQ(ladder[0].at("roofline_units_per_s"), "");
+  EXPECT_EQ(ladder[0].at("pct_of_roofline"), "");
+  EXPECT_EQ(ladder[0].at("peak_units_per_s"), "");
+  EXPECT_NE(r.err.find("measured in other units (units 10 frame; this bench: units 1 batch)"),
+            std::string::npos)
+      << r.err;
+}
+
 // A --reps that is not a number is said as such, not as out of range.
 TEST_F(SweepCli, BenchRepsThatAreNotANumberAreSaidAsSuch) {
   std::filesystem::path spec = WriteSpec();

@@ -311,6 +311,37 @@ TEST_F(SweepCli, DryRunRefusesWhatTheRunRefuses) {
 }
 
 // The bundled example plans from any folder, before its (hypothetical) project is built.
+// An argv[0] that names no executable file is refused with its line before anything runs: no
+// results folder. A dry run says it would refuse (a checkout not built yet still shows its plan).
+TEST_F(SweepCli, AProgramThatDoesNotExistIsRefusedWithItsLine) {
+  std::filesystem::path spec = WriteSpec();
+  std::string text = ReadFile(spec);
+  const std::string program = "\"" + workload.string() + "\"";
+  text.replace(text.find(program), program.size(), "\"/nonexistent/prog\"");
+  WriteFile(spec, text);
+  CliResult r = RunGpuroof({"sweep", spec.string(), "--results", Results().string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "gpuroof: error: " + spec.string() + ":2: argv[0] /nonexistent/prog does not exist\n");
+  EXPECT_FALSE(std::filesystem::exists(Results()));
+  CliResult dry =
+      RunGpuroof({"sweep", spec.string(), "--results", Results().string(), "--dry-run"});
+  EXPECT_EQ(dry.exit_code, 0);
+  EXPECT_NE(dry.err.find("(dry run) would refuse: " + spec.string() +
+                         ":2: argv[0] /nonexistent/prog does not exist"),
+            std::string::npos)
+      << dry.err;
+  // A bare name is looked up on PATH.
+  text = ReadFile(spec);
+  text.replace(text.find("\"/nonexistent/prog\""), 19, "\"no-such-gpuroof-prog\"");
+  WriteFile(spec, text);
+  r = RunGpuroof({"sweep", spec.string(), "--results", Results().string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(":2: argv[0] no-such-gpuroof-prog is no executable file on PATH"),
+            std::string::npos)
+      << r.err;
+}
+
 TEST_F(SweepCli, BundledExampleDryRunsWithoutItsBuild) {
   const std::string example = (SourceDir() / "examples" / "sweeps" / "clusterfinder.toml").string();
   CliResult r = RunGpuroof({"sweep", example, "--results", Results().string(), "--dry-run"});
@@ -349,6 +380,61 @@ TEST_F(SweepCli, SigtermStopsTheProfiledCommandAndRemovesItsPartialTrace) {
   auto rows = Csv(folder / "probes.csv");
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].at("label"), "first");
+}
+
+// A sweep whose one configuration runs `script` (sh -c), which gets {trace} as $0.
+std::filesystem::path WriteShellSweep(const std::filesystem::path& folder,
+                                      const std::string& script) {
+  const std::filesystem::path spec = folder / "stubborn.toml";
+  WriteFile(spec, "[command]\nargv = [\"/bin/sh\", \"-c\", \"" + script +
+                      "\", \"{trace}\"]\n[[configurations]]\nlabel = \"s\"\n"
+                      "[run]\nprofiler = \"command\"\n"
+                      "[build]\nidentity_command = [\"echo\", \"b1\"]\n");
+  return spec;
+}
+
+// A command that ignores SIGTERM: gpuroof says it waits for it, kills its process group when the
+// grace period ends, and reports the signal that stopped it.
+TEST_F(SweepCli, ACommandThatIgnoresSigtermIsKilledAfterTheGracePeriod) {
+  const std::filesystem::path spec =
+      WriteShellSweep(dir.path(), "trap '' TERM INT; kill -TERM $PPID; sleep 300");
+  setenv("GPUROOF_TERMINATION_GRACE_S", "1", 1);
+  const auto started = std::chrono::steady_clock::now();
+  CliResult r = RunGpuroof({"sweep", spec.string(), "--results", Results().string()});
+  unsetenv("GPUROOF_TERMINATION_GRACE_S");
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(60));
+  EXPECT_EQ(r.exit_code, 128 + SIGTERM) << r.err;
+  EXPECT_NE(r.err.find("gpuroof: signal 15 (Terminated): waiting for /bin/sh (pid "),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find(" to exit; a second signal, or 1 s, kills it\n"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("did not exit 1 s after signal 15 (Terminated): killed it and its process "
+                       "group\n"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("gpuroof: interrupted by signal 15 (Terminated): stopped"),
+            std::string::npos)
+      << r.err;
+}
+
+// A second signal (here SIGINT, as a second Ctrl-C) kills the command at once, long before the
+// grace period of 10 s ends; the exit status and the message name the first signal, SIGTERM.
+TEST_F(SweepCli, ASecondSignalKillsTheCommandAndTheFirstIsReported) {
+  const std::filesystem::path spec = WriteShellSweep(
+      dir.path(), "trap '' TERM INT; kill -TERM $PPID; sleep 2; kill -INT $PPID; sleep 300");
+  const auto started = std::chrono::steady_clock::now();
+  CliResult r = RunGpuroof({"sweep", spec.string(), "--results", Results().string()});
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(9));
+  EXPECT_EQ(r.exit_code, 128 + SIGTERM) << r.err;
+  EXPECT_NE(r.err.find("gpuroof: signal 15 (Terminated): waiting for /bin/sh"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("gpuroof: a second signal came: killed /bin/sh (pid "), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("gpuroof: interrupted by signal 15 (Terminated): stopped"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("signal 2"), std::string::npos) << r.err;
 }
 
 // The results folder is relative to where gpuroof runs, not to the command's workdir.

@@ -7,6 +7,8 @@ on timing: overlap is forced with a FIFO that the command blocks on."""
 import errno
 import json
 import os
+import subprocess
+import sys
 import threading
 import warnings
 
@@ -134,6 +136,28 @@ def test_threads_get_their_own_results(tmp_path, rank_trace):
         assert results == [expected[path]] * 5
 
 
+def test_first_ops_in_several_threads_at_once_does_not_deadlock(tmp_path, rank_trace):
+    """The first NumPy use of a process initialises pybind11's NumPy API (a C++ static whose
+    init guard was held across `import numpy`, which releases the GIL): the module now does it
+    at import. Only the first use shows it, hence a fresh interpreter; a hang is a timeout."""
+    script = (
+        "import sys, threading, warnings\n"
+        "import gpuroof\n"
+        "warnings.simplefilter('ignore')\n"
+        "traces = [gpuroof.load(sys.argv[1]) for _ in range(4)]\n"
+        "threads = [threading.Thread(target=t.ops) for t in traces]\n"
+        "[t.start() for t in threads]\n"
+        "[t.join() for t in threads]\n"
+        "print('ok')\n")
+    try:
+        done = subprocess.run([sys.executable, "-c", script, str(rank_trace)],
+                              capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        pytest.fail("ops() called first from 4 threads at once hung (no result in 60 s)")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "ok\n"
+
+
 # 2. No descriptor or temporary file is left behind, also by calls that raise.
 
 def test_cli_backed_calls_leave_no_file_descriptor_behind(tmp_path, rank_trace):
@@ -246,6 +270,10 @@ def test_float_columns_are_float64_even_when_all_null():
     findings = gpuroof.findings(EXAMPLE, window="all", min_cost_pct=0, quiet=True).findings
     assert len(findings) > 0 and findings["cost_per_step_ns"].isna().all()
     assert findings["cost_per_step_ns"].dtype == np.float64
+    # The steps.* columns are there all the same (null), so notebook code reads any trace.
+    steps = findings[["id", "cost_ns", "cost_per_step_ns", "steps.worst", "steps.label"]]
+    assert steps["steps.worst"].isna().all() and steps["steps.label"].isna().all()
+    assert steps["steps.worst"].dtype == "Int64"
 
 
 # 5. A table without rows is a DataFrame with its columns and dtypes.
@@ -269,6 +297,7 @@ def test_findings_without_findings_and_compare_without_metrics_have_columns(rank
     assert {"id", "cost_ns", "cost_per_step_ns", "evidence"} <= set(findings.columns)
     assert findings["cost_ns"].dtype == np.int64
     assert findings["cost_per_step_ns"].dtype == np.float64
+    assert findings["steps.worst_cost_ns"].dtype == "Int64"
     empty = gpuroof.CompareResult({"schema": "gpuroof.compare/1", "metrics": []}, "", "", 0)
     metrics = empty.metrics
     assert len(metrics) == 0 and {"id", "verdict", "baseline.median"} <= set(metrics.columns)

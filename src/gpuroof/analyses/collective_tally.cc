@@ -4,6 +4,9 @@
 #include <cstddef>
 #include <limits>
 #include <stdexcept>
+#include <string_view>
+#include <tuple>
+#include <utility>
 
 namespace gpuroof {
 
@@ -24,10 +27,38 @@ void CollectiveTally::Fold(Instance instance) {
   }
 }
 
+namespace {
+
+// FNV-1a over the names of a step's collectives in order (each name ended by a 0 byte): the same
+// on every process, unlike name ids.
+constexpr uint64_t kEmptySequenceHash = 14695981039346656037ull;
+uint64_t HashName(uint64_t hash, std::string_view name) {
+  for (char c : name) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 1099511628211ull;
+  }
+  return hash * 1099511628211ull;  // the 0 byte: hash ^= 0, then the multiplication
+}
+
+}  // namespace
+
 void CollectiveTally::Add(uint32_t input, const RankSummary& rank) {
   std::vector<uint32_t> name_ids;
   for (const std::string& name : rank.collective_names)
     name_ids.push_back(CollectiveNameId(names_, name));
+  // The rank's sequence of collectives per step: (step, order, arrival index), in order.
+  std::vector<std::tuple<uint32_t, uint32_t, size_t>> in_order;
+  in_order.reserve(rank.collectives.size());
+  for (size_t i = 0; i < rank.collectives.size(); ++i)
+    in_order.emplace_back(rank.collectives[i].step, rank.collectives[i].order, i);
+  std::sort(in_order.begin(), in_order.end());
+  for (const auto& [step, order, i] : in_order) {
+    auto [it, inserted] = sequences_.try_emplace(std::make_tuple(rank.whole_trace, step, input), 0u,
+                                                 kEmptySequenceHash);
+    (void)inserted;
+    ++it->second.first;
+    it->second.second = HashName(it->second.second, rank.CollectiveName(rank.collectives[i]));
+  }
   for (const CollectiveArrival& arrival : rank.collectives) {
     Fold({arrival.step,
           arrival.order,
@@ -49,20 +80,63 @@ void CollectiveTally::Merge(const CollectiveTally& other) {
     renamed.name_id = name_ids[instance.name_id];
     Fold(std::move(renamed));
   }
+  sequences_.insert(other.sequences_.begin(), other.sequences_.end());
 }
 
 SkewSummary CollectiveTally::Match(const std::vector<size_t>& position_of_input,
                                    size_t ranks) const {
-  return MatchWhere(position_of_input, ranks, ranks, false);
+  return MatchWhere(position_of_input, std::vector<bool>(ranks, true), false);
 }
 
 SkewSummary CollectiveTally::MatchStepRanges(const std::vector<size_t>& position_of_input,
-                                             size_t ranks, size_t compared) const {
-  return MatchWhere(position_of_input, ranks, compared, true);
+                                             const std::vector<bool>& compared) const {
+  return MatchWhere(position_of_input, compared, true);
 }
 
-SkewSummary CollectiveTally::MatchWhere(const std::vector<size_t>& position_of_input, size_t ranks,
-                                        size_t compared, bool step_ranges_only) const {
+SkewSummary CollectiveTally::MatchWhere(const std::vector<size_t>& position_of_input,
+                                        const std::vector<bool>& compared,
+                                        bool step_ranges_only) const {
+  const size_t ranks = compared.size();
+  const auto compared_count =
+      static_cast<size_t>(std::count(compared.begin(), compared.end(), true));
+  // Each step's sequence per rank compared ((0, empty) for a rank with no collective there); a
+  // step where they are not all the same is not aligned.
+  using Signature = std::pair<uint32_t, uint64_t>;
+  std::map<std::pair<bool, uint32_t>, std::vector<Signature>> by_step;
+  std::vector<size_t> collectives_per_rank(ranks, 0);
+  for (const auto& [key, signature] : sequences_) {
+    const auto& [whole_trace, step, input] = key;
+    if (step_ranges_only && whole_trace) continue;
+    const size_t position = position_of_input.at(input);
+    if (position >= ranks || !compared[position]) continue;
+    collectives_per_rank[position] += signature.first;
+    auto [it, inserted] = by_step.try_emplace(std::make_pair(whole_trace, step));
+    if (inserted) it->second.assign(ranks, Signature{0, kEmptySequenceHash});
+    it->second[position] = signature;
+  }
+  std::map<std::pair<bool, uint32_t>, DifferingStep> differing;
+  for (const auto& [step_key, signatures] : by_step) {
+    std::map<Signature, size_t> counts;
+    for (size_t r = 0; r < ranks; ++r) {
+      if (compared[r]) ++counts[signatures[r]];
+    }
+    if (counts.size() < 2) continue;
+    // The commonest sequence; on a tie the longer (Kineto drops records, it adds none).
+    auto common = counts.begin();
+    for (auto it = counts.begin(); it != counts.end(); ++it) {
+      if (it->second > common->second ||
+          (it->second == common->second && it->first.first > common->first.first))
+        common = it;
+    }
+    DifferingStep step;
+    step.step = step_key.second;
+    step.common_count = common->first.first;
+    for (size_t r = 0; r < ranks; ++r) {
+      if (compared[r] && signatures[r] != common->first)
+        step.differing.emplace_back(r, signatures[r].first);
+    }
+    differing.emplace(step_key, std::move(step));
+  }
   // In (step, order, name) order, as ranks would list them; then largest spread first.
   std::vector<const Instance*> ordered;
   ordered.reserve(instances_.size());
@@ -76,8 +150,16 @@ SkewSummary CollectiveTally::MatchWhere(const std::vector<size_t>& position_of_i
   });
   SkewSummary skew;
   skew.times_last.assign(ranks, 0);
+  skew.collectives_per_rank = std::move(collectives_per_rank);
   for (const Instance* instance : ordered) {
-    if (instance->ranks_present != compared) {
+    auto unaligned = differing.find(std::make_pair(instance->whole_trace, instance->step));
+    if (unaligned != differing.end()) {
+      ++unaligned->second.instances;
+      ++(instance->ranks_present == compared_count ? skew.unaligned_instances
+                                                   : skew.partial_instances);
+      continue;
+    }
+    if (instance->ranks_present != compared_count) {
       ++skew.partial_instances;
       continue;
     }
@@ -96,6 +178,8 @@ SkewSummary CollectiveTally::MatchWhere(const std::vector<size_t>& position_of_i
   }
   std::stable_sort(skew.instances.begin(), skew.instances.end(),
                    [](const auto& a, const auto& b) { return a.spread_ns() > b.spread_ns(); });
+  for (auto& [key, step] : differing)
+    skew.differing_steps.push_back(std::move(step));
   return skew;
 }
 
@@ -107,8 +191,19 @@ std::vector<CollectiveTally::Instance> CollectiveTally::Instances() const {
   return instances;
 }
 
+std::vector<CollectiveTally::Sequence> CollectiveTally::Sequences() const {
+  std::vector<Sequence> sequences;
+  sequences.reserve(sequences_.size());
+  for (const auto& [key, signature] : sequences_) {
+    const auto& [whole_trace, step, input] = key;
+    sequences.push_back({whole_trace, step, input, signature.first, signature.second});
+  }
+  return sequences;
+}
+
 CollectiveTally CollectiveTally::FromParts(std::vector<std::string> names,
-                                           std::vector<Instance> instances) {
+                                           std::vector<Instance> instances,
+                                           std::vector<Sequence> sequences) {
   CollectiveTally tally;
   for (size_t i = 0; i < names.size(); ++i) {
     if (std::find(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(i), names[i]) !=
@@ -125,6 +220,12 @@ CollectiveTally CollectiveTally::FromParts(std::vector<std::string> names,
         std::make_tuple(instance.whole_trace, instance.step, instance.order, instance.name_id);
     if (!tally.instances_.try_emplace(key, std::move(instance)).second) {
       throw std::invalid_argument("collective tally: an instance twice");
+    }
+  }
+  for (const Sequence& sequence : sequences) {
+    auto key = std::make_tuple(sequence.whole_trace, sequence.step, sequence.input);
+    if (!tally.sequences_.try_emplace(key, sequence.count, sequence.hash).second) {
+      throw std::invalid_argument("collective tally: a step's sequence twice");
     }
   }
   return tally;

@@ -11,6 +11,7 @@
 #include <map>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "gpuroof/analyses/rank_summary.h"
@@ -29,10 +30,25 @@ struct CollectiveSkew {
   int64_t spread_ns() const { return latest_arrival_ns - earliest_arrival_ns; }
 };
 
+// A step in which the ranks compared do not issue the same collectives in the same order (NCCL
+// requires it: a rank whose sequence differs lost or gained records): its instances cannot be
+// aligned past the difference, so none of them is compared.
+struct DifferingStep {
+  size_t step = 0;
+  size_t common_count = 0;  // collectives of the commonest sequence (the larger count on a tie)
+  // The ranks (indices) whose sequence is not the commonest one, with their counts, by index.
+  std::vector<std::pair<size_t, size_t>> differing;
+  size_t instances = 0;  // distinct (order, name) instances of the step, none compared
+};
+
 struct SkewSummary {
   std::vector<CollectiveSkew> instances;  // on every rank; largest spread first, then by key
   size_t partial_instances = 0;           // present on some ranks only: not compared
-  std::vector<size_t> times_last;         // per rank index: instances it arrived last at
+  // On every rank but in a step whose collective sequences differ between ranks: not compared.
+  size_t unaligned_instances = 0;
+  std::vector<DifferingStep> differing_steps;  // by step
+  std::vector<size_t> times_last;              // per rank index: instances it arrived last at
+  std::vector<size_t> collectives_per_rank;    // per rank index: its collective kernels, all steps
 };
 
 class CollectiveTally {
@@ -53,6 +69,17 @@ class CollectiveTally {
     bool operator==(const Instance&) const = default;
   };
 
+  // A rank's collectives in one step: how many, and a hash of their names in order (the same
+  // whichever process folded the rank).
+  struct Sequence {
+    bool whole_trace = false;
+    uint32_t step = 0;
+    uint32_t input = 0;
+    uint32_t count = 0;
+    uint64_t hash = 0;
+    bool operator==(const Sequence&) const = default;
+  };
+
   // Folds in the arrivals of `rank`, whose number among the inputs is `input`. Each input once.
   void Add(uint32_t input, const RankSummary& rank);
   // Folds in another tally (of other inputs): an MPI process's share.
@@ -62,28 +89,37 @@ class CollectiveTally {
   // is where input i stands among the ranks analysed (an index into RankSetAnalysis::ranks); of
   // ranks that arrive last together, the first in that order is named.
   SkewSummary Match(const std::vector<size_t>& position_of_input, size_t ranks) const;
+  // Instances of a step whose collective sequences (count, names in order) differ between the
+  // ranks compared are not matched: counted in unaligned_instances (those on every rank) or
+  // partial_instances, and the step listed in differing_steps.
   // The same for the instances of ranks with step ranges only, when some ranks fell back to the
   // whole trace as their step (those are not compared): an instance is matched when it is on
-  // every one of the `compared` ranks with step ranges; times_last still has `ranks` entries.
-  SkewSummary MatchStepRanges(const std::vector<size_t>& position_of_input, size_t ranks,
-                              size_t compared) const;
+  // every rank with compared[position] set (the ranks with step ranges); times_last has
+  // compared.size() entries.
+  SkewSummary MatchStepRanges(const std::vector<size_t>& position_of_input,
+                              const std::vector<bool>& compared) const;
 
   // The tally as plain parts and back (MPI messages). FromParts throws std::invalid_argument on
   // parts no tally has: a name id out of range, an instance twice or without a latest input.
   const std::vector<std::string>& names() const { return names_; }
   std::vector<Instance> Instances() const;
-  static CollectiveTally FromParts(std::vector<std::string> names, std::vector<Instance> instances);
+  std::vector<Sequence> Sequences() const;
+  // Also throws on a sequence twice (the same whole trace flag, step and input).
+  static CollectiveTally FromParts(std::vector<std::string> names, std::vector<Instance> instances,
+                                   std::vector<Sequence> sequences = {});
 
   bool operator==(const CollectiveTally&) const = default;
 
  private:
   void Fold(Instance instance);
-  SkewSummary MatchWhere(const std::vector<size_t>& position_of_input, size_t ranks,
-                         size_t compared, bool step_ranges_only) const;
+  SkewSummary MatchWhere(const std::vector<size_t>& position_of_input,
+                         const std::vector<bool>& compared, bool step_ranges_only) const;
 
   std::vector<std::string> names_;  // each distinct collective kernel name once
   // By (whole trace, step, order, name id).
   std::map<std::tuple<bool, uint32_t, uint32_t, uint32_t>, Instance> instances_;
+  // By (whole trace, step, input): (count, hash) of the input's collectives in that step.
+  std::map<std::tuple<bool, uint32_t, uint32_t>, std::pair<uint32_t, uint64_t>> sequences_;
 };
 
 }  // namespace gpuroof

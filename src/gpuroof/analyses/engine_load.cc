@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 #include <tuple>
+#include <utility>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -190,6 +191,57 @@ void RequireLength(const Trace& trace, int32_t device_id, const Window& window) 
   }
 }
 
+// The CPU intervals of a work window's range instances, merged and by start (GPU-timeline
+// instances left out): an op that is not their work but runs while one was open was launched by
+// no call of it, which is what a dropped launch record looks like.
+std::vector<std::pair<int64_t, int64_t>> CpuInstanceSpans(
+    const std::vector<const NvtxRange*>& ranges) {
+  std::vector<std::pair<int64_t, int64_t>> spans;
+  for (const NvtxRange* range : ranges) {
+    if (!range->on_gpu && range->end_ns > range->start_ns) {
+      spans.emplace_back(range->start_ns, range->end_ns);
+    }
+  }
+  std::sort(spans.begin(), spans.end());
+  std::vector<std::pair<int64_t, int64_t>> merged;
+  for (const auto& span : spans) {
+    if (!merged.empty() && span.first <= merged.back().second) {
+      merged.back().second = std::max(merged.back().second, span.second);
+    } else {
+      merged.push_back(span);
+    }
+  }
+  return merged;
+}
+
+// Whether [start_ns, end_ns) overlaps one of `spans` (CpuInstanceSpans) for a positive time, or,
+// with no length, lies inside one.
+bool RunsDuring(const std::vector<std::pair<int64_t, int64_t>>& spans, int64_t start_ns,
+                int64_t end_ns) {
+  auto after = std::partition_point(spans.begin(), spans.end(), [&](const auto& span) {
+    return start_ns == end_ns ? span.first <= end_ns : span.first < end_ns;
+  });
+  if (after == spans.begin()) return false;
+  Window span;
+  span.start_ns = std::prev(after)->first;
+  span.end_ns = std::prev(after)->second;
+  return OpCountsInWindow(start_ns, end_ns, span);
+}
+
+// Whether no API call of the trace launched op `i` of `block` (no correlation id, or one that no
+// call names). trace.api_calls is sorted by (process_id, correlation).
+bool LaunchedByNoCall(const Trace& trace, const ActivityBlock& block, size_t i) {
+  if (block.correlation.empty() || block.correlation[i] == 0) return true;
+  const uint64_t process = trace.streams[block.stream[i]].process_id;
+  const uint32_t correlation = block.correlation[i];
+  auto it = std::lower_bound(
+      trace.api_calls.begin(), trace.api_calls.end(), std::make_pair(process, correlation),
+      [](const ApiCall& call, const std::pair<uint64_t, uint32_t>& key) {
+        return std::tie(call.process_id, call.correlation) < std::tie(key.first, key.second);
+      });
+  return it == trace.api_calls.end() || it->process_id != process || it->correlation != correlation;
+}
+
 }  // namespace
 
 std::map<int32_t, Window> ProcessingWindows(const Trace& trace) {
@@ -252,6 +304,14 @@ std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOp
     unit_work = AttributeGpuWork(trace, unit_ranges->ranges, options.units.scope);
   }
   const bool units_window = unit_ranges && options.window.kind == WindowSpec::Kind::kProcessing;
+  // The instances' CPU time, for the note on ops that are not their work (a work window only).
+  std::vector<std::pair<int64_t, int64_t>> instance_spans;
+  if (units_window) {
+    instance_spans = CpuInstanceSpans(unit_ranges->ranges);
+  } else if (options.window.kind == WindowSpec::Kind::kNvtx) {
+    instance_spans =
+        CpuInstanceSpans(SelectRanges(trace, options.window.nvtx_name, "--window").ranges);
+  }
 
   // Dense per-device state, indexed through the stream table.
   std::vector<DeviceLoad> loads;
@@ -364,6 +424,7 @@ std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOp
     unit_kernel = std::move(match.signatures);
   }
   std::vector<int64_t> kernel_units(loads.size(), 0);
+  std::vector<int64_t> outside_during_instance(loads.size(), 0);
 
   ForEachInStartOrder(trace, [&](const ActivityBlock& block, size_t i) {
     size_t d = !uvm_row.empty() && IsUvmEngine(block.engine[i]) ? uvm_row[block.stream[i]]
@@ -379,6 +440,10 @@ std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOp
         ++load.outside_in_span_ops;
         span_other_unions[d].Add(std::max(start, window.start_ns), std::min(end, window.end_ns));
         span_all_unions[d].Add(std::max(start, window.start_ns), std::min(end, window.end_ns));
+      }
+      if (window.work != nullptr && RunsDuring(instance_spans, start, end) &&
+          LaunchedByNoCall(trace, block, i)) {
+        ++outside_during_instance[d];
       }
       outside_unions[d].Add(start, end);
       return;
@@ -418,9 +483,14 @@ std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOp
           load.window.work != nullptr
               ? fmt::format(
                     "{} op(s) ({} busy) are not the work of range {}: not counted ({} of them "
-                    "run within its span); --window all includes them",
+                    "run within the GPU span of its work{}); --window all includes them",
                     load.outside_ops, FormatDurationNs(load.outside_busy_ns), load.window.resolved,
-                    load.outside_in_span_ops)
+                    load.outside_in_span_ops,
+                    outside_during_instance[d] == 0
+                        ? ""
+                        : fmt::format(", {} while an instance of it was open, launched by no "
+                                      "call in the trace: dropped launch records?",
+                                      outside_during_instance[d]))
               : fmt::format("{} op(s) ({} busy) lie outside the window; --window all includes them",
                             load.outside_ops, FormatDurationNs(load.outside_busy_ns));
       // On the window's note too, so every command that shows the window says it.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <filesystem>
 #include <iterator>
 #include <map>
 #include <set>
@@ -14,6 +15,7 @@
 
 #include "gpuroof/analyses/message_list.h"
 #include "gpuroof/analyses/statistics.h"
+#include "gpuroof/analyses/window.h"
 #include "gpuroof/model/enum_names.h"
 
 namespace gpuroof {
@@ -43,24 +45,24 @@ std::string JoinIds(const std::vector<int64_t>& ids) {
 // named.
 std::string GpuModelsWarning(const std::vector<RankSummary>& ranks,
                              const std::vector<int64_t>& ids) {
-  std::map<std::string, std::vector<int64_t>> by_model;
-  std::vector<int64_t> unnamed;
+  std::map<std::string, std::vector<size_t>> by_model;  // rank indices
+  std::vector<size_t> unnamed;
   for (size_t i = 0; i < ranks.size(); ++i) {
     if (ranks[i].device_name.empty()) {
-      unnamed.push_back(ids[i]);
+      unnamed.push_back(i);
     } else {
-      by_model[ranks[i].device_name].push_back(ids[i]);
+      by_model[ranks[i].device_name].push_back(i);
     }
   }
   if (by_model.size() < 2) return "";
-  std::vector<std::pair<std::string, std::vector<int64_t>>> models(by_model.begin(),
-                                                                   by_model.end());
+  std::vector<std::pair<std::string, std::vector<size_t>>> models(by_model.begin(), by_model.end());
   // Most ranks first, then by name (the map's order, kept by the stable sort).
   std::stable_sort(models.begin(), models.end(),
                    [](const auto& a, const auto& b) { return a.second.size() > b.second.size(); });
-  const auto rank_list = [](std::vector<int64_t> of) {
-    std::sort(of.begin(), of.end());
-    return fmt::format("rank{} {}", of.size() == 1 ? "" : "s", JoinIds(of));
+  // By id (then input order); a duplicated id with its trace's name (RankListLabel).
+  const auto rank_list = [&](std::vector<size_t> of) {
+    std::stable_sort(of.begin(), of.end(), [&](size_t a, size_t b) { return ids[a] < ids[b]; });
+    return RankListLabel(ranks, ids, of);
   };
   std::string text = fmt::format("ranks run on {} GPU models:", models.size());
   for (size_t m = 0; m < models.size(); ++m) {
@@ -74,6 +76,37 @@ std::string GpuModelsWarning(const std::vector<RankSummary>& ranks,
   }
   return text + "; figures compared across models";
 }
+
+}  // namespace
+
+std::string RankLabel(const std::vector<RankSummary>& ranks, const std::vector<int64_t>& ids,
+                      size_t r) {
+  const size_t holders = static_cast<size_t>(std::count(ids.begin(), ids.end(), ids.at(r)));
+  if (holders < 2) return fmt::format("rank {}", ids[r]);
+  return fmt::format("rank {} ({})", ids[r],
+                     std::filesystem::path(ranks.at(r).source).filename().string());
+}
+
+std::string RankListLabel(const std::vector<RankSummary>& ranks, const std::vector<int64_t>& ids,
+                          const std::vector<size_t>& indices) {
+  constexpr size_t kShown = 8;  // as JoinIds: the rest counted
+  std::map<int64_t, size_t> holders;
+  for (int64_t id : ids)
+    ++holders[id];
+  std::vector<int64_t> listed;
+  bool duplicated = false;
+  for (size_t r : indices) {
+    listed.push_back(ids.at(r));
+    duplicated = duplicated || holders[ids[r]] > 1;
+  }
+  if (!duplicated) return fmt::format("rank{} {}", listed.size() == 1 ? "" : "s", JoinIds(listed));
+  std::vector<std::string> labels;
+  for (size_t k = 0; k < indices.size() && k < kShown; ++k)
+    labels.push_back(RankLabel(ranks, ids, indices[k]));
+  return ListFirst(labels, kShown, indices.size());
+}
+
+namespace {
 
 // "#550-#554" (or "#550" for one step).
 std::string NumberSpan(const std::vector<int64_t>& numbers) {
@@ -120,7 +153,7 @@ std::string StepNumbersWarning(const std::vector<RankSummary>& ranks,
   std::sort(off.begin(), off.end());
   std::string list;
   for (size_t k = 0; k < off.size() && k < 8; ++k) {
-    list += fmt::format("{}rank {} ({})", k == 0 ? "" : ", ", off[k].first,
+    list += fmt::format("{}{} ({})", k == 0 ? "" : ", ", RankLabel(ranks, ids, off[k].second),
                         NumberSpan(ranks[off[k].second].step_numbers));
   }
   if (off.size() > 8) list += fmt::format(" and {} more", off.size() - 8);
@@ -131,6 +164,94 @@ std::string StepNumbersWarning(const std::vector<RankSummary>& ranks,
       "compared with steps of other numbers",
       differing_positions, positions, positions == 1 ? "" : "s", off.size(), numbered.size(),
       one ? "is" : "are", NumberSpan(reference), list, one ? "its" : "their");
+}
+
+// Steps whose collective sequences differ between ranks (SkewSummary::differing_steps): their
+// instances are not compared, said with the counts and, for the first 4 steps, the ranks that
+// differ from the commonest sequence (4 per step, then counted). "" when every step agrees.
+std::string DifferingStepsWarning(const RankSetAnalysis& analysis) {
+  const SkewSummary& skew = analysis.skew;
+  if (skew.differing_steps.empty()) return "";
+  const size_t steps = skew.differing_steps.size();
+  const size_t instances = skew.unaligned_instances + skew.partial_instances;
+  std::string text = fmt::format(
+      "collective sequences (count, names in order) differ between ranks in {} step{}: a rank "
+      "that issues other collectives than the others has lost or gained records, so the {} "
+      "instance{} of {} step{} {} not compared (in no spread and no last-rank count):",
+      steps, steps == 1 ? "" : "s", instances, instances == 1 ? "" : "s",
+      steps == 1 ? "that" : "those", steps == 1 ? "" : "s", instances == 1 ? "is" : "are");
+  constexpr size_t kStepsShown = 4;
+  constexpr size_t kRanksShown = 4;
+  const bool whole_traces = analysis.whole_trace_left_out.empty() &&
+                            std::all_of(analysis.ranks.begin(), analysis.ranks.end(),
+                                        [](const RankSummary& rank) { return rank.whole_trace; });
+  for (size_t k = 0; k < steps && k < kStepsShown; ++k) {
+    const DifferingStep& step = skew.differing_steps[k];
+    // Ranks compared with no step ranges at all: their one step is the whole trace.
+    text += whole_traces ? fmt::format(" the whole trace (no step ranges):")
+                         : fmt::format("{} step {}:", k == 0 ? "" : ";", step.step + 1);
+    for (size_t d = 0; d < step.differing.size() && d < kRanksShown; ++d) {
+      const auto& [r, count] = step.differing[d];
+      text += fmt::format("{} {} has {} collective{}{}", d == 0 ? "" : ",",
+                          RankLabel(analysis.ranks, analysis.ids, r), count, count == 1 ? "" : "s",
+                          count == step.common_count ? " (other names or order)" : "");
+    }
+    if (step.differing.size() > kRanksShown) {
+      text += fmt::format(" and {} more ranks", step.differing.size() - kRanksShown);
+    }
+    text += fmt::format(", the others {}", step.common_count);
+  }
+  if (steps > kStepsShown) {
+    text += fmt::format("; and {} more step{}", steps - kStepsShown,
+                        steps - kStepsShown == 1 ? "" : "s");
+  }
+  return text;
+}
+
+// Steps that end more than 1 % of their length past the rank's last record (RankSummary::
+// last_record_ns): their length, and the means per step, hold time no record covers (a step range
+// stretched to where the capture stopped). Said per rank (the first 8, then counted), with the
+// step that reaches furthest; the figures stay as defined.
+std::vector<std::string> StepsPastTheEndNotes(const std::vector<RankSummary>& ranks,
+                                              const std::vector<int64_t>& ids) {
+  constexpr double kShare = 0.01;
+  constexpr size_t kNamed = 8;
+  std::vector<std::string> notes;
+  size_t more = 0;
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    const RankSummary& rank = ranks[r];
+    if (rank.whole_trace || rank.last_record_ns == 0) continue;
+    size_t past = 0;
+    size_t furthest = 0;
+    int64_t furthest_ns = 0;
+    for (size_t s = 0; s < rank.steps.size(); ++s) {
+      const StepFigures& step = rank.steps[s];
+      const int64_t beyond = step.end_ns - rank.last_record_ns;
+      if (beyond <= 0 ||
+          static_cast<double>(beyond) <= kShare * static_cast<double>(step.length_ns()))
+        continue;
+      ++past;
+      if (beyond > furthest_ns) {
+        furthest = s;
+        furthest_ns = beyond;
+      }
+    }
+    if (past == 0) continue;
+    if (notes.size() >= kNamed) {
+      ++more;
+      continue;
+    }
+    notes.push_back(fmt::format(
+        "{}: step {} ends {} after the trace's last record (GPU op or launch call){}: its length "
+        "and the means per step include time no record covers",
+        RankLabel(ranks, ids, r), furthest + 1, FormatDurationNs(furthest_ns),
+        past == 1 ? "" : fmt::format(", {} steps end past it", past)));
+  }
+  if (more > 0) {
+    notes.push_back(fmt::format("{} more rank{} with a step ending past the trace's last record",
+                                more, more == 1 ? "" : "s"));
+  }
+  return notes;
 }
 
 bool IsCause(RankMetric metric) {
@@ -433,10 +554,13 @@ RankSetAnalysis AnalyseRankSet(std::vector<RankSummary> ranks, const OutlierRule
     const bool one = n == 1;
     analysis.warnings.push_back(fmt::format(
         "{} of {} ranks ha{} no step ranges while the others have: {} whole trace is not a step, "
-        "so {} left out of the outlier rule and the collective skew: rank{} {}",
+        "so {} left out of the outlier rule and the collective skew: {}",
         n, analysis.ranks.size(), one ? "s" : "ve", one ? "its" : "each one's",
-        one ? "it is" : "they are", one ? "" : "s", JoinIds(left_out_ids)));
+        one ? "it is" : "they are",
+        RankListLabel(analysis.ranks, analysis.ids, analysis.whole_trace_left_out)));
   }
+  for (std::string& note : StepsPastTheEndNotes(analysis.ranks, analysis.ids))
+    analysis.notes.push_back(std::move(note));
   std::string numbers = StepNumbersWarning(analysis.ranks, analysis.ids, compared);
   if (!numbers.empty()) analysis.warnings.push_back(std::move(numbers));
   analysis.outliers = FindRankOutliers(analysis.ranks, rule, compared);
@@ -455,9 +579,10 @@ RankSetAnalysis AnalyseRankSet(std::vector<RankSummary> ranks, const OutlierRule
   } else {
     analysis.skew = analysis.whole_trace_left_out.empty()
                         ? collectives.Match(position_of_input, analysis.ranks.size())
-                        : collectives.MatchStepRanges(position_of_input, analysis.ranks.size(),
-                                                      analysis.compared_ranks());
+                        : collectives.MatchStepRanges(position_of_input, compared);
   }
+  std::string differing = DifferingStepsWarning(analysis);
+  if (!differing.empty()) analysis.warnings.push_back(std::move(differing));
   return analysis;
 }
 

@@ -84,6 +84,15 @@ std::vector<Straggler> FindStragglers(const std::vector<RankSummary>& ranks,
 // instances on fewer than all ranks are counted only.
 SkewSummary ComputeCollectiveSkew(const std::vector<RankSummary>& ranks);
 
+// "rank 3", or "rank 0 (saxpy_rank1.sqlite)" where ids[r] is held by more than one rank: the
+// trace's file name tells them apart.
+std::string RankLabel(const std::vector<RankSummary>& ranks, const std::vector<int64_t>& ids,
+                      size_t r);
+// "rank 3", "ranks 2, 3" (8 ids, then "and N more"), or the RankLabel of each where one of them
+// is held twice.
+std::string RankListLabel(const std::vector<RankSummary>& ranks, const std::vector<int64_t>& ids,
+                          const std::vector<size_t>& indices);
+
 // Who is who: the rank ids and what is wrong with them.
 struct RankAssignment {
   std::vector<int64_t> ids;           // per input, in input order

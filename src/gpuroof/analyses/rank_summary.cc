@@ -441,6 +441,14 @@ RankSummary SummarizeRank(const Trace& trace, const RankSummaryOptions& options)
     CountOutsideSteps(ops, merged_steps, summary);
   }
 
+  summary.last_record_ns = running_end.back();
+  for (const ApiCall& call : trace.api_calls)
+    summary.last_record_ns = std::max(summary.last_record_ns, call.end_ns);
+  for (const ApiCall& call : trace.calls_without_op)
+    summary.last_record_ns = std::max(summary.last_record_ns, call.end_ns);
+  for (const LaunchEnd& launch : trace.launch_ends)
+    summary.last_record_ns = std::max(summary.last_record_ns, launch.end_ns);
+
   std::vector<int64_t> lengths;
   for (size_t s = 0; s < windows.size(); ++s) {
     auto [start_ns, end_ns] = windows[s];

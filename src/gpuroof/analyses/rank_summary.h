@@ -87,6 +87,10 @@ struct RankSummary {
   // Records the reader skipped with data loss (Severity kDataLoss or kError: GPU work the figures
   // lack); set by whoever read the trace (SummarizeRank sees no diagnostics), said by `ranks`.
   int64_t records_lost = 0;
+  // Where the trace's records end: the end of the analysed device's last op or of the last launch
+  // call (the step ranges themselves excluded). A step that ends well past it holds time nobody
+  // traced (said by `ranks`). 0 when unknown.
+  int64_t last_record_ns = 0;
   double step_median_ns = 0;  // of the step lengths
   double step_p95_ns = 0;     // linear interpolation (statistics.h Quantile)
   std::vector<CollectiveArrival> collectives;

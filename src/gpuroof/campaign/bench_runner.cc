@@ -54,6 +54,13 @@ std::string UnidentifiedBuildReason(const std::string& build) {
   return "";
 }
 
+// A percentage for people: one decimal, or 3 significant digits in exponent form once it is too
+// large for fixed point to stay readable (a hand-edited roofline of 1e-300 gives 1e+304 %).
+std::string PercentText(double pct) {
+  if (std::fabs(pct) >= 1e6) return fmt::format("{:.3g}", pct);
+  return fmt::format("{:.1f}", pct);
+}
+
 std::string Join(const std::vector<std::string>& parts) {
   std::string out;
   for (const std::string& part : parts)
@@ -91,7 +98,7 @@ std::string BuildNotIdentifiedReason(const std::string& build) {
 }
 
 RooflineMatch FindRoofline(const CsvTable& probes, const std::string& key, const std::string& build,
-                           const std::string& params) {
+                           const std::string& params, const std::optional<RooflineRun>& run) {
   RooflineMatch match;
   if (probes.header.empty()) {
     // ReadCsvFile's table of an absent (or empty) file: no probes at all, not the wrong columns.
@@ -114,6 +121,11 @@ RooflineMatch FindRoofline(const CsvTable& probes, const std::string& key, const
     match.warnings.push_back("probes.csv lacks the columns a roofline needs");
     return match;
   }
+  const int units_column = probes.Column("units");
+  const int unit_name_column = probes.Column("unit_name");
+  const int git_rev_column = probes.Column("git_rev");
+  std::vector<std::string> other_units;     // "units X unit_name Y" of rows measuring other units
+  std::vector<std::string> other_git_revs;  // of the joined rows, when not run->git_rev
   std::optional<std::string> multi_stream;
   bool not_quotable = false;
   std::vector<std::string> other_params;  // of ok rows of the key and build, not `params`
@@ -128,6 +140,16 @@ RooflineMatch FindRoofline(const CsvTable& probes, const std::string& key, const
         other_params.push_back(row[params_column]);
       continue;
     }
+    if (run && units_column >= 0 && unit_name_column >= 0 &&
+        (row[units_column] != run->units || row[unit_name_column] != run->unit_name)) {
+      // Another unit count or unit name: the roofline is a rate of other units, never this one's.
+      const std::string theirs =
+          fmt::format("units {} {}", row[units_column].empty() ? "-" : row[units_column],
+                      row[unit_name_column]);
+      if (std::find(other_units.begin(), other_units.end(), theirs) == other_units.end())
+        other_units.push_back(theirs);
+      continue;
+    }
     std::optional<double> value = ParseNumber(row[roofline]);
     if (!value || *value <= 0) {
       if (!row[roofline].empty()) ++unreadable;
@@ -138,11 +160,15 @@ RooflineMatch FindRoofline(const CsvTable& probes, const std::string& key, const
     // Once per configuration, however many probes rows (devices, re-runs) it has.
     if (stream_count && *stream_count > 1 && !multi_stream) {
       multi_stream = fmt::format(
-          "the roofline was taken with {} streams in another session ({}); with several streams "
-          "the engines' overlap changes from session to session, so % of roofline is approximate",
+          "the roofline was taken with {} streams by a sweep at {}; with several streams the "
+          "engines' overlap changes from session to session, so % of roofline is approximate",
           row[streams], row[timestamp]);
     }
     not_quotable = not_quotable || row[quotable] != "yes";
+    if (run && git_rev_column >= 0 && row[git_rev_column] != run->git_rev &&
+        std::find(other_git_revs.begin(), other_git_revs.end(), row[git_rev_column]) ==
+            other_git_revs.end())
+      other_git_revs.push_back(row[git_rev_column]);
   }
   if (multi_stream) match.warnings.push_back(*multi_stream);
   if (not_quotable) {
@@ -156,7 +182,25 @@ RooflineMatch FindRoofline(const CsvTable& probes, const std::string& key, const
         "number; not used",
         unreadable, key));
   }
-  if (!match.units_per_s && !other_params.empty()) {
+  if (match.units_per_s && !other_git_revs.empty()) {
+    match.quotable = false;
+    std::vector<std::string> shown;
+    for (const std::string& rev : other_git_revs)
+      shown.push_back(rev.empty() ? "none (not in git)" : rev);
+    match.warnings.push_back(fmt::format(
+        "the roofline's probes row was made at git revision {}, this bench at {}: the source "
+        "trees differ (another commit or uncommitted edits), so % of roofline and the peak are "
+        "not quotable",
+        fmt::join(shown, " | "), run->git_rev.empty() ? "none (not in git)" : run->git_rev));
+  }
+  if (!match.units_per_s && !other_units.empty()) {
+    match.warnings.push_back(fmt::format(
+        "no roofline for key {} of build {}: probes.csv has rows of this key measured in other "
+        "units ({}; this bench: units {} {}); a roofline of other units is never used (run "
+        "gpuroof sweep with these units)",
+        key, build, fmt::join(other_units, " | "), run->units.empty() ? "-" : run->units,
+        run->unit_name));
+  } else if (!match.units_per_s && !other_params.empty()) {
     match.warnings.push_back(fmt::format(
         "no roofline for key {} of build {} with parameters {}: probes.csv has rows of this key "
         "run with other parameters ({}); a roofline taken with other parameters is never used "
@@ -248,7 +292,7 @@ BenchOutcome RunBench(const CampaignSession& session, const BenchOptions& option
   // Files this bench would refuse to merge into are refused before anything runs.
   CheckCsvHeader(ladder, LadderHeader());
   CheckCsvHeader(session.results / "manifest.csv", ManifestHeader());
-  RemoveStalePartialFiles(session.results,
+  RemoveStalePartialFiles(session.results, session.spec,
                           [&system](const std::string& line) { system.message(line); });
   // A command that writes a trace (profiler "command") gets a scratch path, removed after each rep.
   const std::filesystem::path scratch =
@@ -280,8 +324,9 @@ BenchOutcome RunBench(const CampaignSession& session, const BenchOptions& option
       if (result.exit_code != 0) {
         row.status = "failed";
         row.exit_code = result.exit_code;
-        row.error = fmt::format("rep {} exited with status {}: {}", rep + 1, result.exit_code,
-                                LastLines(result.err, kStderrLinesKept));
+        const std::string said = LastLines(result.err, kStderrLinesKept);
+        row.error = fmt::format("rep {} {}{}{}", rep + 1, DescribeExit(result.exit_code),
+                                said.empty() ? "" : ": ", said);
         break;
       }
       if (metric) {
@@ -307,7 +352,16 @@ BenchOutcome RunBench(const CampaignSession& session, const BenchOptions& option
     }
     if (row.status == "ok") {
       row.figures = ComputeLadder(row.rep_units_per_s);
-      RooflineMatch roofline = FindRoofline(probes, run.key, session.env.build, run.params);
+      // As the sweep records them in the probes row (ProbeCells, RunSweep's git_rev).
+      RooflineRun measured;
+      measured.units = run.units ? std::to_string(*run.units) : "";
+      measured.unit_name = spec.unit_name;
+      if (!session.env.git_rev.empty()) {
+        measured.git_rev =
+            session.env.git_rev + (session.env.git_dirty.value_or(false) ? "-dirty" : "");
+      }
+      RooflineMatch roofline =
+          FindRoofline(probes, run.key, session.env.build, run.params, measured);
       warnings.insert(warnings.end(), roofline.warnings.begin(), roofline.warnings.end());
       row.roofline_units_per_s = roofline.units_per_s;
       // Figures derived from a roofline that cannot be quoted cannot be quoted either.
@@ -319,10 +373,10 @@ BenchOutcome RunBench(const CampaignSession& session, const BenchOptions& option
           // measured different work (units, build, settings), so neither peak can be quoted.
           row.quotable = false;
           warnings.push_back(fmt::format(
-              "the warm rate is {:.1f}% of the roofline, above the {:.0f}% an upper bound "
+              "the warm rate is {}% of the roofline, above the {:.0f}% an upper bound "
               "allows: the probe and the bench do not measure the same work (units, build or "
               "settings differ); no peak, not quotable",
-              *row.pct_of_roofline, 100 + kRooflineTolerancePct));
+              PercentText(*row.pct_of_roofline), 100 + kRooflineTolerancePct));
         } else {
           row.peak_units_per_s = std::min(*roofline.units_per_s, *row.figures.warm);
         }
@@ -374,11 +428,13 @@ std::string RenderBenchTable(const BenchOutcome& outcome, const std::string& uni
       table.AddRow(CampaignRow({row.label, "FAILED", "-", "-", "-", "-", "-", "no"}));
       continue;
     }
-    table.AddRow(
-        CampaignRow({row.label, FixedDouble(row.figures.cold, 1), FixedDouble(row.figures.warm, 1),
-                     FixedDouble(row.figures.spread_pct, 1),
-                     FixedDouble(row.roofline_units_per_s, 1), FixedDouble(row.pct_of_roofline, 1),
-                     FixedDouble(row.peak_units_per_s, 1), row.quotable ? "yes" : "no"}));
+    table.AddRow(CampaignRow(
+        {row.label, FixedDouble(row.figures.cold, 1), FixedDouble(row.figures.warm, 1),
+         FixedDouble(row.figures.spread_pct, 1), FixedDouble(row.roofline_units_per_s, 1),
+         row.pct_of_roofline && std::fabs(*row.pct_of_roofline) >= 1e6
+             ? PercentText(*row.pct_of_roofline)
+             : FixedDouble(row.pct_of_roofline, 1),
+         FixedDouble(row.peak_units_per_s, 1), row.quotable ? "yes" : "no"}));
   }
   return RenderCampaignTable(outcome.results, table, outcome.failed, "ladder.csv",
                              outcome.kept_earlier);

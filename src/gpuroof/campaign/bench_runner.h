@@ -37,8 +37,20 @@ struct RooflineMatch {
   bool quotable = true;
   std::vector<std::string> warnings;  // several streams, a non-quotable probe, no match
 };
+//
+// `run`, when given, is what this bench measures as the probes row records it: a row of other
+// `units` or `unit_name` measured another unit, so it is never joined (its roofline would be a
+// rate of other units); the warning names both. A joined row whose `git_rev` differs from
+// `run.git_rev` (another commit, or "-dirty" on one side) was made from other code: said, and
+// not quotable. A probes.csv without a git_rev column is not checked for it.
+struct RooflineRun {
+  std::string units;      // the probes row's cell: "" when [run] units is not given
+  std::string unit_name;  // [run] unit_name
+  std::string git_rev;    // "<rev>[-dirty]", "" outside git
+};
 RooflineMatch FindRoofline(const CsvTable& probes, const std::string& key, const std::string& build,
-                           const std::string& params);
+                           const std::string& params,
+                           const std::optional<RooflineRun>& run = std::nullopt);
 
 // Why `build` does not name one build, or "": "unknown" (no identity rule, no git) and
 // "<rev>-dirty" (uncommitted edits, whatever they are) match other sessions' builds of other code.

@@ -1,10 +1,13 @@
 #include "gpuroof/campaign/campaign_session.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <set>
+#include <sstream>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <unistd.h>
 
 #include "gpuroof/campaign/guards.h"
 #include "gpuroof/format/table_text.h"
@@ -30,6 +33,54 @@ void RefuseFileOnResultsPath(const std::filesystem::path& results) {
   }
 }
 
+// Throws InputError naming argv's "file:line" when the program argv[0] names cannot be run: a
+// path with '/' (relative to `workdir`) that is no executable file, or a bare name found on no
+// PATH folder (the sweep file's env PATH when it sets one). An argv[0] with a placeholder is
+// known only per configuration and is not checked.
+void CheckProgram(const SweepSpec& spec, const std::filesystem::path& workdir) {
+  if (spec.argv.empty()) return;
+  const std::string& program = spec.argv.front();
+  if (program.empty() || program.find('{') != std::string::npos) return;
+  const std::string origin = spec.argv_origins.empty() ? spec.source : spec.argv_origins.front();
+  auto runnable = [](const std::filesystem::path& path) {
+    std::error_code ec;
+    return std::filesystem::is_regular_file(path, ec) && access(path.c_str(), X_OK) == 0;
+  };
+  if (program.find('/') != std::string::npos) {
+    std::filesystem::path path = program;
+    if (path.is_relative()) path = workdir / path;
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) {
+      throw InputError(origin, fmt::format("argv[0] {} does not exist", path.string()));
+    }
+    if (!runnable(path)) {
+      throw InputError(origin, fmt::format("argv[0] {} is not an executable file", path.string()));
+    }
+    return;
+  }
+  std::string search;
+  bool set_by_spec = false;
+  for (const auto& [name, value] : spec.env) {
+    if (name == "PATH" && value.find('{') == std::string::npos) {
+      search = value;
+      set_by_spec = true;
+    }
+  }
+  if (!set_by_spec) {
+    const char* path = std::getenv("PATH");
+    search = path != nullptr ? path : "";
+  }
+  std::stringstream folders(search);
+  for (std::string folder; std::getline(folders, folder, ':');) {
+    std::filesystem::path dir =
+        folder.empty() ? std::filesystem::path(".") : std::filesystem::path(folder);
+    if (dir.is_relative()) dir = workdir / dir;
+    if (runnable(dir / program)) return;
+  }
+  throw InputError(origin, fmt::format("argv[0] {} is no executable file on PATH{}", program,
+                                       set_by_spec ? " (the sweep file's env PATH)" : ""));
+}
+
 }  // namespace
 
 CampaignSession OpenCampaign(const SweepSpec& spec, const CampaignOptions& options,
@@ -45,6 +96,14 @@ CampaignSession OpenCampaign(const SweepSpec& spec, const CampaignOptions& optio
   if (!std::filesystem::is_directory(session.workdir, ec)) {
     throw InputError(spec.workdir_origin.empty() ? spec.source : spec.workdir_origin,
                      fmt::format("workdir {} is not a folder", spec.workdir));
+  }
+  if (options.check_program) {
+    try {
+      CheckProgram(spec, session.workdir);
+    } catch (const InputError& error) {
+      if (!options.dry_run) throw;
+      system.message(std::string("gpuroof: warning: (dry run) would refuse: ") + error.what());
+    }
   }
   GpuStatus gpus = system.probe_gpus();
   session.env =

@@ -34,6 +34,10 @@ struct CampaignOptions {
   std::string tag;
   bool allow_busy_gpu = false;
   bool dry_run = false;
+  // Refuse (FILE:LINE, before anything runs) an argv[0] that names no executable file: set by
+  // the CLI; tests whose fake runners run made-up programs leave it off. Under dry_run it is a
+  // "(dry run) would refuse" warning, as a checkout that was not built yet still shows its plan.
+  bool check_program = false;
   std::string results_root = "results";
   std::string gpuroof_version;
 };

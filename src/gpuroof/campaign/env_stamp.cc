@@ -67,12 +67,14 @@ BuildIdentity ReadBuildIdentity(const SweepSpec& spec, const std::filesystem::pa
     ProcessResult result = runner.Run({build.identity_command, workdir, {}});
     std::string value = FirstLine(result.out);
     if (result.exit_code != 0 || value.empty()) {
+      // No empty parentheses when the command said nothing on stderr.
+      const std::string said = LastLines(result.err, 2);
       throw InputError(build.identity_origin,
-                       fmt::format("identity_command {} {} ({})", build.identity_command[0],
+                       fmt::format("identity_command {} {}{}", build.identity_command[0],
                                    result.exit_code != 0
                                        ? fmt::format("failed with exit status {}", result.exit_code)
                                        : std::string("printed nothing"),
-                                   LastLines(result.err, 2)));
+                                   said.empty() ? "" : " (" + said + ")"));
     }
     return {value, "command"};
   }

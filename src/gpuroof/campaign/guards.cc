@@ -1,5 +1,7 @@
 #include "gpuroof/campaign/guards.h"
 
+#include <cstring>
+
 #include <fmt/format.h>
 
 namespace gpuroof {
@@ -70,6 +72,15 @@ std::string CheckMinimumUnits(std::optional<int64_t> units, int64_t min_units,
       "{} {}s is shorter than the minimum of {} for a quotable run (GPU clocks may not have "
       "ramped up); the row is marked not quotable",
       *units, unit_name, min_units);
+}
+
+std::string DescribeExit(int exit_code) {
+  if (exit_code > 128 && exit_code <= 128 + 64) {
+    const int signal_number = exit_code - 128;
+    return fmt::format("was killed by signal {} ({}; exit status {})", signal_number,
+                       strsignal(signal_number), exit_code);
+  }
+  return fmt::format("exited with status {}", exit_code);
 }
 
 }  // namespace gpuroof

@@ -36,4 +36,9 @@ GpuIdleness CheckGpuIdle(const GpuStatus& gpus, double max_utilisation_pct, bool
 std::string CheckMinimumUnits(std::optional<int64_t> units, int64_t min_units,
                               const std::string& unit_name);
 
+// How a process ended, after its name in a message: "exited with status 3", or for 129..192 (the
+// runner's 128 + N of a process killed by signal N) "was killed by signal 9 (Killed; exit status
+// 137)".
+std::string DescribeExit(int exit_code);
+
 }  // namespace gpuroof

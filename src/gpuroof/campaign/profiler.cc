@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include "gpuroof/campaign/guards.h"
 #include "gpuroof/model/errors.h"
 #include "gpuroof/readers/nsys_report_export.h"
 #include "gpuroof/readers/reader_registry.h"
@@ -145,7 +146,10 @@ ProfiledRun Failed(const ProcessResult& result, const std::string& what) {
   run.exit_code = result.exit_code;
   run.wall_ns = result.wall_ns;
   std::string tail = LastLines(result.err, kStderrLinesKept);
-  run.error = fmt::format("{} exited with status {}{}{}", what, result.exit_code,
+  // Status 0 here: the process succeeded but left no file (nsys export).
+  run.error = fmt::format("{} {}{}{}", what,
+                          result.exit_code == 0 ? "exited with status 0 but wrote no file"
+                                                : DescribeExit(result.exit_code),
                           tail.empty() ? "" : ": ", tail);
   return run;
 }
@@ -178,8 +182,9 @@ ProfiledRun RunCommandProfiler(const SweepSpec& spec, const PlannedRun& planned,
   std::filesystem::path partial = PartialPath(results, planned.file_stem, ".sqlite");
   ProcessResult result = runner.Run({ExpandArgv(spec, planned, partial, results), workdir,
                                      ExpandEnv(spec, planned, partial, results)});
-  ProfiledRun run = ExpectWritten(result, partial, "the command",
-                                  "the command succeeded but wrote no trace at {trace}");
+  ProfiledRun run = ExpectWritten(
+      result, partial, "the command",
+      fmt::format("the command succeeded but wrote no trace at {{trace}} ({})", partial.string()));
   if (!run.error.empty()) return run;
   // The trace keeps the extension of its format (a command may write Kineto JSON at {trace});
   // a file of no known format keeps .sqlite, and its analysis says what is wrong with it.
@@ -243,7 +248,19 @@ ProfiledRun RunNsysProfiler(const SweepSpec& spec, const PlannedRun& planned,
     return failed;
   }
   if (!Accept(partial_sqlite, trace, check, run)) {
-    Discard(partial_rep);
+    // The report is the evidence: kept beside the unreadable export, under a name nsys exports.
+    const std::filesystem::path kept_rep = results / (planned.file_stem + ".unreadable.nsys-rep");
+    std::error_code ec;
+    std::filesystem::rename(partial_rep, kept_rep, ec);
+    if (ec) {
+      Discard(partial_rep);
+      run.error +=
+          fmt::format("; the new report could not be kept ({}) and was deleted", ec.message());
+    } else {
+      run.error += fmt::format(
+          "; the new report is kept as {} (export it again: nsys export --type sqlite {})",
+          kept_rep.filename().string(), kept_rep.string());
+    }
     return run;
   }
   if (!PublishPair(partial_sqlite, trace, partial_rep, rep,
@@ -352,69 +369,52 @@ std::filesystem::path UnreadableTracePath(const std::filesystem::path& trace) {
 
 namespace {
 
-// "123" -> 123; anything else (empty, signs, other characters, too long) -> 0.
-pid_t ParsePid(std::string_view text) {
-  if (text.empty() || text.size() > 9) return 0;
-  pid_t pid = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9') return 0;
-    pid = pid * 10 + (c - '0');
+// The tag in the name of a file this code writes in a results folder and removes when done:
+// ".<trace name>.partial-<tag><suffix>", for the trace name of a configuration of `spec` (its
+// label, alone or followed by "__" and key values: any --set or --only) and a suffix the profilers
+// write (the trace, nsys's report and its collection file, the earlier export kept while
+// publishing), or ".bench-scratch-<tag>.sqlite"; empty for any other name, so a user's file that
+// merely looks alike is never taken for one.
+std::string_view PartialFileTag(std::string_view name, const SweepSpec& spec) {
+  constexpr std::string_view kScratch = ".bench-scratch-";
+  constexpr std::string_view kPartial = ".partial-";
+  constexpr std::string_view kSuffixes[] = {".sqlite", ".nsys-rep", ".qdstrm", ".earlier.sqlite"};
+  if (name.starts_with(kScratch) && name.ends_with(".sqlite")) {
+    std::string_view tag = name.substr(kScratch.size(), name.size() - kScratch.size() - 7);
+    return tag.find('.') == std::string_view::npos ? tag : std::string_view();
   }
-  return pid;
-}
-
-// The pid in ".<stem>.partial-<tag>[.<ext>]" or ".bench-scratch-<tag>.sqlite", where <tag> is
-// "<pid>-<host>" (ProcessTag) or, from earlier versions, "<pid>"; 0 for other names and for
-// another machine's files, whose pids say nothing here.
-pid_t StalePatternPid(const std::string& name) {
-  if (name.size() < 2 || name[0] != '.') return 0;
-  std::string_view tag;
-  static const std::string kScratch = ".bench-scratch-";
-  static const std::string kPartial = ".partial-";
-  if (name.rfind(kScratch, 0) == 0 && name.size() > kScratch.size() + 7 &&
-      name.compare(name.size() - 7, 7, ".sqlite") == 0) {
-    tag = std::string_view(name).substr(kScratch.size(), name.size() - 7 - kScratch.size());
-  } else {
-    size_t at = name.rfind(kPartial);
-    if (at == std::string::npos || at < 2) return 0;
-    std::string_view rest = std::string_view(name).substr(at + kPartial.size());
-    tag = rest.substr(0, rest.find('.'));
+  if (!name.starts_with('.')) return {};
+  for (std::string_view suffix : kSuffixes) {
+    if (!name.ends_with(suffix)) continue;
+    const std::string_view rest = name.substr(0, name.size() - suffix.size());
+    const size_t at = rest.rfind(kPartial);
+    if (at == std::string_view::npos || at < 2) continue;
+    const std::string_view tag = rest.substr(at + kPartial.size());
+    if (tag.empty() || tag.find('.') != std::string_view::npos) continue;
+    const std::string_view stem = rest.substr(1, at - 1);
+    for (const SweepConfiguration& configuration : spec.configurations) {
+      const std::string label = SafeFileComponent(configuration.label);
+      if (stem == label || (stem.starts_with(label) && stem.substr(label.size()).starts_with("__")))
+        return tag;
+    }
   }
-  const size_t dash = tag.find('-');
-  if (dash == std::string_view::npos) return ParsePid(tag);
-  const std::string own = ProcessTag();
-  if (tag.substr(dash) != std::string_view(own).substr(own.find('-'))) return 0;
-  return ParsePid(tag.substr(0, dash));
-}
-
-bool ProcessAlive(pid_t pid) {
-  return kill(pid, 0) == 0 || errno == EPERM;
+  return {};
 }
 
 }  // namespace
 
-// A results folder can be shared by machines (csv_store takes a lock for that),
-// and a pid tells whether the process is alive only on its own machine. <host> is 8 hex digits
-// of FNV-1a over the host name.
-std::string ProcessTag() {
-  char host[256] = {};
-  gethostname(host, sizeof host - 1);
-  uint32_t hash = 2166136261u;
-  for (const char* c = host; *c != 0; ++c)
-    hash = (hash ^ static_cast<unsigned char>(*c)) * 16777619u;
-  return fmt::format("{}-{:08x}", getpid(), hash);
-}
-
 std::vector<std::string> RemoveStalePartialFiles(
-    const std::filesystem::path& results, const std::function<void(const std::string&)>& say) {
+    const std::filesystem::path& results, const SweepSpec& spec,
+    const std::function<void(const std::string&)>& say) {
   std::vector<std::string> removed;
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(results, ec)) {
     std::error_code type_ec;
     if (!entry.is_regular_file(type_ec)) continue;
     const std::string name = entry.path().filename().string();
-    pid_t pid = StalePatternPid(name);
-    if (pid <= 0 || pid == getpid() || ProcessAlive(pid)) continue;
+    // The tag names this machine's process that wrote the file; only a gone one's is removed.
+    const std::string_view tag = PartialFileTag(name, spec);
+    if (tag.empty() || DeadProcessOfTag(tag) == 0) continue;
     std::error_code remove_ec;
     if (std::filesystem::remove(entry.path(), remove_ec)) removed.push_back(name);
   }
@@ -423,6 +423,10 @@ std::vector<std::string> RemoveStalePartialFiles(
     say(fmt::format("gpuroof: note: removed {} (left by a sweep or bench that was killed)",
                     (results / name).string()));
   }
+  // Profiler "record"'s scratch folders of a sweep that was killed (SIGKILL).
+  for (std::string& name : recorder::RemoveStaleRecordScratch(
+           results, [&say](const std::string& line) { say("gpuroof: " + line); }))
+    removed.push_back(std::move(name));
   return removed;
 }
 

@@ -54,15 +54,14 @@ ProfiledRun RunProfiled(const SweepSpec& spec, const PlannedRun& run,
 // The name a trace that could not be read is kept under: "<trace>.unreadable".
 std::filesystem::path UnreadableTracePath(const std::filesystem::path& trace);
 
-// "<pid>-<host>" (host: 8 hex digits of a hash of the host name): what names this process's
-// temporary files in a results folder, which machines may share.
-std::string ProcessTag();
-
-// Removes `.<stem>.partial-<tag><ext>` and `.bench-scratch-<tag>.sqlite` files in `results` that
-// a sweep or bench of this machine left when it was killed: only those whose process is gone
-// (another machine's files are left alone: its pids say nothing here). Each removal is said
+// Removes the partial files of `spec`'s configurations (`.<trace name>.partial-<tag><ext>`, the
+// trace name a label alone or followed by "__" and key values, <ext> one the profilers write) and
+// `.bench-scratch-<tag>.sqlite` files in `results` that a sweep or bench of this machine left when
+// it was killed: only those whose process is gone (DeadProcessOfTag: another machine's files are
+// left alone, its pids say nothing here), and no other name, however alike. Each removal is said
 // through `say` ("gpuroof: note: removed …"). Returns the names removed.
 std::vector<std::string> RemoveStalePartialFiles(
-    const std::filesystem::path& results, const std::function<void(const std::string&)>& say);
+    const std::filesystem::path& results, const SweepSpec& spec,
+    const std::function<void(const std::string&)>& say);
 
 }  // namespace gpuroof

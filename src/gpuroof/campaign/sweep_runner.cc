@@ -1,12 +1,16 @@
 #include "gpuroof/campaign/sweep_runner.h"
 
+#include <fstream>
 #include <map>
+#include <set>
+#include <sstream>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "gpuroof/campaign/bench_runner.h"
 #include "gpuroof/campaign/csv_store.h"
+#include "gpuroof/campaign/env_stamp_file.h"
 #include "gpuroof/campaign/guards.h"
 #include "gpuroof/campaign/manifest.h"
 #include "gpuroof/campaign/profiler.h"
@@ -32,6 +36,7 @@ std::string JoinWarnings(const std::vector<std::string>& warnings) {
 struct FinishedRows {
   std::string params;
   std::string trace;
+  bool quotable = true;  // every ok row of the key says quotable = yes
 };
 std::map<std::string, FinishedRows> FinishedKeys(const std::filesystem::path& probes,
                                                  const std::string& build) {
@@ -42,11 +47,78 @@ std::map<std::string, FinishedRows> FinishedKeys(const std::filesystem::path& pr
   int status = table.Column("status");
   int params = table.Column("params");
   int trace = table.Column("trace");
+  int quotable = table.Column("quotable");
   if (key < 0 || row_build < 0 || status < 0 || params < 0 || trace < 0) return keys;
   for (const auto& row : table.rows) {
-    if (row[row_build] == build && row[status] == "ok") keys[row[key]] = {row[params], row[trace]};
+    if (row[row_build] != build || row[status] != "ok") continue;
+    const bool row_quotable = quotable < 0 || row[quotable] == "yes";
+    auto [it, added] = keys.try_emplace(row[key], FinishedRows{row[params], row[trace], true});
+    it->second.quotable = it->second.quotable && row_quotable;
+    if (!added) it->second.params = row[params];
   }
   return keys;
+}
+
+// "20241004T000000Z" for "2024-10-04T00:00:00Z".
+std::string CompactStamp(const std::string& timestamp) {
+  std::string stamp;
+  for (char c : timestamp) {
+    if (c != '-' && c != ':') stamp += c;
+  }
+  return stamp.empty() ? "unknown" : stamp;
+}
+
+// Writes env.json (atomically). An env.json there already that describes another machine, GPU,
+// driver or build (or cannot be read) is kept as env.earlier-<its time>[-N].json first, and said:
+// rows of the folder may still come from the session it describes.
+void WriteEnvJson(const std::filesystem::path& results, const EnvStamp& env,
+                  CampaignSystem& system) {
+  const std::filesystem::path path = results / "env.json";
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec)) {
+    std::string why;
+    std::string stamp = "unknown";
+    try {
+      std::ifstream in(path, std::ios::binary);
+      std::stringstream text;
+      text << in.rdbuf();
+      const EnvStamp old = ParseEnvJson(text.str(), path.string());
+      stamp = CompactStamp(old.timestamp);
+      std::vector<std::string> differ;
+      if (old.host != env.host) differ.push_back("host");
+      std::vector<std::string> old_gpus;
+      std::vector<std::string> new_gpus;
+      for (const GpuInfo& gpu : old.gpus.gpus)
+        old_gpus.push_back(gpu.name);
+      for (const GpuInfo& gpu : env.gpus.gpus)
+        new_gpus.push_back(gpu.name);
+      if (old_gpus != new_gpus) differ.push_back("GPUs");
+      if (old.gpus.driver != env.gpus.driver) differ.push_back("driver");
+      if (old.build != env.build || old.build_source != env.build_source) differ.push_back("build");
+      if (old.git_rev != env.git_rev || old.git_dirty != env.git_dirty)
+        differ.push_back("git revision");
+      if (old.nvcc_version != env.nvcc_version) differ.push_back("nvcc");
+      if (old.gpuroof_version != env.gpuroof_version) differ.push_back("gpuroof version");
+      if (!differ.empty()) why = fmt::format("its {} differ", fmt::join(differ, ", "));
+    } catch (const std::exception& error) {
+      why = fmt::format("it cannot be read ({})", error.what());
+    }
+    if (!why.empty()) {
+      std::filesystem::path kept = results / fmt::format("env.earlier-{}.json", stamp);
+      for (int n = 2; std::filesystem::exists(kept, ec) && n < 1000; ++n)
+        kept = results / fmt::format("env.earlier-{}-{}.json", stamp, n);
+      std::filesystem::rename(path, kept, ec);
+      if (ec) {
+        throw InputError(path.string(), fmt::format("cannot keep the earlier env stamp as {}: {}",
+                                                    kept.filename().string(), ec.message()));
+      }
+      system.message(fmt::format(
+          "gpuroof: note: {} describes another session than this sweep ({}): kept as {}, since "
+          "earlier rows of the folder may come from it",
+          path.string(), why, kept.filename().string()));
+    }
+  }
+  WriteFileAtomically(path, RenderEnvJson(env));
 }
 
 // "<stem>.earlier-<20241004T000000Z>[-N]<rest>" for an earlier trace "<stem><rest>" whose rows a
@@ -54,13 +126,40 @@ std::map<std::string, FinishedRows> FinishedKeys(const std::filesystem::path& pr
 // caller tries the next N).
 std::string EarlierTraceName(const std::string& trace, const std::string& stem,
                              const std::string& timestamp, int n = 1) {
-  std::string stamp;
-  for (char c : timestamp) {
-    if (c != '-' && c != ':') stamp += c;
-  }
+  const std::string stamp = CompactStamp(timestamp);
   const std::string rest = trace.rfind(stem, 0) == 0 ? trace.substr(stem.size()) : "";
-  return stem + ".earlier-" + (stamp.empty() ? "unknown" : stamp) +
-         (n > 1 ? fmt::format("-{}", n) : "") + rest;
+  return stem + ".earlier-" + stamp + (n > 1 ? fmt::format("-{}", n) : "") + rest;
+}
+
+// The names a configuration's trace may be written under (its format's extension; nsys also
+// keeps its report).
+std::vector<std::string> TraceNames(const SweepSpec& spec, const PlannedRun& run) {
+  std::vector<std::string> names;
+  for (const char* extension : {".sqlite", ".json", ".json.gz"})
+    names.push_back(run.file_stem + extension);
+  if (spec.profiler == ProfilerKind::kNsys) names.push_back(run.file_stem + ".nsys-rep");
+  return names;
+}
+
+// probes.csv's trace file name -> the keys of the rows that point at it.
+std::map<std::string, std::set<std::string>> TraceOwners(const std::filesystem::path& probes) {
+  std::map<std::string, std::set<std::string>> owners;
+  CsvTable table = ReadCsvFile(probes);
+  const int key = table.Column("key");
+  const int trace = table.Column("trace");
+  if (key < 0 || trace < 0) return owners;
+  for (const auto& row : table.rows) {
+    if (row[trace].empty()) continue;
+    owners[row[trace]].insert(row[key]);
+    // nsys's report beside an export belongs to the same rows.
+    const std::string sqlite = ".sqlite";
+    if (row[trace].size() > sqlite.size() &&
+        row[trace].compare(row[trace].size() - sqlite.size(), sqlite.size(), sqlite) == 0) {
+      owners[row[trace].substr(0, row[trace].size() - sqlite.size()) + ".nsys-rep"].insert(
+          row[key]);
+    }
+  }
+  return owners;
 }
 
 }  // namespace
@@ -68,6 +167,27 @@ std::string EarlierTraceName(const std::string& trace, const std::string& stem,
 void CheckSweepResultsFiles(const CampaignSession& session) {
   CheckCsvHeader(session.results / "probes.csv", ProbesHeader());
   CheckCsvHeader(session.results / "manifest.csv", ManifestHeader());
+  // A file at a trace name of this sweep that rows of another key point at (another sweep file's
+  // configuration, a kept .earlier- trace) is never written over: those rows would then describe
+  // other bytes. Refused before anything runs.
+  const std::map<std::string, std::set<std::string>> owners =
+      TraceOwners(session.results / "probes.csv");
+  for (const PlannedRun& run : session.plan.runs) {
+    for (const std::string& name : TraceNames(session.spec, run)) {
+      auto owner = owners.find(name);
+      std::error_code ec;
+      if (owner == owners.end() || owner->second.count(run.key) > 0 ||
+          !std::filesystem::exists(session.results / name, ec))
+        continue;
+      throw InputError(
+          (session.results / name).string(),
+          fmt::format("is the trace of {} probes.csv row key(s) ({}) other than {}'s (key {}): "
+                      "this sweep would write its trace over it; give {} another label, or use "
+                      "another --results folder",
+                      owner->second.size(), fmt::join(owner->second, " | "), run.label, run.key,
+                      run.label));
+    }
+  }
 }
 
 SweepOutcome RunSweep(const CampaignSession& session, bool resume, CampaignSystem& system) {
@@ -76,8 +196,9 @@ SweepOutcome RunSweep(const CampaignSession& session, bool resume, CampaignSyste
   outcome.results = session.results;
   const std::filesystem::path probes = session.results / "probes.csv";
   CheckSweepResultsFiles(session);
-  RemoveStalePartialFiles(session.results,
+  RemoveStalePartialFiles(session.results, session.spec,
                           [&system](const std::string& line) { system.message(line); });
+  const std::map<std::string, std::set<std::string>> owners = TraceOwners(probes);
   std::map<std::string, FinishedRows> finished;
   if (resume) finished = FinishedKeys(probes, session.env.build);
   const std::string unidentified = BuildNotIdentifiedReason(session.env.build);
@@ -97,10 +218,35 @@ SweepOutcome RunSweep(const CampaignSession& session, bool resume, CampaignSyste
           rerun, session.plan.runs.size(), session.env.build, unidentified));
     }
   }
-  // env.json describes the session that ran the rows: a sweep that runs nothing (a --resume
-  // that skips every configuration) leaves the earlier one as it is.
+  // env.json describes the session that ran the rows: a sweep that adds no ok row (a --resume
+  // that skips every configuration, every configuration failing) leaves the earlier one as it is.
   bool env_written = false;
   std::vector<std::string> session_warnings = session.warnings;
+  if (!unidentified.empty()) {
+    // As bench says of the same build: rows that cannot be tied to one build are not quotable.
+    std::string warning = fmt::format(
+        "the build is called '{}' ({}): the rows cannot be tied to the code that made them, so "
+        "they are not quotable (give [build] an identity rule, or commit)",
+        session.env.build, unidentified);
+    system.message("gpuroof: warning: " + warning);
+    session_warnings.push_back(warning);
+  }
+  if (resume && unidentified.empty()) {
+    // Said once with the count before anything runs: rows that are not quotable (a busy GPU, a
+    // short run, dropped records...) do not finish a configuration, so --resume runs it again.
+    size_t rerun = 0;
+    for (const PlannedRun& run : session.plan.runs) {
+      auto done = finished.find(run.key);
+      if (done != finished.end() && done->second.params == run.params && !done->second.quotable)
+        ++rerun;
+    }
+    if (rerun > 0) {
+      system.message(fmt::format(
+          "gpuroof: note: --resume: re-running {} of {} configuration(s) whose rows for build {} "
+          "are not quotable (their warnings say why); their rows are replaced",
+          rerun, session.plan.runs.size(), session.env.build));
+    }
+  }
   if (spec.window == "all") {
     std::string warning =
         "window \"all\" spans the whole profiled run, setup included: units over that window are "
@@ -128,6 +274,11 @@ SweepOutcome RunSweep(const CampaignSession& session, bool resume, CampaignSyste
             "gpuroof: note: --resume: {} has rows for build {}, but that name does not identify "
             "one build ({}): they may come from other code; running it again",
             run.label, session.env.build, unidentified));
+      } else if (!done->second.quotable) {
+        system.message(fmt::format(
+            "gpuroof: note: --resume: {} has rows for build {}, but they are not quotable; "
+            "running it again",
+            run.label, session.env.build));
       } else if (!trace_there) {
         system.message(fmt::format(
             "gpuroof: note: --resume: {} has rows for build {}, but their trace {} is gone; "
@@ -142,10 +293,6 @@ SweepOutcome RunSweep(const CampaignSession& session, bool resume, CampaignSyste
         continue;
       }
     }
-    if (!env_written) {
-      WriteFileAtomically(session.results / "env.json", RenderEnvJson(session.env));
-      env_written = true;
-    }
     // Rows of this key run with other parameters (a default edited outside the key): a success
     // replaces them under the key, so they and their trace are filed under another name.
     const EarlierRows earlier =
@@ -157,6 +304,28 @@ SweepOutcome RunSweep(const CampaignSession& session, bool resume, CampaignSyste
           run.label, earlier.rows.size(), run.key, earlier.params, run.params,
           earlier.build.empty() ? "?" : earlier.build, earlier.timestamp,
           earlier.trace.empty() ? "" : ", and their trace under another name"));
+    }
+    // A file at this configuration's trace name that no row points at (a file of the user's, or
+    // a trace whose rows were deleted) is kept under the .earlier- rule, not written over.
+    for (const std::string& name : TraceNames(spec, run)) {
+      const std::filesystem::path from = session.results / name;
+      std::error_code ec;
+      if (owners.count(name) > 0 || !std::filesystem::exists(from, ec)) continue;
+      const std::string now = FormatUtc(system.clock.Now());
+      std::filesystem::path to = session.results / EarlierTraceName(name, run.file_stem, now);
+      for (int n = 2; std::filesystem::exists(to, ec) && n < 1000; ++n)
+        to = session.results / EarlierTraceName(name, run.file_stem, now, n);
+      if (!std::filesystem::exists(to, ec)) std::filesystem::rename(from, to, ec);
+      if (ec || std::filesystem::exists(from, ec)) {
+        throw InputError(from.string(), fmt::format("no probes.csv row points at this file, and it "
+                                                    "cannot be kept as {}: {}; move it away",
+                                                    to.filename().string(),
+                                                    ec ? ec.message() : "that name exists"));
+      }
+      system.message(fmt::format(
+          "gpuroof: note: {}: {} is no trace of a probes.csv row (a file of your own, or a trace "
+          "whose rows were deleted): kept as {}, not written over",
+          run.label, from.string(), to.filename().string()));
     }
     progress.Starting(i, run.label);
     ProbeRow base;
@@ -175,7 +344,7 @@ SweepOutcome RunSweep(const CampaignSession& session, bool resume, CampaignSyste
       warnings.push_back(short_run);
       system.message(fmt::format("gpuroof: warning: {}: {}", run.label, short_run));
     }
-    base.quotable = session.quotable && short_run.empty();
+    base.quotable = session.quotable && short_run.empty() && unidentified.empty();
     base.warnings = JoinWarnings(warnings);
 
     // The trace is analysed under its temporary name: one that cannot be read never replaces an
@@ -300,6 +469,13 @@ SweepOutcome RunSweep(const CampaignSession& session, bool resume, CampaignSyste
     std::vector<std::vector<std::string>> cells;
     for (const ProbeRow& row : rows)
       cells.push_back(ProbeCells(row));
+    // env.json describes the session of the rows it stands beside: written with the first ok row
+    // (a sweep whose every configuration fails, or that is cut short in its first, leaves the
+    // earlier one as it is), or with a failed row when the folder has none yet.
+    if (!env_written && (profiled.ok || !std::filesystem::exists(session.results / "env.json"))) {
+      WriteEnvJson(session.results, session.env, system);
+      env_written = true;
+    }
     // The trace and its manifest row first, then the probes row that refers to them.
     RecordArtifacts(session.results, profiled.artifacts, run.label, session.env.build, produced_by,
                     base.timestamp);

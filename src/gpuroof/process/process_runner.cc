@@ -1,7 +1,10 @@
 #include "gpuroof/process/process_runner.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iterator>
 #include <map>
@@ -72,23 +75,124 @@ class InterruptsToChild {
 volatile sig_atomic_t g_scope_active = 0;
 volatile sig_atomic_t g_termination_signal = 0;
 volatile sig_atomic_t g_child_group = 0;  // the running child's process group, 0 when none
+// The running child's pid when it is in our process group (then it alone is signalled), else 0.
+volatile sig_atomic_t g_child_pid = 0;
+volatile sig_atomic_t g_second_signal = 0;  // a further signal came: the child was killed
 
 constexpr int kTerminationSignals[] = {SIGTERM, SIGINT, SIGHUP};
 struct sigaction g_old_actions[3];
 
+// Sends `signal_number` to the running child: its process group, or the child alone when it
+// shares ours.
+void SignalChild(int signal_number) {
+  const pid_t group = static_cast<pid_t>(g_child_group);
+  const pid_t pid = static_cast<pid_t>(g_child_pid);
+  if (group > 0) {
+    kill(-group, signal_number);
+  } else if (pid > 0) {
+    kill(pid, signal_number);
+  }
+}
+
+// The first signal is remembered and forwarded; a further one kills the child (SIGKILL): a
+// command that ignores the first must not make gpuroof unstoppable.
 void OnTerminationSignal(int signal_number) {
   const int saved_errno = errno;
-  g_termination_signal = signal_number;
-  const pid_t group = static_cast<pid_t>(g_child_group);
-  if (group > 0) kill(-group, signal_number);
+  if (g_termination_signal == 0) {
+    g_termination_signal = signal_number;
+    SignalChild(signal_number);
+  } else {
+    g_second_signal = 1;
+    SignalChild(SIGKILL);
+  }
   errno = saved_errno;
+}
+
+double TerminationGraceSeconds() {
+  const char* text = std::getenv(kTerminationGraceEnv);
+  if (text == nullptr || *text == '\0') return 10.0;
+  char* end = nullptr;
+  const double seconds = std::strtod(text, &end);
+  return (*end == '\0' && seconds > 0 && seconds < 1e6) ? seconds : 10.0;
+}
+
+std::string SignalText(int signal_number) {
+  return "signal " + std::to_string(signal_number) + " (" + strsignal(signal_number) + ")";
+}
+
+// While a forwarded signal waits for the child to exit: says so once the wait lasts, and kills
+// the child's group when its grace period ends or a further signal came, each said once.
+class TerminationWait {
+ public:
+  TerminationWait(bool active, pid_t pid, bool own_group, std::string program)
+      : active_(active),
+        pid_(pid),
+        own_group_(own_group),
+        program_(std::move(program)),
+        grace_s_(TerminationGraceSeconds()) {}
+
+  // How long to wait for the child before calling again (ms), -1: as long as it takes.
+  int Tick() {
+    if (!active_) return -1;
+    const int signal_number = static_cast<int>(g_termination_signal);
+    // Until a signal comes, the wait blocks: the handler's EINTR ends it (no added latency to
+    // the wall time of the child).
+    if (signal_number == 0) return -1;
+    const auto now = std::chrono::steady_clock::now();
+    if (!signalled_) {
+      signalled_ = true;
+      since_ = now;
+    }
+    const double waited = std::chrono::duration<double>(now - since_).count();
+    const char* whom = own_group_ ? " and its process group" : "";
+    if (g_second_signal != 0 && !killed_) {
+      killed_ = true;
+      std::fprintf(stderr, "gpuroof: a second signal came: killed %s (pid %d)%s\n",
+                   program_.c_str(), static_cast<int>(pid_), whom);
+    }
+    if (!killed_ && waited >= grace_s_) {
+      killed_ = true;
+      kill(own_group_ ? -pid_ : pid_, SIGKILL);
+      std::fprintf(stderr, "gpuroof: %s (pid %d) did not exit %g s after %s: killed it%s\n",
+                   program_.c_str(), static_cast<int>(pid_), grace_s_,
+                   SignalText(signal_number).c_str(), whom);
+    }
+    if (!announced_ && !killed_ && waited >= std::min(1.0, grace_s_ / 2)) {
+      announced_ = true;
+      std::fprintf(stderr,
+                   "gpuroof: %s: waiting for %s (pid %d) to exit; a second signal, or %g s, "
+                   "kills it\n",
+                   SignalText(signal_number).c_str(), program_.c_str(), static_cast<int>(pid_),
+                   grace_s_);
+    }
+    return 50;
+  }
+
+ private:
+  bool active_;
+  pid_t pid_;
+  bool own_group_;
+  std::string program_;
+  double grace_s_;
+  bool signalled_ = false;
+  bool announced_ = false;
+  bool killed_ = false;
+  std::chrono::steady_clock::time_point since_;
+};
+
+// Whether we are the foreground job of the terminal on stdin (an interactive `gpuroof record`:
+// its command must stay in that job for Ctrl-C and the terminal's input to reach it).
+bool ForegroundOfTerminal() {
+  return isatty(STDIN_FILENO) != 0 && tcgetpgrp(STDIN_FILENO) == getpgrp();
 }
 
 }  // namespace
 
 TerminationScope::TerminationScope() {
   g_termination_signal = 0;
+  g_second_signal = 0;
   g_child_group = 0;
+  g_child_pid = 0;
   g_scope_active = 1;
   struct sigaction action {};
   action.sa_handler = OnTerminationSignal;
@@ -102,7 +206,9 @@ TerminationScope::~TerminationScope() {
     sigaction(kTerminationSignals[i], &g_old_actions[i], nullptr);
   g_scope_active = 0;
   g_child_group = 0;
+  g_child_pid = 0;
   g_termination_signal = 0;
+  g_second_signal = 0;
 }
 
 int TerminationSignal() {
@@ -150,8 +256,10 @@ ProcessResult PosixProcessRunner::Run(const ProcessRequest& request) {
   posix_spawnattr_t attributes;
   posix_spawnattr_init(&attributes);
   // Inside a TerminationScope the child leads a process group of its own, so a forwarded
-  // signal reaches everything it started (nsys and the application under it).
-  const bool forward = g_scope_active != 0 && !request.child_takes_interrupts;
+  // signal reaches everything it started (nsys and the application under it); one that takes
+  // the interrupts stays in the terminal's foreground job when we are it.
+  const bool forward = g_scope_active != 0;
+  const bool own_group = forward && !(request.child_takes_interrupts && ForegroundOfTerminal());
   if (forward && g_termination_signal != 0) {
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attributes);
@@ -175,16 +283,19 @@ ProcessResult PosixProcessRunner::Run(const ProcessRequest& request) {
     signal_before_block = static_cast<int>(g_termination_signal);
     posix_spawnattr_setpgroup(&attributes, 0);
     posix_spawnattr_setsigmask(&attributes, &mask_before);
-    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK);
   }
+  short flags = 0;
+  if (forward) flags |= POSIX_SPAWN_SETSIGMASK;
+  if (own_group) flags |= POSIX_SPAWN_SETPGROUP;
   if (request.child_takes_interrupts) {
     sigset_t defaults;
     sigemptyset(&defaults);
     sigaddset(&defaults, SIGINT);
     sigaddset(&defaults, SIGQUIT);
     posix_spawnattr_setsigdefault(&attributes, &defaults);
-    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF);
+    flags |= POSIX_SPAWN_SETSIGDEF;
   }
+  posix_spawnattr_setflags(&attributes, flags);
   std::vector<std::string> env = ChildEnvironment(request);
   std::vector<char*> envp;
   for (std::string& entry : env)
@@ -201,10 +312,14 @@ ProcessResult PosixProcessRunner::Run(const ProcessRequest& request) {
   posix_spawnattr_destroy(&attributes);
   if (forward) {
     if (rc == 0) {
-      g_child_group = static_cast<sig_atomic_t>(pid);
+      if (own_group) {
+        g_child_group = static_cast<sig_atomic_t>(pid);
+      } else {
+        g_child_pid = static_cast<sig_atomic_t>(pid);
+      }
       // One handled before the block found no child to forward to; those during it are pending
-      // and reach the handler, which now knows the group, when the mask is restored.
-      if (signal_before_block != 0) kill(-pid, signal_before_block);
+      // and reach the handler, which now knows the child, when the mask is restored.
+      if (signal_before_block != 0) kill(own_group ? -pid : pid, signal_before_block);
     }
     pthread_sigmask(SIG_SETMASK, &mask_before, nullptr);
   }
@@ -217,12 +332,13 @@ ProcessResult PosixProcessRunner::Run(const ProcessRequest& request) {
     result.err = "cannot start " + request.argv[0] + ": " + std::strerror(rc);
     return result;
   }
+  TerminationWait wait(forward, pid, own_group, request.argv[0]);
   // Drain both pipes together: a child that fills one while we block on the other would hang.
   pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
   int open_fds = (capture_out ? 1 : 0) + (capture_err ? 1 : 0);
   char buffer[65536];
   while (open_fds > 0) {
-    if (poll(fds, 2, -1) < 0) {
+    if (poll(fds, 2, wait.Tick()) < 0) {
       if (errno == EINTR) continue;
       break;
     }
@@ -248,19 +364,56 @@ ProcessResult PosixProcessRunner::Run(const ProcessRequest& request) {
   if (result.err.size() > kStderrKeepBytes)
     result.err.erase(0, result.err.size() - kStderrKeepBytes);
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) {
+  for (;;) {
+    const int timeout_ms = wait.Tick();
+    const pid_t waited = waitpid(pid, &status, timeout_ms < 0 ? 0 : WNOHANG);
+    if (waited == pid) break;
+    if (waited < 0 && errno != EINTR) {
       status = 127 << 8;
       break;
     }
+    if (waited == 0) poll(nullptr, 0, timeout_ms);
   }
-  if (forward) g_child_group = 0;
+  if (forward) {
+    g_child_group = 0;
+    g_child_pid = 0;
+  }
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   result.pid = static_cast<int>(pid);
   result.wall_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                        std::chrono::steady_clock::now() - started)
                        .count();
   return result;
+}
+
+std::string ProcessTag() {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  uint32_t hash = 2166136261u;
+  for (const char* c = host; *c != 0; ++c)
+    hash = (hash ^ static_cast<unsigned char>(*c)) * 16777619u;
+  char tag[32];
+  std::snprintf(tag, sizeof tag, "%d-%08x", static_cast<int>(getpid()),
+                static_cast<unsigned>(hash));
+  return tag;
+}
+
+int DeadProcessOfTag(std::string_view tag) {
+  const size_t dash = tag.find('-');
+  if (dash != std::string_view::npos) {
+    const std::string own = ProcessTag();
+    if (tag.substr(dash) != std::string_view(own).substr(own.find('-'))) return 0;
+    tag = tag.substr(0, dash);
+  }
+  if (tag.empty() || tag.size() > 9) return 0;
+  pid_t pid = 0;
+  for (char c : tag) {
+    if (c < '0' || c > '9') return 0;
+    pid = pid * 10 + (c - '0');
+  }
+  if (pid <= 0 || pid == getpid()) return 0;
+  const bool alive = kill(pid, 0) == 0 || errno == EPERM;
+  return alive ? 0 : static_cast<int>(pid);
 }
 
 std::string LastLines(const std::string& text, int count) {

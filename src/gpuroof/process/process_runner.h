@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -55,10 +56,14 @@ class PosixProcessRunner : public ProcessRunner {
 
 // While a TerminationScope lives, SIGTERM, SIGINT and SIGHUP do not kill gpuroof: the signal is
 // remembered, and forwarded to the process group of the child PosixProcessRunner is running
-// (each child of a request without `child_takes_interrupts` gets a group of its own, so the
-// signal reaches a profiler's application too). The child's exit is waited for as usual; the
-// caller then sees TerminationSignal() != 0, removes its partial files and throws Interrupted,
-// which the command turns into exit status 128 + N. One scope at a time (the CLI's command).
+// (each child gets a group of its own, so the signal reaches a profiler's application too; a
+// `child_takes_interrupts` child stays in ours when we are the terminal's foreground job, so
+// Ctrl-C reaches it, and then only the child itself gets the signal). The child's exit is waited
+// for: after a second signal, or kTerminationGraceEnv seconds (default 10) after the first, its
+// process group is killed (SIGKILL), each said in one line on stderr, as is the wait itself when
+// it lasts. The caller then sees TerminationSignal() != 0 (the first signal), removes its partial
+// files and throws Interrupted, which the command turns into exit status 128 + N. One scope at a
+// time (the CLI's command).
 class TerminationScope {
  public:
   TerminationScope();
@@ -67,7 +72,12 @@ class TerminationScope {
   TerminationScope& operator=(const TerminationScope&) = delete;
 };
 
-// The termination signal received inside the current scope, 0 when none (and outside a scope).
+// The seconds a child may take to exit after a forwarded termination signal before it is killed
+// (a number > 0; tests shorten it). Unset or not such a number: 10.
+inline constexpr char kTerminationGraceEnv[] = "GPUROOF_TERMINATION_GRACE_S";
+
+// The first termination signal received inside the current scope, 0 when none (and outside a
+// scope).
 int TerminationSignal();
 
 // Thrown by a campaign once it stopped for a termination signal: the running configuration was
@@ -83,6 +93,17 @@ class Interrupted : public std::runtime_error {
 
 // Throws Interrupted when a termination signal arrived.
 void ThrowIfTerminated();
+
+// "<pid>-<host>" (host: 8 hex digits of a hash of the host name): what names this process's
+// temporary files and folders (a sweep's partial traces, a record's scratch folder) in folders
+// that machines may share.
+std::string ProcessTag();
+
+// The pid named by `tag`, a ProcessTag() or an earlier version's bare "<pid>", when that process
+// is gone; 0 when it still runs (or is another user's), is this process, the tag is another
+// machine's (its pids say nothing here) or is no tag. What decides that a left-over temporary
+// file may be removed.
+int DeadProcessOfTag(std::string_view tag);
 
 // The last `count` non-empty lines of `text`, joined by " | " (for one-line CSV cells).
 std::string LastLines(const std::string& text, int count);

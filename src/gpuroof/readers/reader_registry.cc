@@ -36,7 +36,8 @@ Format Sniff(const std::filesystem::path& path) {
 }  // namespace
 
 std::string SupportedFormats() {
-  return "Nsight Systems SQLite exports (.sqlite) and reports (.nsys-rep, exported with nsys)";
+  return "Kineto JSON traces (.json, .json.gz), Nsight Systems SQLite exports (.sqlite) and "
+         "reports (.nsys-rep, exported with nsys)";
 }
 
 std::string TraceFileExtension(const std::filesystem::path& path) {

@@ -25,6 +25,8 @@ ProcessResult RunCommand(const RecordSessionRequest& request, const RecordScratc
   process.inherit_stdin = true;
   process.child_takes_interrupts = true;
   ProcessResult result = runner.Run(process);
+  // Stopped by SIGTERM or SIGHUP (a TerminationScope): nothing is kept, the scratch folder goes.
+  ThrowIfTerminated();
   if (result.pid == 0) {
     // result.err is "cannot start PROGRAM: REASON": the reason is what is left to say.
     const size_t colon = result.err.rfind(": ");

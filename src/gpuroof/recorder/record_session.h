@@ -35,7 +35,8 @@ struct RecordSessionResult {
 // beside it as "<stem>.<pid><ext>", and a message says which process is which. Processes killed
 // while recording (no exit handler ran) are reported as lost, their partial files removed. Throws
 // InputError naming the command when it cannot be started, or the output when a trace cannot be
-// moved into place.
+// moved into place; Interrupted, the scratch folder removed and `output` untouched, when a
+// termination signal stopped the command (inside a TerminationScope).
 RecordSessionResult RunRecordSession(const RecordSessionRequest& request, ProcessRunner& runner);
 
 }  // namespace gpuroof::recorder

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "gpuroof/model/errors.h"
+#include "gpuroof/process/process_runner.h"
 #include "gpuroof/recorder/driver_probe.h"
 
 namespace gpuroof::recorder {
@@ -69,7 +70,7 @@ std::vector<std::pair<std::string, std::string>> RecorderEnvironment(const fs::p
 
 RecordScratch::RecordScratch(const fs::path& output) {
   const fs::path folder = output.has_parent_path() ? output.parent_path() : fs::path(".");
-  path_ = folder / fmt::format(".{}.record-{}", output.filename().string(), getpid());
+  path_ = folder / fmt::format(".{}.record-{}", output.filename().string(), ProcessTag());
   std::error_code error;
   fs::remove_all(path_, error);
   if (!fs::create_directory(path_, error) || error) {
@@ -81,6 +82,48 @@ RecordScratch::RecordScratch(const fs::path& output) {
 RecordScratch::~RecordScratch() {
   std::error_code ignored;
   fs::remove_all(path_, ignored);
+}
+
+namespace {
+
+// A file the recorder writes into a scratch folder: "<pid>.sqlite" and what follows that name
+// (".tmp", ".status", SQLite's "-journal").
+bool IsRecorderFileName(const std::string& name) {
+  const size_t digits = name.find_first_not_of("0123456789");
+  return digits > 0 && digits != std::string::npos && name.compare(digits, 7, ".sqlite") == 0;
+}
+
+}  // namespace
+
+std::vector<std::string> RemoveStaleRecordScratch(
+    const fs::path& folder, const std::function<void(const std::string&)>& say) {
+  constexpr std::string_view kMarker = ".record-";
+  std::vector<std::string> removed;
+  std::error_code ec;
+  for (const fs::directory_entry& entry : fs::directory_iterator(folder, ec)) {
+    std::error_code type_ec;
+    if (!entry.is_directory(type_ec) || entry.is_symlink(type_ec)) continue;
+    const std::string name = entry.path().filename().string();
+    const size_t marker = name.rfind(kMarker);
+    if (name.size() < 2 || name[0] != '.' || marker == std::string::npos || marker < 2) continue;
+    if (DeadProcessOfTag(std::string_view(name).substr(marker + kMarker.size())) == 0) continue;
+    // Only the recorder's files: a user's folder that merely looks alike is left alone.
+    bool recorder_files = true;
+    std::error_code list_ec;
+    for (const fs::directory_entry& file : fs::directory_iterator(entry.path(), list_ec)) {
+      if (!IsRecorderFileName(file.path().filename().string())) recorder_files = false;
+    }
+    if (list_ec || !recorder_files) continue;
+    std::error_code remove_ec;
+    if (fs::remove_all(entry.path(), remove_ec) != static_cast<std::uintmax_t>(-1) && !remove_ec)
+      removed.push_back(name);
+  }
+  std::sort(removed.begin(), removed.end());
+  for (const std::string& name : removed) {
+    say(fmt::format("note: removed {} (the scratch folder of a record that was killed)",
+                    (folder / name).string()));
+  }
+  return removed;
 }
 
 fs::path RecordScratch::OutputPattern() const {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -36,9 +37,11 @@ std::filesystem::path RequireRecorder(const std::string& source, std::string_vie
 std::vector<std::pair<std::string, std::string>> RecorderEnvironment(
     const std::filesystem::path& library, const std::filesystem::path& output_pattern, bool nvtx);
 
-// A private folder ".<output name>.record-<our pid>" beside `output` for the recorder's files:
-// the final rename then stays on one file system, and a failed run leaves nothing behind (the
-// destructor removes the folder). Throws InputError naming `output` when it cannot be created.
+// A private folder ".<output name>.record-<tag>" (tag: ProcessTag(), our pid and host) beside
+// `output` for the recorder's files: the final rename then stays on one file system, and a failed
+// or interrupted run leaves nothing behind (the destructor removes the folder; one killed by
+// SIGKILL leaves it to RemoveStaleRecordScratch). Throws InputError naming `output` when it
+// cannot be created.
 class RecordScratch {
  public:
   explicit RecordScratch(const std::filesystem::path& output);
@@ -52,6 +55,13 @@ class RecordScratch {
  private:
   std::filesystem::path path_;
 };
+
+// Removes the scratch folders (".<name>.record-<tag>", holding only the recorder's
+// "<pid>.sqlite…" files) in `folder` that a record of this machine left when it was killed: only
+// those whose process is gone (DeadProcessOfTag, as for a sweep's partial files). Each removal is
+// said through `say`. Returns the names removed.
+std::vector<std::string> RemoveStaleRecordScratch(
+    const std::filesystem::path& folder, const std::function<void(const std::string&)>& say);
 
 // What a process that started recording but never finished left: why its trace is missing.
 inline constexpr char kLostTraceText[] =

@@ -396,10 +396,10 @@ void WriteRanks(HtmlWriter& html, const HtmlReport& report) {
   if (!ranks.skew.instances.empty()) {
     const CollectiveSkew& widest = ranks.skew.instances.front();
     html.Element("p", fmt::format("widest collective skew: {} (step {}, #{}), spread {}; last: "
-                                  "rank {}",
+                                  "{}",
                                   widest.name, widest.step + 1, widest.order + 1,
                                   HumanDurationNs(static_cast<double>(widest.spread_ns())),
-                                  ranks.ids[widest.last_rank_index]));
+                                  RankLabel(ranks.ranks, ranks.ids, widest.last_rank_index)));
   }
 }
 

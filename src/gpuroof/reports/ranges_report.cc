@@ -212,6 +212,16 @@ std::vector<std::string> RangeSummaryNotes(const RangeSummary& summary) {
                                  static_cast<size_t>(group.cpu.count), "'" + group.name + "'")));
   }
   for (const RangeGroup& group : summary.groups) {
+    // The per-instance figures average over every instance; analyze --units-from counts only the
+    // instances with work as units: said, so that the two commands' per-step figures reconcile.
+    const int64_t without_work = group.cpu.count - group.instances_with_work;
+    if (group.instances_with_work == 0 || without_work <= 0) continue;
+    notes.push_back(fmt::format(
+        "note: '{}': {} of {} instance(s) launched no GPU work; the per-instance figures average "
+        "over all {} (analyze --units-from: over the {} with work)",
+        group.name, without_work, group.cpu.count, group.cpu.count, group.instances_with_work));
+  }
+  for (const RangeGroup& group : summary.groups) {
     if (!group.launches_without_op_note.empty()) {
       notes.push_back("note: " + group.launches_without_op_note);
     }

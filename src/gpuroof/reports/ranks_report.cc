@@ -1,6 +1,7 @@
 #include "gpuroof/reports/ranks_report.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <string_view>
@@ -8,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "gpuroof/analyses/message_list.h"
 #include "gpuroof/analyses/window.h"
 #include "gpuroof/format/json_writer.h"
 #include "gpuroof/format/number_format.h"
@@ -20,6 +22,12 @@ namespace gpuroof {
 namespace {
 
 using U = ColumnUnit;
+
+// Means and percentiles in ns are written to 0.001 ns in every format (docs/formats.md, "ranks"):
+// past that, a double's last digits (1773024599.9999998 for 1773024600) are rounding noise.
+double NsFigure(double ns) {
+  return std::round(ns * 1000.0) / 1000.0;
+}
 
 // The per-rank columns, once for every format (docs/cli.md, "gpuroof ranks"). Busy and idle
 // figures are means per step.
@@ -68,7 +76,7 @@ Table OutlierTable(const RankSetAnalysis& analysis) {
   });
   for (const RankOutlier& outlier : analysis.outliers) {
     table.AddRow({analysis.ids[outlier.rank_index], std::string(RankMetricName(outlier.metric)),
-                  outlier.value_ns, outlier.median_ns, outlier.mad_ns,
+                  NsFigure(outlier.value_ns), NsFigure(outlier.median_ns), NsFigure(outlier.mad_ns),
                   OptionalCell(outlier.excess_pct), OptionalCell(outlier.robust_z),
                   std::string(RankMetricReading(outlier.metric))});
   }
@@ -164,11 +172,12 @@ std::vector<std::string> OutsideStepsNotes(const RankSetAnalysis& analysis) {
       // No op wholly outside, yet busy time outside: ops that cross a step's edge.
       notes.push_back(
           rank.ops_outside_steps == 0
-              ? fmt::format("rank {}: {} of busy time lies outside the steps, in ops that cross a "
+              ? fmt::format("{}: {} of busy time lies outside the steps, in ops that cross a "
                             "step's edge; not counted",
-                            analysis.ids[r], FormatDurationNs(rank.busy_outside_steps_ns))
-              : fmt::format("rank {}: {} op(s) ({} busy) lie outside the steps, not counted",
-                            analysis.ids[r], rank.ops_outside_steps,
+                            RankLabel(analysis.ranks, analysis.ids, r),
+                            FormatDurationNs(rank.busy_outside_steps_ns))
+              : fmt::format("{}: {} op(s) ({} busy) lie outside the steps, not counted",
+                            RankLabel(analysis.ranks, analysis.ids, r), rank.ops_outside_steps,
                             FormatDurationNs(rank.busy_outside_steps_ns)));
       continue;
     }
@@ -197,9 +206,9 @@ std::vector<std::string> RecordsLostWarnings(const RankSetAnalysis& analysis) {
     if (lost == 0) continue;
     if (warnings.size() < 8) {
       warnings.push_back(
-          fmt::format("rank {}: the reader skipped {} record{} with data loss: its figures rest on "
+          fmt::format("{}: the reader skipped {} record{} with data loss: its figures rest on "
                       "a partly read trace",
-                      analysis.ids[r], lost, lost == 1 ? "" : "s"));
+                      RankLabel(analysis.ranks, analysis.ids, r), lost, lost == 1 ? "" : "s"));
       continue;
     }
     ++more_ranks;
@@ -216,11 +225,17 @@ std::vector<std::string> RecordsLostWarnings(const RankSetAnalysis& analysis) {
 
 // The ranks left out of the step-based comparisons, for the stragglers' and skew's lines.
 std::string LeftOutLine(const RankSetAnalysis& analysis) {
+  const std::vector<size_t>& left_out = analysis.whole_trace_left_out;
   std::vector<int64_t> ids;
-  for (size_t r : analysis.whole_trace_left_out)
+  bool duplicated = false;
+  for (size_t r : left_out) {
     ids.push_back(analysis.ids[r]);
-  return fmt::format("{} rank{} with no step ranges left out (whole trace, no step): {}",
-                     ids.size(), ids.size() == 1 ? "" : "s", JoinRankIds(ids));
+    duplicated = duplicated || std::count(analysis.ids.begin(), analysis.ids.end(), ids.back()) > 1;
+  }
+  return fmt::format(
+      "{} rank{} with no step ranges left out (whole trace, no step): {}", ids.size(),
+      ids.size() == 1 ? "" : "s",
+      duplicated ? RankListLabel(analysis.ranks, analysis.ids, left_out) : JoinRankIds(ids));
 }
 
 std::string RuleLine(const OutlierRule& rule) {
@@ -232,6 +247,8 @@ std::string RuleLine(const OutlierRule& rule) {
       ShortestDouble(rule.min_excess_of_step_pct), rule.min_ranks);
 }
 
+std::string RanksLabel(const RankSetAnalysis& analysis, const std::vector<size_t>& indices);
+
 // The rank that arrives last most often, for the collectives' summary line.
 std::string SkewLine(const RankSetAnalysis& analysis) {
   if (analysis.compared_ranks() < 2) {
@@ -242,18 +259,55 @@ std::string SkewLine(const RankSetAnalysis& analysis) {
   std::string line = fmt::format("{} collective instance{} on every rank{}", skew.instances.size(),
                                  skew.instances.size() == 1 ? "" : "s",
                                  analysis.whole_trace_left_out.empty() ? "" : " with step ranges");
-  if (skew.partial_instances > 0) {
+  if (!skew.differing_steps.empty()) {
+    const size_t steps = skew.differing_steps.size();
+    line += fmt::format(
+        " ({} more in {} step{} whose collective sequences differ between ranks, not compared)",
+        skew.unaligned_instances + skew.partial_instances, steps, steps == 1 ? "" : "s");
+  } else if (skew.partial_instances > 0) {
     line += fmt::format(" ({} more on some ranks only, not compared)", skew.partial_instances);
   }
-  size_t worst = 0;
-  for (size_t r = 1; r < skew.times_last.size(); ++r) {
-    if (skew.times_last[r] > skew.times_last[worst]) worst = r;
-  }
-  if (!skew.times_last.empty() && skew.times_last[worst] > 0) {
-    line += fmt::format("; rank {} arrives last at {} of them", analysis.ids[worst],
-                        skew.times_last[worst]);
+  size_t most = 0;
+  for (size_t times : skew.times_last)
+    most = std::max(most, times);
+  if (most > 0) {
+    // Every rank that arrives last that often: on a tie none is singled out.
+    std::vector<size_t> last;
+    for (size_t r = 0; r < skew.times_last.size(); ++r) {
+      if (skew.times_last[r] == most) last.push_back(r);
+    }
+    line +=
+        last.size() == 1
+            ? fmt::format("; {} arrives last at {} of them",
+                          RankLabel(analysis.ranks, analysis.ids, last.front()), most)
+            : fmt::format("; {} arrive last at {} of them each", RanksLabel(analysis, last), most);
   }
   return line;
+}
+
+// "ranks 2, 3", or "rank 0 (a.sqlite), rank 0 (b.sqlite)" where an id is held twice.
+std::string RanksLabel(const RankSetAnalysis& analysis, const std::vector<size_t>& indices) {
+  return RankListLabel(analysis.ranks, analysis.ids, indices);
+}
+
+// Ranks compared that have no collective kernel at all while others have: named, with the most
+// any rank has ("" when none or all have none).
+std::string NoCollectivesLine(const RankSetAnalysis& analysis) {
+  const std::vector<size_t>& counts = analysis.skew.collectives_per_rank;
+  std::vector<bool> left_out(analysis.ranks.size(), false);
+  for (size_t r : analysis.whole_trace_left_out)
+    left_out[r] = true;
+  std::vector<size_t> none;
+  size_t most = 0;
+  for (size_t r = 0; r < counts.size() && r < left_out.size(); ++r) {
+    if (left_out[r]) continue;
+    most = std::max(most, counts[r]);
+    if (counts[r] == 0) none.push_back(r);
+  }
+  if (none.empty() || most == 0) return "";
+  return fmt::format(
+      "{} of {} ranks ha{} no collective kernel while the others have (up to {}): {}", none.size(),
+      analysis.compared_ranks(), none.size() == 1 ? "s" : "ve", most, RanksLabel(analysis, none));
 }
 
 }  // namespace
@@ -271,9 +325,9 @@ Table RankTable(const RankSetAnalysis& analysis) {
   for (size_t r = 0; r < analysis.ranks.size(); ++r) {
     const RankSummary& rank = analysis.ranks[r];
     std::string from = analysis.from_file_order[r] ? "file order" : rank.rank_origin;
-    double idle = rank.MeanIdle(&IdleBreakdown::host_bound_ns) +
-                  rank.MeanIdle(&IdleBreakdown::waiting_ns) +
-                  rank.MeanIdle(&IdleBreakdown::other_ns);
+    double idle = NsFigure(rank.MeanIdle(&IdleBreakdown::host_bound_ns) +
+                           rank.MeanIdle(&IdleBreakdown::waiting_ns) +
+                           rank.MeanIdle(&IdleBreakdown::other_ns));
     std::string straggler = StragglerLabel(analysis, r);
     table.AddRow({analysis.ids[r],
                   from,
@@ -286,17 +340,17 @@ Table RankTable(const RankSetAnalysis& analysis) {
                   rank.ops_outside_steps,
                   rank.busy_outside_steps_ns,
                   rank.records_lost,
-                  rank.step_median_ns,
-                  rank.step_p95_ns,
-                  rank.MeanPerStep(&StepFigures::compute_busy_ns),
-                  rank.MeanPerStep(&StepFigures::comm_busy_ns),
-                  rank.MeanPerStep(&StepFigures::overlap_ns),
-                  rank.MeanExposedCommNs(),
-                  rank.MeanPerStep(&StepFigures::copy_busy_ns),
+                  NsFigure(rank.step_median_ns),
+                  NsFigure(rank.step_p95_ns),
+                  NsFigure(rank.MeanPerStep(&StepFigures::compute_busy_ns)),
+                  NsFigure(rank.MeanPerStep(&StepFigures::comm_busy_ns)),
+                  NsFigure(rank.MeanPerStep(&StepFigures::overlap_ns)),
+                  NsFigure(rank.MeanExposedCommNs()),
+                  NsFigure(rank.MeanPerStep(&StepFigures::copy_busy_ns)),
                   idle,
-                  rank.MeanIdle(&IdleBreakdown::host_bound_ns),
-                  rank.MeanIdle(&IdleBreakdown::waiting_ns),
-                  rank.MeanIdle(&IdleBreakdown::other_ns),
+                  NsFigure(rank.MeanIdle(&IdleBreakdown::host_bound_ns)),
+                  NsFigure(rank.MeanIdle(&IdleBreakdown::waiting_ns)),
+                  NsFigure(rank.MeanIdle(&IdleBreakdown::other_ns)),
                   static_cast<int64_t>(analysis.skew.times_last[r]),
                   straggler.empty() ? TableCell() : TableCell(straggler),
                   rank.source,
@@ -358,8 +412,12 @@ ReportDocument RanksDocument(const RanksReport& report) {
   if (!analysis.whole_trace_left_out.empty()) {
     collectives.preamble.push_back(LeftOutLine(analysis));
   }
+  std::string no_collectives = NoCollectivesLine(analysis);
+  if (!no_collectives.empty()) collectives.preamble.push_back(std::move(no_collectives));
   collectives.table = CollectiveTable(analysis, report.collective_rows);
-  collectives.when_empty = "no collective kernel on every rank";
+  // With fewer than 2 ranks the skew line says why there is no table.
+  collectives.when_empty =
+      analysis.compared_ranks() < 2 ? "" : "no collective kernel on every rank";
   if (analysis.skew.instances.size() > report.collective_rows) {
     collectives.footer.push_back(
         fmt::format("{} more instances with a smaller spread (all are in the JSON output)",
@@ -379,7 +437,8 @@ std::string StragglerLabel(const RankSetAnalysis& analysis, size_t rank_index) {
 }
 
 std::string StragglerLine(const RankSetAnalysis& analysis, const Straggler& straggler) {
-  std::string line = fmt::format("rank {}:", analysis.ids[straggler.rank_index]);
+  std::string line =
+      fmt::format("{}:", RankLabel(analysis.ranks, analysis.ids, straggler.rank_index));
   for (size_t i = 0; i < straggler.outliers.size(); ++i) {
     const RankOutlier& outlier = straggler.outliers[i];
     const std::string excess =
@@ -430,6 +489,7 @@ std::string RenderRanksJson(const RanksReport& report) {
   json.Key("collectives").BeginObject();
   json.Key("matched").UInt(analysis.skew.instances.size());
   json.Key("partial").UInt(analysis.skew.partial_instances);
+  json.Key("unaligned").UInt(analysis.skew.unaligned_instances);
   json.Key("instances");
   WriteTableRowsJson(json, CollectiveTable(analysis, analysis.skew.instances.size()));
   json.EndObject();

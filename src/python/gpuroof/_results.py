@@ -131,11 +131,12 @@ _DECLARED = {
                    "early_starts:i",
     },
     "gpuroof.findings/1": {
-        # cost_per_step_ns is a mean over steps (a double), null without steps.
+        # cost_per_step_ns is a mean over steps (a double), null without steps; the steps.*
+        # columns are declared always (null without steps), so code reads them on any trace.
         "findings": "trace:o id:o title:o device:i cost_ns:i count:i cost_per_step_ns:f "
-                    "?steps.label:o ?steps.count:I ?steps.with_cost:I ?steps.first:I "
-                    "?steps.last:I ?steps.worst:I ?steps.first_number:I ?steps.last_number:I "
-                    "?steps.worst_number:I ?steps.worst_cost_ns:I ?steps.outside_ns:I "
+                    "steps.label:o steps.count:I steps.with_cost:I steps.first:I "
+                    "steps.last:I steps.worst:I steps.first_number:I steps.last_number:I "
+                    "steps.worst_number:I steps.worst_cost_ns:I steps.outside_ns:I "
                     "evidence:o advice:o examples:o",
         "results": "trace:o below_min_cost:i steps:o notes:o",
     },

@@ -27,13 +27,14 @@ RankSummary Arrivals(const std::vector<std::tuple<size_t, size_t, std::string, i
 
 // Four ranks; (0,0,all_reduce): 10 30 30 20 -> spread 20, ranks 1 and 2 tie last;
 // (0,1,all_gather): 5 5 5 5 -> spread 0; (1,0,all_reduce): 7 3 9 1 -> spread 8, rank 2 last;
-// (1,1,broadcast) on rank 3 only -> partial. Names first met in different orders per rank.
+// (2,0,broadcast) on rank 3 only -> partial (its step 2 differs from the others', which have no
+// collective there; steps 0 and 1 agree). Names first met in different orders per rank.
 std::vector<RankSummary> FourRanks() {
   return {
       Arrivals({{0, 0, "all_reduce", 10}, {0, 1, "all_gather", 5}, {1, 0, "all_reduce", 7}}),
       Arrivals({{0, 1, "all_gather", 5}, {0, 0, "all_reduce", 30}, {1, 0, "all_reduce", 3}}),
       Arrivals({{0, 0, "all_reduce", 30}, {0, 1, "all_gather", 5}, {1, 0, "all_reduce", 9}}),
-      Arrivals({{1, 1, "broadcast", 4},
+      Arrivals({{2, 0, "broadcast", 4},
                 {0, 0, "all_reduce", 20},
                 {0, 1, "all_gather", 5},
                 {1, 0, "all_reduce", 1}}),
@@ -83,6 +84,8 @@ TEST(CollectiveTally, AnyFoldOrderAndAnySplitMatchTheSame) {
     EXPECT_EQ(Rows(merged), Rows(whole));
     EXPECT_EQ(merged.partial_instances, whole.partial_instances);
     EXPECT_EQ(merged.times_last, whole.times_last);
+    ASSERT_EQ(merged.differing_steps.size(), 1u);
+    EXPECT_EQ(merged.differing_steps[0].differing, whole.differing_steps[0].differing);
   } while (std::next_permutation(order.begin(), order.end()));
 }
 
@@ -124,12 +127,74 @@ TEST(CollectiveTally, AnalyseRankSetFromATallyIsTheSameAsFromTheSummaries) {
   EXPECT_THROW(AnalyseRankSet(ranks, {}, tally, {0, 2, 3}, ranks.size()), std::invalid_argument);
 }
 
+// NCCL has every rank issue the same collectives in the same order: a rank whose sequence in a
+// step differs (Kineto dropped a record) cannot be aligned past the difference. Step 1: rank 2
+// lost the middle all_reduce, so by order its last one (60) would meet the others' middle one
+// (50): a spread of 10 that does not exist. Step 2: rank 1 has the same two names in another
+// order. Neither step is compared; step 0 agrees and keeps its figures.
+TEST(CollectiveTally, AStepWhoseSequencesDifferIsNotCompared) {
+  std::vector<RankSummary> ranks = {
+      Arrivals({{0, 0, "ar", 10},
+                {0, 1, "ar", 20},
+                {1, 0, "ar", 5},
+                {1, 1, "ar", 50},
+                {1, 2, "ar", 60},
+                {2, 0, "ag", 1},
+                {2, 1, "ar", 2}}),
+      Arrivals({{0, 0, "ar", 10},
+                {0, 1, "ar", 25},
+                {1, 0, "ar", 5},
+                {1, 1, "ar", 50},
+                {1, 2, "ar", 60},
+                {2, 0, "ar", 1},
+                {2, 1, "ag", 2}}),
+      Arrivals({{0, 0, "ar", 12},
+                {0, 1, "ar", 20},
+                {1, 0, "ar", 5},
+                {1, 1, "ar", 60},
+                {2, 0, "ag", 1},
+                {2, 1, "ar", 2}}),
+  };
+  SkewSummary skew = ComputeCollectiveSkew(ranks);
+  using Row = std::tuple<size_t, size_t, std::string, int64_t, size_t>;
+  EXPECT_EQ(Rows(skew), (std::vector<Row>{{0, 1, "ar", 5, 1}, {0, 0, "ar", 2, 2}}));
+  // Step 1: (1,0) and (1,1) on every rank, (1,2) on two; step 2: (2,0,ag) and (2,1,ar) on ranks
+  // 0 and 2, (2,0,ar) and (2,1,ag) on rank 1.
+  EXPECT_EQ(skew.unaligned_instances, 2u);
+  EXPECT_EQ(skew.partial_instances, 5u);
+  EXPECT_EQ(skew.times_last, (std::vector<size_t>{0, 1, 1}));
+  EXPECT_EQ(skew.collectives_per_rank, (std::vector<size_t>{7, 7, 6}));
+  ASSERT_EQ(skew.differing_steps.size(), 2u);
+  EXPECT_EQ(skew.differing_steps[0].step, 1u);
+  EXPECT_EQ(skew.differing_steps[0].common_count, 3u);
+  using Differing = std::vector<std::pair<size_t, size_t>>;
+  EXPECT_EQ(skew.differing_steps[0].differing, (Differing{{2, 2}}));
+  EXPECT_EQ(skew.differing_steps[0].instances, 3u);
+  EXPECT_EQ(skew.differing_steps[1].step, 2u);
+  EXPECT_EQ(skew.differing_steps[1].common_count, 2u);
+  EXPECT_EQ(skew.differing_steps[1].differing, (Differing{{1, 2}}));
+  EXPECT_EQ(skew.differing_steps[1].instances, 4u);
+
+  RankSetAnalysis analysis = AnalyseRankSet(ranks, {});
+  ASSERT_EQ(analysis.warnings.size(), 1u);
+  EXPECT_EQ(analysis.warnings[0],
+            "collective sequences (count, names in order) differ between ranks in 2 steps: a "
+            "rank that issues other collectives than the others has lost or gained records, so "
+            "the 7 instances of those steps are not compared (in no spread and no last-rank "
+            "count): step 2: rank 2 has 2 collectives, the others 3; step 3: rank 1 has 2 "
+            "collectives (other names or order), the others 2");
+}
+
 TEST(CollectiveTally, PartsComeBackAndBadPartsAreRefused) {
   std::vector<RankSummary> ranks = FourRanks();
   CollectiveTally tally;
   for (uint32_t input = 0; input < 4; ++input)
     tally.Add(input, ranks[input]);
-  EXPECT_EQ(CollectiveTally::FromParts(tally.names(), tally.Instances()), tally);
+  EXPECT_EQ(CollectiveTally::FromParts(tally.names(), tally.Instances(), tally.Sequences()), tally);
+  std::vector<CollectiveTally::Sequence> sequences = tally.Sequences();
+  sequences.push_back(sequences[0]);
+  EXPECT_THROW(CollectiveTally::FromParts(tally.names(), tally.Instances(), sequences),
+               std::invalid_argument);
   std::vector<CollectiveTally::Instance> instances = tally.Instances();
   instances[0].name_id = static_cast<uint32_t>(tally.names().size());
   EXPECT_THROW(CollectiveTally::FromParts(tally.names(), instances), std::invalid_argument);

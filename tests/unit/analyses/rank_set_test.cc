@@ -1,5 +1,6 @@
 #include "gpuroof/analyses/rank_set.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <tuple>
@@ -320,6 +321,45 @@ TEST(AnalyseRankSet, RanksWithoutStepRangesAreLeftOutOfTheStepComparisons) {
                 "step, so it is left out of the outlier rule and the collective skew: rank 2"}));
 }
 
+// Two traces both name rank 0 (an nsys rank from file order beside a Kineto rank 0): a warning
+// that names the rank adds the trace's file name, or "rank 0" would name both.
+TEST(AnalyseRankSet, ARankIdHeldTwiceIsNamedWithItsTrace) {
+  std::vector<RankSummary> ranks = {Rank(100, 80, 30, 10), Rank(1000, 800, 300, 100)};
+  ranks[0].source = "job/r0.json.gz";
+  ranks[0].rank = 0;
+  ranks[1].source = "job/saxpy_rank1.sqlite";
+  ranks[1].whole_trace = true;
+  // The sqlite trace is first in the list and names no rank: its rank is its place, 0.
+  RankSetAnalysis analysis = AnalyseRankSet(ranks, {}, CollectiveTally(), {1, 0}, 2);
+  EXPECT_EQ(analysis.ids, (std::vector<int64_t>{0, 0}));
+  EXPECT_NE(std::find(analysis.warnings.begin(), analysis.warnings.end(),
+                      "1 of 2 ranks has no step ranges while the others have: its whole trace is "
+                      "not a step, so it is left out of the outlier rule and the collective skew: "
+                      "rank 0 (saxpy_rank1.sqlite)"),
+            analysis.warnings.end())
+      << ListFirst(analysis.warnings, 10);
+  EXPECT_EQ(RankLabel(analysis.ranks, analysis.ids, 0), "rank 0 (r0.json.gz)");
+  EXPECT_EQ(RankListLabel(analysis.ranks, {0, 1}, {0, 1}), "ranks 0, 1");
+}
+
+// Rank 1's step (100 us) ends 40 us after its last record: noted with the time past the end;
+// rank 0's ends 0.5 us after (0.5 % of the step, within 1 %), rank 2's at it: nothing said. The
+// figures stay as defined.
+TEST(AnalyseRankSet, AStepEndingPastTheLastRecordIsNoted) {
+  std::vector<RankSummary> ranks = {Rank(100, 80, 0, 0), Rank(100, 50, 0, 0), Rank(100, 80, 0, 0)};
+  ranks[0].last_record_ns = 99'500;
+  ranks[1].last_record_ns = 60'000;
+  ranks[2].last_record_ns = 100'000;
+  for (size_t i = 0; i < ranks.size(); ++i)
+    ranks[i].rank = static_cast<int64_t>(i);
+  RankSetAnalysis analysis = AnalyseRankSet(ranks, {});
+  EXPECT_EQ(analysis.notes, (std::vector<std::string>{
+                                "rank 1: step 1 ends 40.000 us after the trace's last record (GPU "
+                                "op or launch call): its length and the means per step include "
+                                "time no record covers"}));
+  EXPECT_DOUBLE_EQ(analysis.ranks[1].step_median_ns, 100'000);
+}
+
 // When every rank has no step ranges, their whole traces are compared with each other as before.
 TEST(AnalyseRankSet, RanksThatAllLackStepRangesAreComparedWithEachOther) {
   std::vector<RankSummary> ranks = FiveRanks();
@@ -336,6 +376,29 @@ TEST(AnalyseRankSet, RanksThatAllLackStepRangesAreComparedWithEachOther) {
   EXPECT_EQ(analysis.stragglers[0].rank_index, 4u);
   ASSERT_EQ(analysis.skew.instances.size(), 1u);
   EXPECT_EQ(analysis.skew.instances[0].last_rank_index, 2u);
+}
+
+// Whole traces whose collective sequences differ (rank 1 lacks the first all-reduce): not
+// compared, and the warning names the whole trace, not a "step 1" the ranks do not have.
+TEST(AnalyseRankSet, WholeTracesWhoseCollectivesDifferAreNotCompared) {
+  std::vector<RankSummary> ranks = {Rank(100, 80, 30, 10), Rank(100, 80, 30, 10)};
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    ranks[i].rank = static_cast<int64_t>(i);
+    ranks[i].whole_trace = true;
+  }
+  ranks[0].AddCollective(0, 0, "ncclAllReduce", 10);
+  ranks[0].AddCollective(0, 1, "ncclAllReduce", 50);
+  ranks[1].AddCollective(0, 0, "ncclAllReduce", 50);
+  RankSetAnalysis analysis = AnalyseRankSet(ranks, {});
+  EXPECT_TRUE(analysis.skew.instances.empty());
+  EXPECT_EQ(analysis.skew.unaligned_instances, 1u);
+  EXPECT_EQ(analysis.skew.partial_instances, 1u);
+  ASSERT_EQ(analysis.warnings.size(), 1u);
+  EXPECT_NE(analysis.warnings[0].find(
+                "not compared (in no spread and no last-rank count): the whole trace (no step "
+                "ranges): rank 1 has 1 collective, the others 2"),
+            std::string::npos)
+      << analysis.warnings[0];
 }
 
 // Skew needs two compared ranks: one rank with step ranges (the others' whole traces left out),

@@ -119,11 +119,64 @@ TEST(BenchLadder, SeveralStreamsAndNonQuotableProbesAreExplained) {
   EXPECT_FALSE(match.quotable);
   ASSERT_EQ(match.warnings.size(), 2u);
   EXPECT_EQ(match.warnings[0],
-            "the roofline was taken with 4 streams in another session (T3); with several streams "
-            "the engines' overlap changes from session to session, so % of roofline is "
-            "approximate");
+            "the roofline was taken with 4 streams by a sweep at T3; with several streams the "
+            "engines' overlap changes from session to session, so % of roofline is approximate");
   EXPECT_EQ(match.warnings[1],
             "the roofline's probes row is not quotable, so neither is % of roofline nor the peak");
+}
+
+// A probes row of other units (units or unit_name edited after the sweep) measured a rate of
+// other units: never joined, and the warning names both. One of another git revision is joined
+// but not quotable.
+TEST(BenchLadder, ARooflineOfOtherUnitsIsNeverJoinedAndAnotherRevisionIsNotQuotable) {
+  const CsvTable probes = ParseCsv(
+      "key,params,build,status,quotable,units,unit_name,roofline_units_per_s,streams,timestamp,"
+      "git_rev\n"
+      "label=k5,n=1,b1,ok,yes,10,frame,200000,1,T1,abc\n"
+      "label=k4,n=1,b1,ok,yes,10,frame,250000,1,T1,abc-dirty\n",
+      "probes.csv");
+  RooflineMatch units =
+      FindRoofline(probes, "label=k5", "b1", "n=1", RooflineRun{"1", "batch", "abc"});
+  EXPECT_FALSE(units.units_per_s.has_value());
+  ASSERT_EQ(units.warnings.size(), 1u);
+  EXPECT_EQ(units.warnings[0],
+            "no roofline for key label=k5 of build b1: probes.csv has rows of this key measured "
+            "in other units (units 10 frame; this bench: units 1 batch); a roofline of other "
+            "units is never used (run gpuroof sweep with these units)");
+  RooflineMatch name =
+      FindRoofline(probes, "label=k5", "b1", "n=1", RooflineRun{"10", "batch", "abc"});
+  EXPECT_FALSE(name.units_per_s.has_value());
+  RooflineMatch same =
+      FindRoofline(probes, "label=k5", "b1", "n=1", RooflineRun{"10", "frame", "abc"});
+  EXPECT_EQ(same.units_per_s, 200000);
+  EXPECT_TRUE(same.quotable);
+  EXPECT_TRUE(same.warnings.empty());
+  RooflineMatch dirty =
+      FindRoofline(probes, "label=k4", "b1", "n=1", RooflineRun{"10", "frame", "abc"});
+  EXPECT_EQ(dirty.units_per_s, 250000);
+  EXPECT_FALSE(dirty.quotable);
+  ASSERT_EQ(dirty.warnings.size(), 1u);
+  EXPECT_EQ(dirty.warnings[0],
+            "the roofline's probes row was made at git revision abc-dirty, this bench at abc: the "
+            "source trees differ (another commit or uncommitted edits), so % of roofline and the "
+            "peak are not quotable");
+}
+
+// A percentage too large for fixed point (a hand-edited roofline of 1e-300) is printed in
+// exponent form, not as a 300-digit number.
+TEST(BenchLadder, AHugePercentageIsPrintedReadably) {
+  BenchOutcome outcome;
+  LadderRow row;
+  row.label = "k5";
+  row.figures.cold = 40;
+  row.figures.warm = 47.1;
+  row.roofline_units_per_s = 1e-300;
+  row.pct_of_roofline = 4.71e303;
+  row.quotable = false;
+  outcome.rows.push_back(row);
+  const std::string table = RenderBenchTable(outcome, "frame");
+  EXPECT_NE(table.find("4.71e+303"), std::string::npos) << table;
+  EXPECT_LT(table.size(), 1000u) << table;
 }
 
 class BenchRunnerTest : public ::testing::Test {

@@ -103,6 +103,9 @@ class RecordProfilerTest : public ::testing::Test {
     for (const std::string& mode : modes)
       text += fmt::format("[[configurations]]\nlabel = \"{}\"\nmode = \"{}\"\n", mode, mode);
     text += "[run]\nprofiler = \"record\"\nunits = \"{frames}\"\nkey = [\"mode\"]\n" + run_extra;
+    // A build identity rule: rows of build "unknown" are never quotable.
+    text += "[build]\nidentity_file = \"id.h\"\nidentity_regex = 'BUILD (\\w+)'\n";
+    testing::WriteText(dir.path() / "id.h", "BUILD b1\n");
     return ParseSweepSpec(text, "s.toml");
   }
 
@@ -147,11 +150,11 @@ TEST_F(RecordProfilerTest, RunsTheCommandWithTheRecorderInjectedAndPublishesTheT
   EXPECT_EQ(request.argv, (std::vector<std::string>{"app", "trace"}));
   EXPECT_EQ(request.workdir, dir.path());
   EXPECT_EQ(EnvValue(request, "CUDA_INJECTION64_PATH"), library.string());
-  // Each process writes into a scratch folder beside the final name, whatever the sweep file says.
-  EXPECT_EQ(
-      EnvValue(request, recorder::kOutputEnv),
-      (session.results / fmt::format(".trace__mode-trace.sqlite.record-{}", getpid()) / "%p.sqlite")
-          .string());
+  // Each process writes into a scratch folder beside the final name, whatever the sweep file says;
+  // its name carries our pid and host (ProcessTag), so a later run can tell it is left over.
+  EXPECT_EQ(EnvValue(request, recorder::kOutputEnv),
+            (session.results / (".trace__mode-trace.sqlite.record-" + ProcessTag()) / "%p.sqlite")
+                .string());
   EXPECT_EQ(EnvValue(request, "APP_SETTING"), "trace");
   EXPECT_EQ(EnvValue(request, "NVTX_INJECTION64_PATH"), "(unset)");
   EXPECT_EQ(EnvValue(request, recorder::kNvtxEnv), "(unset)");

@@ -107,7 +107,14 @@ TEST_F(SweepRunnerTest, RowsManifestAndEnvMatchTheHandWorkedFigures) {
   EXPECT_EQ(cell(1, "params"), "kernel=5000;frames=10");
   EXPECT_EQ(cell(1, "trace"), "k5__kernel-5000.sqlite");
   EXPECT_EQ(cell(1, "status"), "ok");
-  EXPECT_EQ(cell(1, "quotable"), "yes");
+  // Build "unknown": the rows cannot be tied to the code that made them (as bench says).
+  EXPECT_EQ(cell(1, "quotable"), "no");
+  EXPECT_NE(cell(1, "warnings")
+                .find("the build is called 'unknown' (no identity rule and no git "
+                      "revision): the rows cannot be tied to the code that made "
+                      "them, so they are not quotable"),
+            std::string::npos)
+      << cell(1, "warnings");
   EXPECT_EQ(cell(1, "units"), "10");
   // Window: first kernel start (3 us) to the last D2H end (9 x 20 + 10 us) = 187 us.
   EXPECT_EQ(cell(1, "window_ms"), "0.187");
@@ -449,12 +456,12 @@ TEST_F(SweepRunnerTest, ResumeRunsAgainForAnUnknownBuildOrAMissingTrace) {
   EXPECT_EQ(again.skipped, 0);
   EXPECT_EQ(workload_runs, 4);
   // First, once, the count of configurations run again for that reason; then each one's note.
-  ASSERT_GE(fake.messages.size(), 2u);
+  ASSERT_GE(fake.messages.size(), 3u);
   EXPECT_EQ(fake.messages[0],
             "gpuroof: note: --resume: re-running 2 of 2 configuration(s) that have rows for build "
             "unknown: that name does not identify one build (no identity rule and no git "
             "revision), so their earlier rows may come from other code");
-  EXPECT_EQ(fake.messages[1],
+  EXPECT_EQ(fake.messages[2],
             "gpuroof: note: --resume: k5 has rows for build unknown, but that name does not "
             "identify one build (no identity rule and no git revision): they may come from other "
             "code; running it again");
@@ -526,7 +533,7 @@ TEST_F(SweepRunnerTest, AWorkdirThatIsNoFolderNamesItsLine) {
 // and busy time), records the reader skipped; a skip that lost GPU work makes the rows not
 // quotable.
 TEST_F(SweepRunnerTest, RowsCarryTheWindowNotesAndTheReadersSkips) {
-  CampaignSession session = OpenCampaign(Spec(), Options(), fake.system);
+  CampaignSession session = OpenCampaign(Spec(kIdentity), Options(), fake.system);
   RunSweep(session, false, fake.system);
   CsvTable probes = ReadCsvFile(session.results / "probes.csv");
   ASSERT_EQ(probes.rows.size(), 2u);
@@ -544,7 +551,7 @@ TEST_F(SweepRunnerTest, RowsCarryTheWindowNotesAndTheReadersSkips) {
       fake.messages.end())
       << fmt::format("{}", fmt::join(fake.messages, "\n"));
 
-  SweepSpec bad = Spec();
+  SweepSpec bad = Spec(kIdentity);
   bad.configurations[1].values["kernel"] = "7000";
   CampaignOptions only = Options();
   only.only = {"k4"};
@@ -594,26 +601,56 @@ TEST_F(SweepRunnerTest, PartialFilesOfProcessesThatAreGoneAreRemoved) {
   const std::string host = own.substr(own.find('-'));
   const std::string other_host = host == "-00000000" ? "-00000001" : "-00000000";
   std::vector<std::string> removed = {
-      ".k5__kernel-5000.partial-" + dead + ".sqlite", ".x.partial-" + dead + ".nsys-rep",
-      ".bench-scratch-" + dead + ".sqlite", ".y.partial-" + dead + host + ".sqlite",
+      ".k5__kernel-5000.partial-" + dead + ".sqlite",
+      ".k4__kernel-4000.partial-" + dead + ".nsys-rep",
+      ".bench-scratch-" + dead + ".sqlite",
+      ".k4__kernel-4000.partial-" + dead + host + ".sqlite",
+      ".k4__kernel-4000.partial-" + dead + host + ".earlier.sqlite",
+      ".k5__kernel-5000.partial-" + dead + host + ".qdstrm",
+      ".k5__kernel-1.5.partial-" + dead + host + ".sqlite",  // an earlier --set kernel=1.5
+      ".k4.partial-" + dead + host + ".nsys-rep",
       ".bench-scratch-" + dead + host + ".sqlite"};
-  std::vector<std::string> kept = {".k5__kernel-5000.partial-" + alive + ".sqlite",
-                                   ".bench-scratch-" + alive + ".sqlite",
-                                   ".y.partial-" + alive + host + ".sqlite",
-                                   // Another machine sharing the folder: its pid says nothing here.
-                                   ".y.partial-" + dead + other_host + ".sqlite",
-                                   ".bench-scratch-" + dead + other_host + ".sqlite",
-                                   "k5.partial-" + dead + ".sqlite",  // no leading dot: not ours
-                                   ".notes-" + dead + ".sqlite", ".x.partial-" + dead + "x"};
+  std::vector<std::string> kept = {
+      ".k5__kernel-5000.partial-" + alive + ".sqlite", ".bench-scratch-" + alive + ".sqlite",
+      ".k4__kernel-4000.partial-" + alive + host + ".sqlite",
+      // Another machine sharing the folder: its pid says nothing here.
+      ".k4__kernel-4000.partial-" + dead + other_host + ".sqlite",
+      ".bench-scratch-" + dead + other_host + ".sqlite",
+      "k5.partial-" + dead + ".sqlite",  // no leading dot: not ours
+      ".notes-" + dead + ".sqlite", ".x.partial-" + dead + "x",
+      // Names that merely look alike: no trace name of this sweep, or a suffix it never writes.
+      ".notes.partial-" + dead + host + ".txt", ".y.partial-" + dead + host + ".sqlite",
+      ".k45.partial-" + dead + host + ".sqlite", ".k4_x.partial-" + dead + host + ".sqlite",
+      ".k4__kernel-4000.partial-" + dead + host + ".sqlite.bak",
+      ".k4__kernel-4000.partial-" + dead + host + ".x.sqlite"};
   for (const std::string& name : removed)
     testing::WriteText(session.results / name, "x");
   for (const std::string& name : kept)
     testing::WriteText(session.results / name, "x");
+  // Profiler "record"'s scratch folders: a gone process's (the recorder's files only) is
+  // removed; a live one's, and a folder holding anything else, are kept.
+  const std::filesystem::path scratch = session.results / (".k5.sqlite.record-" + dead + host);
+  const std::filesystem::path live_scratch =
+      session.results / (".k5.sqlite.record-" + alive + host);
+  const std::filesystem::path user_folder = session.results / (".mine.record-" + dead + host);
+  for (const auto& folder : {scratch, live_scratch, user_folder}) {
+    std::filesystem::create_directory(folder);
+    testing::WriteText(folder / "123.sqlite.status", "x");
+  }
+  testing::WriteText(user_folder / "notes.txt", "x");
+  fake.messages.clear();
   RunSweep(session, false, fake.system);
   for (const std::string& name : removed)
     EXPECT_FALSE(std::filesystem::exists(session.results / name)) << name;
   for (const std::string& name : kept)
     EXPECT_TRUE(std::filesystem::exists(session.results / name)) << name;
+  EXPECT_FALSE(std::filesystem::exists(scratch));
+  EXPECT_TRUE(std::filesystem::exists(live_scratch));
+  EXPECT_TRUE(std::filesystem::exists(user_folder / "notes.txt"));
+  size_t notes = 0;
+  for (const std::string& line : fake.messages)
+    notes += line.rfind("gpuroof: note: removed ", 0) == 0 ? 1 : 0;
+  EXPECT_EQ(notes, removed.size() + 1);
 }
 
 TEST_F(SweepRunnerTest, ResultsPathsReachTheCommandAbsolute) {
@@ -777,6 +814,51 @@ TEST_F(NsysPairTest, AnExportThatCannotBePublishedLeavesTheEarlierReport) {
   ExpectNoPartialFile(session.results);
 }
 
+// An export that cannot be read is kept as "<trace>.unreadable", and the report it came from is
+// kept too, under a name nsys exports again: no evidence is lost.
+// nsys export that exits 0 without writing its file is not said as "exited with status 0".
+TEST_F(NsysPairTest, AnExportThatWritesNothingSaysSo) {
+  UseFakeNsys();
+  CampaignSession session = Open();
+  before_publish = [&session]() {
+    for (const auto& entry : std::filesystem::directory_iterator(session.results)) {
+      const std::string name = entry.path().filename().string();
+      if (name.find(".partial-") != std::string::npos && entry.path().extension() == ".sqlite")
+        std::filesystem::remove(entry.path());
+    }
+  };
+  SweepOutcome outcome = RunSweep(session, false, fake.system);
+  ASSERT_EQ(outcome.rows.size(), 1u);
+  EXPECT_EQ(outcome.rows[0].error, "nsys export exited with status 0 but wrote no file");
+}
+
+TEST_F(NsysPairTest, AnUnreadableExportKeepsItsReport) {
+  UseFakeNsys();
+  CampaignSession session = Open();
+  before_publish = [&]() {
+    for (const auto& entry : std::filesystem::directory_iterator(session.results)) {
+      const std::string name = entry.path().filename().string();
+      if (name.rfind(".a.partial-", 0) == 0 && entry.path().extension() == ".sqlite")
+        testing::WriteText(entry.path(), "not a trace\n");
+    }
+  };
+  SweepOutcome outcome = RunSweep(session, false, fake.system);
+  EXPECT_EQ(outcome.failed, 1);
+  EXPECT_EQ(testing::ReadText(session.results / "a.sqlite.unreadable"), "not a trace\n");
+  const std::filesystem::path kept_rep = session.results / "a.unreadable.nsys-rep";
+  EXPECT_TRUE(std::filesystem::is_regular_file(kept_rep));
+  EXPECT_FALSE(std::filesystem::exists(session.results / "a.nsys-rep"));
+  EXPECT_FALSE(std::filesystem::exists(session.results / "a.sqlite"));
+  ASSERT_EQ(outcome.rows.size(), 1u);
+  EXPECT_NE(outcome.rows[0].error.find("it is kept as a.sqlite.unreadable; the new report is kept "
+                                       "as a.unreadable.nsys-rep (export it again: nsys export "
+                                       "--type sqlite " +
+                                       kept_rep.string() + ")"),
+            std::string::npos)
+      << outcome.rows[0].error;
+  ExpectNoPartialFile(session.results);
+}
+
 TEST_F(NsysPairTest, AReportThatCannotBePublishedPutsTheEarlierExportBack) {
   UseFakeNsys();
   CampaignSession session = Open();
@@ -791,6 +873,147 @@ TEST_F(NsysPairTest, AReportThatCannotBePublishedPutsTheEarlierExportBack) {
   CsvTable probes = ReadCsvFile(session.results / "probes.csv");
   ASSERT_EQ(probes.rows.size(), 1u);
   EXPECT_EQ(probes.rows[0][probes.Column("status")], "ok");  // the earlier row is kept
+}
+
+// Messages of failures say what happened: the path a command that succeeded did not write, a
+// process killed by a signal, an identity_command that failed without a word on stderr.
+TEST_F(SweepRunnerTest, FailureMessagesNameThePathTheSignalAndNoEmptyParentheses) {
+  fake.runner.handler = [](const ProcessRequest& request) {
+    if (Arg(request, "--kernel-ns") == "5000") return ProcessResult{0, "", "", 1};
+    return ProcessResult{137, "", "", 1};
+  };
+  CampaignSession session = OpenCampaign(Spec(kIdentity), Options(), fake.system);
+  SweepOutcome outcome = RunSweep(session, false, fake.system);
+  ASSERT_EQ(outcome.rows.size(), 2u);
+  const std::string& missing = outcome.rows[0].error;
+  EXPECT_EQ(missing.rfind("the command succeeded but wrote no trace at {trace} (" +
+                              session.results.string() + "/.k5__kernel-5000.partial-",
+                          0),
+            0u)
+      << missing;
+  EXPECT_EQ(outcome.rows[1].error, "the command was killed by signal 9 (Killed; exit status 137)");
+
+  fake.runner.handler = [](const ProcessRequest&) { return ProcessResult{1, "", "", 1}; };
+  try {
+    OpenCampaign(Spec("[build]\nidentity_command = [\"false\"]\n"), Options(), fake.system);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "s.toml:16: identity_command false failed with exit status 1");
+  }
+}
+
+// A sweep that adds no ok row (every configuration fails) leaves env.json as it was; one that does
+// on another GPU and driver keeps the earlier stamp as env.earlier-<its time>.json.
+TEST_F(SweepRunnerTest, EnvJsonIsKeptWhenNoRowIsAddedAndAnotherGpusStampIsKeptAside) {
+  fake.gpus.source = "nvidia-smi";
+  fake.gpus.driver = "555.42";
+  fake.gpus.gpus = {{"Fake GPU", 0.0}};
+  CampaignSession session = OpenCampaign(Spec(kIdentity), Options(), fake.system);
+  RunSweep(session, false, fake.system);
+  const std::filesystem::path env = session.results / "env.json";
+  const std::string first = testing::ReadText(env);
+  fake.gpus.driver = "999.99";
+  fake.gpus.gpus = {{"Other GPU", 0.0}};
+  fake.clock.now += std::chrono::hours(1);
+  SweepSpec failing = Spec(kIdentity);
+  failing.configurations[0].values["kernel"] = "-1";  // the fake fails these with exit 3
+  failing.configurations[1].values["kernel"] = "-2";
+  SweepOutcome failed = RunSweep(OpenCampaign(failing, Options(), fake.system), false, fake.system);
+  EXPECT_EQ(failed.failed, 2);
+  EXPECT_EQ(testing::ReadText(env), first);
+
+  fake.messages.clear();
+  CampaignOptions only = Options();
+  only.only = {"k4"};
+  RunSweep(OpenCampaign(Spec(kIdentity), only, fake.system), false, fake.system);
+  EXPECT_NE(testing::ReadText(env).find("999.99"), std::string::npos);
+  const std::filesystem::path kept = session.results / "env.earlier-20241004T000000Z.json";
+  ASSERT_TRUE(std::filesystem::exists(kept));
+  EXPECT_EQ(testing::ReadText(kept), first);
+  const std::string note = "gpuroof: note: " + env.string() +
+                           " describes another session than this sweep (its GPUs, driver "
+                           "differ): kept as env.earlier-20241004T000000Z.json, since earlier "
+                           "rows of the folder may come from it";
+  EXPECT_NE(std::find(fake.messages.begin(), fake.messages.end(), note), fake.messages.end())
+      << fmt::format("{}", fmt::join(fake.messages, "\n"));
+  // The same GPU and build again: env.json is simply rewritten.
+  RunSweep(OpenCampaign(Spec(kIdentity), only, fake.system), false, fake.system);
+  EXPECT_FALSE(std::filesystem::exists(session.results / "env.earlier-20241004T010000Z.json"));
+}
+
+// --resume runs configurations whose rows are not quotable again (here: a busy GPU), and says how
+// many; once their rows are quotable it skips them.
+TEST_F(SweepRunnerTest, ResumeRunsAgainConfigurationsWhoseRowsAreNotQuotable) {
+  fake.gpus.source = "nvidia-smi";
+  fake.gpus.gpus = {{"Fake GPU", 60.0}};
+  CampaignOptions busy = Options();
+  busy.allow_busy_gpu = true;
+  RunSweep(OpenCampaign(Spec(kIdentity), busy, fake.system), false, fake.system);
+  EXPECT_EQ(workload_runs, 2);
+  fake.gpus.gpus = {{"Fake GPU", 0.0}};
+  fake.messages.clear();
+  CampaignSession session = OpenCampaign(Spec(kIdentity), Options(), fake.system);
+  SweepOutcome resumed = RunSweep(session, true, fake.system);
+  EXPECT_EQ(resumed.skipped, 0);
+  EXPECT_EQ(workload_runs, 4);
+  EXPECT_NE(std::find(fake.messages.begin(), fake.messages.end(),
+                      "gpuroof: note: --resume: re-running 2 of 2 configuration(s) whose rows for "
+                      "build b1 are not quotable (their warnings say why); their rows are "
+                      "replaced"),
+            fake.messages.end())
+      << fmt::format("{}", fmt::join(fake.messages, "\n"));
+  CsvTable probes = ReadCsvFile(session.results / "probes.csv");
+  ASSERT_EQ(probes.rows.size(), 2u);
+  EXPECT_EQ(probes.rows[0][probes.Column("quotable")], "yes");
+  EXPECT_EQ(probes.rows[1][probes.Column("quotable")], "yes");
+  EXPECT_EQ(RunSweep(session, true, fake.system).skipped, 2);
+  EXPECT_EQ(workload_runs, 4);
+}
+
+// A file at a trace's name that no probes.csv row points at is kept under the .earlier- rule;
+// one that rows of another key point at (another sweep file's configuration) is refused before
+// anything runs, so every row keeps pointing at its own bytes.
+TEST_F(SweepRunnerTest, AFileAtATraceNameIsNeverWrittenOver) {
+  CampaignSession session = OpenCampaign(Spec(kIdentity), Options(), fake.system);
+  const std::filesystem::path trace = session.results / "k5__kernel-5000.sqlite";
+  testing::WriteText(trace, "my precious notes\n");
+  RunSweep(session, false, fake.system);
+  const std::filesystem::path kept =
+      session.results / "k5__kernel-5000.earlier-20241004T000000Z.sqlite";
+  ASSERT_TRUE(std::filesystem::exists(kept));
+  EXPECT_EQ(testing::ReadText(kept), "my precious notes\n");
+  EXPECT_NE(std::find(fake.messages.begin(), fake.messages.end(),
+                      "gpuroof: note: k5: " + trace.string() +
+                          " is no trace of a probes.csv row (a file of your own, or a trace whose "
+                          "rows were deleted): kept as "
+                          "k5__kernel-5000.earlier-20241004T000000Z.sqlite, not written over"),
+            fake.messages.end())
+      << fmt::format("{}", fmt::join(fake.messages, "\n"));
+
+  const std::string sha = Sha256OfFile(trace);
+  SweepSpec other = ParseSweepSpec(
+      fmt::format("[command]\nargv = [\"workload\", \"--kernel-ns\", \"1000\", \"-o\", "
+                  "\"{{trace}}\"]\nworkdir = \"{}\"\n[[configurations]]\nlabel = "
+                  "\"k5__kernel-5000\"\n[run]\nprofiler = \"command\"\nunits = \"3\"\n{}",
+                  dir.path().string(), kIdentity),
+      "b.toml");
+  const int runs = workload_runs;
+  CampaignOptions dry = Options();
+  dry.dry_run = true;
+  EXPECT_THROW(CheckSweepResultsFiles(OpenCampaign(other, dry, fake.system)), InputError);
+  try {
+    RunSweep(OpenCampaign(other, Options(), fake.system), false, fake.system);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              trace.string() +
+                  ": is the trace of 1 probes.csv row key(s) (label=k5;kernel=5000) other than "
+                  "k5__kernel-5000's (key label=k5__kernel-5000): this sweep would write its "
+                  "trace over it; give k5__kernel-5000 another label, or use another --results "
+                  "folder");
+  }
+  EXPECT_EQ(workload_runs, runs);
+  EXPECT_EQ(Sha256OfFile(trace), sha);
 }
 
 }  // namespace

@@ -103,6 +103,9 @@ TEST(RankInputs, AnythingThatMayBeATraceIsOne) {
   EXPECT_NE(problem.find("junk.bin: "), std::string::npos) << problem;
   EXPECT_EQ(TellFoundFile(folder.Write("blank.txt", "  \n  ")), FoundFile::kUnreadable);
   EXPECT_EQ(TellFoundFile(folder.Write("README.txt", "hello\n")), FoundFile::kNotTrace);
+  // Content that starts like no trace under a trace's name: a damaged rank, not "no trace".
+  EXPECT_EQ(TellFoundFile(folder.Write("r2.json", "garbage\n")), FoundFile::kTrace);
+  EXPECT_EQ(TellFoundFile(folder.Write("r3.sqlite", "not a database\n")), FoundFile::kTrace);
   // A sweep file beside the traces starts with '[' but holds no events: no trace.
   EXPECT_EQ(TellFoundFile(folder.Write("sweep.toml", "[grid]\nstreams = [1, 2]\n")),
             FoundFile::kNotTrace);

@@ -104,11 +104,19 @@ TEST(RankSetBytesTest, MalformedBytesAreRefused) {
   bad.ranks[0].loaded.summary->collectives.back().name_id = 2;
   EXPECT_THROW(DecodeLoadedShare(EncodeLoadedShare(bad)), std::runtime_error);
   // A folded instance naming a name the tally does not hold: the last instance's name id is 7 x 8
-  // bytes from the end (then come ranks present, earliest, latest, whole trace, input count and
-  // the input).
+  // bytes before the steps' sequences (then come ranks present, earliest, latest, whole trace,
+  // input count and the input), which are a count and 5 x 8 bytes each.
+  const size_t sequence_bytes = 8 + 5 * 8 * share.collectives.Sequences().size();
   std::string unnamed = bytes;
-  unnamed[unnamed.size() - 7 * 8] = '\x09';
+  unnamed[unnamed.size() - sequence_bytes - 7 * 8] = '\x09';
   EXPECT_THROW(DecodeLoadedShare(unnamed), std::runtime_error);
+  // The same step's sequence of one input twice.
+  std::string twice = bytes;
+  ASSERT_FALSE(share.collectives.Sequences().empty());
+  twice[twice.size() - sequence_bytes] =
+      static_cast<char>(share.collectives.Sequences().size() + 1);  // < 128 sequences
+  twice += twice.substr(twice.size() - 5 * 8);
+  EXPECT_THROW(DecodeLoadedShare(twice), std::runtime_error);
 }
 
 // Sizes 10 50 30 30 20 on 2 processes, largest first: 50 -> p0 (0,0: the lower), 30 (file 2) ->

@@ -1,9 +1,14 @@
 #include "gpuroof/process/process_runner.h"
 
+#include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
+#include <string>
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace gpuroof {
 namespace {
@@ -73,6 +78,73 @@ TEST(PosixProcessRunner, ATerminationSignalReachesTheChildsProcessGroup) {
   EXPECT_THROW(ThrowIfTerminated(), Interrupted);
   // Once stopping, nothing more is started.
   EXPECT_EQ(PosixProcessRunner().Run(Shell("exit 0")).exit_code, 128 + SIGTERM);
+}
+
+// A child that ignores the forwarded SIGTERM is killed (its whole group) once the grace period
+// ends; the signal that stopped gpuroof is still SIGTERM.
+TEST(PosixProcessRunner, AChildThatIgnoresTheSignalIsKilledAfterTheGracePeriod) {
+  setenv(kTerminationGraceEnv, "0.3", 1);
+  TerminationScope scope;
+  const auto started = std::chrono::steady_clock::now();
+  ProcessResult result =
+      PosixProcessRunner().Run(Shell("trap '' TERM; kill -TERM $PPID; sleep 300; exit 0"));
+  unsetenv(kTerminationGraceEnv);
+  EXPECT_EQ(result.exit_code, 128 + SIGKILL);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(60));
+  EXPECT_EQ(TerminationSignal(), SIGTERM);
+}
+
+// A second signal kills the child at once (the grace period is 10 s); the first one is the one
+// reported.
+TEST(PosixProcessRunner, ASecondSignalKillsTheChildAndTheFirstIsReported) {
+  unsetenv(kTerminationGraceEnv);
+  TerminationScope scope;
+  const auto started = std::chrono::steady_clock::now();
+  ProcessResult result = PosixProcessRunner().Run(
+      Shell("trap '' TERM INT; kill -TERM $PPID; sleep 0.2; kill -INT $PPID; sleep 300; exit 0"));
+  EXPECT_EQ(result.exit_code, 128 + SIGKILL);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(8));
+  EXPECT_EQ(TerminationSignal(), SIGTERM);
+  try {
+    ThrowIfTerminated();
+    ADD_FAILURE() << "not thrown";
+  } catch (const Interrupted& stop) {
+    EXPECT_EQ(stop.signal_number(), SIGTERM);
+  }
+}
+
+// A child that takes the interrupts (`gpuroof record`'s command) still gets SIGTERM forwarded:
+// to its own process group, or, when we are a terminal's foreground job, to the child alone
+// (hence the exec: the child is then `sleep` itself).
+TEST(PosixProcessRunner, ATerminationSignalReachesAChildThatTakesInterrupts) {
+  TerminationScope scope;
+  ProcessRequest request = Shell("kill -TERM $PPID; exec sleep 300");
+  request.child_takes_interrupts = true;
+  const auto started = std::chrono::steady_clock::now();
+  ProcessResult result = PosixProcessRunner().Run(request);
+  EXPECT_EQ(result.exit_code, 128 + SIGTERM);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(60));
+  EXPECT_EQ(TerminationSignal(), SIGTERM);
+}
+
+TEST(DeadProcessOfTag, OnlyAGoneProcessOfThisMachine) {
+  pid_t gone = fork();
+  if (gone == 0) _exit(0);
+  ASSERT_GT(gone, 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(gone, &status, 0), gone);
+  const std::string own = ProcessTag();
+  const std::string host = own.substr(own.find('-'));
+  ASSERT_EQ(host.size(), 9u) << own;
+  const std::string other_host = host == "-00000000" ? "-00000001" : "-00000000";
+  const std::string dead = std::to_string(gone);
+  EXPECT_EQ(DeadProcessOfTag(dead + host), gone);
+  EXPECT_EQ(DeadProcessOfTag(dead), gone);  // an earlier version's pid-only tag
+  EXPECT_EQ(DeadProcessOfTag(dead + other_host), 0);
+  EXPECT_EQ(DeadProcessOfTag(own), 0);
+  EXPECT_EQ(DeadProcessOfTag(std::to_string(getppid()) + host), 0);  // alive
+  for (const char* bad : {"", "-", "x1", "12x", "0", "1234567890"})
+    EXPECT_EQ(DeadProcessOfTag(bad), 0) << bad;
 }
 
 }  // namespace

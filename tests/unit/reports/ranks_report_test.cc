@@ -102,5 +102,68 @@ TEST(RanksReport, EveryRanksStepsAndWorkOutsideThemAreSaid) {
       << json;
 }
 
+// Ranks 1 and 2 each arrive last at one collective (steps 0 and 1): a tie, so both are named.
+TEST(RanksReport, EveryRankTiedForArrivingLastIsNamed) {
+  std::vector<RankSummary> ranks;
+  for (int64_t r = 0; r < 3; ++r) {
+    ranks.push_back(Rank(r, "'ProfilerStep#*' (2 instances)", 0, 0));
+    ranks.back().AddCollective(0, 0, "ncclAllReduce", r == 1 ? 30 : 10);
+    ranks.back().AddCollective(1, 0, "ncclAllReduce", r == 2 ? 40 : 10);
+  }
+  const RanksReport report = Report(ranks);
+  const std::string text = RenderDocumentText(RanksDocument(report));
+  EXPECT_NE(text.find("2 collective instances on every rank; ranks 1, 2 arrive last at 1 of them "
+                      "each"),
+            std::string::npos)
+      << text;
+}
+
+// One rank: no skew, said once; "no collective kernel on every rank" would be wrong.
+TEST(RanksReport, OneRankWithCollectivesHasNoSkewAndSaysNoMore) {
+  std::vector<RankSummary> ranks = {Rank(0, "'ProfilerStep#*' (1 instances)", 0, 0)};
+  ranks[0].AddCollective(0, 0, "ncclAllReduce", 10);
+  const std::string text = RenderDocumentText(RanksDocument(Report(ranks)));
+  EXPECT_NE(text.find("fewer than 2 ranks: no collective skew"), std::string::npos) << text;
+  EXPECT_EQ(text.find("no collective kernel"), std::string::npos) << text;
+}
+
+// Rank 2 has no collective kernel while ranks 0 and 1 have 2: named in the skew section, and
+// its steps are not compared (warned).
+TEST(RanksReport, ARankWithNoCollectiveAmongRanksWithSomeIsNamed) {
+  std::vector<RankSummary> ranks;
+  for (int64_t r = 0; r < 3; ++r) {
+    ranks.push_back(Rank(r, "'ProfilerStep#*' (1 instances)", 0, 0));
+    if (r == 2) continue;
+    ranks.back().AddCollective(0, 0, "ncclAllReduce", 10);
+    ranks.back().AddCollective(0, 1, "ncclAllReduce", 20);
+  }
+  const RanksReport report = Report(ranks);
+  const std::string text = RenderDocumentText(RanksDocument(report));
+  EXPECT_NE(text.find("0 collective instances on every rank (2 more in 1 step whose collective "
+                      "sequences differ between ranks, not compared)\n1 of 3 ranks has no "
+                      "collective kernel while the others have (up to 2): rank 2"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(RenderRanksJson(report).find("\"unaligned\": 0"), std::string::npos);
+}
+
+// Means and percentiles in ns are written to 0.001 ns: no 1773024599.9999998 for 1773024600, no
+// 16 digits for a mean over 3 steps (docs/formats.md, "ranks").
+TEST(RanksReport, NsMeansAndPercentilesAreWrittenToAThousandthOfANs) {
+  RankSummary rank = Rank(0, "'ProfilerStep#*' (3 instances)", 0, 0);
+  rank.steps = {{0, 1000, 1, 0, 0, 0, 1, {0, 0, 999}},
+                {1000, 2000, 1, 0, 0, 0, 1, {0, 0, 999}},
+                {2000, 3000, 2, 0, 0, 0, 2, {0, 0, 998}}};
+  rank.step_median_ns = 1000;
+  rank.step_p95_ns = 1773024599.9999998;
+  const RanksReport report = Report({rank});
+  const std::string json = RenderRanksJson(report);
+  EXPECT_NE(json.find("\"step_p95_ns\": 1773024600,"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"compute_busy_ns\": 1.333,"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"idle_other_ns\": 998.667,"), std::string::npos) << json;
+  const std::string csv = RenderDocumentCsv(RanksDocument(report));
+  EXPECT_NE(csv.find(",1000,1773024600,1.333,"), std::string::npos) << csv;
+}
+
 }  // namespace
 }  // namespace gpuroof

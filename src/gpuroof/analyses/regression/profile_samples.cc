@@ -638,8 +638,18 @@ void SummarizeIterations(const Trace& trace, const ProfileOptions& options,
 // too (ops in start order, so one union per engine and device).
 void SummarizeLaunches(const Trace& trace, const ProfileOptions& options,
                        const std::vector<int32_t>& devices, ProfileSummary& summary) {
+  // The trace may well have steps (Kineto's ProfilerStep#N): the warning says so, with the name
+  // that takes them, rather than reading as if the trace had none.
+  std::vector<const NvtxRange*> steps = FindNvtxRanges(trace, "ProfilerStep#*");
+  const size_t cpu_steps =
+      std::count_if(steps.begin(), steps.end(), [](const NvtxRange* r) { return !r->on_gpu; });
+  const size_t step_count = cpu_steps > 0 ? cpu_steps : steps.size();
   summary.warnings.push_back(
-      "no iteration annotation: kernel-level metrics only (give --iteration-range NAME)");
+      step_count > 0
+          ? fmt::format("no --iteration-range given: kernel-level metrics only; the trace has {} "
+                        "ProfilerStep#* range(s) (give --iteration-range 'ProfilerStep#*')",
+                        step_count)
+          : "no --iteration-range given: kernel-level metrics only (give --iteration-range NAME)");
   KernelKeys keys(trace, options.kernel_key);
   std::map<std::string, std::vector<double>> series;
   std::set<std::string> collectives;  // keys of collective (comm) kernels: not in the shares

@@ -170,11 +170,30 @@ TEST(ProfileSamplesTest, WithoutIterationsEveryLaunchIsASample) {
   EXPECT_EQ(s.kernel_time_ns, 140.0);
   EXPECT_EQ(s.metrics.count("iteration"), 0u);
   ASSERT_FALSE(s.warnings.empty());
+  EXPECT_EQ(s.warnings.front(),
+            "no --iteration-range given: kernel-level metrics only (give --iteration-range NAME)");
   // Fixed warm-up drops per kernel; a kernel with nothing left disappears.
   options.warmup = 1;
   const ProfileSummary trimmed = SummarizeProfile(trace, options);
   EXPECT_EQ(trimmed.metrics.at("kernel:a").values, (std::vector<double>{30, 20}));
   EXPECT_EQ(trimmed.metrics.count("kernel:b"), 0u);
+}
+
+// A Kineto trace has its steps (ProfilerStep#N) whether or not they are asked for: the warning
+// says how many, and how to take them, instead of reading as if the trace had none.
+TEST(ProfileSamplesTest, WithoutIterationsTheWarningCountsTheTracesSteps) {
+  Trace trace = MakeTrace(
+      {{Engine::kKernel, 0, 50, 0, 7, 0, "a"}, {Engine::kKernel, 1000, 1050, 0, 7, 0, "a"}});
+  AddRange(trace, "ProfilerStep#1", 0, 1000, 1);
+  AddRange(trace, "ProfilerStep#2", 1000, 2000, 1);
+  AddRange(trace, "forward", 0, 500, 1);
+  ProfileOptions options;
+  const ProfileSummary s = SummarizeProfile(trace, options);
+  EXPECT_FALSE(s.has_iterations);
+  ASSERT_FALSE(s.warnings.empty());
+  EXPECT_EQ(s.warnings.front(),
+            "no --iteration-range given: kernel-level metrics only; the trace has 2 "
+            "ProfilerStep#* range(s) (give --iteration-range 'ProfilerStep#*')");
 }
 
 TEST(ProfileSamplesTest, BadProfilesAreInputErrors) {
