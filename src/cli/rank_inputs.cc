@@ -122,6 +122,147 @@ TraceEventsKey FindTraceEventsKey(const fs::path& file) {
   }
 }
 
+// The bytes of a ByteSource one at a time; -1 at the end.
+class ByteReader {
+ public:
+  explicit ByteReader(ByteSource& source) : source_(source), buffer_(size_t{64} << 10, '\0') {}
+  int Peek() {
+    if (next_ == end_) {
+      next_ = 0;
+      end_ = source_.Read(buffer_.data(), buffer_.size());
+      if (end_ == 0) return -1;
+    }
+    return static_cast<unsigned char>(buffer_[next_]);
+  }
+  int Next() {
+    const int c = Peek();
+    if (c >= 0) ++next_;
+    return c;
+  }
+  int NextNonSpace() {
+    for (;;) {
+      const int c = Next();
+      if (c != ' ' && c != '\t' && c != '\n' && c != '\r') return c;
+    }
+  }
+
+ private:
+  ByteSource& source_;
+  std::string buffer_;
+  size_t next_ = 0;
+  size_t end_ = 0;
+};
+
+bool IsDigit(int c) {
+  return c >= '0' && c <= '9';
+}
+
+// The rest of a string whose opening quote was read.
+bool SkipJsonString(ByteReader& in) {
+  for (;;) {
+    const int c = in.Next();
+    if (c < 0x20) return false;  // the end, or a control byte
+    if (c == '"') return true;
+    if (c != '\\') continue;
+    const int escape = in.Next();
+    if (escape == 'u') {
+      for (int i = 0; i < 4; ++i) {
+        const int h = in.Next();
+        if (!IsDigit(h) && !(h >= 'a' && h <= 'f') && !(h >= 'A' && h <= 'F')) return false;
+      }
+    } else if (escape < 0 || std::string_view("\"\\/bfnrt").find(static_cast<char>(escape)) ==
+                                 std::string_view::npos) {
+      return false;
+    }
+  }
+}
+
+// The rest of a number, string or literal whose first byte `c` was read.
+bool SkipJsonScalar(ByteReader& in, int c) {
+  if (c == '"') return SkipJsonString(in);
+  const auto rest = [&in](std::string_view expected) {
+    for (const char e : expected) {
+      if (in.Next() != e) return false;
+    }
+    return true;
+  };
+  if (c == 't') return rest("rue");
+  if (c == 'f') return rest("alse");
+  if (c == 'n') return rest("ull");
+  if (c == '-') c = in.Next();
+  if (!IsDigit(c)) return false;
+  if (c != '0') {
+    while (IsDigit(in.Peek()))
+      in.Next();
+  }
+  if (in.Peek() == '.') {
+    in.Next();
+    if (!IsDigit(in.Peek())) return false;
+    while (IsDigit(in.Peek()))
+      in.Next();
+  }
+  if (in.Peek() == 'e' || in.Peek() == 'E') {
+    in.Next();
+    if (in.Peek() == '+' || in.Peek() == '-') in.Next();
+    if (!IsDigit(in.Peek())) return false;
+    while (IsDigit(in.Peek()))
+      in.Next();
+  }
+  return true;
+}
+
+// True when `file` holds exactly one complete JSON value (whitespace and a BOM around it), read
+// as a stream; false for content that is no JSON, is cut short, or cannot be read.
+bool HoldsOneJsonValue(const fs::path& file) {
+  try {
+    std::unique_ptr<ByteSource> source = OpenByteSource(file);
+    ByteReader in(*source);
+    if (in.Peek() == 0xEF) {
+      in.Next();
+      if (in.Next() != 0xBB || in.Next() != 0xBF) return false;
+    }
+    std::vector<char> open;  // the containers entered: '{' or '['
+    int c = in.NextNonSpace();
+    for (;;) {
+      // `c` starts a value.
+      bool ended = true;  // the value ended with `c` (a scalar or an empty container)
+      if (c == '{' || c == '[') {
+        const int first = in.NextNonSpace();
+        if (first != (c == '{' ? '}' : ']')) {
+          open.push_back(static_cast<char>(c));
+          ended = false;
+          c = first;
+          if (open.back() == '{') {
+            if (c != '"' || !SkipJsonString(in) || in.NextNonSpace() != ':') return false;
+            c = in.NextNonSpace();
+          }
+        }
+      } else if (!SkipJsonScalar(in, c)) {
+        return false;
+      }
+      if (!ended) continue;
+      // After a value: close containers until one goes on with another value.
+      for (;;) {
+        c = in.NextNonSpace();
+        if (open.empty()) return c < 0;
+        if (c == (open.back() == '{' ? '}' : ']')) {
+          open.pop_back();
+          continue;
+        }
+        if (c != ',') return false;
+        if (open.back() == '{' &&
+            (in.NextNonSpace() != '"' || !SkipJsonString(in) || in.NextNonSpace() != ':')) {
+          return false;
+        }
+        c = in.NextNonSpace();
+        break;
+      }
+    }
+  } catch (const InputError&) {
+    return false;
+  }
+}
+
 struct Identity {
   dev_t device;
   ino_t inode;
@@ -259,9 +400,17 @@ FoundFile TellFoundFile(const fs::path& file, std::string* problem) {
     if (problem != nullptr) *problem = error.what();
     return FoundFile::kUnreadable;
   }
-  // Content that starts like no trace in a file named like one (garbage in r2.json, a .sqlite
-  // that is no SQLite database): a damaged rank, for the reader to say what is wrong with it.
-  if (extension.empty()) return NamedLikeATrace(file) ? FoundFile::kTrace : FoundFile::kNotTrace;
+  // Content that starts like no trace in a file named like one: a complete JSON value that is no
+  // trace (a list of numbers, a string) is left out, as an object without "traceEvents" is;
+  // anything else (garbage or a cut JSON value in r2.json, a .sqlite that is no SQLite database)
+  // is a damaged rank, for the reader to say what is wrong with it.
+  if (extension.empty()) {
+    if (!NamedLikeATrace(file)) return FoundFile::kNotTrace;
+    if (!file.filename().string().ends_with(".sqlite") && HoldsOneJsonValue(file)) {
+      return FoundFile::kJsonNotTrace;
+    }
+    return FoundFile::kTrace;
+  }
   if (extension == ".sqlite") return FoundFile::kTrace;
   return FindTraceEventsKey(file) == TraceEventsKey::kAbsent ? FoundFile::kJsonNotTrace
                                                              : FoundFile::kTrace;

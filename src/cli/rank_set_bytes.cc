@@ -177,7 +177,8 @@ void WriteTally(ByteWriter& out, const CollectiveTally& tally) {
   std::vector<CollectiveTally::Instance> instances = tally.Instances();
   out.U64(instances.size());
   for (const CollectiveTally::Instance& instance : instances) {
-    for (uint32_t value : {instance.step, instance.order, instance.name_id, instance.ranks_present})
+    for (uint32_t value : {instance.step, instance.occurrence, instance.name_id, instance.order,
+                           instance.order_input, instance.ranks_present})
       out.U64(value);
     for (int64_t value : {instance.earliest_arrival_ns, instance.latest_arrival_ns})
       out.I64(value);
@@ -186,13 +187,12 @@ void WriteTally(ByteWriter& out, const CollectiveTally& tally) {
     for (uint32_t input : instance.latest_inputs)
       out.U64(input);
   }
-  std::vector<CollectiveTally::Sequence> sequences = tally.Sequences();
-  out.U64(sequences.size());
-  for (const CollectiveTally::Sequence& sequence : sequences) {
-    out.Bool(sequence.whole_trace);
-    for (uint32_t value : {sequence.step, sequence.input, sequence.count})
+  std::vector<CollectiveTally::NameCount> counts = tally.NameCounts();
+  out.U64(counts.size());
+  for (const CollectiveTally::NameCount& count : counts) {
+    out.Bool(count.whole_trace);
+    for (uint32_t value : {count.step, count.input, count.name_id, count.count})
       out.U64(value);
-    out.U64(sequence.hash);
   }
 }
 
@@ -200,10 +200,10 @@ CollectiveTally ReadTally(ByteReader& in) {
   std::vector<std::string> names(in.Count(8));
   for (std::string& name : names)
     name = in.String();
-  std::vector<CollectiveTally::Instance> instances(in.Count(8 * 8));
+  std::vector<CollectiveTally::Instance> instances(in.Count(10 * 8));
   for (CollectiveTally::Instance& instance : instances) {
-    for (uint32_t* value :
-         {&instance.step, &instance.order, &instance.name_id, &instance.ranks_present})
+    for (uint32_t* value : {&instance.step, &instance.occurrence, &instance.name_id,
+                            &instance.order, &instance.order_input, &instance.ranks_present})
       *value = in.U32();
     for (int64_t* value : {&instance.earliest_arrival_ns, &instance.latest_arrival_ns})
       *value = in.I64();
@@ -212,15 +212,14 @@ CollectiveTally ReadTally(ByteReader& in) {
     for (uint32_t& input : instance.latest_inputs)
       input = in.U32();
   }
-  std::vector<CollectiveTally::Sequence> sequences(in.Count(5 * 8));
-  for (CollectiveTally::Sequence& sequence : sequences) {
-    sequence.whole_trace = in.Bool();
-    for (uint32_t* value : {&sequence.step, &sequence.input, &sequence.count})
+  std::vector<CollectiveTally::NameCount> counts(in.Count(5 * 8));
+  for (CollectiveTally::NameCount& count : counts) {
+    count.whole_trace = in.Bool();
+    for (uint32_t* value : {&count.step, &count.input, &count.name_id, &count.count})
       *value = in.U32();
-    sequence.hash = in.U64();
   }
   try {
-    return CollectiveTally::FromParts(std::move(names), std::move(instances), std::move(sequences));
+    return CollectiveTally::FromParts(std::move(names), std::move(instances), std::move(counts));
   } catch (const std::invalid_argument&) {
     ByteReader::Fail();
   }

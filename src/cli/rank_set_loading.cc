@@ -193,8 +193,9 @@ LoadedRankSet LoadRankSet(const RankSetLoad& load, const OutputOptions& output,
   }
   set.analysis = AnalyseRankSet(std::move(summaries), OutlierRule{}, loaded.collectives,
                                 input_of_summary, inputs.paths.size());
+  // compare's job mode reads two sets: each warning says which side it is about.
   for (const std::string& warning : set.analysis.warnings)
-    Say(output, "warning", warning);
+    Say(output, "warning", load.label.empty() ? warning : load.label + ": " + warning);
   return set;
 }
 

@@ -157,8 +157,8 @@ class MpiRankSetSpread final : public RankSetSpread {
           throw std::runtime_error(
               "ranks: MPI process sent collectives of a trace it was not given");
       }
-      for (const CollectiveTally::Sequence& sequence : share.collectives.Sequences()) {
-        if (!given(sequence.input))
+      for (const CollectiveTally::NameCount& count : share.collectives.NameCounts()) {
+        if (!given(count.input))
           throw std::runtime_error(
               "ranks: MPI process sent collectives of a trace it was not given");
       }

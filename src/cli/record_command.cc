@@ -56,8 +56,9 @@ int RunRecord(const RecordOptions& options) {
       request.output.has_parent_path() ? request.output.parent_path() : fs::path(".");
   recorder::RemoveStaleRecordScratch(
       folder, [](const std::string& line) { fmt::print(stderr, "gpuroof record: {}\n", line); });
-  // SIGTERM and SIGHUP reach the command (its process group unless it runs in the terminal's
-  // foreground job, as Ctrl-C does); the run then stops with nothing kept (see TerminationScope).
+  // SIGTERM and SIGHUP sent to gpuroof alone are forwarded to the command (which stays in our
+  // process group, so Ctrl-C reaches it); the run then stops with nothing kept (see
+  // TerminationScope).
   TerminationScope termination;
   PosixProcessRunner runner;
   recorder::RecordSessionResult result;

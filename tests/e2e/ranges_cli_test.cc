@@ -270,12 +270,39 @@ kernel start=2100us end=2600us name=k corr=2 stream=1
 )");
   const CliResult result = RunGpuroof({"ranges", trace.string()});
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_NE(result.out.find("note: 'step': 1 of 3 instance(s) launched no GPU work; the "
+  EXPECT_NE(result.out.find("note: 'step': 1 of 3 instance(s) had no GPU work; the "
                             "per-instance figures average over all 3 (analyze --units-from: "
                             "over the 2 with work)"),
             std::string::npos)
       << result.out;
   EXPECT_NE(result.out.find("333.333"), std::string::npos) << result.out;
+}
+
+// The same with the first step's work on two devices: analyze counts units per device (2 on
+// device 0, 1 on device 1), so the note gives no single count.
+TEST(RangesCliTest, InstancesWithoutGpuWorkOnSeveralDevicesGiveNoSingleUnitCount) {
+  TempDir dir;
+  const auto trace = Build(dir, "zero2.sqlite", R"(
+gpu 0 "Test GPU"
+gpu 1 "Test GPU"
+nvtx start=0 end=1ms text="step" tid=1
+nvtx start=1ms end=2ms text="step" tid=1
+nvtx start=2ms end=3ms text="step" tid=1
+api start=10us end=15us corr=1 tid=1
+api start=20us end=25us corr=3 tid=1
+api start=2010us end=2015us corr=2 tid=1
+kernel start=100us end=600us name=k corr=1 stream=1 dev=0
+kernel start=100us end=600us name=k corr=3 stream=1 dev=1
+kernel start=2100us end=2600us name=k corr=2 stream=1 dev=0
+)");
+  const CliResult result = RunGpuroof({"ranges", trace.string()});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("note: 'step': 1 of 3 instance(s) had no GPU work; the "
+                            "per-instance figures average over all 3 (analyze --units-from: on "
+                            "each device,"),
+            std::string::npos)
+      << result.out;
+  EXPECT_EQ(result.out.find("with work)"), std::string::npos) << result.out;
 }
 
 // One step [0, 1ms) launching kernel k [100, 300us); kernel "orphan" [400, 600us) runs inside

@@ -145,7 +145,7 @@ TEST(RanksCliTest, WorkOutsideTheStepsAndRanksWithoutStepRangesAreSaid) {
                        "  on 1 rank (rank 1): whole trace (no step ranges)\n"),
            std::string("note: rank 0: 1 op(s) (300.000 us busy) lie outside the steps, not "
                        "counted"),
-           std::string("1 rank with no step ranges left out (whole trace, no step): 1"),
+           std::string("1 rank with no step ranges left out (whole trace, no step): rank 1"),
            std::string("rank 2: compute_busy +33.3 % vs median: compute-bound straggler"),
            std::string("3 collective instances on every rank with step ranges; rank 3 arrives "
                        "last at 1 of them"),
@@ -425,10 +425,36 @@ TEST(RanksCliTest, AFileNamedLikeATraceThatIsNoneIsADamagedRank) {
   }
 }
 
+// A complete JSON value that is no trace (a loss history, a status string) beside the traces is
+// left out and counted, as an object without traceEvents is: no failed rank, --strict and the
+// job-level compare pass. The same list cut short is a damaged rank.
+TEST(RanksCliTest, AJsonValueThatIsNoTraceIsLeftOutAndACutOneIsDamaged) {
+  TempDir dir;
+  WriteKinetoJob(dir / "job");
+  WriteKinetoJob(dir / "base");
+  WriteFile(dir / "job" / "loss_history.json", "[2.31, 2.17, 2.05]\n");
+  WriteFile(dir / "job" / "status.json", "\"done\"\n");
+  WriteFile(dir / "job" / "config.json", R"({"a": 1})");
+  CliResult strict = RunGpuroof({"ranks", (dir / "job").string(), "--strict"});
+  EXPECT_EQ(strict.exit_code, 0) << strict.err;
+  EXPECT_NE(strict.err.find("3 files in the directories are no trace, left out"), std::string::npos)
+      << strict.err;
+  EXPECT_EQ(strict.err.find("not analysed"), std::string::npos) << strict.err;
+  CliResult compare = RunGpuroof({"compare", (dir / "base").string(), (dir / "job").string()});
+  EXPECT_EQ(compare.exit_code, 0) << compare.out << compare.err;
+  const fs::path cut = dir / "job" / "loss_history.json";
+  WriteFile(cut, "[2.31, 2.17, 2.0");
+  CliResult damaged = RunGpuroof({"ranks", (dir / "job").string(), "--strict"});
+  EXPECT_EQ(damaged.exit_code, 1) << damaged.err;
+  EXPECT_NE(damaged.err.find("gpuroof: warning: not analysed: " + cut.string() + ": "),
+            std::string::npos)
+      << damaged.err;
+}
+
 // Kineto dropped rank 3's first all-reduce of step 2 (the others run one at 300 µs before the
 // one at 500): matched by order, its 650 µs all-reduce would meet the others' 300 µs one, a
-// spread of 350 µs that does not exist. Step 2 is not compared, said with the ranks' counts;
-// steps 1 and 3 agree and are compared (spread 0).
+// spread of 350 µs that does not exist. Step 2's all-reduces are not compared, said with the
+// ranks' counts; steps 1 and 3 agree and are compared (spread 0).
 TEST(RanksCliTest, AStepWhoseCollectiveSequencesDifferIsNotCompared) {
   TempDir dir;
   fs::create_directories(dir / "job");
@@ -440,17 +466,17 @@ TEST(RanksCliTest, AStepWhoseCollectiveSequencesDifferIsNotCompared) {
   }
   CliResult text = RunGpuroof({"ranks", (dir / "job").string()});
   ASSERT_EQ(text.exit_code, 0) << text.err;
-  EXPECT_NE(text.out.find("2 collective instances on every rank (2 more in 1 step whose collective "
-                          "sequences differ between ranks, not compared)\n"),
+  EXPECT_NE(text.out.find("2 collective instances on every rank (2 more of 1 collective name "
+                          "whose count in a step differs between ranks, not compared)\n"),
             std::string::npos)
       << text.out;
   EXPECT_EQ(text.out.find("arrives last"), std::string::npos) << text.out;
-  EXPECT_NE(WithoutSpace(text.err).find(
-                WithoutSpace("differ between ranks in 1 step: a rank that issues other "
-                             "collectives than the others has lost or gained records, so "
-                             "the 2 instances of that step are not compared (in no spread "
-                             "and no last-rank count): step 2: rank 3 has 1 collective, "
-                             "the others 2")),
+  EXPECT_NE(WithoutSpace(text.err).find(WithoutSpace(
+                "collective counts differ between ranks for 1 collective name in 1 step: a rank "
+                "that issues more or fewer collectives of a name than the others has lost or "
+                "gained records, so the 2 instances of that name are not compared (in no spread "
+                "and no last-rank count): step 2, ncclDevKernel_AllReduce_Sum_f32_RING_LL: rank 3 "
+                "has 1, the others 2")),
             std::string::npos)
       << text.err;
   CliResult json = RunGpuroof({"ranks", (dir / "job").string(), "--format", "json"});
@@ -458,6 +484,13 @@ TEST(RanksCliTest, AStepWhoseCollectiveSequencesDifferIsNotCompared) {
   EXPECT_NE(WithoutSpace(json.out).find(R"("matched":2,"partial":1,"unaligned":1,)"),
             std::string::npos)
       << json.out;
+  // The job-level compare says which side the warning is about.
+  WriteKinetoJob(dir / "base");
+  CliResult compare = RunGpuroof({"compare", (dir / "base").string(), (dir / "job").string()});
+  EXPECT_NE(compare.err.find("gpuroof: warning: --current " + (dir / "job").string() +
+                             ": collective counts differ between ranks"),
+            std::string::npos)
+      << compare.err;
 }
 
 // Rank 1's step ranges are 1300 us long: its last step, [3000, 4300) us, ends 600 us after its
@@ -473,8 +506,8 @@ TEST(RanksCliTest, AStepEndingPastTheLastRecordIsNoted) {
   CliResult json = RunGpuroof({"ranks", (dir / "job").string(), "--format", "json"});
   ASSERT_EQ(json.exit_code, 0) << json.err;
   EXPECT_NE(json.out.find("rank 1: step 3 ends 600.000 us after the trace's last record (GPU op "
-                          "or launch call): its length and the means per step include time no "
-                          "record covers"),
+                          "or launch call): its length and the means per step include time "
+                          "with no GPU op or launch call"),
             std::string::npos)
       << json.out;
   CliResult csv = RunGpuroof({"ranks", (dir / "job").string(), "--format", "csv"});

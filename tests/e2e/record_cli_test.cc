@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -257,18 +258,19 @@ fs::path WriteScript(const fs::path& path, const std::string& text) {
   return path;
 }
 
-// SIGTERM to gpuroof (here from the command itself, as `kill PID` or `timeout` would send it):
-// it reaches the command's process group (its background `sleep` too), gpuroof waits for it,
-// removes its scratch folder, says so in one line and exits 143; the existing output is kept.
+// SIGTERM to gpuroof alone (here from the command itself, as `kill PID` would send it): it is
+// forwarded to the command (which stays in gpuroof's process group, so only the command itself
+// gets it: its background `sleep` does not), gpuroof waits for it, removes its scratch folder,
+// says so in one line and exits 143; the existing output is kept.
 TEST_F(RecordCliTest, SigtermStopsTheCommandAndLeavesNothingBehind) {
   UseFakeGpu();
   const fs::path output = dir_ / "t.sqlite";
   WriteFile(output, "previous trace");
   const fs::path sleep_pid = dir_ / "sleep.pid";
-  const fs::path script =
-      WriteScript(dir_ / "app.sh", fmt::format("{} 0 trace >/dev/null\nsleep 300 &\necho $! > {}\n"
-                                               "kill -TERM $PPID\nwait\n",
-                                               GPUROOF_FAKE_APP, sleep_pid.string()));
+  const fs::path script = WriteScript(
+      dir_ / "app.sh", fmt::format("{} 0 trace >/dev/null\nsleep 300 &\necho $! $$ > {}\n"
+                                   "kill -TERM $PPID\nwait\n",
+                                   GPUROOF_FAKE_APP, sleep_pid.string()));
   const auto started = std::chrono::steady_clock::now();
   CliResult r = RunGpuroof({"record", "-o", output.string(), "--", script.string()});
   EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(60));
@@ -280,20 +282,44 @@ TEST_F(RecordCliTest, SigtermStopsTheCommandAndLeavesNothingBehind) {
   EXPECT_EQ(ReadFile(output), "previous trace");
   EXPECT_EQ(Listing(dir_.path()), (std::vector<std::string>{"app.sh", "sleep.pid", "t.sqlite"}));
   ASSERT_TRUE(fs::exists(sleep_pid));
-  const pid_t sleeper = std::stoi(ReadFile(sleep_pid));
-  EXPECT_TRUE(Ended(sleeper));
-  if (!Ended(sleeper)) kill(sleeper, SIGKILL);  // not to outlive the test
+  std::istringstream pids(ReadFile(sleep_pid));
+  pid_t sleeper = 0;
+  pid_t command = 0;
+  pids >> sleeper >> command;
+  EXPECT_TRUE(Ended(command));
+  kill(sleeper, SIGKILL);  // not to outlive the test
 }
 
-// A command that ignores SIGTERM: gpuroof says it waits, kills the command's group after the grace
-// period and still reports SIGTERM.
+// Ctrl-C, or any signal to gpuroof's process group (`timeout -s INT`, `kill -INT -PGID`), reaches
+// the command whatever stdin is (the runner gives /dev/null): it stays in gpuroof's group. The
+// command dies of SIGINT, the trace it wrote is kept and record exits with its code, 130.
+TEST_F(RecordCliTest, SigintToGpuroofsGroupStopsTheCommandWhateverStdinIs) {
+  UseFakeGpu();
+  const fs::path output = dir_ / "i.sqlite";
+  const fs::path script = WriteScript(
+      dir_ / "app.sh",
+      fmt::format("{} 0 trace >/dev/null\nkill -INT -$(cut -d' ' -f5 /proc/$PPID/stat)\n"
+                  "sleep 30\n",
+                  GPUROOF_FAKE_APP));
+  const auto started = std::chrono::steady_clock::now();
+  // setsid: gpuroof leads a process group of its own, not the test's.
+  CliResult r = RunProgram(
+      {"setsid", "--wait", GPUROOF_BINARY, "record", "-o", output.string(), "--", script.string()});
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(20)) << r.err;
+  EXPECT_EQ(r.exit_code, 128 + SIGINT) << r.err;
+  EXPECT_TRUE(fs::exists(output)) << r.err;
+  EXPECT_EQ(r.err.find("interrupted"), std::string::npos) << r.err;
+}
+
+// A command that ignores SIGTERM: gpuroof says it waits, kills the command (exec: the command is
+// `sleep` itself; it shares gpuroof's group) after the grace period and still reports SIGTERM.
 TEST_F(RecordCliTest, ACommandThatIgnoresSigtermIsKilledAfterTheGracePeriod) {
   UseFakeGpu();
   env_.Set(kTerminationGraceEnv, "1");
   const fs::path output = dir_ / "t.sqlite";
   const fs::path script = WriteScript(
       dir_ / "app.sh", fmt::format("trap '' TERM\n{} 0 trace >/dev/null\nkill -TERM $PPID\n"
-                                   "sleep 300\n",
+                                   "exec sleep 300\n",
                                    GPUROOF_FAKE_APP));
   const auto started = std::chrono::steady_clock::now();
   CliResult r = RunGpuroof({"record", "-o", output.string(), "--", script.string()});
@@ -302,8 +328,7 @@ TEST_F(RecordCliTest, ACommandThatIgnoresSigtermIsKilledAfterTheGracePeriod) {
   EXPECT_NE(r.err.find("gpuroof: signal 15 (Terminated): waiting for " + script.string()),
             std::string::npos)
       << r.err;
-  EXPECT_NE(r.err.find(" did not exit 1 s after signal 15 (Terminated): killed it and its "
-                       "process group\n"),
+  EXPECT_NE(r.err.find(" did not exit 1 s after signal 15 (Terminated): killed it\n"),
             std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find("gpuroof: error: record: interrupted by signal 15 (Terminated)"),
@@ -314,7 +339,8 @@ TEST_F(RecordCliTest, ACommandThatIgnoresSigtermIsKilledAfterTheGracePeriod) {
 
 // A record killed outright (SIGKILL) leaves its scratch folder; the next record in the folder
 // removes it, and any other left by a gone process of this machine, with a note. A live run's,
-// another machine's and a folder holding anything but the recorder's files are kept.
+// another machine's, a pid-only name (it may be another machine's), an empty folder, a folder
+// holding anything but the recorder's files and a symbolic link are kept.
 TEST_F(RecordCliTest, ScratchFoldersOfKilledRecordsAreRemoved) {
   UseFakeGpu();
   pid_t gone = fork();
@@ -326,11 +352,10 @@ TEST_F(RecordCliTest, ScratchFoldersOfKilledRecordsAreRemoved) {
   const std::string host = own.substr(own.find('-'));
   const std::string other_host = host == "-00000000" ? "-00000001" : "-00000000";
   const std::string dead = std::to_string(gone);
-  const std::vector<std::string> removed = {".a.sqlite.record-" + dead + host,
-                                            ".b.sqlite.record-" + dead};  // an earlier version's
+  const std::vector<std::string> removed = {".a.sqlite.record-" + dead + host};
   const std::vector<std::string> kept = {".c.sqlite.record-" + std::to_string(getpid()) + host,
                                          ".d.sqlite.record-" + dead + other_host,
-                                         ".e.record-" + dead + host};
+                                         ".e.record-" + dead + host, ".b.sqlite.record-" + dead};
   for (const std::string& name : removed) {
     fs::create_directory(dir_ / name);
     WriteFile(dir_ / name / (dead + ".sqlite"), "x");
@@ -341,6 +366,13 @@ TEST_F(RecordCliTest, ScratchFoldersOfKilledRecordsAreRemoved) {
     WriteFile(dir_ / name / (dead + ".sqlite.tmp"), "x");
   }
   WriteFile(dir_ / (".e.record-" + dead + host) / "notes.txt", "mine");
+  const fs::path empty = dir_ / (".f.sqlite.record-" + dead + host);
+  fs::create_directory(empty);
+  const fs::path target = dir_ / "target";
+  fs::create_directory(target);
+  WriteFile(target / (dead + ".sqlite"), "x");
+  const fs::path link = dir_ / (".g.sqlite.record-" + dead + host);
+  fs::create_directory_symlink(target, link);
   const fs::path output = dir_ / "t.sqlite";
   CliResult r = RunGpuroof({"record", "-o", output.string(), "--", GPUROOF_FAKE_APP, "0", "trace"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -353,6 +385,10 @@ TEST_F(RecordCliTest, ScratchFoldersOfKilledRecordsAreRemoved) {
   }
   for (const std::string& name : kept)
     EXPECT_TRUE(fs::exists(dir_ / name)) << name;
+  EXPECT_TRUE(fs::exists(empty));
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_TRUE(fs::exists(target / (dead + ".sqlite")));
+  EXPECT_EQ(r.err.find("note: removed"), r.err.rfind("note: removed")) << r.err;  // one note
   EXPECT_TRUE(fs::is_regular_file(output));
 }
 

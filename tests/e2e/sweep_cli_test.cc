@@ -342,6 +342,37 @@ TEST_F(SweepCli, AProgramThatDoesNotExistIsRefusedWithItsLine) {
       << r.err;
 }
 
+// A bare argv[0] is looked up on the PATH that will start it: gpuroof's own for profiler
+// "command" (posix_spawnp searches the parent's PATH), not the sweep file's env PATH.
+TEST_F(SweepCli, ABareProgramIsLookedUpOnThePathThatStartsIt) {
+  std::filesystem::create_directories(dir.path() / "pbin");
+  std::filesystem::copy_file(workload, dir.path() / "pbin" / "gpuroof-pbin-wl.sh");
+  std::filesystem::copy_file(workload, dir.path() / "bin" / "gpuroof-bin-wl.sh");
+  const std::string program = "\"" + workload.string() + "\"";
+  auto write = [&](const std::string& name, const std::string& path) {
+    std::filesystem::path spec = WriteSpec();
+    std::string text = ReadFile(spec);
+    text.replace(text.find(program), program.size(), "\"" + name + "\"");
+    text.replace(text.find("env = { "), 8, "env = { PATH = \"" + path + "\", ");
+    WriteFile(spec, text);
+    return spec;
+  };
+  // Only on the sweep file's PATH: the runner could not start it, so it is refused.
+  std::filesystem::path spec =
+      write("gpuroof-pbin-wl.sh", (dir.path() / "pbin").string() + ":/usr/bin:/bin");
+  CliResult r = RunGpuroof({"sweep", spec.string(), "--results", Results().string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "gpuroof: error: " + spec.string() +
+                       ":2: argv[0] gpuroof-pbin-wl.sh is no executable file on PATH (gpuroof's "
+                       "own PATH, which starts it)\n");
+  EXPECT_FALSE(std::filesystem::exists(Results()));
+  // Only on gpuroof's PATH, with a sweep file PATH that lacks it: started, and it runs.
+  spec = write("gpuroof-bin-wl.sh", "/usr/bin:/bin");
+  r = RunGpuroof({"sweep", spec.string(), "--results", Results().string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("argv[0]"), std::string::npos) << r.err;
+}
+
 TEST_F(SweepCli, BundledExampleDryRunsWithoutItsBuild) {
   const std::string example = (SourceDir() / "examples" / "sweeps" / "clusterfinder.toml").string();
   CliResult r = RunGpuroof({"sweep", example, "--results", Results().string(), "--dry-run"});
@@ -429,12 +460,14 @@ TEST_F(SweepCli, ASecondSignalKillsTheCommandAndTheFirstIsReported) {
   EXPECT_EQ(r.exit_code, 128 + SIGTERM) << r.err;
   EXPECT_NE(r.err.find("gpuroof: signal 15 (Terminated): waiting for /bin/sh"), std::string::npos)
       << r.err;
-  EXPECT_NE(r.err.find("gpuroof: a second signal came: killed /bin/sh (pid "), std::string::npos)
+  EXPECT_NE(
+      r.err.find("gpuroof: a second signal came (signal 2 (Interrupt)): killed /bin/sh (pid "),
+      std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find("gpuroof: interrupted by signal 15 (Terminated): stopped"),
             std::string::npos)
       << r.err;
-  EXPECT_EQ(r.err.find("signal 2"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("interrupted by signal 2"), std::string::npos) << r.err;
 }
 
 // The results folder is relative to where gpuroof runs, not to the command's workdir.

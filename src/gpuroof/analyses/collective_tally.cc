@@ -11,12 +11,17 @@
 namespace gpuroof {
 
 void CollectiveTally::Fold(Instance instance) {
-  auto key = std::make_tuple(instance.whole_trace, instance.step, instance.order, instance.name_id);
+  auto key =
+      std::make_tuple(instance.whole_trace, instance.step, instance.name_id, instance.occurrence);
   // try_emplace moves from `instance` only when it inserts.
   auto [it, inserted] = instances_.try_emplace(key, std::move(instance));
   if (inserted) return;
   Instance& held = it->second;
   held.ranks_present += instance.ranks_present;
+  if (instance.order_input < held.order_input) {
+    held.order = instance.order;
+    held.order_input = instance.order_input;
+  }
   held.earliest_arrival_ns = std::min(held.earliest_arrival_ns, instance.earliest_arrival_ns);
   if (instance.latest_arrival_ns > held.latest_arrival_ns) {
     held.latest_arrival_ns = instance.latest_arrival_ns;
@@ -27,47 +32,33 @@ void CollectiveTally::Fold(Instance instance) {
   }
 }
 
-namespace {
-
-// FNV-1a over the names of a step's collectives in order (each name ended by a 0 byte): the same
-// on every process, unlike name ids.
-constexpr uint64_t kEmptySequenceHash = 14695981039346656037ull;
-uint64_t HashName(uint64_t hash, std::string_view name) {
-  for (char c : name) {
-    hash ^= static_cast<unsigned char>(c);
-    hash *= 1099511628211ull;
-  }
-  return hash * 1099511628211ull;  // the 0 byte: hash ^= 0, then the multiplication
-}
-
-}  // namespace
-
 void CollectiveTally::Add(uint32_t input, const RankSummary& rank) {
   std::vector<uint32_t> name_ids;
   for (const std::string& name : rank.collective_names)
     name_ids.push_back(CollectiveNameId(names_, name));
-  // The rank's sequence of collectives per step: (step, order, arrival index), in order.
+  // The rank's collectives per step in start order: (step, order, arrival index). The k-th of a
+  // name in a step is its occurrence k.
   std::vector<std::tuple<uint32_t, uint32_t, size_t>> in_order;
   in_order.reserve(rank.collectives.size());
   for (size_t i = 0; i < rank.collectives.size(); ++i)
     in_order.emplace_back(rank.collectives[i].step, rank.collectives[i].order, i);
   std::sort(in_order.begin(), in_order.end());
   for (const auto& [step, order, i] : in_order) {
-    auto [it, inserted] = sequences_.try_emplace(std::make_tuple(rank.whole_trace, step, input), 0u,
-                                                 kEmptySequenceHash);
-    (void)inserted;
-    ++it->second.first;
-    it->second.second = HashName(it->second.second, rank.CollectiveName(rank.collectives[i]));
-  }
-  for (const CollectiveArrival& arrival : rank.collectives) {
-    Fold({arrival.step,
-          arrival.order,
-          name_ids.at(arrival.name_id),
-          1,
-          arrival.arrival_ns,
-          arrival.arrival_ns,
-          {input},
-          rank.whole_trace});
+    const CollectiveArrival& arrival = rank.collectives[i];
+    const uint32_t name_id = name_ids.at(arrival.name_id);
+    uint32_t& count = counts_[std::make_tuple(rank.whole_trace, step, name_id, input)];
+    Instance instance;
+    instance.step = step;
+    instance.occurrence = count++;
+    instance.name_id = name_id;
+    instance.order = order;
+    instance.order_input = input;
+    instance.ranks_present = 1;
+    instance.earliest_arrival_ns = arrival.arrival_ns;
+    instance.latest_arrival_ns = arrival.arrival_ns;
+    instance.latest_inputs = {input};
+    instance.whole_trace = rank.whole_trace;
+    Fold(std::move(instance));
   }
 }
 
@@ -80,7 +71,10 @@ void CollectiveTally::Merge(const CollectiveTally& other) {
     renamed.name_id = name_ids[instance.name_id];
     Fold(std::move(renamed));
   }
-  sequences_.insert(other.sequences_.begin(), other.sequences_.end());
+  for (const auto& [key, count] : other.counts_) {
+    const auto& [whole_trace, step, name_id, input] = key;
+    counts_.emplace(std::make_tuple(whole_trace, step, name_ids[name_id], input), count);
+  }
 }
 
 SkewSummary CollectiveTally::Match(const std::vector<size_t>& position_of_input,
@@ -99,43 +93,40 @@ SkewSummary CollectiveTally::MatchWhere(const std::vector<size_t>& position_of_i
   const size_t ranks = compared.size();
   const auto compared_count =
       static_cast<size_t>(std::count(compared.begin(), compared.end(), true));
-  // Each step's sequence per rank compared ((0, empty) for a rank with no collective there); a
-  // step where they are not all the same is not aligned.
-  using Signature = std::pair<uint32_t, uint64_t>;
-  std::map<std::pair<bool, uint32_t>, std::vector<Signature>> by_step;
+  // Each (step, name)'s count per rank compared (0 for a rank with none there); the instances of
+  // a (step, name) whose counts are not all the same cannot be paired.
+  std::map<std::tuple<bool, uint32_t, uint32_t>, std::vector<size_t>> by_name;
   std::vector<size_t> collectives_per_rank(ranks, 0);
-  for (const auto& [key, signature] : sequences_) {
-    const auto& [whole_trace, step, input] = key;
+  for (const auto& [key, count] : counts_) {
+    const auto& [whole_trace, step, name_id, input] = key;
     if (step_ranges_only && whole_trace) continue;
     const size_t position = position_of_input.at(input);
     if (position >= ranks || !compared[position]) continue;
-    collectives_per_rank[position] += signature.first;
-    auto [it, inserted] = by_step.try_emplace(std::make_pair(whole_trace, step));
-    if (inserted) it->second.assign(ranks, Signature{0, kEmptySequenceHash});
-    it->second[position] = signature;
+    collectives_per_rank[position] += count;
+    auto [it, inserted] = by_name.try_emplace(std::make_tuple(whole_trace, step, name_id));
+    if (inserted) it->second.assign(ranks, 0);
+    it->second[position] = count;
   }
-  std::map<std::pair<bool, uint32_t>, DifferingStep> differing;
-  for (const auto& [step_key, signatures] : by_step) {
-    std::map<Signature, size_t> counts;
+  std::map<std::tuple<bool, uint32_t, uint32_t>, DifferingStep> differing;
+  for (const auto& [name_key, per_rank] : by_name) {
+    std::map<size_t, size_t> ranks_with;  // count -> ranks compared with it
     for (size_t r = 0; r < ranks; ++r) {
-      if (compared[r]) ++counts[signatures[r]];
+      if (compared[r]) ++ranks_with[per_rank[r]];
     }
-    if (counts.size() < 2) continue;
-    // The commonest sequence; on a tie the longer (Kineto drops records, it adds none).
-    auto common = counts.begin();
-    for (auto it = counts.begin(); it != counts.end(); ++it) {
-      if (it->second > common->second ||
-          (it->second == common->second && it->first.first > common->first.first))
-        common = it;
+    if (ranks_with.size() < 2) continue;
+    // The commonest count; on a tie the larger (Kineto drops records, it adds none).
+    auto common = ranks_with.begin();
+    for (auto it = ranks_with.begin(); it != ranks_with.end(); ++it) {
+      if (it->second >= common->second) common = it;
     }
     DifferingStep step;
-    step.step = step_key.second;
-    step.common_count = common->first.first;
+    step.step = std::get<1>(name_key);
+    step.name = names_[std::get<2>(name_key)];
+    step.common_count = common->first;
     for (size_t r = 0; r < ranks; ++r) {
-      if (compared[r] && signatures[r] != common->first)
-        step.differing.emplace_back(r, signatures[r].first);
+      if (compared[r] && per_rank[r] != common->first) step.differing.emplace_back(r, per_rank[r]);
     }
-    differing.emplace(step_key, std::move(step));
+    differing.emplace(name_key, std::move(step));
   }
   // In (step, order, name) order, as ranks would list them; then largest spread first.
   std::vector<const Instance*> ordered;
@@ -145,16 +136,15 @@ SkewSummary CollectiveTally::MatchWhere(const std::vector<size_t>& position_of_i
     ordered.push_back(&instance);
   }
   std::sort(ordered.begin(), ordered.end(), [&](const Instance* a, const Instance* b) {
-    return std::tie(a->whole_trace, a->step, a->order, names_[a->name_id]) <
-           std::tie(b->whole_trace, b->step, b->order, names_[b->name_id]);
+    return std::tie(a->whole_trace, a->step, a->order, names_[a->name_id], a->occurrence) <
+           std::tie(b->whole_trace, b->step, b->order, names_[b->name_id], b->occurrence);
   });
   SkewSummary skew;
   skew.times_last.assign(ranks, 0);
   skew.collectives_per_rank = std::move(collectives_per_rank);
   for (const Instance* instance : ordered) {
-    auto unaligned = differing.find(std::make_pair(instance->whole_trace, instance->step));
-    if (unaligned != differing.end()) {
-      ++unaligned->second.instances;
+    if (differing.contains(
+            std::make_tuple(instance->whole_trace, instance->step, instance->name_id))) {
       ++(instance->ranks_present == compared_count ? skew.unaligned_instances
                                                    : skew.partial_instances);
       continue;
@@ -191,19 +181,19 @@ std::vector<CollectiveTally::Instance> CollectiveTally::Instances() const {
   return instances;
 }
 
-std::vector<CollectiveTally::Sequence> CollectiveTally::Sequences() const {
-  std::vector<Sequence> sequences;
-  sequences.reserve(sequences_.size());
-  for (const auto& [key, signature] : sequences_) {
-    const auto& [whole_trace, step, input] = key;
-    sequences.push_back({whole_trace, step, input, signature.first, signature.second});
+std::vector<CollectiveTally::NameCount> CollectiveTally::NameCounts() const {
+  std::vector<NameCount> counts;
+  counts.reserve(counts_.size());
+  for (const auto& [key, count] : counts_) {
+    const auto& [whole_trace, step, name_id, input] = key;
+    counts.push_back({whole_trace, step, input, name_id, count});
   }
-  return sequences;
+  return counts;
 }
 
 CollectiveTally CollectiveTally::FromParts(std::vector<std::string> names,
                                            std::vector<Instance> instances,
-                                           std::vector<Sequence> sequences) {
+                                           std::vector<NameCount> counts) {
   CollectiveTally tally;
   for (size_t i = 0; i < names.size(); ++i) {
     if (std::find(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(i), names[i]) !=
@@ -217,15 +207,18 @@ CollectiveTally CollectiveTally::FromParts(std::vector<std::string> names,
       throw std::invalid_argument("collective tally: an instance without a name or a rank");
     }
     auto key =
-        std::make_tuple(instance.whole_trace, instance.step, instance.order, instance.name_id);
+        std::make_tuple(instance.whole_trace, instance.step, instance.name_id, instance.occurrence);
     if (!tally.instances_.try_emplace(key, std::move(instance)).second) {
       throw std::invalid_argument("collective tally: an instance twice");
     }
   }
-  for (const Sequence& sequence : sequences) {
-    auto key = std::make_tuple(sequence.whole_trace, sequence.step, sequence.input);
-    if (!tally.sequences_.try_emplace(key, sequence.count, sequence.hash).second) {
-      throw std::invalid_argument("collective tally: a step's sequence twice");
+  for (const NameCount& count : counts) {
+    if (count.name_id >= tally.names_.size()) {
+      throw std::invalid_argument("collective tally: a count without a name");
+    }
+    auto key = std::make_tuple(count.whole_trace, count.step, count.name_id, count.input);
+    if (!tally.counts_.try_emplace(key, count.count).second) {
+      throw std::invalid_argument("collective tally: a step's count of a name twice");
     }
   }
   return tally;

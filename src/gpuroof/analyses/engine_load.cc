@@ -1,6 +1,7 @@
 #include "gpuroof/analyses/engine_load.h"
 
 #include <algorithm>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <set>

@@ -166,52 +166,56 @@ std::string StepNumbersWarning(const std::vector<RankSummary>& ranks,
       one ? "is" : "are", NumberSpan(reference), list, one ? "its" : "their");
 }
 
-// Steps whose collective sequences differ between ranks (SkewSummary::differing_steps): their
-// instances are not compared, said with the counts and, for the first 4 steps, the ranks that
-// differ from the commonest sequence (4 per step, then counted). "" when every step agrees.
+// Collective names whose count in a step differs between ranks (SkewSummary::differing_steps):
+// their instances there are not compared, said with the counts and, for the first 4 (step, name)s,
+// the ranks that differ from the commonest count (4 each, then counted). "" when all agree.
 std::string DifferingStepsWarning(const RankSetAnalysis& analysis) {
   const SkewSummary& skew = analysis.skew;
   if (skew.differing_steps.empty()) return "";
-  const size_t steps = skew.differing_steps.size();
+  const size_t pairs = skew.differing_steps.size();
+  std::set<size_t> step_set;
+  for (const DifferingStep& step : skew.differing_steps)
+    step_set.insert(step.step);
+  const size_t steps = step_set.size();
   const size_t instances = skew.unaligned_instances + skew.partial_instances;
-  std::string text = fmt::format(
-      "collective sequences (count, names in order) differ between ranks in {} step{}: a rank "
-      "that issues other collectives than the others has lost or gained records, so the {} "
-      "instance{} of {} step{} {} not compared (in no spread and no last-rank count):",
-      steps, steps == 1 ? "" : "s", instances, instances == 1 ? "" : "s",
-      steps == 1 ? "that" : "those", steps == 1 ? "" : "s", instances == 1 ? "is" : "are");
-  constexpr size_t kStepsShown = 4;
-  constexpr size_t kRanksShown = 4;
+  // Ranks compared with no step ranges at all: their one step is the whole trace.
   const bool whole_traces = analysis.whole_trace_left_out.empty() &&
                             std::all_of(analysis.ranks.begin(), analysis.ranks.end(),
                                         [](const RankSummary& rank) { return rank.whole_trace; });
-  for (size_t k = 0; k < steps && k < kStepsShown; ++k) {
+  std::string text = fmt::format(
+      "collective counts differ between ranks for {} collective name{} {}: a rank that issues "
+      "more or fewer collectives of a name than the others has lost or gained records, so the "
+      "{} instance{} of {} {} not compared (in no spread and no last-rank count):",
+      pairs, pairs == 1 ? "" : "s",
+      whole_traces ? std::string("in the whole trace (no step ranges)")
+                   : fmt::format("in {} step{}", steps, steps == 1 ? "" : "s"),
+      instances, instances == 1 ? "" : "s", pairs == 1 ? "that name" : "those names",
+      instances == 1 ? "is" : "are");
+  constexpr size_t kPairsShown = 4;
+  constexpr size_t kRanksShown = 4;
+  for (size_t k = 0; k < pairs && k < kPairsShown; ++k) {
     const DifferingStep& step = skew.differing_steps[k];
-    // Ranks compared with no step ranges at all: their one step is the whole trace.
-    text += whole_traces ? fmt::format(" the whole trace (no step ranges):")
-                         : fmt::format("{} step {}:", k == 0 ? "" : ";", step.step + 1);
+    text += whole_traces
+                ? fmt::format("{} {}:", k == 0 ? "" : ";", step.name)
+                : fmt::format("{} step {}, {}:", k == 0 ? "" : ";", step.step + 1, step.name);
     for (size_t d = 0; d < step.differing.size() && d < kRanksShown; ++d) {
       const auto& [r, count] = step.differing[d];
-      text += fmt::format("{} {} has {} collective{}{}", d == 0 ? "" : ",",
-                          RankLabel(analysis.ranks, analysis.ids, r), count, count == 1 ? "" : "s",
-                          count == step.common_count ? " (other names or order)" : "");
+      text += fmt::format("{} {} has {}", d == 0 ? "" : ",",
+                          RankLabel(analysis.ranks, analysis.ids, r), count);
     }
     if (step.differing.size() > kRanksShown) {
       text += fmt::format(" and {} more ranks", step.differing.size() - kRanksShown);
     }
     text += fmt::format(", the others {}", step.common_count);
   }
-  if (steps > kStepsShown) {
-    text += fmt::format("; and {} more step{}", steps - kStepsShown,
-                        steps - kStepsShown == 1 ? "" : "s");
-  }
+  if (pairs > kPairsShown) text += fmt::format("; and {} more", pairs - kPairsShown);
   return text;
 }
 
 // Steps that end more than 1 % of their length past the rank's last record (RankSummary::
-// last_record_ns): their length, and the means per step, hold time no record covers (a step range
-// stretched to where the capture stopped). Said per rank (the first 8, then counted), with the
-// step that reaches furthest; the figures stay as defined.
+// last_record_ns): their length, and the means per step, hold time with no GPU op or launch call (a
+// step range stretched to where the capture stopped). Said per rank (the first 8, then counted),
+// with the step that reaches furthest; the figures stay as defined.
 std::vector<std::string> StepsPastTheEndNotes(const std::vector<RankSummary>& ranks,
                                               const std::vector<int64_t>& ids) {
   constexpr double kShare = 0.01;
@@ -243,7 +247,7 @@ std::vector<std::string> StepsPastTheEndNotes(const std::vector<RankSummary>& ra
     }
     notes.push_back(fmt::format(
         "{}: step {} ends {} after the trace's last record (GPU op or launch call){}: its length "
-        "and the means per step include time no record covers",
+        "and the means per step include time with no GPU op or launch call",
         RankLabel(ranks, ids, r), furthest + 1, FormatDurationNs(furthest_ns),
         past == 1 ? "" : fmt::format(", {} steps end past it", past)));
   }
@@ -542,15 +546,13 @@ RankSetAnalysis AnalyseRankSet(std::vector<RankSummary> ranks, const OutlierRule
   std::vector<bool> compared(analysis.ranks.size(), true);
   const bool any_steps = std::any_of(analysis.ranks.begin(), analysis.ranks.end(),
                                      [](const RankSummary& rank) { return !rank.whole_trace; });
-  std::vector<int64_t> left_out_ids;
   for (size_t r = 0; r < analysis.ranks.size() && any_steps; ++r) {
     if (!analysis.ranks[r].whole_trace) continue;
     compared[r] = false;
     analysis.whole_trace_left_out.push_back(r);
-    left_out_ids.push_back(analysis.ids[r]);
   }
-  if (!left_out_ids.empty()) {
-    const size_t n = left_out_ids.size();
+  if (!analysis.whole_trace_left_out.empty()) {
+    const size_t n = analysis.whole_trace_left_out.size();
     const bool one = n == 1;
     analysis.warnings.push_back(fmt::format(
         "{} of {} ranks ha{} no step ranges while the others have: {} whole trace is not a step, "

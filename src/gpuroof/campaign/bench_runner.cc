@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <fstream>
+#include <sstream>
 
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include "gpuroof/campaign/env_stamp_file.h"
 #include "gpuroof/campaign/guards.h"
 #include "gpuroof/campaign/manifest.h"
 #include "gpuroof/campaign/profiler.h"
@@ -66,6 +69,41 @@ std::string Join(const std::vector<std::string>& parts) {
   for (const std::string& part : parts)
     out += (out.empty() ? "" : " | ") + part;
   return out;
+}
+
+// "Fake GPU + Fake GPU, driver 555.42" for a stamp's GPUs.
+std::string GpusText(const GpuStatus& gpus) {
+  std::vector<std::string> names;
+  for (const GpuInfo& gpu : gpus.gpus)
+    names.push_back(gpu.name);
+  return fmt::format("{}, driver {}", fmt::join(names, " + "),
+                     gpus.driver.empty() ? "?" : gpus.driver);
+}
+
+// When the results folder's env.json (the session of its probes rows, same build) names other
+// GPUs or another driver than this bench's: the warning, naming both; "" otherwise or unknown.
+std::string OtherGpusOfTheRoofline(const std::filesystem::path& results, const EnvStamp& env) {
+  const std::filesystem::path path = results / "env.json";
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec) || env.gpus.gpus.empty()) return "";
+  EnvStamp probe;
+  try {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    probe = ParseEnvJson(text.str(), path.string());
+  } catch (const std::exception&) {
+    return "";
+  }
+  if (probe.build != env.build || probe.gpus.gpus.empty()) return "";
+  const std::string theirs = GpusText(probe.gpus);
+  const std::string ours = GpusText(env.gpus);
+  if (theirs == ours) return "";
+  return fmt::format(
+      "the roofline was taken on {} (env.json, {}), this bench runs on {}: the roofline may not "
+      "bound this GPU's rate, so % of roofline and the peak are not quotable (run gpuroof sweep "
+      "on this GPU)",
+      theirs, probe.timestamp, ours);
 }
 
 // The labels of a ladder.csv's rows, in its order, joined by ";".
@@ -183,14 +221,15 @@ RooflineMatch FindRoofline(const CsvTable& probes, const std::string& key, const
         unreadable, key));
   }
   if (match.units_per_s && !other_git_revs.empty()) {
-    match.quotable = false;
+    // The build identity rule decides what "the same build" is (as --resume and the sweep's
+    // quotable do): another git revision is said, and quotable is left to the rule.
     std::vector<std::string> shown;
     for (const std::string& rev : other_git_revs)
       shown.push_back(rev.empty() ? "none (not in git)" : rev);
     match.warnings.push_back(fmt::format(
-        "the roofline's probes row was made at git revision {}, this bench at {}: the source "
-        "trees differ (another commit or uncommitted edits), so % of roofline and the peak are "
-        "not quotable",
+        "the roofline's probes row was made at git revision {}, this bench at {}; the identity "
+        "rule says the builds are the same: if the change touched what is built, fix the rule "
+        "or run gpuroof sweep again",
         fmt::join(shown, " | "), run->git_rev.empty() ? "none (not in git)" : run->git_rev));
   }
   if (!match.units_per_s && !other_units.empty()) {
@@ -297,6 +336,7 @@ BenchOutcome RunBench(const CampaignSession& session, const BenchOptions& option
   // A command that writes a trace (profiler "command") gets a scratch path, removed after each rep.
   const std::filesystem::path scratch =
       session.results / fmt::format(".bench-scratch-{}.sqlite", ProcessTag());
+  const std::string other_gpus = OtherGpusOfTheRoofline(session.results, session.env);
   Progress progress(system, session.plan.runs.size());
   for (size_t i = 0; i < session.plan.runs.size(); ++i) {
     ThrowIfTerminated();
@@ -313,7 +353,10 @@ BenchOutcome RunBench(const CampaignSession& session, const BenchOptions& option
     std::vector<std::string> warnings = session.warnings;
     std::string short_run = CheckMinimumUnits(run.units, spec.min_units, spec.unit_name);
     if (!short_run.empty()) warnings.push_back(short_run);
-    row.quotable = session.quotable && short_run.empty();
+    // As the sweep's rows: a build that cannot be tied to one source tree is not quotable, with or
+    // without a roofline to join (the join says so itself when there is one).
+    const std::string unidentified = BuildNotIdentifiedReason(session.env.build);
+    row.quotable = session.quotable && short_run.empty() && unidentified.empty();
     for (int rep = 0; rep < options.reps && row.status == "ok"; ++rep) {
       ProcessResult result =
           system.runner.Run({ExpandArgv(spec, run, scratch, session.results), session.workdir,
@@ -363,9 +406,19 @@ BenchOutcome RunBench(const CampaignSession& session, const BenchOptions& option
       RooflineMatch roofline =
           FindRoofline(probes, run.key, session.env.build, run.params, measured);
       warnings.insert(warnings.end(), roofline.warnings.begin(), roofline.warnings.end());
+      if (!unidentified.empty() && !roofline.units_per_s) {
+        warnings.push_back(fmt::format(
+            "the build is called '{}' ({}): the rows cannot be tied to the code that made them, "
+            "so they are not quotable (give [build] an identity rule, or commit)",
+            session.env.build, unidentified));
+      }
       row.roofline_units_per_s = roofline.units_per_s;
       // Figures derived from a roofline that cannot be quoted cannot be quoted either.
       if (roofline.units_per_s && !roofline.quotable) row.quotable = false;
+      if (roofline.units_per_s && !other_gpus.empty()) {
+        row.quotable = false;
+        warnings.push_back(other_gpus);
+      }
       if (roofline.units_per_s && row.figures.warm) {
         row.pct_of_roofline = 100 * *row.figures.warm / *roofline.units_per_s;
         if (*row.pct_of_roofline > 100 + kRooflineTolerancePct) {

@@ -37,17 +37,19 @@ struct RooflineMatch {
   bool quotable = true;
   std::vector<std::string> warnings;  // several streams, a non-quotable probe, no match
 };
-//
-// `run`, when given, is what this bench measures as the probes row records it: a row of other
-// `units` or `unit_name` measured another unit, so it is never joined (its roofline would be a
-// rate of other units); the warning names both. A joined row whose `git_rev` differs from
-// `run.git_rev` (another commit, or "-dirty" on one side) was made from other code: said, and
-// not quotable. A probes.csv without a git_rev column is not checked for it.
+
+// What a bench measures, as the probes row records it (FindRoofline's `run`).
 struct RooflineRun {
   std::string units;      // the probes row's cell: "" when [run] units is not given
   std::string unit_name;  // [run] unit_name
   std::string git_rev;    // "<rev>[-dirty]", "" outside git
 };
+
+// `run`, when given: a row of other `units` or `unit_name` measured another unit, so it is never
+// joined (its roofline would be a rate of other units); the warning names both. A joined row
+// whose `git_rev` differs from `run.git_rev` (another commit, or "-dirty" on one side) is said in
+// a warning; quotable is left to the build identity rule, which called both builds the same. A
+// probes.csv without a git_rev column is not checked for it.
 RooflineMatch FindRoofline(const CsvTable& probes, const std::string& key, const std::string& build,
                            const std::string& params,
                            const std::optional<RooflineRun>& run = std::nullopt);

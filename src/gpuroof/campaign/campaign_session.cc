@@ -58,17 +58,20 @@ void CheckProgram(const SweepSpec& spec, const std::filesystem::path& workdir) {
     }
     return;
   }
-  std::string search;
+  // The PATH that will be searched: the command and record profilers start argv[0] with
+  // posix_spawnp, which searches gpuroof's own PATH (glibc's default "/bin:/usr/bin" when it is
+  // unset), not the child's; under nsys, nsys starts it with the child's environment, where the
+  // sweep file's env PATH (when it sets one) replaces gpuroof's.
+  const char* own = std::getenv("PATH");
+  std::string search = own != nullptr ? own : "/bin:/usr/bin";
   bool set_by_spec = false;
-  for (const auto& [name, value] : spec.env) {
-    if (name == "PATH" && value.find('{') == std::string::npos) {
+  if (spec.profiler == ProfilerKind::kNsys) {
+    for (const auto& [name, value] : spec.env) {
+      if (name != "PATH") continue;
+      if (value.find('{') != std::string::npos) return;  // known only per configuration
       search = value;
       set_by_spec = true;
     }
-  }
-  if (!set_by_spec) {
-    const char* path = std::getenv("PATH");
-    search = path != nullptr ? path : "";
   }
   std::stringstream folders(search);
   for (std::string folder; std::getline(folders, folder, ':');) {
@@ -78,7 +81,8 @@ void CheckProgram(const SweepSpec& spec, const std::filesystem::path& workdir) {
     if (runnable(dir / program)) return;
   }
   throw InputError(origin, fmt::format("argv[0] {} is no executable file on PATH{}", program,
-                                       set_by_spec ? " (the sweep file's env PATH)" : ""));
+                                       set_by_spec ? " (the sweep file's env PATH, which nsys uses)"
+                                                   : " (gpuroof's own PATH, which starts it)"));
 }
 
 }  // namespace

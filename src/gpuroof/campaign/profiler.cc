@@ -2,12 +2,13 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <optional>
 #include <string_view>
 
+#include <fcntl.h>
 #include <fmt/format.h>
-#include <signal.h>
-#include <unistd.h>
+#include <stdio.h>
 
 #include "gpuroof/campaign/guards.h"
 #include "gpuroof/model/errors.h"
@@ -35,6 +36,18 @@ bool IsFile(const std::filesystem::path& path) {
 void Discard(const std::filesystem::path& path) {
   std::error_code ec;
   std::filesystem::remove(path, ec);
+}
+
+// Renames `from` to `to` unless `to` exists (any file, a symbolic link too): 0, or the errno
+// (EEXIST when `to` exists). Where the file system cannot do it atomically, checks first.
+int RenameNoReplace(const std::filesystem::path& from, const std::filesystem::path& to) {
+  if (renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return 0;
+  if (errno != EINVAL && errno != ENOSYS) return errno;
+  std::error_code ec;
+  if (std::filesystem::symlink_status(to, ec).type() != std::filesystem::file_type::not_found)
+    return EEXIST;
+  std::filesystem::rename(from, to, ec);
+  return ec ? ec.value() : 0;
 }
 
 // Renames `from` to `to`; on failure records why in `run`.
@@ -249,13 +262,19 @@ ProfiledRun RunNsysProfiler(const SweepSpec& spec, const PlannedRun& planned,
   }
   if (!Accept(partial_sqlite, trace, check, run)) {
     // The report is the evidence: kept beside the unreadable export, under a name nsys exports.
-    const std::filesystem::path kept_rep = results / (planned.file_stem + ".unreadable.nsys-rep");
-    std::error_code ec;
-    std::filesystem::rename(partial_rep, kept_rep, ec);
-    if (ec) {
+    // Never over an existing file (another configuration may be labelled "<label>.unreadable"):
+    // the first free name of <stem>.unreadable.nsys-rep, <stem>.unreadable-2.nsys-rep, ...
+    std::filesystem::path kept_rep;
+    int error = EEXIST;
+    for (int n = 1; n <= 100 && error == EEXIST; ++n) {
+      kept_rep = results / (planned.file_stem + ".unreadable" +
+                            (n == 1 ? std::string() : fmt::format("-{}", n)) + ".nsys-rep");
+      error = RenameNoReplace(partial_rep, kept_rep);
+    }
+    if (error != 0) {
       Discard(partial_rep);
-      run.error +=
-          fmt::format("; the new report could not be kept ({}) and was deleted", ec.message());
+      run.error += fmt::format("; the new report could not be kept ({}) and was deleted",
+                               std::strerror(error));
     } else {
       run.error += fmt::format(
           "; the new report is kept as {} (export it again: nsys export --type sqlite {})",
@@ -369,6 +388,17 @@ std::filesystem::path UnreadableTracePath(const std::filesystem::path& trace) {
 
 namespace {
 
+// Whether `stem` is the trace name of a configuration of `spec`: its label, alone or followed by
+// "__" and key values (any --set or --only).
+bool IsTraceStemOf(std::string_view stem, const SweepSpec& spec) {
+  for (const SweepConfiguration& configuration : spec.configurations) {
+    const std::string label = SafeFileComponent(configuration.label);
+    if (stem == label || (stem.starts_with(label) && stem.substr(label.size()).starts_with("__")))
+      return true;
+  }
+  return false;
+}
+
 // The tag in the name of a file this code writes in a results folder and removes when done:
 // ".<trace name>.partial-<tag><suffix>", for the trace name of a configuration of `spec` (its
 // label, alone or followed by "__" and key values: any --set or --only) and a suffix the profilers
@@ -376,6 +406,17 @@ namespace {
 // publishing), or ".bench-scratch-<tag>.sqlite"; empty for any other name, so a user's file that
 // merely looks alike is never taken for one.
 std::string_view PartialFileTag(std::string_view name, const SweepSpec& spec) {
+  constexpr std::string_view kPendingEnv = ".env.json.pending-";
+  if (name.starts_with(kPendingEnv)) {
+    const std::string_view rest = name.substr(kPendingEnv.size());
+    const size_t dot = rest.find('.');
+    if (dot == 0 || dot == std::string_view::npos) return {};
+    const std::string_view session = rest.substr(0, dot);
+    const std::string_view tag = rest.substr(dot + 1);
+    const bool numbered = std::ranges::all_of(session, [](char c) { return c >= '0' && c <= '9'; });
+    return numbered && !tag.empty() && tag.find('.') == std::string_view::npos ? tag
+                                                                               : std::string_view();
+  }
   constexpr std::string_view kScratch = ".bench-scratch-";
   constexpr std::string_view kPartial = ".partial-";
   constexpr std::string_view kSuffixes[] = {".sqlite", ".nsys-rep", ".qdstrm", ".earlier.sqlite"};
@@ -391,17 +432,16 @@ std::string_view PartialFileTag(std::string_view name, const SweepSpec& spec) {
     if (at == std::string_view::npos || at < 2) continue;
     const std::string_view tag = rest.substr(at + kPartial.size());
     if (tag.empty() || tag.find('.') != std::string_view::npos) continue;
-    const std::string_view stem = rest.substr(1, at - 1);
-    for (const SweepConfiguration& configuration : spec.configurations) {
-      const std::string label = SafeFileComponent(configuration.label);
-      if (stem == label || (stem.starts_with(label) && stem.substr(label.size()).starts_with("__")))
-        return tag;
-    }
+    if (IsTraceStemOf(rest.substr(1, at - 1), spec)) return tag;
   }
   return {};
 }
 
 }  // namespace
+
+std::string PendingEnvJsonName(int session, const std::string& tag) {
+  return fmt::format(".env.json.pending-{}.{}", session, tag);
+}
 
 std::vector<std::string> RemoveStalePartialFiles(
     const std::filesystem::path& results, const SweepSpec& spec,
@@ -410,7 +450,8 @@ std::vector<std::string> RemoveStalePartialFiles(
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(results, ec)) {
     std::error_code type_ec;
-    if (!entry.is_regular_file(type_ec)) continue;
+    // A symbolic link is never followed nor removed.
+    if (entry.symlink_status(type_ec).type() != std::filesystem::file_type::regular) continue;
     const std::string name = entry.path().filename().string();
     // The tag names this machine's process that wrote the file; only a gone one's is removed.
     const std::string_view tag = PartialFileTag(name, spec);
@@ -424,8 +465,12 @@ std::vector<std::string> RemoveStalePartialFiles(
                     (results / name).string()));
   }
   // Profiler "record"'s scratch folders of a sweep that was killed (SIGKILL).
+  // Only those of the configurations' traces (".<trace name>.sqlite.record-<pid>-<host>").
+  const auto of_spec = [&spec](std::string_view name) {
+    return name.ends_with(".sqlite") && IsTraceStemOf(name.substr(0, name.size() - 7), spec);
+  };
   for (std::string& name : recorder::RemoveStaleRecordScratch(
-           results, [&say](const std::string& line) { say("gpuroof: " + line); }))
+           results, [&say](const std::string& line) { say("gpuroof: " + line); }, of_spec))
     removed.push_back(std::move(name));
   return removed;
 }

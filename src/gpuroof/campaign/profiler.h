@@ -54,8 +54,14 @@ ProfiledRun RunProfiled(const SweepSpec& spec, const PlannedRun& run,
 // The name a trace that could not be read is kept under: "<trace>.unreadable".
 std::filesystem::path UnreadableTracePath(const std::filesystem::path& trace);
 
+// The name of a sweep's env.json before its first row puts it in place:
+// ".env.json.pending-<session>.<tag>", `session` numbering the sweeps of one process and `tag` a
+// ProcessTag(), so that RemoveStalePartialFiles knows the process that wrote it.
+std::string PendingEnvJsonName(int session, const std::string& tag);
+
 // Removes the partial files of `spec`'s configurations (`.<trace name>.partial-<tag><ext>`, the
-// trace name a label alone or followed by "__" and key values, <ext> one the profilers write) and
+// trace name a label alone or followed by "__" and key values, <ext> one the profilers write),
+// pending env stamps (PendingEnvJsonName) and
 // `.bench-scratch-<tag>.sqlite` files in `results` that a sweep or bench of this machine left when
 // it was killed: only those whose process is gone (DeadProcessOfTag: another machine's files are
 // left alone, its pids say nothing here), and no other name, however alike. Each removal is said

@@ -1,12 +1,15 @@
 #include "gpuroof/campaign/sweep_runner.h"
 
+#include <atomic>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <unistd.h>
 
 #include "gpuroof/campaign/bench_runner.h"
 #include "gpuroof/campaign/csv_store.h"
@@ -14,6 +17,7 @@
 #include "gpuroof/campaign/guards.h"
 #include "gpuroof/campaign/manifest.h"
 #include "gpuroof/campaign/profiler.h"
+#include "gpuroof/campaign/sha256.h"
 #include "gpuroof/format/json_writer.h"
 #include "gpuroof/format/number_format.h"
 #include "gpuroof/format/output_file.h"
@@ -37,6 +41,7 @@ struct FinishedRows {
   std::string params;
   std::string trace;
   bool quotable = true;  // every ok row of the key says quotable = yes
+  size_t rows = 0;       // ok rows of the key
 };
 std::map<std::string, FinishedRows> FinishedKeys(const std::filesystem::path& probes,
                                                  const std::string& build) {
@@ -54,6 +59,7 @@ std::map<std::string, FinishedRows> FinishedKeys(const std::filesystem::path& pr
     const bool row_quotable = quotable < 0 || row[quotable] == "yes";
     auto [it, added] = keys.try_emplace(row[key], FinishedRows{row[params], row[trace], true});
     it->second.quotable = it->second.quotable && row_quotable;
+    ++it->second.rows;
     if (!added) it->second.params = row[params];
   }
   return keys;
@@ -68,13 +74,57 @@ std::string CompactStamp(const std::string& timestamp) {
   return stamp.empty() ? "unknown" : stamp;
 }
 
-// Writes env.json (atomically). An env.json there already that describes another machine, GPU,
-// driver or build (or cannot be read) is kept as env.earlier-<its time>[-N].json first, and said:
-// rows of the folder may still come from the session it describes.
-void WriteEnvJson(const std::filesystem::path& results, const EnvStamp& env,
-                  CampaignSystem& system) {
-  const std::filesystem::path path = results / "env.json";
+// A failure to publish env.json inside the trace check: the new trace is then discarded, never
+// published without its rows (said as an InputError by the caller).
+struct EnvPublishError : std::runtime_error {
+  EnvPublishError(std::string path, const std::string& problem)
+      : std::runtime_error(problem), file(std::move(path)) {}
+  std::string file;
+};
+
+// This session's env.json, written to a temporary file of the results folder before anything
+// runs (so a folder that cannot be written is refused first), and renamed into place with the
+// first row it describes; removed when no row needs it.
+class PendingEnvJson {
+ public:
+  PendingEnvJson(const std::filesystem::path& results, const EnvStamp& env)
+      : results_(results),
+        pending_(results / PendingEnvJsonName(++sessions_, ProcessTag())),
+        env_(env) {
+    const std::filesystem::path path = results / "env.json";
+    std::error_code ec;
+    if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
+      throw InputError(path.string(), "is not a regular file (no env stamp): move it away");
+    WriteFileAtomically(pending_, RenderEnvJson(env));
+  }
+  PendingEnvJson(const PendingEnvJson&) = delete;
+  PendingEnvJson& operator=(const PendingEnvJson&) = delete;
+  ~PendingEnvJson() {
+    std::error_code ec;
+    if (!published_) std::filesystem::remove(pending_, ec);
+  }
+  bool published() const { return published_; }
+  // Puts the stamp in place (throws EnvPublishError when it cannot: nothing changed then).
+  void Publish(CampaignSystem& system);
+
+ private:
+  std::filesystem::path results_;
+  std::filesystem::path pending_;
+  const EnvStamp& env_;
+  bool published_ = false;
+  static inline std::atomic<int> sessions_{0};  // two sweeps of one process: two names
+};
+
+// Renames the pending env.json into place. An env.json there already that describes another
+// machine, GPU, driver or build (or cannot be read) is kept as env.earlier-<its time>[-N].json
+// first, and said: rows of the folder may still come from the session it describes.
+void PendingEnvJson::Publish(CampaignSystem& system) {
+  if (published_) return;
+  const std::filesystem::path path = results_ / "env.json";
+  const EnvStamp& env = env_;
   std::error_code ec;
+  std::filesystem::path kept;
+  std::string note;
   if (std::filesystem::exists(path, ec)) {
     std::string why;
     std::string stamp = "unknown";
@@ -104,21 +154,35 @@ void WriteEnvJson(const std::filesystem::path& results, const EnvStamp& env,
       why = fmt::format("it cannot be read ({})", error.what());
     }
     if (!why.empty()) {
-      std::filesystem::path kept = results / fmt::format("env.earlier-{}.json", stamp);
+      kept = results_ / fmt::format("env.earlier-{}.json", stamp);
       for (int n = 2; std::filesystem::exists(kept, ec) && n < 1000; ++n)
-        kept = results / fmt::format("env.earlier-{}-{}.json", stamp, n);
+        kept = results_ / fmt::format("env.earlier-{}-{}.json", stamp, n);
+      // A kept stamp is never written over.
+      if (std::filesystem::exists(kept, ec)) {
+        throw EnvPublishError(path.string(), fmt::format("cannot keep the earlier env stamp: {} "
+                                                         "exists",
+                                                         kept.filename().string()));
+      }
       std::filesystem::rename(path, kept, ec);
       if (ec) {
-        throw InputError(path.string(), fmt::format("cannot keep the earlier env stamp as {}: {}",
-                                                    kept.filename().string(), ec.message()));
+        throw EnvPublishError(path.string(),
+                              fmt::format("cannot keep the earlier env stamp as {}: {}",
+                                          kept.filename().string(), ec.message()));
       }
-      system.message(fmt::format(
+      note = fmt::format(
           "gpuroof: note: {} describes another session than this sweep ({}): kept as {}, since "
           "earlier rows of the folder may come from it",
-          path.string(), why, kept.filename().string()));
+          path.string(), why, kept.filename().string());
     }
   }
-  WriteFileAtomically(path, RenderEnvJson(env));
+  std::filesystem::rename(pending_, path, ec);
+  if (ec) {
+    std::error_code back;
+    if (!kept.empty()) std::filesystem::rename(kept, path, back);
+    throw EnvPublishError(path.string(), "cannot write output: " + ec.message());
+  }
+  published_ = true;
+  if (!note.empty()) system.message(note);
 }
 
 // "<stem>.earlier-<20241004T000000Z>[-N]<rest>" for an earlier trace "<stem><rest>" whose rows a
@@ -162,6 +226,22 @@ std::map<std::string, std::set<std::string>> TraceOwners(const std::filesystem::
   return owners;
 }
 
+// The refusal when rows of other keys own a trace name of `run` (whether or not the file is
+// there: a file written there later would make those rows describe other bytes).
+void RefuseTraceOfOtherKeys(const CampaignSession& session, const PlannedRun& run,
+                            const std::string& name, const std::set<std::string>& keys) {
+  std::error_code ec;
+  const bool there = std::filesystem::exists(session.results / name, ec);
+  throw InputError(
+      (session.results / name).string(),
+      fmt::format("is the trace of {} probes.csv row key(s) ({}) other than {}'s (key {}){}: "
+                  "this sweep would write its trace {}; give {} another label, or use another "
+                  "--results folder",
+                  keys.size(), fmt::join(keys, " | "), run.label, run.key,
+                  there ? "" : ", though the file is gone",
+                  there ? "over it" : "there, and those rows would then describe it", run.label));
+}
+
 }  // namespace
 
 void CheckSweepResultsFiles(const CampaignSession& session) {
@@ -175,17 +255,8 @@ void CheckSweepResultsFiles(const CampaignSession& session) {
   for (const PlannedRun& run : session.plan.runs) {
     for (const std::string& name : TraceNames(session.spec, run)) {
       auto owner = owners.find(name);
-      std::error_code ec;
-      if (owner == owners.end() || owner->second.count(run.key) > 0 ||
-          !std::filesystem::exists(session.results / name, ec))
-        continue;
-      throw InputError(
-          (session.results / name).string(),
-          fmt::format("is the trace of {} probes.csv row key(s) ({}) other than {}'s (key {}): "
-                      "this sweep would write its trace over it; give {} another label, or use "
-                      "another --results folder",
-                      owner->second.size(), fmt::join(owner->second, " | "), run.label, run.key,
-                      run.label));
+      if (owner == owners.end() || owner->second.count(run.key) > 0) continue;
+      RefuseTraceOfOtherKeys(session, run, name, owner->second);
     }
   }
 }
@@ -198,7 +269,6 @@ SweepOutcome RunSweep(const CampaignSession& session, bool resume, CampaignSyste
   CheckSweepResultsFiles(session);
   RemoveStalePartialFiles(session.results, session.spec,
                           [&system](const std::string& line) { system.message(line); });
-  const std::map<std::string, std::set<std::string>> owners = TraceOwners(probes);
   std::map<std::string, FinishedRows> finished;
   if (resume) finished = FinishedKeys(probes, session.env.build);
   const std::string unidentified = BuildNotIdentifiedReason(session.env.build);
@@ -220,7 +290,14 @@ SweepOutcome RunSweep(const CampaignSession& session, bool resume, CampaignSyste
   }
   // env.json describes the session that ran the rows: a sweep that adds no ok row (a --resume
   // that skips every configuration, every configuration failing) leaves the earlier one as it is.
-  bool env_written = false;
+  // The stamp is written aside before anything runs (a folder that cannot be written is refused
+  // here), and renamed into place with the first row.
+  std::optional<PendingEnvJson> env_json;
+  try {
+    env_json.emplace(session.results, session.env);
+  } catch (const InputError& error) {
+    throw InputError((session.results / "env.json").string(), error.problem());
+  }
   std::vector<std::string> session_warnings = session.warnings;
   if (!unidentified.empty()) {
     // As bench says of the same build: rows that cannot be tied to one build are not quotable.
@@ -231,14 +308,38 @@ SweepOutcome RunSweep(const CampaignSession& session, bool resume, CampaignSyste
     system.message("gpuroof: warning: " + warning);
     session_warnings.push_back(warning);
   }
+  // Rows not quotable for a reason a re-run keeps: the configuration's units are below
+  // [guards] min_units as the sweep file says now (a re-run would be as short). The other reasons
+  // the rows say (a busy GPU, dropped or skipped records) may pass, so those run again.
+  auto lasting = [&](const PlannedRun& run) {
+    return CheckMinimumUnits(run.units, spec.min_units, spec.unit_name);
+  };
   if (resume && unidentified.empty()) {
-    // Said once with the count before anything runs: rows that are not quotable (a busy GPU, a
-    // short run, dropped records...) do not finish a configuration, so --resume runs it again.
+    // Said once with the count before anything runs: rows that are not quotable (a busy GPU,
+    // dropped records...) do not finish a configuration, so --resume runs it again; rows that a
+    // re-run would leave as they are (a short run) are kept, and counted.
     size_t rerun = 0;
+    size_t kept_configurations = 0;
+    size_t kept_rows = 0;
     for (const PlannedRun& run : session.plan.runs) {
       auto done = finished.find(run.key);
-      if (done != finished.end() && done->second.params == run.params && !done->second.quotable)
+      if (done == finished.end() || done->second.params != run.params || done->second.quotable)
+        continue;
+      const bool trace_there = done->second.trace.empty() ||
+                               std::filesystem::exists(session.results / done->second.trace);
+      if (lasting(run).empty() || !trace_there) {
         ++rerun;
+      } else {
+        ++kept_configurations;
+        kept_rows += done->second.rows;
+      }
+    }
+    if (kept_rows > 0) {
+      system.message(fmt::format(
+          "gpuroof: note: --resume: kept {} unquotable row(s) of {} configuration(s): re-running "
+          "would not change why (their units are below [guards] min_units {}; change units or "
+          "min_units to run them again)",
+          kept_rows, kept_configurations, spec.min_units));
     }
     if (rerun > 0) {
       system.message(fmt::format(
@@ -274,6 +375,13 @@ SweepOutcome RunSweep(const CampaignSession& session, bool resume, CampaignSyste
             "gpuroof: note: --resume: {} has rows for build {}, but that name does not identify "
             "one build ({}): they may come from other code; running it again",
             run.label, session.env.build, unidentified));
+      } else if (!done->second.quotable && !lasting(run).empty() && trace_there) {
+        system.message(fmt::format(
+            "gpuroof: note: --resume: {} has rows for build {} that are not quotable, and "
+            "running it again would not change why ({}); skipped",
+            run.label, session.env.build, lasting(run)));
+        ++outcome.skipped;
+        continue;
       } else if (!done->second.quotable) {
         system.message(fmt::format(
             "gpuroof: note: --resume: {} has rows for build {}, but they are not quotable; "
@@ -310,17 +418,46 @@ SweepOutcome RunSweep(const CampaignSession& session, bool resume, CampaignSyste
     for (const std::string& name : TraceNames(spec, run)) {
       const std::filesystem::path from = session.results / name;
       std::error_code ec;
-      if (owners.count(name) > 0 || !std::filesystem::exists(from, ec)) continue;
+      if (!std::filesystem::exists(from, ec)) continue;
       const std::string now = FormatUtc(system.clock.Now());
       std::filesystem::path to = session.results / EarlierTraceName(name, run.file_stem, now);
-      for (int n = 2; std::filesystem::exists(to, ec) && n < 1000; ++n)
-        to = session.results / EarlierTraceName(name, run.file_stem, now, n);
-      if (!std::filesystem::exists(to, ec)) std::filesystem::rename(from, to, ec);
-      if (ec || std::filesystem::exists(from, ec)) {
-        throw InputError(from.string(), fmt::format("no probes.csv row points at this file, and it "
-                                                    "cannot be kept as {}: {}; move it away",
-                                                    to.filename().string(),
-                                                    ec ? ec.message() : "that name exists"));
+      std::vector<std::string> manifest_row;  // the file's manifest row, when its sha matches
+      {
+        // The owners as they are now (a concurrent sweep may have published this trace since
+        // this one started), read under the folder lock the sweeps merge their rows under.
+        const FolderLock lock(session.results);
+        const std::map<std::string, std::set<std::string>> owners = TraceOwners(probes);
+        if (auto owner = owners.find(name); owner != owners.end()) {
+          if (owner->second.count(run.key) > 0) continue;
+          RefuseTraceOfOtherKeys(session, run, name, owner->second);
+        }
+        const CsvTable manifest = ReadCsvFile(session.results / "manifest.csv");
+        const int artifact = manifest.Column("artifact");
+        const int sha = manifest.Column("sha256");
+        for (const auto& row : manifest.rows) {
+          if (artifact >= 0 && sha >= 0 && row[artifact] == name && row[sha] == Sha256OfFile(from))
+            manifest_row = row;
+        }
+        for (int n = 2; std::filesystem::exists(to, ec) && n < 1000; ++n)
+          to = session.results / EarlierTraceName(name, run.file_stem, now, n);
+        if (!std::filesystem::exists(to, ec)) std::filesystem::rename(from, to, ec);
+        if (ec || std::filesystem::exists(from, ec)) {
+          throw InputError(
+              from.string(),
+              fmt::format("no probes.csv row points at this file, and it cannot be "
+                          "kept as {}: {}; move it away",
+                          to.filename().string(), ec ? ec.message() : "that name exists"));
+        }
+      }
+      if (!manifest_row.empty()) {
+        // Its manifest row (what made it, when) goes with it, under the new name.
+        const CsvTable manifest = ReadCsvFile(session.results / "manifest.csv");
+        auto cell = [&](const char* column) {
+          const int at = manifest.Column(column);
+          return at >= 0 ? manifest_row[at] : std::string();
+        };
+        RecordArtifacts(session.results, {{to, cell("kind")}}, cell("config"), cell("build"),
+                        cell("produced_by"), cell("timestamp"));
       }
       system.message(fmt::format(
           "gpuroof: note: {}: {} is no trace of a probes.csv row (a file of your own, or a trace "
@@ -357,6 +494,9 @@ SweepOutcome RunSweep(const CampaignSession& session, bool resume, CampaignSyste
     std::vector<std::string> keep_failures;
     auto analyse = [&](const std::filesystem::path& trace) {
       rows = AnalyzeProbeTrace(trace, spec.window, base, &notes);
+      // env.json goes in place before the trace is published: a stamp that cannot be written
+      // ends the sweep with the new trace discarded, never published beside rows of old bytes.
+      env_json->Publish(system);
       if (earlier.trace.empty()) return;
       std::vector<std::string> names = {earlier.trace};
       if (spec.profiler == ProfilerKind::kNsys) names.push_back(run.file_stem + ".nsys-rep");
@@ -383,8 +523,12 @@ SweepOutcome RunSweep(const CampaignSession& session, bool resume, CampaignSyste
         moved.emplace_back(from, to);
       }
     };
-    ProfiledRun profiled =
-        RunProfiled(spec, run, session.results, session.workdir, system.runner, analyse);
+    ProfiledRun profiled;
+    try {
+      profiled = RunProfiled(spec, run, session.results, session.workdir, system.runner, analyse);
+    } catch (const EnvPublishError& error) {
+      throw InputError(error.file, error.what());
+    }
     if (!profiled.ok) {
       for (const auto& [from, to] : moved) {
         std::error_code ec;
@@ -472,9 +616,12 @@ SweepOutcome RunSweep(const CampaignSession& session, bool resume, CampaignSyste
     // env.json describes the session of the rows it stands beside: written with the first ok row
     // (a sweep whose every configuration fails, or that is cut short in its first, leaves the
     // earlier one as it is), or with a failed row when the folder has none yet.
-    if (!env_written && (profiled.ok || !std::filesystem::exists(session.results / "env.json"))) {
-      WriteEnvJson(session.results, session.env, system);
-      env_written = true;
+    if (!env_json->published() && !std::filesystem::exists(session.results / "env.json")) {
+      try {
+        env_json->Publish(system);
+      } catch (const EnvPublishError& error) {
+        throw InputError(error.file, error.what());
+      }
     }
     // The trace and its manifest row first, then the probes row that refers to them.
     RecordArtifacts(session.results, profiled.artifacts, run.label, session.env.build, produced_by,

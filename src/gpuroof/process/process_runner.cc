@@ -14,6 +14,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -74,36 +75,52 @@ class InterruptsToChild {
 // Termination state, shared with the signal handler (async-signal-safe: plain sig_atomic_t).
 volatile sig_atomic_t g_scope_active = 0;
 volatile sig_atomic_t g_termination_signal = 0;
-volatile sig_atomic_t g_child_group = 0;  // the running child's process group, 0 when none
-// The running child's pid when it is in our process group (then it alone is signalled), else 0.
-volatile sig_atomic_t g_child_pid = 0;
-volatile sig_atomic_t g_second_signal = 0;  // a further signal came: the child was killed
+volatile sig_atomic_t g_child_group = 0;    // the running child's own process group, 0 when none
+volatile sig_atomic_t g_child_pid = 0;      // the running child's pid, 0 when none
+volatile sig_atomic_t g_second_signal = 0;  // a further signal came (its number)
+volatile sig_atomic_t g_second_kill = 0;    // what its SIGKILL reached (a SignalChild result)
+// When the first signal came (CLOCK_MONOTONIC; read and written by the handler only, which the
+// three signals cannot interrupt: sa_mask blocks them).
+timespec g_first_signal_time{};
+// A repeat of the first signal within this time is the same request, not a second signal:
+// `timeout` signals gpuroof and then its process group, a terminal hang-up comes from the kernel
+// and from the shell.
+constexpr double kRepeatSeconds = 0.5;
 
 constexpr int kTerminationSignals[] = {SIGTERM, SIGINT, SIGHUP};
 struct sigaction g_old_actions[3];
 
-// Sends `signal_number` to the running child: its process group, or the child alone when it
-// shares ours.
-void SignalChild(int signal_number) {
+// Sends `signal_number` to the running child's own process group, and to the child itself when
+// it has none, when that failed (the child left the group) or for SIGKILL. 2: the group got it,
+// 1: only the child, 0: nothing was signalled.
+int SignalChild(int signal_number) {
   const pid_t group = static_cast<pid_t>(g_child_group);
   const pid_t pid = static_cast<pid_t>(g_child_pid);
-  if (group > 0) {
-    kill(-group, signal_number);
-  } else if (pid > 0) {
-    kill(pid, signal_number);
-  }
+  const bool to_group = group > 0 && kill(-group, signal_number) == 0;
+  const bool to_pid =
+      (!to_group || signal_number == SIGKILL) && pid > 0 && kill(pid, signal_number) == 0;
+  return to_group ? 2 : to_pid ? 1 : 0;
 }
 
 // The first signal is remembered and forwarded; a further one kills the child (SIGKILL): a
 // command that ignores the first must not make gpuroof unstoppable.
 void OnTerminationSignal(int signal_number) {
   const int saved_errno = errno;
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
   if (g_termination_signal == 0) {
+    g_first_signal_time = now;
     g_termination_signal = signal_number;
     SignalChild(signal_number);
-  } else {
-    g_second_signal = 1;
-    SignalChild(SIGKILL);
+  } else if (signal_number != g_termination_signal ||
+             static_cast<double>(now.tv_sec - g_first_signal_time.tv_sec) +
+                     static_cast<double>(now.tv_nsec - g_first_signal_time.tv_nsec) * 1e-9 >=
+                 kRepeatSeconds) {
+    const int reached = SignalChild(SIGKILL);
+    if (g_second_signal == 0) {
+      g_second_kill = reached;
+      g_second_signal = signal_number;
+    }
   }
   errno = saved_errno;
 }
@@ -144,18 +161,34 @@ class TerminationWait {
       since_ = now;
     }
     const double waited = std::chrono::duration<double>(now - since_).count();
-    const char* whom = own_group_ ? " and its process group" : "";
     if (g_second_signal != 0 && !killed_) {
       killed_ = true;
-      std::fprintf(stderr, "gpuroof: a second signal came: killed %s (pid %d)%s\n",
-                   program_.c_str(), static_cast<int>(pid_), whom);
+      const int reached = static_cast<int>(g_second_kill);
+      if (reached == 0) {
+        std::fprintf(stderr, "gpuroof: a second signal (%s) came: could not kill %s (pid %d)\n",
+                     SignalText(static_cast<int>(g_second_signal)).c_str(), program_.c_str(),
+                     static_cast<int>(pid_));
+      } else {
+        std::fprintf(stderr, "gpuroof: a second signal came (%s): killed %s (pid %d)%s\n",
+                     SignalText(static_cast<int>(g_second_signal)).c_str(), program_.c_str(),
+                     static_cast<int>(pid_), reached == 2 ? " and its process group" : "");
+      }
     }
     if (!killed_ && waited >= grace_s_) {
       killed_ = true;
-      kill(own_group_ ? -pid_ : pid_, SIGKILL);
-      std::fprintf(stderr, "gpuroof: %s (pid %d) did not exit %g s after %s: killed it%s\n",
-                   program_.c_str(), static_cast<int>(pid_), grace_s_,
-                   SignalText(signal_number).c_str(), whom);
+      // The pid is ours until it is reaped: it is killed too when it left its group.
+      const bool group = own_group_ && kill(-pid_, SIGKILL) == 0;
+      const bool alone = kill(pid_, SIGKILL) == 0;
+      if (group || alone) {
+        std::fprintf(stderr, "gpuroof: %s (pid %d) did not exit %g s after %s: killed it%s\n",
+                     program_.c_str(), static_cast<int>(pid_), grace_s_,
+                     SignalText(signal_number).c_str(), group ? " and its process group" : "");
+      } else {
+        std::fprintf(stderr,
+                     "gpuroof: %s (pid %d) did not exit %g s after %s: could not kill it: %s\n",
+                     program_.c_str(), static_cast<int>(pid_), grace_s_,
+                     SignalText(signal_number).c_str(), std::strerror(errno));
+      }
     }
     if (!announced_ && !killed_ && waited >= std::min(1.0, grace_s_ / 2)) {
       announced_ = true;
@@ -180,10 +213,12 @@ class TerminationWait {
   std::chrono::steady_clock::time_point since_;
 };
 
-// Whether we are the foreground job of the terminal on stdin (an interactive `gpuroof record`:
-// its command must stay in that job for Ctrl-C and the terminal's input to reach it).
-bool ForegroundOfTerminal() {
-  return isatty(STDIN_FILENO) != 0 && tcgetpgrp(STDIN_FILENO) == getpgrp();
+// `milliseconds` (-1: none) as ppoll's timeout.
+const timespec* PollTimeout(int milliseconds, timespec& storage) {
+  if (milliseconds < 0) return nullptr;
+  storage.tv_sec = milliseconds / 1000;
+  storage.tv_nsec = static_cast<long>(milliseconds % 1000) * 1000000L;
+  return &storage;
 }
 
 }  // namespace
@@ -191,12 +226,15 @@ bool ForegroundOfTerminal() {
 TerminationScope::TerminationScope() {
   g_termination_signal = 0;
   g_second_signal = 0;
+  g_second_kill = 0;
   g_child_group = 0;
   g_child_pid = 0;
   g_scope_active = 1;
   struct sigaction action {};
   action.sa_handler = OnTerminationSignal;
   sigemptyset(&action.sa_mask);
+  for (int signal_number : kTerminationSignals)
+    sigaddset(&action.sa_mask, signal_number);
   for (size_t i = 0; i < std::size(kTerminationSignals); ++i)
     sigaction(kTerminationSignals[i], &action, &g_old_actions[i]);
 }
@@ -257,9 +295,11 @@ ProcessResult PosixProcessRunner::Run(const ProcessRequest& request) {
   posix_spawnattr_init(&attributes);
   // Inside a TerminationScope the child leads a process group of its own, so a forwarded
   // signal reaches everything it started (nsys and the application under it); one that takes
-  // the interrupts stays in the terminal's foreground job when we are it.
+  // the interrupts stays in ours, so that Ctrl-C and any signal to our group (a terminal's, a
+  // `kill -9 %1`, `timeout`'s) reach it whatever stdin is; a forwarded signal then reaches the
+  // child itself only.
   const bool forward = g_scope_active != 0;
-  const bool own_group = forward && !(request.child_takes_interrupts && ForegroundOfTerminal());
+  const bool own_group = forward && !request.child_takes_interrupts;
   if (forward && g_termination_signal != 0) {
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attributes);
@@ -310,18 +350,21 @@ ProcessResult PosixProcessRunner::Run(const ProcessRequest& request) {
   int rc = posix_spawnp(&pid, args[0], &actions, &attributes, args.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attributes);
+  // While the child runs the termination signals stay blocked but inside ppoll, which unblocks
+  // them atomically: one cannot land between the check for a signal and the wait (with no
+  // timeout) for the child. The child's exit is polled through a pidfd; without one (kernels
+  // before 5.3) the signals are unblocked and the waits are as before.
+  int pidfd = -1;
   if (forward) {
     if (rc == 0) {
-      if (own_group) {
-        g_child_group = static_cast<sig_atomic_t>(pid);
-      } else {
-        g_child_pid = static_cast<sig_atomic_t>(pid);
-      }
+      g_child_pid = static_cast<sig_atomic_t>(pid);
+      if (own_group) g_child_group = static_cast<sig_atomic_t>(pid);
       // One handled before the block found no child to forward to; those during it are pending
       // and reach the handler, which now knows the child, when the mask is restored.
       if (signal_before_block != 0) kill(own_group ? -pid : pid, signal_before_block);
+      pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
     }
-    pthread_sigmask(SIG_SETMASK, &mask_before, nullptr);
+    if (pidfd < 0) pthread_sigmask(SIG_SETMASK, &mask_before, nullptr);
   }
   if (out_pipe[1] >= 0) close(out_pipe[1]);
   if (err_pipe[1] >= 0) close(err_pipe[1]);
@@ -337,8 +380,11 @@ ProcessResult PosixProcessRunner::Run(const ProcessRequest& request) {
   pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
   int open_fds = (capture_out ? 1 : 0) + (capture_err ? 1 : 0);
   char buffer[65536];
+  timespec timeout_storage{};
   while (open_fds > 0) {
-    if (poll(fds, 2, wait.Tick()) < 0) {
+    const int tick_ms = wait.Tick();
+    if ((pidfd >= 0 ? ppoll(fds, 2, PollTimeout(tick_ms, timeout_storage), &mask_before)
+                    : poll(fds, 2, tick_ms)) < 0) {
       if (errno == EINTR) continue;
       break;
     }
@@ -366,17 +412,30 @@ ProcessResult PosixProcessRunner::Run(const ProcessRequest& request) {
   int status = 0;
   for (;;) {
     const int timeout_ms = wait.Tick();
-    const pid_t waited = waitpid(pid, &status, timeout_ms < 0 ? 0 : WNOHANG);
+    const pid_t waited = waitpid(pid, &status, timeout_ms < 0 && pidfd < 0 ? 0 : WNOHANG);
     if (waited == pid) break;
     if (waited < 0 && errno != EINTR) {
       status = 127 << 8;
       break;
     }
-    if (waited == 0) poll(nullptr, 0, timeout_ms);
+    if (waited != 0) continue;
+    if (pidfd >= 0) {
+      pollfd exited = {pidfd, POLLIN, 0};
+      ppoll(&exited, 1, PollTimeout(timeout_ms, timeout_storage), &mask_before);
+    } else {
+      poll(nullptr, 0, timeout_ms);
+    }
   }
   if (forward) {
+    // After a forwarded signal, what is left of the child's group once it exited (a background
+    // job that ignored the signal) is killed: the group id stays valid while members remain.
+    if (own_group && g_termination_signal != 0) kill(-pid, SIGKILL);
     g_child_group = 0;
     g_child_pid = 0;
+    if (pidfd >= 0) {
+      close(pidfd);
+      pthread_sigmask(SIG_SETMASK, &mask_before, nullptr);
+    }
   }
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   result.pid = static_cast<int>(pid);

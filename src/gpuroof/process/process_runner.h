@@ -57,13 +57,14 @@ class PosixProcessRunner : public ProcessRunner {
 // While a TerminationScope lives, SIGTERM, SIGINT and SIGHUP do not kill gpuroof: the signal is
 // remembered, and forwarded to the process group of the child PosixProcessRunner is running
 // (each child gets a group of its own, so the signal reaches a profiler's application too; a
-// `child_takes_interrupts` child stays in ours when we are the terminal's foreground job, so
-// Ctrl-C reaches it, and then only the child itself gets the signal). The child's exit is waited
-// for: after a second signal, or kTerminationGraceEnv seconds (default 10) after the first, its
-// process group is killed (SIGKILL), each said in one line on stderr, as is the wait itself when
-// it lasts. The caller then sees TerminationSignal() != 0 (the first signal), removes its partial
-// files and throws Interrupted, which the command turns into exit status 128 + N. One scope at a
-// time (the CLI's command).
+// `child_takes_interrupts` child stays in ours, so Ctrl-C and signals to our group reach it
+// whatever stdin is, and only the child itself gets a forwarded signal). The child's exit is
+// waited for: after a second signal (not the same one again within 0.5 s), or
+// kTerminationGraceEnv seconds (default 10) after the first, its process group and the child are
+// killed (SIGKILL), each said in one line on stderr, as is the wait itself when it lasts; once the
+// child exited, what is left of its own group is killed. The caller then sees TerminationSignal()
+// != 0 (the first signal), removes its partial files and throws Interrupted, which the command
+// turns into exit status 128 + N. One scope at a time (the CLI's command).
 class TerminationScope {
  public:
   TerminationScope();

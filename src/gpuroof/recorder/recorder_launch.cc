@@ -6,7 +6,6 @@
 #include <tuple>
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include "gpuroof/model/errors.h"
 #include "gpuroof/process/process_runner.h"
@@ -96,7 +95,8 @@ bool IsRecorderFileName(const std::string& name) {
 }  // namespace
 
 std::vector<std::string> RemoveStaleRecordScratch(
-    const fs::path& folder, const std::function<void(const std::string&)>& say) {
+    const fs::path& folder, const std::function<void(const std::string&)>& say,
+    const std::function<bool(std::string_view)>& accept_name) {
   constexpr std::string_view kMarker = ".record-";
   std::vector<std::string> removed;
   std::error_code ec;
@@ -106,14 +106,23 @@ std::vector<std::string> RemoveStaleRecordScratch(
     const std::string name = entry.path().filename().string();
     const size_t marker = name.rfind(kMarker);
     if (name.size() < 2 || name[0] != '.' || marker == std::string::npos || marker < 2) continue;
-    if (DeadProcessOfTag(std::string_view(name).substr(marker + kMarker.size())) == 0) continue;
-    // Only the recorder's files: a user's folder that merely looks alike is left alone.
-    bool recorder_files = true;
+    const std::string_view tag = std::string_view(name).substr(marker + kMarker.size());
+    if (tag.find('-') == std::string_view::npos || DeadProcessOfTag(tag) == 0) continue;
+    if (accept_name && !accept_name(std::string_view(name).substr(1, marker - 1))) continue;
+    // Only the recorder's files (at least one): a user's folder that merely looks alike, or an
+    // empty one, is left alone.
+    size_t recorder_files = 0;
+    bool other_files = false;
     std::error_code list_ec;
     for (const fs::directory_entry& file : fs::directory_iterator(entry.path(), list_ec)) {
-      if (!IsRecorderFileName(file.path().filename().string())) recorder_files = false;
+      std::error_code link_ec;
+      if (IsRecorderFileName(file.path().filename().string()) && !file.is_symlink(link_ec)) {
+        ++recorder_files;
+      } else {
+        other_files = true;
+      }
     }
-    if (list_ec || !recorder_files) continue;
+    if (list_ec || other_files || recorder_files == 0) continue;
     std::error_code remove_ec;
     if (fs::remove_all(entry.path(), remove_ec) != static_cast<std::uintmax_t>(-1) && !remove_ec)
       removed.push_back(name);

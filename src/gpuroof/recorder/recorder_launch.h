@@ -56,12 +56,15 @@ class RecordScratch {
   std::filesystem::path path_;
 };
 
-// Removes the scratch folders (".<name>.record-<tag>", holding only the recorder's
-// "<pid>.sqlite…" files) in `folder` that a record of this machine left when it was killed: only
-// those whose process is gone (DeadProcessOfTag, as for a sweep's partial files). Each removal is
-// said through `say`. Returns the names removed.
+// Removes the scratch folders (".<name>.record-<pid>-<host>", holding one or more of the
+// recorder's "<pid>.sqlite…" files and nothing else; never a symbolic link) in `folder` that a
+// record of this machine left when it was killed: only those whose process is gone
+// (DeadProcessOfTag; a pid-only name, which another machine's record may have written, is kept)
+// and, when `accept_name` is given, whose <name> it accepts. Each removal is said through `say`.
+// Returns the names removed.
 std::vector<std::string> RemoveStaleRecordScratch(
-    const std::filesystem::path& folder, const std::function<void(const std::string&)>& say);
+    const std::filesystem::path& folder, const std::function<void(const std::string&)>& say,
+    const std::function<bool(std::string_view)>& accept_name = {});
 
 // What a process that started recording but never finished left: why its trace is missing.
 inline constexpr char kLostTraceText[] =

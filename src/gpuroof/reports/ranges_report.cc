@@ -214,12 +214,17 @@ std::vector<std::string> RangeSummaryNotes(const RangeSummary& summary) {
   for (const RangeGroup& group : summary.groups) {
     // The per-instance figures average over every instance; analyze --units-from counts only the
     // instances with work as units: said, so that the two commands' per-step figures reconcile.
+    // analyze counts units per device, so one count is given only for work on one device.
     const int64_t without_work = group.cpu.count - group.instances_with_work;
     if (group.instances_with_work == 0 || without_work <= 0) continue;
-    notes.push_back(fmt::format(
-        "note: '{}': {} of {} instance(s) launched no GPU work; the per-instance figures average "
-        "over all {} (analyze --units-from: over the {} with work)",
-        group.name, without_work, group.cpu.count, group.cpu.count, group.instances_with_work));
+    const std::string units =
+        group.devices < 2 ? fmt::format("over the {} with work", group.instances_with_work)
+                          : std::string("on each device, over the instances with work on it");
+    notes.push_back(
+        fmt::format("note: '{}': {} of {} instance(s) had no GPU work; the "
+                    "per-instance figures average over all {} (analyze --units-from: "
+                    "{})",
+                    group.name, without_work, group.cpu.count, group.cpu.count, units));
   }
   for (const RangeGroup& group : summary.groups) {
     if (!group.launches_without_op_note.empty()) {

@@ -125,13 +125,13 @@ std::string OtherDevicesNote(const RankSetAnalysis& analysis) {
 // rest counted). The label comes last: it may hold "; " itself.
 std::vector<std::string> StepsLines(const RankSetAnalysis& analysis) {
   constexpr std::string_view kMeans = "; busy and idle figures are means per step";
-  std::vector<std::pair<std::string, std::vector<int64_t>>> groups;  // in first-rank order
+  std::vector<std::pair<std::string, std::vector<size_t>>> groups;  // in first-rank order
   std::map<std::string_view, size_t> group_of;
   for (size_t r = 0; r < analysis.ranks.size(); ++r) {
     const std::string& label = analysis.ranks[r].steps_label;
     auto [it, inserted] = group_of.try_emplace(label, groups.size());
     if (inserted) groups.push_back({label, {}});
-    groups[it->second].second.push_back(analysis.ids[r]);
+    groups[it->second].second.push_back(r);
   }
   if (groups.empty()) return {};
   if (groups.size() == 1) return {fmt::format("steps: {}{}", groups.front().first, kMeans)};
@@ -141,10 +141,12 @@ std::vector<std::string> StepsLines(const RankSetAnalysis& analysis) {
       fmt::format("steps: differ between ranks ({} labels){}", groups.size(), kMeans)};
   constexpr size_t kShown = 4;  // labels listed; every rank's is in CSV and JSON
   for (size_t g = 0; g < groups.size() && g < kShown; ++g) {
-    const auto& [label, ids] = groups[g];
-    const char* s = ids.size() == 1 ? "" : "s";
-    std::string which = g == 0 ? "" : fmt::format(" (rank{} {})", s, JoinRankIds(ids));
-    lines.push_back(fmt::format("  on {} rank{}{}: {}", ids.size(), s, which, label));
+    const auto& [label, indices] = groups[g];
+    // A duplicated id with its trace's name (RankListLabel).
+    std::string which =
+        g == 0 ? "" : fmt::format(" ({})", RankListLabel(analysis.ranks, analysis.ids, indices));
+    lines.push_back(fmt::format("  on {} rank{}{}: {}", indices.size(),
+                                indices.size() == 1 ? "" : "s", which, label));
   }
   if (groups.size() > kShown) {
     size_t ranks = 0;
@@ -226,16 +228,9 @@ std::vector<std::string> RecordsLostWarnings(const RankSetAnalysis& analysis) {
 // The ranks left out of the step-based comparisons, for the stragglers' and skew's lines.
 std::string LeftOutLine(const RankSetAnalysis& analysis) {
   const std::vector<size_t>& left_out = analysis.whole_trace_left_out;
-  std::vector<int64_t> ids;
-  bool duplicated = false;
-  for (size_t r : left_out) {
-    ids.push_back(analysis.ids[r]);
-    duplicated = duplicated || std::count(analysis.ids.begin(), analysis.ids.end(), ids.back()) > 1;
-  }
-  return fmt::format(
-      "{} rank{} with no step ranges left out (whole trace, no step): {}", ids.size(),
-      ids.size() == 1 ? "" : "s",
-      duplicated ? RankListLabel(analysis.ranks, analysis.ids, left_out) : JoinRankIds(ids));
+  return fmt::format("{} rank{} with no step ranges left out (whole trace, no step): {}",
+                     left_out.size(), left_out.size() == 1 ? "" : "s",
+                     RankListLabel(analysis.ranks, analysis.ids, left_out));
 }
 
 std::string RuleLine(const OutlierRule& rule) {
@@ -247,8 +242,6 @@ std::string RuleLine(const OutlierRule& rule) {
       ShortestDouble(rule.min_excess_of_step_pct), rule.min_ranks);
 }
 
-std::string RanksLabel(const RankSetAnalysis& analysis, const std::vector<size_t>& indices);
-
 // The rank that arrives last most often, for the collectives' summary line.
 std::string SkewLine(const RankSetAnalysis& analysis) {
   if (analysis.compared_ranks() < 2) {
@@ -259,13 +252,16 @@ std::string SkewLine(const RankSetAnalysis& analysis) {
   std::string line = fmt::format("{} collective instance{} on every rank{}", skew.instances.size(),
                                  skew.instances.size() == 1 ? "" : "s",
                                  analysis.whole_trace_left_out.empty() ? "" : " with step ranges");
-  if (!skew.differing_steps.empty()) {
-    const size_t steps = skew.differing_steps.size();
+  // Instances left out: of a name whose count in a step differs between ranks (any instance on
+  // some ranks only is one of those).
+  if (const size_t left_out = skew.unaligned_instances + skew.partial_instances; left_out > 0) {
+    const size_t names = skew.differing_steps.size();
+    const bool whole_traces = std::all_of(analysis.ranks.begin(), analysis.ranks.end(),
+                                          [](const RankSummary& rank) { return rank.whole_trace; });
     line += fmt::format(
-        " ({} more in {} step{} whose collective sequences differ between ranks, not compared)",
-        skew.unaligned_instances + skew.partial_instances, steps, steps == 1 ? "" : "s");
-  } else if (skew.partial_instances > 0) {
-    line += fmt::format(" ({} more on some ranks only, not compared)", skew.partial_instances);
+        " ({} more of {} collective name{} whose count {}differs between ranks, not "
+        "compared)",
+        left_out, names, names == 1 ? "" : "s", whole_traces ? "" : "in a step ");
   }
   size_t most = 0;
   for (size_t times : skew.times_last)
@@ -276,19 +272,16 @@ std::string SkewLine(const RankSetAnalysis& analysis) {
     for (size_t r = 0; r < skew.times_last.size(); ++r) {
       if (skew.times_last[r] == most) last.push_back(r);
     }
-    line +=
-        last.size() == 1
-            ? fmt::format("; {} arrives last at {} of them",
-                          RankLabel(analysis.ranks, analysis.ids, last.front()), most)
-            : fmt::format("; {} arrive last at {} of them each", RanksLabel(analysis, last), most);
+    line += last.size() == 1
+                ? fmt::format("; {} arrives last at {} of them",
+                              RankLabel(analysis.ranks, analysis.ids, last.front()), most)
+                : fmt::format("; {} arrive last at {} of them each",
+                              RankListLabel(analysis.ranks, analysis.ids, last), most);
   }
   return line;
 }
 
 // "ranks 2, 3", or "rank 0 (a.sqlite), rank 0 (b.sqlite)" where an id is held twice.
-std::string RanksLabel(const RankSetAnalysis& analysis, const std::vector<size_t>& indices) {
-  return RankListLabel(analysis.ranks, analysis.ids, indices);
-}
 
 // Ranks compared that have no collective kernel at all while others have: named, with the most
 // any rank has ("" when none or all have none).
@@ -307,7 +300,8 @@ std::string NoCollectivesLine(const RankSetAnalysis& analysis) {
   if (none.empty() || most == 0) return "";
   return fmt::format(
       "{} of {} ranks ha{} no collective kernel while the others have (up to {}): {}", none.size(),
-      analysis.compared_ranks(), none.size() == 1 ? "s" : "ve", most, RanksLabel(analysis, none));
+      analysis.compared_ranks(), none.size() == 1 ? "s" : "ve", most,
+      RankListLabel(analysis.ranks, analysis.ids, none));
 }
 
 }  // namespace
@@ -416,8 +410,12 @@ ReportDocument RanksDocument(const RanksReport& report) {
   if (!no_collectives.empty()) collectives.preamble.push_back(std::move(no_collectives));
   collectives.table = CollectiveTable(analysis, report.collective_rows);
   // With fewer than 2 ranks the skew line says why there is no table.
+  // Nor when the skew line counts instances left out (of names whose counts differ).
   collectives.when_empty =
-      analysis.compared_ranks() < 2 ? "" : "no collective kernel on every rank";
+      analysis.compared_ranks() < 2 ||
+              analysis.skew.unaligned_instances + analysis.skew.partial_instances > 0
+          ? ""
+          : "no collective kernel on every rank";
   if (analysis.skew.instances.size() > report.collective_rows) {
     collectives.footer.push_back(
         fmt::format("{} more instances with a smaller spread (all are in the JSON output)",

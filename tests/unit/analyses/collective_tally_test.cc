@@ -27,8 +27,8 @@ RankSummary Arrivals(const std::vector<std::tuple<size_t, size_t, std::string, i
 
 // Four ranks; (0,0,all_reduce): 10 30 30 20 -> spread 20, ranks 1 and 2 tie last;
 // (0,1,all_gather): 5 5 5 5 -> spread 0; (1,0,all_reduce): 7 3 9 1 -> spread 8, rank 2 last;
-// (2,0,broadcast) on rank 3 only -> partial (its step 2 differs from the others', which have no
-// collective there; steps 0 and 1 agree). Names first met in different orders per rank.
+// (2,0,broadcast) on rank 3 only -> partial (its count of broadcasts in step 2 differs from the
+// others', which have none; steps 0 and 1 agree). Names first met in different orders per rank.
 std::vector<RankSummary> FourRanks() {
   return {
       Arrivals({{0, 0, "all_reduce", 10}, {0, 1, "all_gather", 5}, {1, 0, "all_reduce", 7}}),
@@ -127,12 +127,13 @@ TEST(CollectiveTally, AnalyseRankSetFromATallyIsTheSameAsFromTheSummaries) {
   EXPECT_THROW(AnalyseRankSet(ranks, {}, tally, {0, 2, 3}, ranks.size()), std::invalid_argument);
 }
 
-// NCCL has every rank issue the same collectives in the same order: a rank whose sequence in a
-// step differs (Kineto dropped a record) cannot be aligned past the difference. Step 1: rank 2
-// lost the middle all_reduce, so by order its last one (60) would meet the others' middle one
-// (50): a spread of 10 that does not exist. Step 2: rank 1 has the same two names in another
-// order. Neither step is compared; step 0 agrees and keeps its figures.
-TEST(CollectiveTally, AStepWhoseSequencesDifferIsNotCompared) {
+// A step's collectives pair by name: the k-th of a name on one rank meets the k-th of that name
+// on the others. Step 1: rank 2 lost the middle all_reduce, so its last one (60) would meet the
+// others' middle one (50): a spread of 10 that does not exist; the counts of "ar" differ, so none
+// of step 1's "ar" is compared. Step 2: rank 1 starts the same two collectives (two
+// communicators) in another order: they still pair by name, with rank 0's positions as order.
+// Step 0 agrees and keeps its figures.
+TEST(CollectiveTally, ANameWhoseCountDiffersInAStepIsNotComparedThere) {
   std::vector<RankSummary> ranks = {
       Arrivals({{0, 0, "ar", 10},
                 {0, 1, "ar", 20},
@@ -157,32 +158,28 @@ TEST(CollectiveTally, AStepWhoseSequencesDifferIsNotCompared) {
   };
   SkewSummary skew = ComputeCollectiveSkew(ranks);
   using Row = std::tuple<size_t, size_t, std::string, int64_t, size_t>;
-  EXPECT_EQ(Rows(skew), (std::vector<Row>{{0, 1, "ar", 5, 1}, {0, 0, "ar", 2, 2}}));
-  // Step 1: (1,0) and (1,1) on every rank, (1,2) on two; step 2: (2,0,ag) and (2,1,ar) on ranks
-  // 0 and 2, (2,0,ar) and (2,1,ag) on rank 1.
+  EXPECT_EQ(Rows(skew),
+            (std::vector<Row>{
+                {0, 1, "ar", 5, 1}, {0, 0, "ar", 2, 2}, {2, 0, "ag", 1, 1}, {2, 1, "ar", 1, 0}}));
+  // Step 1: the first two "ar" on every rank, the third on two.
   EXPECT_EQ(skew.unaligned_instances, 2u);
-  EXPECT_EQ(skew.partial_instances, 5u);
-  EXPECT_EQ(skew.times_last, (std::vector<size_t>{0, 1, 1}));
+  EXPECT_EQ(skew.partial_instances, 1u);
+  EXPECT_EQ(skew.times_last, (std::vector<size_t>{1, 2, 1}));
   EXPECT_EQ(skew.collectives_per_rank, (std::vector<size_t>{7, 7, 6}));
-  ASSERT_EQ(skew.differing_steps.size(), 2u);
+  ASSERT_EQ(skew.differing_steps.size(), 1u);
   EXPECT_EQ(skew.differing_steps[0].step, 1u);
+  EXPECT_EQ(skew.differing_steps[0].name, "ar");
   EXPECT_EQ(skew.differing_steps[0].common_count, 3u);
   using Differing = std::vector<std::pair<size_t, size_t>>;
   EXPECT_EQ(skew.differing_steps[0].differing, (Differing{{2, 2}}));
-  EXPECT_EQ(skew.differing_steps[0].instances, 3u);
-  EXPECT_EQ(skew.differing_steps[1].step, 2u);
-  EXPECT_EQ(skew.differing_steps[1].common_count, 2u);
-  EXPECT_EQ(skew.differing_steps[1].differing, (Differing{{1, 2}}));
-  EXPECT_EQ(skew.differing_steps[1].instances, 4u);
 
   RankSetAnalysis analysis = AnalyseRankSet(ranks, {});
   ASSERT_EQ(analysis.warnings.size(), 1u);
   EXPECT_EQ(analysis.warnings[0],
-            "collective sequences (count, names in order) differ between ranks in 2 steps: a "
-            "rank that issues other collectives than the others has lost or gained records, so "
-            "the 7 instances of those steps are not compared (in no spread and no last-rank "
-            "count): step 2: rank 2 has 2 collectives, the others 3; step 3: rank 1 has 2 "
-            "collectives (other names or order), the others 2");
+            "collective counts differ between ranks for 1 collective name in 1 step: a rank that "
+            "issues more or fewer collectives of a name than the others has lost or gained "
+            "records, so the 3 instances of that name are not compared (in no spread and no "
+            "last-rank count): step 2, ar: rank 2 has 2, the others 3");
 }
 
 TEST(CollectiveTally, PartsComeBackAndBadPartsAreRefused) {
@@ -190,10 +187,15 @@ TEST(CollectiveTally, PartsComeBackAndBadPartsAreRefused) {
   CollectiveTally tally;
   for (uint32_t input = 0; input < 4; ++input)
     tally.Add(input, ranks[input]);
-  EXPECT_EQ(CollectiveTally::FromParts(tally.names(), tally.Instances(), tally.Sequences()), tally);
-  std::vector<CollectiveTally::Sequence> sequences = tally.Sequences();
-  sequences.push_back(sequences[0]);
-  EXPECT_THROW(CollectiveTally::FromParts(tally.names(), tally.Instances(), sequences),
+  EXPECT_EQ(CollectiveTally::FromParts(tally.names(), tally.Instances(), tally.NameCounts()),
+            tally);
+  std::vector<CollectiveTally::NameCount> counts = tally.NameCounts();
+  counts.push_back(counts[0]);
+  EXPECT_THROW(CollectiveTally::FromParts(tally.names(), tally.Instances(), counts),
+               std::invalid_argument);
+  counts.pop_back();
+  counts[0].name_id = static_cast<uint32_t>(tally.names().size());
+  EXPECT_THROW(CollectiveTally::FromParts(tally.names(), tally.Instances(), counts),
                std::invalid_argument);
   std::vector<CollectiveTally::Instance> instances = tally.Instances();
   instances[0].name_id = static_cast<uint32_t>(tally.names().size());

@@ -356,7 +356,7 @@ TEST(AnalyseRankSet, AStepEndingPastTheLastRecordIsNoted) {
   EXPECT_EQ(analysis.notes, (std::vector<std::string>{
                                 "rank 1: step 1 ends 40.000 us after the trace's last record (GPU "
                                 "op or launch call): its length and the means per step include "
-                                "time no record covers"}));
+                                "time with no GPU op or launch call"}));
   EXPECT_DOUBLE_EQ(analysis.ranks[1].step_median_ns, 100'000);
 }
 
@@ -378,8 +378,8 @@ TEST(AnalyseRankSet, RanksThatAllLackStepRangesAreComparedWithEachOther) {
   EXPECT_EQ(analysis.skew.instances[0].last_rank_index, 2u);
 }
 
-// Whole traces whose collective sequences differ (rank 1 lacks the first all-reduce): not
-// compared, and the warning names the whole trace, not a "step 1" the ranks do not have.
+// Whole traces whose all-reduce counts differ (rank 1 lacks the first all-reduce): not compared,
+// and the warning names the whole trace, not a "step 1" the ranks do not have.
 TEST(AnalyseRankSet, WholeTracesWhoseCollectivesDifferAreNotCompared) {
   std::vector<RankSummary> ranks = {Rank(100, 80, 30, 10), Rank(100, 80, 30, 10)};
   for (size_t i = 0; i < ranks.size(); ++i) {
@@ -395,8 +395,10 @@ TEST(AnalyseRankSet, WholeTracesWhoseCollectivesDifferAreNotCompared) {
   EXPECT_EQ(analysis.skew.partial_instances, 1u);
   ASSERT_EQ(analysis.warnings.size(), 1u);
   EXPECT_NE(analysis.warnings[0].find(
-                "not compared (in no spread and no last-rank count): the whole trace (no step "
-                "ranges): rank 1 has 1 collective, the others 2"),
+                "for 1 collective name in the whole trace (no step ranges): a rank that issues "
+                "more or fewer collectives of a name than the others has lost or gained records, "
+                "so the 2 instances of that name are not compared (in no spread and no last-rank "
+                "count): ncclAllReduce: rank 1 has 1, the others 2"),
             std::string::npos)
       << analysis.warnings[0];
 }

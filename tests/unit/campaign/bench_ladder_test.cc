@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "gpuroof/campaign/bench_runner.h"
+#include "gpuroof/campaign/env_stamp_file.h"
 #include "gpuroof/model/errors.h"
 
 #include "campaign/fake_system.h"
@@ -127,8 +128,8 @@ TEST(BenchLadder, SeveralStreamsAndNonQuotableProbesAreExplained) {
 
 // A probes row of other units (units or unit_name edited after the sweep) measured a rate of
 // other units: never joined, and the warning names both. One of another git revision is joined
-// but not quotable.
-TEST(BenchLadder, ARooflineOfOtherUnitsIsNeverJoinedAndAnotherRevisionIsNotQuotable) {
+// with a warning; quotable is left to the build identity rule (the same build "b1").
+TEST(BenchLadder, ARooflineOfOtherUnitsIsNeverJoinedAndAnotherRevisionIsOnlySaid) {
   const CsvTable probes = ParseCsv(
       "key,params,build,status,quotable,units,unit_name,roofline_units_per_s,streams,timestamp,"
       "git_rev\n"
@@ -154,12 +155,12 @@ TEST(BenchLadder, ARooflineOfOtherUnitsIsNeverJoinedAndAnotherRevisionIsNotQuota
   RooflineMatch dirty =
       FindRoofline(probes, "label=k4", "b1", "n=1", RooflineRun{"10", "frame", "abc"});
   EXPECT_EQ(dirty.units_per_s, 250000);
-  EXPECT_FALSE(dirty.quotable);
+  EXPECT_TRUE(dirty.quotable);
   ASSERT_EQ(dirty.warnings.size(), 1u);
   EXPECT_EQ(dirty.warnings[0],
-            "the roofline's probes row was made at git revision abc-dirty, this bench at abc: the "
-            "source trees differ (another commit or uncommitted edits), so % of roofline and the "
-            "peak are not quotable");
+            "the roofline's probes row was made at git revision abc-dirty, this bench at abc; the "
+            "identity rule says the builds are the same: if the change touched what is built, "
+            "fix the rule or run gpuroof sweep again");
 }
 
 // A percentage too large for fixed point (a hand-edited roofline of 1e-300) is printed in
@@ -325,6 +326,68 @@ TEST_F(BenchRunnerTest, TheRooflineMustHaveTheSameParametersAndItsQuotability) {
   EXPECT_FALSE(busy.rows[0].quotable);
   EXPECT_NE(busy.rows[0].warnings.find("the roofline's probes row is not quotable"),
             std::string::npos);
+}
+
+// A build with no identity rule and no git ("unknown") gives ladder rows that are not quotable
+// with or without a roofline to join, as the sweep's rows, with the sweep's warning.
+TEST_F(BenchRunnerTest, RowsOfAnUnknownBuildAreNotQuotableWithoutARooflineEither) {
+  fake.runner.handler = [&](const ProcessRequest& request) {
+    if (request.argv[0] != "app") return ProcessResult{127, "", "", 0};
+    return ProcessResult{0, "", "", 1'000'000'000};
+  };
+  const SweepSpec spec = ParseSweepSpec(
+      fmt::format("[command]\nargv = [\"app\"]\nworkdir = \"{}\"\n[parameters]\nframes = "
+                  "1000\n[[configurations]]\nlabel = \"a\"\n[run]\nunits = \"{{frames}}\"\n",
+                  dir.path().string()),
+      "s.toml");
+  CampaignSession session = OpenCampaign(spec, Options(), fake.system);
+  ASSERT_EQ(session.env.build, "unknown");
+  BenchOptions options;
+  options.reps = 2;
+  BenchOutcome outcome = RunBench(session, options, fake.system);
+  ASSERT_EQ(outcome.rows.size(), 1u);
+  EXPECT_FALSE(outcome.rows[0].roofline_units_per_s.has_value());
+  EXPECT_FALSE(outcome.rows[0].quotable);
+  EXPECT_NE(outcome.rows[0].warnings.find(
+                "the build is called 'unknown' (no identity rule and no git revision): the rows "
+                "cannot be tied to the code that made them, so they are not quotable"),
+            std::string::npos)
+      << outcome.rows[0].warnings;
+}
+
+// A roofline taken on other GPUs or another driver (env.json of the same build says so) may not
+// bound this GPU's rate: joined with a warning naming both, not quotable.
+TEST_F(BenchRunnerTest, ARooflineOfAnotherGpuIsSaidAndNotQuotable) {
+  fake.runner.handler = [&](const ProcessRequest& request) {
+    if (request.argv[0] != "app") return ProcessResult{127, "", "", 0};
+    return ProcessResult{0, "", "", 1'000'000'000};  // 1000 frames/s
+  };
+  fake.gpus.source = "nvidia-smi";
+  fake.gpus.driver = "555.42";
+  fake.gpus.gpus = {{"Fake GPU", 0.0}};
+  CampaignSession probe = OpenCampaign(Spec(), Options(), fake.system);
+  testing::WriteText(probe.results / "env.json", RenderEnvJson(probe.env));
+  testing::WriteText(probe.results / "probes.csv",
+                     "key,params,build,status,roofline_units_per_s,streams,quotable,timestamp\n"
+                     "label=a,frames=1000,b1,ok,1250,1,yes,T\n");
+  BenchOptions options;
+  options.reps = 2;
+  BenchOutcome same = RunBench(probe, options, fake.system);
+  EXPECT_TRUE(same.rows[0].quotable) << same.rows[0].warnings;
+  fake.gpus.driver = "999.99";
+  fake.gpus.gpus = {{"Other GPU", 0.0}};
+  CampaignSession session = OpenCampaign(Spec(), Options(), fake.system);
+  BenchOutcome other = RunBench(session, options, fake.system);
+  ASSERT_EQ(other.rows.size(), 1u);
+  EXPECT_EQ(other.rows[0].roofline_units_per_s, 1250);
+  EXPECT_FALSE(other.rows[0].quotable);
+  EXPECT_NE(
+      other.rows[0].warnings.find(
+          "the roofline was taken on Fake GPU, driver 555.42 (env.json, " + probe.env.timestamp +
+          "), this bench runs on Other GPU, driver 999.99: the roofline may not bound this "
+          "GPU's rate, so % of roofline and the peak are not quotable"),
+      std::string::npos)
+      << other.rows[0].warnings;
 }
 
 // A bench after a default edited outside the key keeps the earlier ladder rows, under another

@@ -609,7 +609,8 @@ TEST_F(SweepRunnerTest, PartialFilesOfProcessesThatAreGoneAreRemoved) {
       ".k5__kernel-5000.partial-" + dead + host + ".qdstrm",
       ".k5__kernel-1.5.partial-" + dead + host + ".sqlite",  // an earlier --set kernel=1.5
       ".k4.partial-" + dead + host + ".nsys-rep",
-      ".bench-scratch-" + dead + host + ".sqlite"};
+      ".bench-scratch-" + dead + host + ".sqlite",
+      PendingEnvJsonName(1, dead + host)};
   std::vector<std::string> kept = {
       ".k5__kernel-5000.partial-" + alive + ".sqlite", ".bench-scratch-" + alive + ".sqlite",
       ".k4__kernel-4000.partial-" + alive + host + ".sqlite",
@@ -622,7 +623,10 @@ TEST_F(SweepRunnerTest, PartialFilesOfProcessesThatAreGoneAreRemoved) {
       ".notes.partial-" + dead + host + ".txt", ".y.partial-" + dead + host + ".sqlite",
       ".k45.partial-" + dead + host + ".sqlite", ".k4_x.partial-" + dead + host + ".sqlite",
       ".k4__kernel-4000.partial-" + dead + host + ".sqlite.bak",
-      ".k4__kernel-4000.partial-" + dead + host + ".x.sqlite"};
+      ".k4__kernel-4000.partial-" + dead + host + ".x.sqlite",
+      // A live process's pending env stamp, another machine's, and names that look alike.
+      PendingEnvJsonName(2, alive + host), PendingEnvJsonName(1, dead + other_host),
+      ".env.json.pending-x." + dead + host, ".env.json.pending-1." + dead + host + ".bak"};
   for (const std::string& name : removed)
     testing::WriteText(session.results / name, "x");
   for (const std::string& name : kept)
@@ -633,11 +637,22 @@ TEST_F(SweepRunnerTest, PartialFilesOfProcessesThatAreGoneAreRemoved) {
   const std::filesystem::path live_scratch =
       session.results / (".k5.sqlite.record-" + alive + host);
   const std::filesystem::path user_folder = session.results / (".mine.record-" + dead + host);
-  for (const auto& folder : {scratch, live_scratch, user_folder}) {
+  // Not a trace name of this sweep, an empty folder, a pid-only name: kept.
+  const std::filesystem::path other_trace =
+      session.results / (".mine.sqlite.record-" + dead + host);
+  const std::filesystem::path pid_only = session.results / (".k4.sqlite.record-" + dead);
+  const std::filesystem::path empty = session.results / (".k4.sqlite.record-" + dead + host);
+  for (const auto& folder : {scratch, live_scratch, user_folder, other_trace, pid_only}) {
     std::filesystem::create_directory(folder);
     testing::WriteText(folder / "123.sqlite.status", "x");
   }
+  std::filesystem::create_directory(empty);
   testing::WriteText(user_folder / "notes.txt", "x");
+  // A symbolic link at a partial file's name is neither followed nor removed.
+  testing::WriteText(session.results / "target.txt", "x");
+  const std::filesystem::path link =
+      session.results / (".k4__kernel-4000.partial-" + dead + host + ".qdstrm");
+  std::filesystem::create_symlink("target.txt", link);
   fake.messages.clear();
   RunSweep(session, false, fake.system);
   for (const std::string& name : removed)
@@ -647,6 +662,10 @@ TEST_F(SweepRunnerTest, PartialFilesOfProcessesThatAreGoneAreRemoved) {
   EXPECT_FALSE(std::filesystem::exists(scratch));
   EXPECT_TRUE(std::filesystem::exists(live_scratch));
   EXPECT_TRUE(std::filesystem::exists(user_folder / "notes.txt"));
+  for (const auto& folder : {other_trace, pid_only, empty})
+    EXPECT_TRUE(std::filesystem::exists(folder)) << folder;
+  EXPECT_TRUE(std::filesystem::is_symlink(link));
+  EXPECT_TRUE(std::filesystem::exists(session.results / "target.txt"));
   size_t notes = 0;
   for (const std::string& line : fake.messages)
     notes += line.rfind("gpuroof: note: removed ", 0) == 0 ? 1 : 0;
@@ -857,6 +876,18 @@ TEST_F(NsysPairTest, AnUnreadableExportKeepsItsReport) {
             std::string::npos)
       << outcome.rows[0].error;
   ExpectNoPartialFile(session.results);
+  // An existing file at that name (another configuration labelled "a.unreadable" publishes its
+  // report there) is never replaced: the next free name is taken.
+  testing::WriteText(kept_rep, "another configuration's report\n");
+  outcome = RunSweep(session, false, fake.system);
+  EXPECT_EQ(testing::ReadText(kept_rep), "another configuration's report\n");
+  const std::filesystem::path second = session.results / "a.unreadable-2.nsys-rep";
+  EXPECT_TRUE(std::filesystem::is_regular_file(second));
+  ASSERT_EQ(outcome.rows.size(), 1u);
+  EXPECT_NE(outcome.rows[0].error.find("the new report is kept as a.unreadable-2.nsys-rep"),
+            std::string::npos)
+      << outcome.rows[0].error;
+  ExpectNoPartialFile(session.results);
 }
 
 TEST_F(NsysPairTest, AReportThatCannotBePublishedPutsTheEarlierExportBack) {
@@ -941,6 +972,60 @@ TEST_F(SweepRunnerTest, EnvJsonIsKeptWhenNoRowIsAddedAndAnotherGpusStampIsKeptAs
   EXPECT_FALSE(std::filesystem::exists(session.results / "env.earlier-20241004T010000Z.json"));
 }
 
+// env.json is written aside before anything runs and put in place before the new trace is
+// published: a stamp that cannot be put in place (here: every name to keep the earlier one under
+// is taken) ends the sweep with the earlier trace, rows and manifest as they were; something at
+// env.json that is no file is refused before anything runs.
+TEST_F(SweepRunnerTest, AnEnvJsonThatCannotBeWrittenLeavesTheEarlierTraceAndRows) {
+  fake.gpus.source = "nvidia-smi";
+  fake.gpus.driver = "555.42";
+  fake.gpus.gpus = {{"Fake GPU", 0.0}};
+  CampaignSession session = OpenCampaign(Spec(kIdentity), Options(), fake.system);
+  RunSweep(session, false, fake.system);
+  const std::filesystem::path trace = session.results / "k5__kernel-5000.sqlite";
+  const std::string sha = Sha256OfFile(trace);
+  const std::string probes = testing::ReadText(session.results / "probes.csv");
+  const std::string manifest = testing::ReadText(session.results / "manifest.csv");
+  const std::string env = testing::ReadText(session.results / "env.json");
+  testing::WriteText(session.results / "env.earlier-20241004T000000Z.json", "taken\n");
+  for (int n = 2; n < 1000; ++n) {
+    testing::WriteText(session.results / fmt::format("env.earlier-20241004T000000Z-{}.json", n),
+                       "taken\n");
+  }
+  fake.gpus.driver = "999.99";
+  fake.clock.now += std::chrono::hours(1);
+  const int runs = workload_runs;
+  try {
+    RunSweep(OpenCampaign(Spec(kIdentity), Options(), fake.system), false, fake.system);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), (session.results / "env.json").string() +
+                                         ": cannot keep the earlier env stamp: "
+                                         "env.earlier-20241004T000000Z-999.json exists");
+  }
+  EXPECT_EQ(workload_runs, runs + 1);
+  EXPECT_EQ(Sha256OfFile(trace), sha);
+  EXPECT_EQ(testing::ReadText(session.results / "probes.csv"), probes);
+  EXPECT_EQ(testing::ReadText(session.results / "manifest.csv"), manifest);
+  EXPECT_EQ(testing::ReadText(session.results / "env.json"), env);
+  EXPECT_EQ(testing::ReadText(session.results / "env.earlier-20241004T000000Z-999.json"),
+            "taken\n");
+  size_t files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(session.results)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("env.earlier-", 0) != 0) ++files;
+    EXPECT_EQ(name.find("pending"), std::string::npos) << name;
+    EXPECT_EQ(name.find("partial"), std::string::npos) << name;
+  }
+  EXPECT_EQ(files, 5u);  // env.json, probes.csv, manifest.csv and the two traces
+
+  std::filesystem::remove(session.results / "env.json");
+  std::filesystem::create_directory(session.results / "env.json");
+  EXPECT_THROW(RunSweep(OpenCampaign(Spec(kIdentity), Options(), fake.system), false, fake.system),
+               InputError);
+  EXPECT_EQ(workload_runs, runs + 1);
+}
+
 // --resume runs configurations whose rows are not quotable again (here: a busy GPU), and says how
 // many; once their rows are quotable it skips them.
 TEST_F(SweepRunnerTest, ResumeRunsAgainConfigurationsWhoseRowsAreNotQuotable) {
@@ -967,6 +1052,109 @@ TEST_F(SweepRunnerTest, ResumeRunsAgainConfigurationsWhoseRowsAreNotQuotable) {
   EXPECT_EQ(probes.rows[0][probes.Column("quotable")], "yes");
   EXPECT_EQ(probes.rows[1][probes.Column("quotable")], "yes");
   EXPECT_EQ(RunSweep(session, true, fake.system).skipped, 2);
+  EXPECT_EQ(workload_runs, 4);
+}
+
+// A trace name that rows of another key own is refused even when its file is gone: a trace
+// written there would make those rows describe other bytes.
+TEST_F(SweepRunnerTest, ATraceNameOfAnotherKeysRowsIsRefusedWhenItsFileIsGone) {
+  CampaignOptions only = Options();
+  only.only = {"k5"};
+  CampaignSession session = OpenCampaign(Spec(kIdentity), only, fake.system);
+  RunSweep(session, false, fake.system);
+  const std::filesystem::path trace = session.results / "k5__kernel-5000.sqlite";
+  std::filesystem::remove(trace);
+  SweepSpec other = ParseSweepSpec(
+      fmt::format("[command]\nargv = [\"workload\", \"--kernel-ns\", \"1000\", \"-o\", "
+                  "\"{{trace}}\"]\nworkdir = \"{}\"\n[[configurations]]\nlabel = "
+                  "\"k5__kernel-5000\"\n[run]\nprofiler = \"command\"\nunits = \"3\"\n{}",
+                  dir.path().string(), kIdentity),
+      "b.toml");
+  const int runs = workload_runs;
+  try {
+    RunSweep(OpenCampaign(other, Options(), fake.system), false, fake.system);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              trace.string() +
+                  ": is the trace of 1 probes.csv row key(s) (label=k5;kernel=5000) other than "
+                  "k5__kernel-5000's (key label=k5__kernel-5000), though the file is gone: this "
+                  "sweep would write its trace there, and those rows would then describe it; give "
+                  "k5__kernel-5000 another label, or use another --results folder");
+  }
+  EXPECT_EQ(workload_runs, runs);
+  EXPECT_FALSE(std::filesystem::exists(trace));
+}
+
+// A trace that a concurrent sweep published after this one started is its rows' trace, not a
+// file to move aside: the owners are read when the file is found, under the folder lock.
+TEST_F(SweepRunnerTest, ATraceAConcurrentSweepPublishedIsNotMovedAside) {
+  CampaignSession session = OpenCampaign(Spec(kIdentity), Options(), fake.system);
+  bool concurrent_done = false;
+  auto handler = fake.runner.handler;
+  fake.runner.handler = [&](const ProcessRequest& request) {
+    if (!concurrent_done && Arg(request, "--kernel-ns") == "5000") {
+      concurrent_done = true;  // another sweep, --only k4, finishes while k5 runs
+      CampaignOptions only = Options();
+      only.only = {"k4"};
+      RunSweep(OpenCampaign(Spec(kIdentity), only, fake.system), false, fake.system);
+    }
+    return handler(request);
+  };
+  fake.messages.clear();
+  RunSweep(session, false, fake.system);
+  EXPECT_TRUE(concurrent_done);
+  for (const std::string& message : fake.messages)
+    EXPECT_EQ(message.find("is no trace of a probes.csv row"), std::string::npos) << message;
+  for (const auto& entry : std::filesystem::directory_iterator(session.results))
+    EXPECT_EQ(entry.path().filename().string().find(".earlier-"), std::string::npos);
+  EXPECT_TRUE(std::filesystem::exists(session.results / "k4__kernel-4000.sqlite"));
+}
+
+// A file moved aside (no probes.csv row points at it) whose manifest row matches its bytes keeps
+// that row, under its new name.
+TEST_F(SweepRunnerTest, AMovedAsideTraceKeepsItsManifestRow) {
+  CampaignSession session = OpenCampaign(Spec(kIdentity), Options(), fake.system);
+  RunSweep(session, false, fake.system);
+  const std::string sha = Sha256OfFile(session.results / "k5__kernel-5000.sqlite");
+  std::filesystem::remove(session.results / "probes.csv");
+  fake.clock.now += std::chrono::hours(1);
+  RunSweep(OpenCampaign(Spec(kIdentity), Options(), fake.system), false, fake.system);
+  const std::string kept = "k5__kernel-5000.earlier-20241004T010000Z.sqlite";
+  ASSERT_TRUE(std::filesystem::exists(session.results / kept));
+  CsvTable manifest = ReadCsvFile(session.results / "manifest.csv");
+  bool found = false;
+  for (const auto& row : manifest.rows) {
+    if (row[manifest.Column("artifact")] != kept) continue;
+    found = true;
+    EXPECT_EQ(row[manifest.Column("sha256")], sha);
+    EXPECT_EQ(row[manifest.Column("config")], "k5");
+    EXPECT_EQ(row[manifest.Column("timestamp")], "2024-10-04T00:00:00Z");
+  }
+  EXPECT_TRUE(found);
+}
+
+// Rows not quotable because the run is shorter than [guards] min_units stay so however often
+// they run: --resume keeps them and says how many; once min_units allows the run, they run again.
+TEST_F(SweepRunnerTest, ResumeKeepsRowsThatARerunCannotMakeQuotable) {
+  const std::string guards = std::string(kIdentity) + "[guards]\nmin_units = 100\n";
+  CampaignSession session = OpenCampaign(Spec(guards), Options(), fake.system);
+  RunSweep(session, false, fake.system);
+  EXPECT_EQ(workload_runs, 2);
+  fake.messages.clear();
+  SweepOutcome resumed = RunSweep(session, true, fake.system);
+  EXPECT_EQ(resumed.skipped, 2);
+  EXPECT_EQ(workload_runs, 2);
+  const std::string note =
+      "gpuroof: note: --resume: kept 2 unquotable row(s) of 2 configuration(s): re-running would "
+      "not change why (their units are below [guards] min_units 100; change units or min_units "
+      "to run them again)";
+  EXPECT_NE(std::find(fake.messages.begin(), fake.messages.end(), note), fake.messages.end())
+      << fmt::format("{}", fmt::join(fake.messages, "\n"));
+  for (const std::string& message : fake.messages)
+    EXPECT_EQ(message.find("re-running 2"), std::string::npos) << message;
+  const std::string allowed = std::string(kIdentity) + "[guards]\nmin_units = 5\n";
+  RunSweep(OpenCampaign(Spec(allowed), Options(), fake.system), true, fake.system);
   EXPECT_EQ(workload_runs, 4);
 }
 

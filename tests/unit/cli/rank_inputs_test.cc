@@ -85,6 +85,36 @@ TEST(RankInputs, JsonWithoutATopLevelTraceEventsKeyIsNoTrace) {
   EXPECT_EQ(TellFoundFile(folder.Write("empty.json", "{}")), FoundFile::kJsonNotTrace);
 }
 
+// Any other complete JSON value is no trace either, and left out the same way (not a damaged
+// rank): a loss history, a status string, a number, a list of lists.
+TEST(RankInputs, ACompleteJsonValueThatIsNoTraceIsLeftOut) {
+  TempFolder folder;
+  EXPECT_EQ(TellFoundFile(folder.Write("loss_history.json", "[2.31, 2.17, -2.05e-3]\n")),
+            FoundFile::kJsonNotTrace);
+  EXPECT_EQ(TellFoundFile(folder.Write("status.json", "\"done \\\"ok\\\" \\u00e9\"\n")),
+            FoundFile::kJsonNotTrace);
+  EXPECT_EQ(TellFoundFile(folder.Write("n.json", " 0 ")), FoundFile::kJsonNotTrace);
+  EXPECT_EQ(TellFoundFile(folder.Write("flags.json", "\xEF\xBB\xBF[true, false, null]")),
+            FoundFile::kJsonNotTrace);
+  EXPECT_EQ(TellFoundFile(folder.Write("nested.json", R"([[1, {"a": [2, {}]}], [], "x"])")),
+            FoundFile::kJsonNotTrace);
+  // "[1, 2]", gzipped.
+  const std::string gzipped(
+      "\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\x03\x8b\x36\xd4\x51\x30\x8a\x05\x00\xff\xe7\xc9\x61"
+      "\x06\x00\x00\x00",
+      26);
+  EXPECT_EQ(TellFoundFile(folder.Write("list.json.gz", gzipped)), FoundFile::kJsonNotTrace);
+  // In a job directory beside a trace: counted as no trace, the trace alone is a rank.
+  const fs::path job = folder.path() / "job";
+  fs::create_directories(job);
+  std::ofstream(job / "r0.json") << R"({"traceEvents": []})";
+  std::ofstream(job / "loss_history.json") << "[1, 2]";
+  std::ofstream(job / "status.json") << "\"x\"";
+  const RankInputs inputs = FindRankInputs({job.string()});
+  EXPECT_EQ(inputs.paths.size(), 1u);
+  EXPECT_EQ(inputs.json_not_traces, 2u);
+}
+
 TEST(RankInputs, AnythingThatMayBeATraceIsOne) {
   TempFolder folder;
   EXPECT_EQ(TellFoundFile(folder.Write("t.json", R"({"x": [1, {"y": 2}], "traceEvents": []})")),
@@ -106,6 +136,12 @@ TEST(RankInputs, AnythingThatMayBeATraceIsOne) {
   // Content that starts like no trace under a trace's name: a damaged rank, not "no trace".
   EXPECT_EQ(TellFoundFile(folder.Write("r2.json", "garbage\n")), FoundFile::kTrace);
   EXPECT_EQ(TellFoundFile(folder.Write("r3.sqlite", "not a database\n")), FoundFile::kTrace);
+  // A JSON value cut short, or JSON-like garbage, under a trace's name: damaged too.
+  EXPECT_EQ(TellFoundFile(folder.Write("cut_list.json", "[1, 2")), FoundFile::kTrace);
+  EXPECT_EQ(TellFoundFile(folder.Write("cut_string.json", "\"don")), FoundFile::kTrace);
+  EXPECT_EQ(TellFoundFile(folder.Write("two.json", "[1] [2]")), FoundFile::kTrace);
+  EXPECT_EQ(TellFoundFile(folder.Write("bad_number.json", "[1, 02]")), FoundFile::kTrace);
+  EXPECT_EQ(TellFoundFile(folder.Write("bad_key.json", "[{\"a\" 1}, 2]")), FoundFile::kTrace);
   // A sweep file beside the traces starts with '[' but holds no events: no trace.
   EXPECT_EQ(TellFoundFile(folder.Write("sweep.toml", "[grid]\nstreams = [1, 2]\n")),
             FoundFile::kNotTrace);

@@ -103,18 +103,18 @@ TEST(RankSetBytesTest, MalformedBytesAreRefused) {
   bad.ranks = {{0, AnalysedRank()}};
   bad.ranks[0].loaded.summary->collectives.back().name_id = 2;
   EXPECT_THROW(DecodeLoadedShare(EncodeLoadedShare(bad)), std::runtime_error);
-  // A folded instance naming a name the tally does not hold: the last instance's name id is 7 x 8
-  // bytes before the steps' sequences (then come ranks present, earliest, latest, whole trace,
-  // input count and the input), which are a count and 5 x 8 bytes each.
-  const size_t sequence_bytes = 8 + 5 * 8 * share.collectives.Sequences().size();
+  // A folded instance naming a name the tally does not hold: the last instance's name id is 9 x 8
+  // bytes before the steps' name counts (then come order, order input, ranks present, earliest,
+  // latest, whole trace, input count and the input), which are a count and 5 x 8 bytes each.
+  const size_t count_bytes = 8 + 5 * 8 * share.collectives.NameCounts().size();
   std::string unnamed = bytes;
-  unnamed[unnamed.size() - sequence_bytes - 7 * 8] = '\x09';
+  unnamed[unnamed.size() - count_bytes - 9 * 8] = '\x09';
   EXPECT_THROW(DecodeLoadedShare(unnamed), std::runtime_error);
-  // The same step's sequence of one input twice.
+  // The same step's count of one name and input twice.
   std::string twice = bytes;
-  ASSERT_FALSE(share.collectives.Sequences().empty());
-  twice[twice.size() - sequence_bytes] =
-      static_cast<char>(share.collectives.Sequences().size() + 1);  // < 128 sequences
+  ASSERT_FALSE(share.collectives.NameCounts().empty());
+  twice[twice.size() - count_bytes] =
+      static_cast<char>(share.collectives.NameCounts().size() + 1);  // < 128 counts
   twice += twice.substr(twice.size() - 5 * 8);
   EXPECT_THROW(DecodeLoadedShare(twice), std::runtime_error);
 }

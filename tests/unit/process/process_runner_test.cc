@@ -4,7 +4,10 @@
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
+#include <thread>
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -113,9 +116,8 @@ TEST(PosixProcessRunner, ASecondSignalKillsTheChildAndTheFirstIsReported) {
   }
 }
 
-// A child that takes the interrupts (`gpuroof record`'s command) still gets SIGTERM forwarded:
-// to its own process group, or, when we are a terminal's foreground job, to the child alone
-// (hence the exec: the child is then `sleep` itself).
+// A child that takes the interrupts (`gpuroof record`'s command) stays in our process group and
+// still gets SIGTERM forwarded, to the child alone (hence the exec: the child is `sleep` itself).
 TEST(PosixProcessRunner, ATerminationSignalReachesAChildThatTakesInterrupts) {
   TerminationScope scope;
   ProcessRequest request = Shell("kill -TERM $PPID; exec sleep 300");
@@ -125,6 +127,80 @@ TEST(PosixProcessRunner, ATerminationSignalReachesAChildThatTakesInterrupts) {
   EXPECT_EQ(result.exit_code, 128 + SIGTERM);
   EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(60));
   EXPECT_EQ(TerminationSignal(), SIGTERM);
+}
+
+// The same signal again within half a second is one request (`timeout` signals gpuroof and then
+// its group; a terminal hang-up comes from the kernel and from the shell), not a second signal:
+// a command that cleans up on SIGTERM is not killed. Later, it is a second signal.
+TEST(PosixProcessRunner, TheSameSignalRepeatedAtOnceIsNotASecondSignal) {
+  unsetenv(kTerminationGraceEnv);
+  {
+    TerminationScope scope;
+    ProcessResult result = PosixProcessRunner().Run(
+        Shell("trap 'sleep 0.5; exit 0' TERM; (trap '' TERM; kill -TERM $PPID; sleep 0.1; "
+              "kill -TERM $PPID); sleep 5; exit 3"));
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_EQ(TerminationSignal(), SIGTERM);
+  }
+  TerminationScope scope;
+  const auto started = std::chrono::steady_clock::now();
+  ProcessResult result = PosixProcessRunner().Run(
+      Shell("trap '' TERM; kill -TERM $PPID; sleep 0.8; kill -TERM $PPID; sleep 300; exit 0"));
+  EXPECT_EQ(result.exit_code, 128 + SIGKILL);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(8));
+}
+
+// Whether process `pid` has ended (gone, or a zombie not reaped yet), waiting up to 5 s for it.
+bool Ended(pid_t pid) {
+  for (int i = 0; i < 50; ++i) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    const size_t paren = text.rfind(')');
+    if (!stat || (paren != std::string::npos && text.size() > paren + 2 && text[paren + 2] == 'Z'))
+      return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return false;
+}
+
+// After a forwarded signal, what is left of the child's group when the child exited (here a
+// background job that ignores SIGTERM) is killed.
+TEST(PosixProcessRunner, WhatIsLeftOfTheGroupAfterASignalIsKilled) {
+  const std::filesystem::path pid_file =
+      std::filesystem::temp_directory_path() / ("gpuroof_left_" + std::to_string(getpid()));
+  {
+    TerminationScope scope;
+    ProcessResult result = PosixProcessRunner().Run(
+        Shell("(trap '' TERM; exec sleep 300) >/dev/null 2>&1 & echo $! > " + pid_file.string() +
+              "; kill -TERM $PPID; wait"));
+    EXPECT_EQ(result.exit_code, 128 + SIGTERM) << result.err;
+  }
+  std::ifstream in(pid_file);
+  pid_t left = 0;
+  in >> left;
+  std::filesystem::remove(pid_file);
+  ASSERT_GT(left, 0);
+  EXPECT_TRUE(Ended(left));
+  if (!Ended(left)) kill(left, SIGKILL);  // not to outlive the test
+}
+
+// A child that left the group it was started in (here into ours) and ignores SIGTERM is still
+// killed after the grace period: the kill goes to its pid too.
+TEST(PosixProcessRunner, AChildThatLeftItsGroupIsKilledAfterTheGracePeriod) {
+  setenv(kTerminationGraceEnv, "0.3", 1);
+  TerminationScope scope;
+  const auto started = std::chrono::steady_clock::now();
+  ProcessRequest request;
+  request.argv = {"python3", "-c",
+                  "import os, signal, time\n"
+                  "os.setpgid(0, os.getpgid(os.getppid()))\n"
+                  "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+                  "os.kill(os.getppid(), signal.SIGTERM)\n"
+                  "time.sleep(30)\n"};
+  ProcessResult result = PosixProcessRunner().Run(request);
+  unsetenv(kTerminationGraceEnv);
+  EXPECT_EQ(result.exit_code, 128 + SIGKILL) << result.err;
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(15));
 }
 
 TEST(DeadProcessOfTag, OnlyAGoneProcessOfThisMachine) {

@@ -34,6 +34,19 @@ RanksReport Report(std::vector<RankSummary> ranks) {
   return report;
 }
 
+// Two traces hold rank 0 with other step labels: the steps line names the trace, as the
+// warnings do.
+TEST(RanksReport, AStepsLabelOfADuplicatedIdNamesTheTrace) {
+  std::vector<RankSummary> ranks = {Rank(0, "'ProfilerStep#*' (1 instances)", 0, 0),
+                                    Rank(0, "'Other#*' (1 instances)", 0, 0),
+                                    Rank(1, "'ProfilerStep#*' (1 instances)", 0, 0)};
+  ranks[1].source = "dir/second.json";
+  const std::string text = RenderDocumentText(RanksDocument(Report(ranks)));
+  EXPECT_NE(text.find("  on 1 rank (rank 0 (second.json)): 'Other#*' (1 instances)\n"),
+            std::string::npos)
+      << text;
+}
+
 TEST(RanksReport, OneStepsLabelForAllIsSaidOnce) {
   std::vector<RankSummary> ranks;
   for (int64_t r = 0; r < 3; ++r)
@@ -139,11 +152,13 @@ TEST(RanksReport, ARankWithNoCollectiveAmongRanksWithSomeIsNamed) {
   }
   const RanksReport report = Report(ranks);
   const std::string text = RenderDocumentText(RanksDocument(report));
-  EXPECT_NE(text.find("0 collective instances on every rank (2 more in 1 step whose collective "
-                      "sequences differ between ranks, not compared)\n1 of 3 ranks has no "
+  EXPECT_NE(text.find("0 collective instances on every rank (2 more of 1 collective name whose "
+                      "count in a step differs between ranks, not compared)\n1 of 3 ranks has no "
                       "collective kernel while the others have (up to 2): rank 2"),
             std::string::npos)
       << text;
+  // The skew line counts the instances left out: no "no collective kernel on every rank" below.
+  EXPECT_EQ(text.find("no collective kernel on every rank"), std::string::npos) << text;
   EXPECT_NE(RenderRanksJson(report).find("\"unaligned\": 0"), std::string::npos);
 }
 
