@@ -23,8 +23,6 @@ struct BenchCommandOptions {
 int RunBenchCommand(BenchCommandOptions& options) {
   TerminationScope termination;  // see RunSweepCommand
   SweepSpec spec = LoadSweepSpec(options.file);
-  options.campaign.gpuroof_version = GPUROOF_VERSION;
-  options.campaign.check_program = true;
   LiveCampaignSystem live;
   CampaignSession session;
   if (int stopped = OpenCampaignUnlessStopped(spec, options.campaign, live.get(), session)) {

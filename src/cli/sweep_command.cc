@@ -29,8 +29,6 @@ int RunSweepCommand(SweepCommandOptions& options) {
   SweepSpec spec = LoadSweepSpec(options.file);
   // A dry run still shows the plan on a machine without the profiler (no nsys, no GPU).
   if (!options.campaign.dry_run) CheckProfilerAvailable(spec);
-  options.campaign.gpuroof_version = GPUROOF_VERSION;
-  options.campaign.check_program = true;
   LiveCampaignSystem live;
   CampaignSession session;
   if (int stopped = OpenCampaignUnlessStopped(spec, options.campaign, live.get(), session)) {
@@ -60,8 +58,10 @@ int ReportInterrupted(const Interrupted& stop, const std::filesystem::path& resu
   return 128 + stop.signal_number();
 }
 
-int OpenCampaignUnlessStopped(const SweepSpec& spec, const CampaignOptions& options,
+int OpenCampaignUnlessStopped(const SweepSpec& spec, CampaignOptions options,
                               CampaignSystem& system, CampaignSession& session) {
+  options.gpuroof_version = GPUROOF_VERSION;
+  options.check_program = true;
   try {
     session = OpenCampaign(spec, options, system);
     ThrowIfTerminated();

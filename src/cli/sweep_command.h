@@ -26,9 +26,10 @@ void AddCampaignOptions(CLI::App& command, CampaignOptions& options);
 // An empty `results`: stopped before the campaign opened.
 int ReportInterrupted(const Interrupted& stop, const std::filesystem::path& results);
 
-// OpenCampaign() into `session`; returns 0, or, when a termination signal arrived meanwhile, the
-// exit status after saying so (ReportInterrupted). Other errors propagate.
-int OpenCampaignUnlessStopped(const SweepSpec& spec, const CampaignOptions& options,
+// OpenCampaign() into `session`, as the CLI opens campaigns: stamped with this build's version,
+// argv[0] checked (CampaignOptions::check_program). Returns 0, or, when a termination signal
+// arrived meanwhile, the exit status after saying so (ReportInterrupted). Other errors propagate.
+int OpenCampaignUnlessStopped(const SweepSpec& spec, CampaignOptions options,
                               CampaignSystem& system, CampaignSession& session);
 
 // Runs the opened campaign (`run()`: RunSweep or RunBench) and prints `render(outcome)`, the same
