@@ -290,6 +290,33 @@ TEST_F(RecordCliTest, SigtermStopsTheCommandAndLeavesNothingBehind) {
   kill(sleeper, SIGKILL);  // not to outlive the test
 }
 
+// When gpuroof leads its process group (a shell's job; here setsid), SIGTERM sent to gpuroof alone
+// reaches what the command started too: a wrapper script's application does not run on.
+TEST_F(RecordCliTest, SigtermToAGroupLeadingGpuroofStopsWhatTheCommandStarted) {
+  UseFakeGpu();
+  const fs::path output = dir_ / "t.sqlite";
+  const fs::path sleep_pid = dir_ / "sleep.pid";
+  const fs::path script = WriteScript(
+      dir_ / "app.sh", fmt::format("{} 0 trace >/dev/null\nsleep 300 &\necho $! $$ > {}\n"
+                                   "kill -TERM $PPID\nwait\n",
+                                   GPUROOF_FAKE_APP, sleep_pid.string()));
+  const auto started = std::chrono::steady_clock::now();
+  CliResult r = RunProgram(
+      {"setsid", "--wait", GPUROOF_BINARY, "record", "-o", output.string(), "--", script.string()});
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(60));
+  EXPECT_EQ(r.exit_code, 128 + SIGTERM) << r.err;
+  // One signal, forwarded once: gpuroof's own copy is not a second one.
+  EXPECT_EQ(r.err.find("second signal"), std::string::npos) << r.err;
+  ASSERT_TRUE(fs::exists(sleep_pid));
+  std::istringstream pids(ReadFile(sleep_pid));
+  pid_t sleeper = 0;
+  pid_t command = 0;
+  pids >> sleeper >> command;
+  EXPECT_TRUE(Ended(command));
+  EXPECT_TRUE(Ended(sleeper));
+  kill(sleeper, SIGKILL);  // not to outlive a failed test
+}
+
 // Ctrl-C, or any signal to gpuroof's process group (`timeout -s INT`, `kill -INT -PGID`), reaches
 // the command whatever stdin is (the runner gives /dev/null): it stays in gpuroof's group. The
 // command dies of SIGINT, the trace it wrote is kept and record exits with its code, 130.

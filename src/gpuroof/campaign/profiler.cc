@@ -414,8 +414,10 @@ std::string_view PartialFileTag(std::string_view name, const SweepSpec& spec) {
     const std::string_view session = rest.substr(0, dot);
     const std::string_view tag = rest.substr(dot + 1);
     const bool numbered = std::ranges::all_of(session, [](char c) { return c >= '0' && c <= '9'; });
-    return numbered && !tag.empty() && tag.find('.') == std::string_view::npos ? tag
-                                                                               : std::string_view();
+    // Always written with its host: a pid-only name is no stamp of ours.
+    const bool tagged =
+        tag.find('-') != std::string_view::npos && tag.find('.') == std::string_view::npos;
+    return numbered && tagged ? tag : std::string_view();
   }
   constexpr std::string_view kScratch = ".bench-scratch-";
   constexpr std::string_view kPartial = ".partial-";

@@ -75,8 +75,13 @@ class InterruptsToChild {
 // Termination state, shared with the signal handler (async-signal-safe: plain sig_atomic_t).
 volatile sig_atomic_t g_scope_active = 0;
 volatile sig_atomic_t g_termination_signal = 0;
-volatile sig_atomic_t g_child_group = 0;    // the running child's own process group, 0 when none
-volatile sig_atomic_t g_child_pid = 0;      // the running child's pid, 0 when none
+volatile sig_atomic_t g_child_group = 0;  // the running child's own process group, 0 when none
+volatile sig_atomic_t g_child_pid = 0;    // the running child's pid, 0 when none
+// The child shares our process group and we lead it (a shell's job, setsid): a forwarded signal
+// goes to the whole group, so that what the child started (a wrapper script's application) stops
+// too; we get our own copy, which the handler knows by its sender. Not when someone else leads
+// the group (make, a script): the signal would reach them.
+volatile sig_atomic_t g_shared_group_we_lead = 0;
 volatile sig_atomic_t g_second_signal = 0;  // a further signal came (its number)
 volatile sig_atomic_t g_second_kill = 0;    // what its SIGKILL reached (a SignalChild result)
 // When the first signal came (CLOCK_MONOTONIC; read and written by the handler only, which the
@@ -96,7 +101,9 @@ struct sigaction g_old_actions[3];
 int SignalChild(int signal_number) {
   const pid_t group = static_cast<pid_t>(g_child_group);
   const pid_t pid = static_cast<pid_t>(g_child_pid);
-  const bool to_group = group > 0 && kill(-group, signal_number) == 0;
+  const bool to_group = (group > 0 && kill(-group, signal_number) == 0) ||
+                        (group == 0 && signal_number != SIGKILL && g_shared_group_we_lead != 0 &&
+                         pid > 0 && kill(0, signal_number) == 0);
   const bool to_pid =
       (!to_group || signal_number == SIGKILL) && pid > 0 && kill(pid, signal_number) == 0;
   return to_group ? 2 : to_pid ? 1 : 0;
@@ -104,8 +111,13 @@ int SignalChild(int signal_number) {
 
 // The first signal is remembered and forwarded; a further one kills the child (SIGKILL): a
 // command that ignores the first must not make gpuroof unstoppable.
-void OnTerminationSignal(int signal_number) {
+void OnTerminationSignal(int signal_number, siginfo_t* info, void* /*context*/) {
   const int saved_errno = errno;
+  // Our own copy of a signal forwarded to the group we lead: not a further request.
+  if (info != nullptr && info->si_code == SI_USER && info->si_pid == getpid()) {
+    errno = saved_errno;
+    return;
+  }
   timespec now{};
   clock_gettime(CLOCK_MONOTONIC, &now);
   if (g_termination_signal == 0) {
@@ -229,9 +241,11 @@ TerminationScope::TerminationScope() {
   g_second_kill = 0;
   g_child_group = 0;
   g_child_pid = 0;
+  g_shared_group_we_lead = 0;
   g_scope_active = 1;
   struct sigaction action {};
-  action.sa_handler = OnTerminationSignal;
+  action.sa_sigaction = OnTerminationSignal;
+  action.sa_flags = SA_SIGINFO;
   sigemptyset(&action.sa_mask);
   for (int signal_number : kTerminationSignals)
     sigaddset(&action.sa_mask, signal_number);
@@ -245,6 +259,7 @@ TerminationScope::~TerminationScope() {
   g_scope_active = 0;
   g_child_group = 0;
   g_child_pid = 0;
+  g_shared_group_we_lead = 0;
   g_termination_signal = 0;
   g_second_signal = 0;
 }
@@ -359,6 +374,7 @@ ProcessResult PosixProcessRunner::Run(const ProcessRequest& request) {
     if (rc == 0) {
       g_child_pid = static_cast<sig_atomic_t>(pid);
       if (own_group) g_child_group = static_cast<sig_atomic_t>(pid);
+      g_shared_group_we_lead = !own_group && getpgrp() == getpid();
       // One handled before the block found no child to forward to; those during it are pending
       // and reach the handler, which now knows the child, when the mask is restored.
       if (signal_before_block != 0) kill(own_group ? -pid : pid, signal_before_block);
@@ -432,6 +448,7 @@ ProcessResult PosixProcessRunner::Run(const ProcessRequest& request) {
     if (own_group && g_termination_signal != 0) kill(-pid, SIGKILL);
     g_child_group = 0;
     g_child_pid = 0;
+    g_shared_group_we_lead = 0;
     if (pidfd >= 0) {
       close(pidfd);
       pthread_sigmask(SIG_SETMASK, &mask_before, nullptr);

@@ -626,7 +626,8 @@ TEST_F(SweepRunnerTest, PartialFilesOfProcessesThatAreGoneAreRemoved) {
       ".k4__kernel-4000.partial-" + dead + host + ".x.sqlite",
       // A live process's pending env stamp, another machine's, and names that look alike.
       PendingEnvJsonName(2, alive + host), PendingEnvJsonName(1, dead + other_host),
-      ".env.json.pending-x." + dead + host, ".env.json.pending-1." + dead + host + ".bak"};
+      ".env.json.pending-x." + dead + host, ".env.json.pending-1." + dead + host + ".bak",
+      PendingEnvJsonName(1, dead)};
   for (const std::string& name : removed)
     testing::WriteText(session.results / name, "x");
   for (const std::string& name : kept)

@@ -137,7 +137,7 @@ TEST(PosixProcessRunner, TheSameSignalRepeatedAtOnceIsNotASecondSignal) {
   {
     TerminationScope scope;
     ProcessResult result = PosixProcessRunner().Run(
-        Shell("trap 'sleep 0.5; exit 0' TERM; (trap '' TERM; kill -TERM $PPID; sleep 0.1; "
+        Shell("trap 'sleep 0.5; exit 0' TERM; (trap '' TERM; kill -TERM $PPID; sleep 0.05; "
               "kill -TERM $PPID); sleep 5; exit 3"));
     EXPECT_EQ(result.exit_code, 0) << result.err;
     EXPECT_EQ(TerminationSignal(), SIGTERM);
