@@ -233,15 +233,21 @@ const timespec* PollTimeout(int milliseconds, timespec& storage) {
   return &storage;
 }
 
-}  // namespace
-
-TerminationScope::TerminationScope() {
+// No scope, no child, no signal: the state a scope starts from and leaves behind.
+void ResetTerminationState() {
+  g_scope_active = 0;
   g_termination_signal = 0;
   g_second_signal = 0;
   g_second_kill = 0;
   g_child_group = 0;
   g_child_pid = 0;
   g_shared_group_we_lead = 0;
+}
+
+}  // namespace
+
+TerminationScope::TerminationScope() {
+  ResetTerminationState();
   g_scope_active = 1;
   struct sigaction action {};
   action.sa_sigaction = OnTerminationSignal;
@@ -256,12 +262,7 @@ TerminationScope::TerminationScope() {
 TerminationScope::~TerminationScope() {
   for (size_t i = 0; i < std::size(kTerminationSignals); ++i)
     sigaction(kTerminationSignals[i], &g_old_actions[i], nullptr);
-  g_scope_active = 0;
-  g_child_group = 0;
-  g_child_pid = 0;
-  g_shared_group_we_lead = 0;
-  g_termination_signal = 0;
-  g_second_signal = 0;
+  ResetTerminationState();
 }
 
 int TerminationSignal() {
