@@ -49,6 +49,9 @@ std::string SuggestOption(CLI::App& app, int argc, char** argv) {
     std::string typed = argv[i];
     if (!typed.starts_with("--")) continue;
     typed = typed.substr(0, typed.find('='));
+    // compare has no --format (another command's): its files are named by format.
+    if (typed == "--format" && std::string_view(argv[1]) == "compare")
+      return " (compare writes JSON with --json FILE and Markdown with --markdown FILE)";
     if (std::find(known.begin(), known.end(), typed) != known.end()) continue;
     std::string closest = gpuroof::ClosestSpelling(typed, known);
     if (!closest.empty()) return fmt::format(" (did you mean {}?)", closest);

@@ -1,5 +1,6 @@
 #include "output_options.h"
 
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
@@ -45,6 +46,13 @@ void AddTracesArgument(CLI::App& command, std::vector<std::string>& traces) {
 
 void AddThreadsOption(CLI::App& command, int& threads) {
   command.add_option("--threads", threads, "Reader threads (0 = automatic)")
+      ->check([](const std::string& value) -> std::string {
+        int parsed = 0;
+        const char* end = value.data() + value.size();
+        const auto [at, error] = std::from_chars(value.data(), end, parsed);
+        if (error == std::errc() && at == end) return "";
+        return "'" + value + "' is not a whole number (0 to 64; 0 = automatic)";
+      })
       ->check(CLI::Range(0, 64));
 }
 

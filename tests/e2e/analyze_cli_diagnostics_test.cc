@@ -368,6 +368,30 @@ TEST(AnalyzeCliByStream, UvmMigrationsAreNoStream) {
   EXPECT_NE(uvm_json.find("\"bottleneck\": null,\"headroom\": [],"), std::string::npos) << json.out;
 }
 
+// zero_duration_ops counts the copies of zero duration the bandwidth leaves out
+// (docs/formats.md): a kernel of zero duration is no such copy, so the kernel engine's JSON has 0,
+// as CSV and csv-long have no such figure for it. Before, JSON had 1 there.
+TEST(AnalyzeCliBandwidth, ZeroDurationKernelsAreNoZeroDurationCopies) {
+  TempDir dir;
+  std::filesystem::path file = dir / "zero_kernel.sqlite";
+  testsupport::BuildFromDescription(
+      "gpu 0 \"Test GPU\"\n"
+      "kernel start=0 end=20us stream=7 corr=1 name=work\n"
+      "kernel start=30us end=30us stream=7 corr=2 name=empty\n",
+      "zero_kernel", file);
+  CliResult json = RunGpuroof({"analyze", file.string(), "--format", "json", "-q"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const std::string squeezed = Squeeze(json.out);
+  const size_t kernel = squeezed.find("\"engine\": \"kernel\"");
+  ASSERT_NE(kernel, std::string::npos) << json.out;
+  const std::string engine = squeezed.substr(kernel, squeezed.find('}', kernel) - kernel);
+  EXPECT_NE(engine.find("\"ops\": 2,"), std::string::npos) << engine;
+  EXPECT_NE(engine.find("\"zero_duration_ops\": 0,\"zero_duration_bytes\": 0"), std::string::npos)
+      << engine;
+  CliResult long_csv = RunGpuroof({"analyze", file.string(), "--format", "csv-long", "-q"});
+  EXPECT_EQ(long_csv.out.find("zero_duration"), std::string::npos) << long_csv.out;
+}
+
 // A copy of zero duration moved its bytes in no measured time: the aggregate GB/s is the bytes
 // of the copies that take time over their time, and the one left out is said. 1 MB in 0 us
 // beside 1 MB in 10 us: 100 GB/s (was 2 MB / 10 us = 200 GB/s).

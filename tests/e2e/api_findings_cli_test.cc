@@ -70,6 +70,38 @@ bool HasTable(const std::filesystem::path& db, const std::string& table) {
                         "'") > 0;
 }
 
+// The .sqlite exports of the shared fixtures' nsys folder, in directory order.
+std::vector<std::filesystem::path> SharedNsysExports() {
+  std::vector<std::filesystem::path> exports;
+  for (const auto& entry : std::filesystem::directory_iterator(SharedFixtures() / "nsys")) {
+    if (entry.path().extension() == ".sqlite") exports.push_back(entry.path());
+  }
+  return exports;
+}
+
+// The export's GPU ops as one SQL query: start, "end" and deviceId of the rows of its kernel,
+// memcpy and memset tables (those it has); empty when it has none of them.
+std::string GpuOpsQuery(const std::filesystem::path& db) {
+  std::string ops;
+  for (const char* table :
+       {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET"}) {
+    if (!HasTable(db, table)) continue;
+    ops += std::string(ops.empty() ? "" : " UNION ALL ") + "SELECT start, \"end\", deviceId FROM " +
+           table;
+  }
+  return ops;
+}
+
+// `gpuroof findings` over the whole trace (--window all) keeping every finding (--min-cost-pct
+// 0), with `extra` arguments, in `format`.
+CliResult FindingsOfWholeTrace(const std::filesystem::path& db, const std::string& format,
+                               const std::vector<std::string>& extra = {}) {
+  std::vector<std::string> args{"findings", db.string(), "--window", "all", "--min-cost-pct", "0"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  args.insert(args.end(), {"--format", format});
+  return RunGpuroof(args);
+}
+
 TEST(LaunchesCli, SaxpyMatchesKernexectraceRowByRow) {
   SKIP_WITHOUT_FIXTURES();
   for (const std::string rank : kRanks) {
@@ -169,8 +201,7 @@ TEST(FindingsCli, EverySharedFixtureRunsAndEvidenceIsChecked) {
 TEST(FindingsCli, SaxpySyncCallsCountedBySql) {
   SKIP_WITHOUT_FIXTURES();
   const std::filesystem::path db = SharedFixtures() / "nsys" / "nsys2021_5_saxpy_rank0.sqlite";
-  CliResult run = RunGpuroof(
-      {"findings", db.string(), "--window", "all", "--min-cost-pct", "0", "--format", "csv"});
+  CliResult run = FindingsOfWholeTrace(db, "csv");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   // Window all: first GPU op start to last GPU op end. Sync calls overlapping it.
   const int64_t expected = SqlInt(
@@ -196,17 +227,9 @@ TEST(FindingsCli, SyncCallsCountedBySqlOnEveryFixture) {
   SKIP_WITHOUT_FIXTURES();
   int checked = 0;
   int fired = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(SharedFixtures() / "nsys")) {
-    if (entry.path().extension() != ".sqlite") continue;
-    const std::filesystem::path db = entry.path();
+  for (const std::filesystem::path& db : SharedNsysExports()) {
     if (!HasTable(db, "CUPTI_ACTIVITY_KIND_RUNTIME")) continue;
-    std::string ops;
-    for (const char* table : {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
-                              "CUPTI_ACTIVITY_KIND_MEMSET"}) {
-      if (!HasTable(db, table)) continue;
-      ops += std::string(ops.empty() ? "" : " UNION ALL ") +
-             "SELECT start, \"end\", deviceId FROM " + table;
-    }
+    const std::string ops = GpuOpsQuery(db);
     if (ops.empty() || SqlInt(db, "SELECT count(DISTINCT deviceId) FROM (" + ops + ")") != 1) {
       continue;
     }
@@ -226,8 +249,7 @@ TEST(FindingsCli, SyncCallsCountedBySqlOnEveryFixture) {
                    " LIKE 'cuMemcpy%' OR " + name + " LIKE 'cuMemset%') AND " + name +
                    " NOT LIKE '%Async%')) AND r.\"end\" > (SELECT min(start) FROM (" + ops +
                    ")) AND r.start < (SELECT max(\"end\") FROM (" + ops + "))");
-    CliResult run = RunGpuroof(
-        {"findings", db.string(), "--window", "all", "--min-cost-pct", "0", "--format", "csv"});
+    CliResult run = FindingsOfWholeTrace(db, "csv");
     ASSERT_EQ(run.exit_code, 0) << run.err;
     int64_t count = -1;
     for (const auto& row : ParseCsv(run.out)) {
@@ -238,8 +260,7 @@ TEST(FindingsCli, SyncCallsCountedBySqlOnEveryFixture) {
       ++fired;
     } else if (expected > 0) {
       // No GPU idle time after any of them: a finding of cost 0, counted as left out.
-      CliResult json = RunGpuroof(
-          {"findings", db.string(), "--window", "all", "--min-cost-pct", "0", "--format", "json"});
+      CliResult json = FindingsOfWholeTrace(db, "json");
       EXPECT_EQ(json.out.find("\"below_min_cost\": 0"), std::string::npos)
           << expected << " synchronising calls by SQL, no finding and none left out";
     }
@@ -257,17 +278,9 @@ TEST(FindingsCli, SyncCallsCountedBySqlOnEveryFixture) {
 TEST(FindingsCli, GapFindingsAddUpToTheIdleGapsCountedBySql) {
   SKIP_WITHOUT_FIXTURES();
   int checked = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(SharedFixtures() / "nsys")) {
-    if (entry.path().extension() != ".sqlite") continue;
-    const std::filesystem::path db = entry.path();
+  for (const std::filesystem::path& db : SharedNsysExports()) {
     SCOPED_TRACE(db.filename().string());
-    std::string ops;
-    for (const char* table : {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
-                              "CUPTI_ACTIVITY_KIND_MEMSET"}) {
-      if (!HasTable(db, table)) continue;
-      ops += std::string(ops.empty() ? "" : " UNION ALL ") +
-             "SELECT start, \"end\", deviceId FROM " + table;
-    }
+    const std::string ops = GpuOpsQuery(db);
     if (ops.empty()) continue;  // no GPU activity: findings says so (checked above)
     const std::string gaps =
         "WITH ops AS (" + ops +
@@ -280,8 +293,7 @@ TEST(FindingsCli, GapFindingsAddUpToTheIdleGapsCountedBySql) {
         SqlInt(db, gaps +
                        "SELECT coalesce(sum(start - prev_end), 0) FROM o WHERE start - prev_end > "
                        "100000");
-    CliResult run = RunGpuroof({"findings", db.string(), "--window", "all", "--min-cost-pct", "0",
-                                "--gap-min", "100us", "--format", "csv"});
+    CliResult run = FindingsOfWholeTrace(db, "csv", {"--gap-min", "100us"});
     ASSERT_EQ(run.exit_code, 0) << run.err;
     int64_t found = 0;
     int64_t cost_ns = 0;
@@ -305,9 +317,7 @@ TEST(FindingsCli, PageableCopiesCountedBySql) {
   SKIP_WITHOUT_FIXTURES();
   int checked = 0;
   int fired = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(SharedFixtures() / "nsys")) {
-    if (entry.path().extension() != ".sqlite") continue;
-    const std::filesystem::path db = entry.path();
+  for (const std::filesystem::path& db : SharedNsysExports()) {
     if (!HasTable(db, "ENUM_CUDA_MEM_KIND") || !HasTable(db, "ENUM_CUDA_MEMCPY_OPER") ||
         !HasTable(db, "CUPTI_ACTIVITY_KIND_MEMCPY") ||
         !HasTable(db, "CUPTI_ACTIVITY_KIND_RUNTIME")) {
@@ -325,8 +335,7 @@ TEST(FindingsCli, PageableCopiesCountedBySql) {
     const int64_t count = SqlInt(db, "SELECT count(*) " + from);
     const int64_t copy_ns = SqlInt(db, "SELECT coalesce(sum(m.\"end\" - m.start), 0) " + from);
     const int64_t bytes = SqlInt(db, "SELECT coalesce(sum(m.bytes), 0) " + from);
-    CliResult run = RunGpuroof(
-        {"findings", db.string(), "--window", "all", "--min-cost-pct", "0", "--format", "csv"});
+    CliResult run = FindingsOfWholeTrace(db, "csv");
     ASSERT_EQ(run.exit_code, 0) << run.err;
     int64_t found = 0;
     int64_t cost_ns = 0;
@@ -359,9 +368,7 @@ TEST(FindingsCli, SerialisedCopiesAreTheBusyUnionsCountedBySql) {
   SKIP_WITHOUT_FIXTURES();
   int checked = 0;
   int fired = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(SharedFixtures() / "nsys")) {
-    if (entry.path().extension() != ".sqlite") continue;
-    const std::filesystem::path db = entry.path();
+  for (const std::filesystem::path& db : SharedNsysExports()) {
     if (!HasTable(db, "CUPTI_ACTIVITY_KIND_KERNEL") || !HasTable(db, "CUPTI_ACTIVITY_KIND_MEMCPY"))
       continue;
     SCOPED_TRACE(db.filename().string());
@@ -385,8 +392,7 @@ TEST(FindingsCli, SerialisedCopiesAreTheBusyUnionsCountedBySql) {
     auto length = [&](const std::string& ops, int64_t device) {
       return SqlInt(db, islands(ops, device) + "SELECT coalesce(sum(e - b), 0) FROM s");
     };
-    CliResult run = RunGpuroof(
-        {"findings", db.string(), "--window", "all", "--min-cost-pct", "0", "--format", "csv"});
+    CliResult run = FindingsOfWholeTrace(db, "csv");
     ASSERT_EQ(run.exit_code, 0) << run.err;
     std::map<int64_t, std::map<std::string, std::string>> found;  // by device
     for (const auto& row : ParseCsv(run.out)) {

@@ -3,6 +3,7 @@
 // one clear line with exit 2. Expected verdicts follow from the numbers written into each
 // profile, not from the program's own output.
 #include <algorithm>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -63,12 +64,22 @@ size_t Lines(const std::string& text) {
   return static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
 }
 
-const char kGemm[] = "kernel gemm <<<(256,2,1),(128,1,1)>>>";
+// gemm's label as the text table prints it, also where a wide delta column (the GPU idle row's)
+// leaves the metric column too little room for the whole launch shape (the label is then cut
+// with "…" to fit 160 columns, docs/formats.md "Tables").
+const char kGemm[] = "kernel gemm <<<(256,2,1),";
 
+// The line that holds `label`, with the lines it wraps onto (indented by two spaces) joined back.
 std::string RowOf(const std::string& out, const std::string& label) {
   const size_t at = out.find(label);
   if (at == std::string::npos) return "";
-  return out.substr(at, out.find('\n', at) - at);
+  size_t end = out.find('\n', at);
+  while (end != std::string::npos && out.compare(end, 3, "\n  ") == 0)
+    end = out.find('\n', end + 1);
+  std::string row = out.substr(at, end == std::string::npos ? std::string::npos : end - at);
+  for (size_t wrap = row.find("\n  "); wrap != std::string::npos; wrap = row.find("\n  "))
+    row.replace(wrap, 3, " ");
+  return row;
 }
 
 TEST(CompareCli, ProfileAgainstItselfHasEveryRatioExactlyOne) {
@@ -511,6 +522,55 @@ TEST(CompareCli, NsysAndKinetoKernelsShareKeys) {
   const CliResult h = RunGpuroof({"compare", "--history", history, "--current", cur.string()});
   EXPECT_EQ(h.exit_code, 1) << h.err << h.out;
   EXPECT_NE(RowOf(h.out, "kernel gemm <<<").find("REGRESSED"), std::string::npos) << h.out;
+}
+
+// Display columns of the widest line of `text` (UTF-8 code points).
+size_t WidestLine(const std::string& text) {
+  size_t widest = 0;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    widest = std::max<size_t>(widest, std::count_if(line.begin(), line.end(), [](char c) {
+                                return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+                              }));
+  }
+  return widest;
+}
+
+// Issue 15: compare's text fits 160 columns (docs/formats.md, "Tables"). A kernel whose base name
+// alone is over the width: its row keeps its launch shape and figures, its name is cut with "…"
+// and counted under the table; a warning that names it whole wraps. Before, the row was printed
+// whole (the metric column never shrank) and the warning on one line.
+TEST(CompareCli, TextFitsTheWidthWithLongKernelNames) {
+  TempDir dir;
+  const std::string base_name = "very_long_kernel_" + std::string(100, 'x');
+  const std::string gemm =
+      "void ns::detail::" + base_name + "<float, 4>(float*, int, at::detail::Array<char*, 2>)";
+  const auto base = WriteKinetoKernels(dir, "base", 300000, 0, gemm);
+  const auto cur = WriteKinetoKernels(dir, "cur", 330000, 5, gemm);
+  const CliResult r = RunGpuroof({"compare", base.string(), cur.string()});
+  EXPECT_EQ(r.exit_code, 1) << r.err << r.out;
+  EXPECT_LE(WidestLine(r.out), 160u) << r.out;
+  const std::string row = RowOf(r.out, "kernel very_long_kernel_");
+  EXPECT_NE(row.find("… <<<(256,2,1),(128,1,1)>>>  "), std::string::npos) << r.out;
+  EXPECT_NE(row.find("+10.0%"), std::string::npos) << row;
+  EXPECT_NE(row.find("REGRESSED"), std::string::npos) << row;
+  EXPECT_NE(r.out.find("\n(1 name shortened to fit 160 columns; --json or --markdown has it "
+                       "whole)\n"),
+            std::string::npos)
+      << r.out;
+  // Without noise against itself: the "identical" warning names it whole, wrapped too.
+  const std::filesystem::path flat = dir / "flat.sqlite";
+  testsupport::BuildFromDescription(
+      fmt::format("gpu 0 \"NVIDIA TestGPU\"\nrepeat 60 step=1ms {{\n  kernel start=100us "
+                  "end=400us name=k demangled=\"{}\" grid=256,2 block=128\n}}\n",
+                  gemm),
+      "flat", flat);
+  const CliResult same = RunGpuroof({"compare", flat.string(), flat.string()});
+  EXPECT_EQ(same.exit_code, 0) << same.err << same.out;
+  EXPECT_NE(same.out.find("warning: identical:"), std::string::npos) << same.out;
+  EXPECT_NE(same.out.find(base_name + "<float,"), std::string::npos) << same.out;
+  EXPECT_NE(same.out.find("\n  "), std::string::npos) << same.out;
+  EXPECT_LE(WidestLine(same.out), 160u) << same.out;
 }
 
 // Two sides without a kernel key in common compare nothing: exit 2, not a PASS on nothing.

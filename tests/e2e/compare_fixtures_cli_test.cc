@@ -45,10 +45,20 @@ const std::string kFan2Label =
     "Fan2(float *, float *, float *, int, int, int) <<<(256,256,1),(16,16,1)>>>";
 const std::string kFan2 = "kernel:" + kFan2Label;
 
+// `out` with its wrapped context lines joined back (a continuation line is indented by two
+// spaces: docs/formats.md, "Tables").
+std::string Unwrapped(std::string out) {
+  for (size_t wrap = out.find("\n  "); wrap != std::string::npos; wrap = out.find("\n  ", wrap))
+    out.replace(wrap, 3, " ");
+  return out;
+}
+
+// The context line that starts with `prefix`, whole (joined back where it wraps).
 std::string Line(const std::string& out, const std::string& prefix) {
-  const size_t at = out.find("\n" + prefix);
+  const std::string text = Unwrapped(out);
+  const size_t at = text.find("\n" + prefix);
   if (at == std::string::npos) return "";
-  return out.substr(at + 1, out.find('\n', at + 1) - at - 1);
+  return text.substr(at + 1, text.find('\n', at + 1) - at - 1);
 }
 
 // The metric object with `id` in a gpuroof.compare/1 document.
@@ -138,7 +148,7 @@ TEST(CompareFixturesCli, LowNIsPassWithWarningsNotPass) {
   EXPECT_EQ(Metric(doc, "idle:0")["baseline"]["median"].get_double().value(), 0.0);
   EXPECT_EQ(Metric(doc, "idle:0")["current"]["median"].get_double().value(), 0.0);
   size_t idle_notes = 0;
-  std::istringstream text(r.out);
+  std::istringstream text(Unwrapped(r.out));
   for (std::string line; std::getline(text, line);) {
     if (line.find("GPU idle / iter: counted within") == std::string::npos) continue;
     ++idle_notes;
@@ -261,11 +271,12 @@ TEST(CompareFixturesCli, PerKernelWarmupIsDisclosed) {
   EXPECT_EQ(fan2["baseline"]["median"].get_double().value(), 126224.0);
   EXPECT_EQ(fan2["current"]["median"].get_double().value(), 118591.5);
   EXPECT_LT(fan2["ratio"]["estimate"].get_double().value(), 1.0);
-  EXPECT_NE(r.out.find("warning: NO STEADY STATE: kernel " + kFan2Label +
-                       " "
-                       "(baseline): MSER-5 reached its cap (half of 4095 launches); only the "
-                       "first launch dropped\n"),
-            std::string::npos)
+  EXPECT_NE(
+      Unwrapped(r.out).find("warning: NO STEADY STATE: kernel " + kFan2Label +
+                            " "
+                            "(baseline): MSER-5 reached its cap (half of 4095 launches); only the "
+                            "first launch dropped\n"),
+      std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("1/1 (no steady state)"), std::string::npos) << r.out;
   EXPECT_NE(Line(r.out, "result: ").find("NO STEADY STATE in the launches of 1 checked kernel(s)"),
@@ -274,9 +285,10 @@ TEST(CompareFixturesCli, PerKernelWarmupIsDisclosed) {
 
   // A fixed trim above 10% of a kernel's launches is named.
   const CliResult fixed = RunGpuroof({"compare", a, b, "--warmup", "2045", "--quiet"});
-  EXPECT_NE(fixed.out.find("warning: kernel " + kFan2Label +
-                           ": warm-up dropped "
-                           "baseline 2045 of 4095, current 2045 of 4095 launches (over 10%)\n"),
+  EXPECT_NE(Unwrapped(fixed.out).find(
+                "warning: kernel " + kFan2Label +
+                ": warm-up dropped "
+                "baseline 2045 of 4095, current 2045 of 4095 launches (over 10%)\n"),
             std::string::npos)
       << fixed.out;
 }

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <simdjson.h>
 
 #include "cli_runner.h"
 #include "support/kineto_json_builder.h"
@@ -482,6 +483,48 @@ TEST(FindingsRulesCli, ReportTakesTheStepsFromIterationRange) {
   CliResult unknown = RunGpuroof({"report", trace.string(), "--iteration-range", "nope"});
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_NE(unknown.err.find("--iteration-range"), std::string::npos) << unknown.err;
+}
+
+// --min-cost-pct is a share of each device's window: findings says the window (start, end and
+// length after the first GPU op) and counts the ops it left out, in text, JSON (`windows`) and,
+// for CSV, on stderr; also when the window holds no op. Before, only "(window 4000:7000)".
+TEST(FindingsRulesCli, TheWindowAndTheOpsItLeavesOutAreSaid) {
+  TempDir dir;
+  const auto trace = WriteTrace(dir, "w.sqlite",
+                                "kernel start=0 end=1000 stream=7 name=a\n"
+                                "kernel start=5000 end=6000 stream=7 name=b\n"
+                                "kernel start=10000 end=11000 stream=7 name=c\n");
+  const CliResult text = RunGpuroof({"findings", trace.string(), "--window", "4000:7000"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("\ndevice 0: window range: 4.000 us to 7.000 us after the first GPU op, "
+                          "3.000 us long\nnote: device 0: 2 op(s) (2.000 us busy) lie outside the "
+                          "window; --window all includes them\n"),
+            std::string::npos)
+      << text.out;
+  const CliResult json =
+      RunGpuroof({"findings", trace.string(), "--window", "4000:7000", "--format", "json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  simdjson::dom::parser parser;
+  const simdjson::dom::element doc = parser.parse(json.out).value();
+  const simdjson::dom::array windows = doc["results"].at(0)["windows"].get_array().value();
+  ASSERT_EQ(windows.size(), 1u) << json.out;
+  EXPECT_EQ(windows.at(0)["device"].get_int64().value(), 0);
+  const simdjson::dom::element window = windows.at(0)["window"];
+  EXPECT_EQ(window["length_ns"].get_int64().value(), 3000);
+  EXPECT_EQ(window["end_ns"].get_int64().value() - window["start_ns"].get_int64().value(), 3000);
+  EXPECT_NE(std::string_view(window["note"].get_string().value()).find("2 op(s)"),
+            std::string_view::npos)
+      << json.out;
+  const CliResult csv =
+      RunGpuroof({"findings", trace.string(), "--window", "4000:7000", "--format", "csv"});
+  EXPECT_NE(csv.err.find("device 0: 2 op(s) (2.000 us busy) lie outside the window"),
+            std::string::npos)
+      << csv.err;
+  // A window with no op: no finding, and the three ops it left out are said.
+  const CliResult empty = RunGpuroof({"findings", trace.string(), "--window", "2000:3000"});
+  ASSERT_EQ(empty.exit_code, 0) << empty.err;
+  EXPECT_NE(empty.out.find("note: device 0: 3 op(s)"), std::string::npos) << empty.out;
+  EXPECT_NE(empty.out.find("no finding"), std::string::npos) << empty.out;
 }
 
 }  // namespace

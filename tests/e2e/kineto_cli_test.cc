@@ -241,6 +241,146 @@ TEST(KinetoCliErrors, BrokenFilesEndInOneLineAndExitTwo) {
   EXPECT_NE(truncated.err.find("(at byte "), std::string::npos) << truncated.err;
 }
 
+// Two template instances of one kernel and another kernel, each launched by its own call
+// (µs): scale<float> [100,101) and [120,121), scale<double> [140,141) and [160,161), other
+// [180,190); twelve more 1 µs scale<float>/<double> launches [200+10i, 201+10i), every launch
+// call 5 µs long (launch-bound: 16 of 17 kernels shorter than their call).
+// A Kineto kernel's name is its demangled signature: the short name (the default key) folds the
+// instances, as nsys's shortName does and as compare --kernel-key name does.
+constexpr const char* kScaleFloat = "void ns::scale<float>(float*, int)";
+constexpr const char* kScaleDouble = "void ns::scale<double>(double*, int)";
+std::string TemplateInstancesTrace() {
+  KinetoJsonBuilder b;
+  b.TopLevel("deviceProperties", R"([{"id": 0, "name": "NVIDIA Test GPU"}])");
+  int64_t correlation = 1;
+  auto launch = [&](const std::string& name, int start_us, int dur_us) {
+    b.Runtime("cudaLaunchKernel", std::to_string(start_us - 10), "5", correlation)
+        .Kernel(name, std::to_string(start_us), std::to_string(dur_us), 0, 7, correlation);
+    ++correlation;
+  };
+  launch(kScaleFloat, 100, 1);
+  launch(kScaleFloat, 120, 1);
+  launch(kScaleDouble, 140, 1);
+  launch(kScaleDouble, 160, 1);
+  launch("void other(int)", 180, 10);
+  for (int i = 0; i < 12; ++i)
+    launch(i % 2 == 0 ? kScaleFloat : kScaleDouble, 200 + 10 * i, 1);
+  return b.ObjectJson();
+}
+
+TEST(KinetoCliKernelNames, DefaultKeyFoldsTemplateInstancesToTheShortName) {
+  TempDir dir;
+  const std::filesystem::path trace = dir / "instances.pt.trace.json.gz";
+  WriteGzip(trace, TemplateInstancesTrace());
+
+  CliResult by_name = RunGpuroof({"kernels", trace.string(), "--format", "json", "-q"});
+  ASSERT_EQ(by_name.exit_code, 0) << by_name.err;
+  EXPECT_NE(by_name.out.find("\"keys\": 2,"), std::string::npos) << by_name.out;
+  EXPECT_NE(by_name.out.find("\"key\": \"scale\",\n"), std::string::npos) << by_name.out;
+  EXPECT_NE(by_name.out.find("\"instances\": 16,"), std::string::npos) << by_name.out;
+  EXPECT_EQ(by_name.out.find("void ns::scale"), std::string::npos) << by_name.out;
+  CliResult text = RunGpuroof({"kernels", trace.string(), "-q"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_EQ(text.out.find("#1"), std::string::npos) << text.out;  // one row per short name
+
+  // --key demangled keeps the instances apart; `name` is still the short name.
+  CliResult demangled =
+      RunGpuroof({"kernels", trace.string(), "--key", "demangled", "--format", "json", "-q"});
+  ASSERT_EQ(demangled.exit_code, 0) << demangled.err;
+  EXPECT_NE(demangled.out.find("\"keys\": 3,"), std::string::npos) << demangled.out;
+  EXPECT_NE(demangled.out.find(std::string("\"key\": \"") + kScaleDouble + "\",\n"),
+            std::string::npos)
+      << demangled.out;
+  EXPECT_EQ(demangled.out.find(std::string("\"name\": \"") + kScaleDouble), std::string::npos)
+      << demangled.out;
+
+  // launches --key name (the default) folds them the same way.
+  CliResult launches = RunGpuroof({"launches", trace.string(), "--format", "csv", "-q"});
+  ASSERT_EQ(launches.exit_code, 0) << launches.err;
+  auto rows = Rows(launches.out);
+  ASSERT_EQ(rows.size(), 2u) << launches.out;
+  std::map<std::string, std::string> launch_count;
+  for (const auto& row : rows)
+    launch_count[row.at("kernel")] = row.at("launches");
+  EXPECT_EQ(launch_count["scale"], "16") << launches.out;
+  EXPECT_EQ(launch_count["other"], "1") << launches.out;
+
+  // findings: the launch-bound rule names the kernels by the same short name.
+  CliResult findings = RunGpuroof({"findings", trace.string(), "--format", "json", "-q"});
+  ASSERT_LE(findings.exit_code, 1) << findings.err;
+  EXPECT_NE(findings.out.find("most: scale x16"), std::string::npos) << findings.out;
+  EXPECT_EQ(findings.out.find("void ns::scale"), std::string::npos) << findings.out;
+
+  // gaps: JSON before/after are "kernel <short name>".
+  CliResult gaps = RunGpuroof({"gaps", trace.string(), "--min", "5us", "--format", "json", "-q"});
+  ASSERT_EQ(gaps.exit_code, 0) << gaps.err;
+  EXPECT_NE(gaps.out.find("\"before\": \"kernel scale\""), std::string::npos) << gaps.out;
+  EXPECT_NE(gaps.out.find("\"after\": \"kernel other\""), std::string::npos) << gaps.out;
+}
+
+// gaps text: a label too long for its column is cut after its engine word, never cut down to a
+// base name without it; the same label reads the same in both columns.
+TEST(KinetoCliKernelNames, GapLabelsKeepTheirEngineWord) {
+  const std::string long_name = "void ns::" + std::string(120, 'k') + "<float>(float*, int)";
+  TempDir dir;
+  const std::filesystem::path trace = dir / "long.pt.trace.json.gz";
+  WriteGzip(trace, KinetoJsonBuilder()
+                       .Kernel(long_name, "100", "10", 0, 7, 1)
+                       .Kernel(long_name, "200", "10", 0, 7, 2)
+                       .Kernel("void other(int)", "300", "10", 0, 7, 3)
+                       .ObjectJson());
+  CliResult gaps = RunGpuroof({"gaps", trace.string(), "--min", "5us", "-q"});
+  ASSERT_EQ(gaps.exit_code, 0) << gaps.err;
+  // Row 1: kkk… to kkk…; row 2: kkk… to other.
+  EXPECT_EQ(gaps.out.find("  kkk"), std::string::npos) << gaps.out;  // no label lost "kernel "
+  const std::string cut = "kernel " + std::string(20, 'k');
+  size_t first = gaps.out.find(cut);
+  ASSERT_NE(first, std::string::npos) << gaps.out;
+  EXPECT_NE(gaps.out.find(cut, first + 1), std::string::npos) << gaps.out;
+  EXPECT_NE(gaps.out.find("kernel other"), std::string::npos) << gaps.out;
+  EXPECT_NE(gaps.out.find("…"), std::string::npos) << gaps.out;
+  EXPECT_EQ(gaps.out.find(" #1"), std::string::npos) << gaps.out;  // one full name: no number
+}
+
+// Range names are user strings: a range name too long for the ranges table is cut (its printed
+// text a prefix of the name, "…" added), not read as a C++ signature ("step(1)_…" -> "step"),
+// and an unknown --name lists the closest real names first.
+TEST(KinetoCliRangeNames, LongRangeNamesAreCutNotReadAsSignatures) {
+  const std::string long_range =
+      "execute_context_1(888_788544)_generation_0(0)_" + std::string(150, 'g');
+  KinetoJsonBuilder b;
+  b.Annotation(long_range, "90", "40").Runtime("cudaLaunchKernel", "95", "2", 1);
+  for (int i = 0; i < 9; ++i)
+    b.Annotation("a_range_" + std::to_string(i), std::to_string(200 + 10 * i), "5");
+  b.Kernel("k", "100", "10", 0, 7, 1);
+  TempDir dir;
+  const std::filesystem::path trace = dir / "ranges.pt.trace.json.gz";
+  WriteGzip(trace, b.ObjectJson());
+
+  CliResult ranges = RunGpuroof({"ranges", trace.string(), "-q"});
+  ASSERT_EQ(ranges.exit_code, 0) << ranges.err;
+  const size_t at = ranges.out.find("execute_context_1(888_788544)_generation_0(0)_ggg");
+  ASSERT_NE(at, std::string::npos) << ranges.out;
+  const size_t end = ranges.out.find('\n', at);
+  const std::string printed = ranges.out.substr(at, end - at);
+  ASSERT_TRUE(printed.ends_with("…")) << printed;
+  EXPECT_TRUE(long_range.starts_with(printed.substr(0, printed.size() - std::string("…").size())))
+      << printed;
+
+  // The printed (cut) name and a bare prefix are not names; the error lists the real one first.
+  for (const std::string& typed : {printed, std::string("execute_context_1")}) {
+    CliResult unknown = RunGpuroof({"ranges", trace.string(), "--name", typed});
+    EXPECT_EQ(unknown.exit_code, 2) << unknown.err;
+    EXPECT_NE(unknown.err.find("no NVTX range named '" + typed + "' (ranges include '" +
+                               long_range + "', 'a_range_0'"),
+              std::string::npos)
+        << unknown.err;
+  }
+  CliResult units = RunGpuroof({"analyze", trace.string(), "--units-from", "nvtx:execute_context"});
+  EXPECT_EQ(units.exit_code, 2) << units.err;
+  EXPECT_NE(units.err.find("(ranges include '" + long_range + "'"), std::string::npos) << units.err;
+}
+
 TEST(KinetoCliFixtures, RankTraceAnalyzeMatchesTheReference) {
   std::filesystem::path file =
       std::filesystem::path(GPUROOF_SHARED_FIXTURES_DIR) / "kineto" / "hta_rank0_a100.json.gz";

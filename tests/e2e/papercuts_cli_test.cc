@@ -44,6 +44,32 @@ TEST(Papercuts, MistypedOptionsGetASuggestion) {
   EXPECT_EQ(far.err.find("did you mean"), std::string::npos) << far.err;
 }
 
+// A --threads value that is no number says so (before: "Value abc not in range 0 to 64"); one
+// out of range keeps the range's message. Both are usage errors: exit 2 and the --help tail.
+TEST(Papercuts, ThreadsThatIsNoNumberSaysSo) {
+  CliResult r = RunGpuroof({"analyze", Example(), "--threads", "abc"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--threads: 'abc' is not a whole number (0 to 64; 0 = automatic)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("(usage: gpuroof analyze --help)"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("not in range"), std::string::npos) << r.err;
+  CliResult high = RunGpuroof({"kernels", Example(), "--threads", "99"});
+  EXPECT_EQ(high.exit_code, 2);
+  EXPECT_NE(high.err.find("not in range 0 to 64"), std::string::npos) << high.err;
+  EXPECT_EQ(RunGpuroof({"kernels", Example(), "--threads", "3", "-q"}).exit_code, 0);
+}
+
+// compare takes no --format: the error names the options that write its JSON and Markdown.
+TEST(Papercuts, CompareFormatPointsToJsonAndMarkdown) {
+  CliResult r = RunGpuroof({"compare", Example(), Example(), "--format", "json"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--format (compare writes JSON with --json FILE and Markdown with "
+                       "--markdown FILE) (usage: gpuroof compare --help)"),
+            std::string::npos)
+      << r.err;
+}
+
 TEST(Papercuts, FormatValuesAreCaseInsensitive) {
   CliResult r = RunGpuroof({"analyze", Example(), "--format", "CSV"});
   ASSERT_EQ(r.exit_code, 0) << r.err;

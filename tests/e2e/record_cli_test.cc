@@ -13,12 +13,12 @@
 #include <dlfcn.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "gpuroof/process/process_runner.h"
 
 #include "cli_runner.h"
+#include "support/gone_pid.h"
 #include "support/scoped_env.h"
 
 namespace gpuroof::testing {
@@ -258,6 +258,27 @@ fs::path WriteScript(const fs::path& path, const std::string& text) {
   return path;
 }
 
+// dir/app.sh: runs the fake app (a trace), starts a background `sleep 300`, writes the sleep's
+// pid and its own to `sleep_pid`, sends SIGTERM to its parent (gpuroof) and waits.
+fs::path WriteScriptThatTermsItsParent(const fs::path& dir, const fs::path& sleep_pid) {
+  return WriteScript(dir / "app.sh",
+                     fmt::format("{} 0 trace >/dev/null\nsleep 300 &\necho $! $$ > {}\n"
+                                 "kill -TERM $PPID\nwait\n",
+                                 GPUROOF_FAKE_APP, sleep_pid.string()));
+}
+
+// The pids that script wrote: the background sleep's and the script's own.
+struct ScriptPids {
+  pid_t sleeper = 0;
+  pid_t command = 0;
+};
+ScriptPids ReadScriptPids(const fs::path& sleep_pid) {
+  std::istringstream pids(ReadFile(sleep_pid));
+  ScriptPids read;
+  pids >> read.sleeper >> read.command;
+  return read;
+}
+
 // SIGTERM to gpuroof alone (here from the command itself, as `kill PID` would send it): it is
 // forwarded to the command (which stays in gpuroof's process group, so only the command itself
 // gets it: its background `sleep` does not), gpuroof waits for it, removes its scratch folder,
@@ -267,10 +288,7 @@ TEST_F(RecordCliTest, SigtermStopsTheCommandAndLeavesNothingBehind) {
   const fs::path output = dir_ / "t.sqlite";
   WriteFile(output, "previous trace");
   const fs::path sleep_pid = dir_ / "sleep.pid";
-  const fs::path script = WriteScript(
-      dir_ / "app.sh", fmt::format("{} 0 trace >/dev/null\nsleep 300 &\necho $! $$ > {}\n"
-                                   "kill -TERM $PPID\nwait\n",
-                                   GPUROOF_FAKE_APP, sleep_pid.string()));
+  const fs::path script = WriteScriptThatTermsItsParent(dir_.path(), sleep_pid);
   const auto started = std::chrono::steady_clock::now();
   CliResult r = RunGpuroof({"record", "-o", output.string(), "--", script.string()});
   EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(60));
@@ -282,10 +300,7 @@ TEST_F(RecordCliTest, SigtermStopsTheCommandAndLeavesNothingBehind) {
   EXPECT_EQ(ReadFile(output), "previous trace");
   EXPECT_EQ(Listing(dir_.path()), (std::vector<std::string>{"app.sh", "sleep.pid", "t.sqlite"}));
   ASSERT_TRUE(fs::exists(sleep_pid));
-  std::istringstream pids(ReadFile(sleep_pid));
-  pid_t sleeper = 0;
-  pid_t command = 0;
-  pids >> sleeper >> command;
+  const auto [sleeper, command] = ReadScriptPids(sleep_pid);
   EXPECT_TRUE(Ended(command));
   kill(sleeper, SIGKILL);  // not to outlive the test
 }
@@ -296,10 +311,7 @@ TEST_F(RecordCliTest, SigtermToAGroupLeadingGpuroofStopsWhatTheCommandStarted) {
   UseFakeGpu();
   const fs::path output = dir_ / "t.sqlite";
   const fs::path sleep_pid = dir_ / "sleep.pid";
-  const fs::path script = WriteScript(
-      dir_ / "app.sh", fmt::format("{} 0 trace >/dev/null\nsleep 300 &\necho $! $$ > {}\n"
-                                   "kill -TERM $PPID\nwait\n",
-                                   GPUROOF_FAKE_APP, sleep_pid.string()));
+  const fs::path script = WriteScriptThatTermsItsParent(dir_.path(), sleep_pid);
   const auto started = std::chrono::steady_clock::now();
   CliResult r = RunProgram(
       {"setsid", "--wait", GPUROOF_BINARY, "record", "-o", output.string(), "--", script.string()});
@@ -308,10 +320,7 @@ TEST_F(RecordCliTest, SigtermToAGroupLeadingGpuroofStopsWhatTheCommandStarted) {
   // One signal, forwarded once: gpuroof's own copy is not a second one.
   EXPECT_EQ(r.err.find("second signal"), std::string::npos) << r.err;
   ASSERT_TRUE(fs::exists(sleep_pid));
-  std::istringstream pids(ReadFile(sleep_pid));
-  pid_t sleeper = 0;
-  pid_t command = 0;
-  pids >> sleeper >> command;
+  const auto [sleeper, command] = ReadScriptPids(sleep_pid);
   EXPECT_TRUE(Ended(command));
   EXPECT_TRUE(Ended(sleeper));
   kill(sleeper, SIGKILL);  // not to outlive a failed test
@@ -370,11 +379,8 @@ TEST_F(RecordCliTest, ACommandThatIgnoresSigtermIsKilledAfterTheGracePeriod) {
 // holding anything but the recorder's files and a symbolic link are kept.
 TEST_F(RecordCliTest, ScratchFoldersOfKilledRecordsAreRemoved) {
   UseFakeGpu();
-  pid_t gone = fork();
-  if (gone == 0) _exit(0);
+  const pid_t gone = testsupport::GonePid();
   ASSERT_GT(gone, 0);
-  int status = 0;
-  ASSERT_EQ(waitpid(gone, &status, 0), gone);
   const std::string own = ProcessTag();
   const std::string host = own.substr(own.find('-'));
   const std::string other_host = host == "-00000000" ? "-00000001" : "-00000000";

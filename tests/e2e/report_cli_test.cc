@@ -62,6 +62,21 @@ TEST(ReportCli, EngineBarsMatchTheGoldenSvgAndTheHandWorkedHeights) {
   EXPECT_EQ(svg + "\n", ReadFile(golden)) << "regenerate by hand only after checking the change";
 }
 
+// The engine table's per-unit column is there with --units and left out without (it was a
+// column of "-" headed ns/frame), as the text table leaves it out.
+TEST(ReportCli, EngineTableHasAPerUnitColumnOnlyWithUnits) {
+  TempDir dir;
+  std::filesystem::path trace = WriteTrace(dir, "tiny.sqlite", kTinyTrace);
+  const std::filesystem::path plain = dir / "plain.html";
+  const std::filesystem::path units = dir / "units.html";
+  ASSERT_EQ(RunGpuroof({"report", trace.string(), "-o", plain.string(), "-q"}).exit_code, 0);
+  ASSERT_EQ(
+      RunGpuroof({"report", trace.string(), "--units", "2", "-o", units.string(), "-q"}).exit_code,
+      0);
+  EXPECT_EQ(ReadFile(plain).find("/frame</th>"), std::string::npos);
+  EXPECT_NE(ReadFile(units).find("/frame</th>"), std::string::npos);
+}
+
 TEST(ReportCli, NamesFromTheTraceAreEscapedEverywhere) {
   TempDir dir;
   // The file name and a kernel name carry every character HTML treats specially.

@@ -1,9 +1,7 @@
 // End-to-end `gpuroof bench`: the ladder of fresh processes, joined with the sweep's probes.csv
 // of the same key only.
 #include <cerrno>
-#include <chrono>
 #include <csignal>
-#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -93,16 +91,11 @@ TEST_F(SweepCli, BenchRepsThatAreNotANumberAreSaidAsSuch) {
 // SIGTERM during a rep: the rep's process group is stopped, its scratch trace removed, the
 // configuration benched before it kept, exit 143.
 TEST_F(SweepCli, BenchStopsOnSigtermAndRemovesItsScratchTrace) {
-  std::filesystem::path spec =
-      WriteSpec("sleep = 0\n", {"--touch", "--pid-file", "{label}.pid", "--sleep", "{sleep}"},
-                "[[configurations]]\nlabel = \"first\"\n[[configurations]]\nlabel = "
-                "\"slow\"\nsleep = 300\n");
+  std::filesystem::path spec = WriteSpecWithASlowSecondConfiguration();
   pid_t pid = StartGpuroof({"bench", spec.string(), "--results", Results().string(), "--reps", "1"},
                            dir.path(), "bench");
   const std::filesystem::path pid_file = dir.path() / "slow.pid";
-  for (int i = 0; i < 600 && !std::filesystem::exists(pid_file); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  ASSERT_TRUE(std::filesystem::exists(pid_file)) << ReadFile(dir.path() / "bench.err");
+  ASSERT_TRUE(WaitForFile(pid_file)) << ReadFile(dir.path() / "bench.err");
   const pid_t workload_pid = std::stoi(ReadFile(pid_file));
   kill(pid, SIGTERM);
   EXPECT_EQ(WaitFor(pid), 128 + SIGTERM);

@@ -1,7 +1,9 @@
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -46,6 +48,21 @@ class SweepCli : public ::testing::Test {
     std::filesystem::path path = dir.path() / "sweep.toml";
     WriteFile(path, text);
     return path;
+  }
+
+  // A sweep over the workload with configurations "first" (sleep 0) and "slow" (sleeps 300 s),
+  // each writing its workload's pid to <label>.pid in the folder.
+  std::filesystem::path WriteSpecWithASlowSecondConfiguration() {
+    return WriteSpec("sleep = 0\n", {"--touch", "--pid-file", "{label}.pid", "--sleep", "{sleep}"},
+                     "[[configurations]]\nlabel = \"first\"\n[[configurations]]\nlabel = "
+                     "\"slow\"\nsleep = 300\n");
+  }
+
+  // Waits up to 60 s for `path` to exist; whether it does.
+  static bool WaitForFile(const std::filesystem::path& path) {
+    for (int i = 0; i < 600 && !std::filesystem::exists(path); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    return std::filesystem::exists(path);
   }
 
   std::filesystem::path Results() const { return dir.path() / "results"; }

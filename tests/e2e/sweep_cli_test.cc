@@ -201,9 +201,7 @@ TEST_F(SweepCli, KillNineMidSweepLeavesValidFilesWithEveryFinishedRow) {
   }
   ASSERT_TRUE(first_done);
   const std::filesystem::path slow_pid = dir.path() / "slow.pid";
-  for (int i = 0; i < 600 && !std::filesystem::exists(slow_pid); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  ASSERT_TRUE(std::filesystem::exists(slow_pid));
+  ASSERT_TRUE(WaitForFile(slow_pid));
   kill(-pid, SIGKILL);
   EXPECT_EQ(WaitFor(pid), 128 + SIGKILL);
   // The workload leads a process group of its own (so SIGTERM can be forwarded to it); nothing
@@ -385,16 +383,11 @@ TEST_F(SweepCli, BundledExampleDryRunsWithoutItsBuild) {
 // SIGTERM to gpuroof alone (not its group, as `kill PID` does): it reaches the workload's own
 // process group, the partial trace goes, the finished row stays and the exit status is 143.
 TEST_F(SweepCli, SigtermStopsTheProfiledCommandAndRemovesItsPartialTrace) {
-  std::filesystem::path spec =
-      WriteSpec("sleep = 0\n", {"--touch", "--pid-file", "{label}.pid", "--sleep", "{sleep}"},
-                "[[configurations]]\nlabel = \"first\"\n[[configurations]]\nlabel = "
-                "\"slow\"\nsleep = 300\n");
+  std::filesystem::path spec = WriteSpecWithASlowSecondConfiguration();
   pid_t pid =
       StartGpuroof({"sweep", spec.string(), "--results", Results().string()}, dir.path(), "term");
   const std::filesystem::path pid_file = dir.path() / "slow.pid";
-  for (int i = 0; i < 600 && !std::filesystem::exists(pid_file); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  ASSERT_TRUE(std::filesystem::exists(pid_file)) << ReadFile(dir.path() / "term.err");
+  ASSERT_TRUE(WaitForFile(pid_file)) << ReadFile(dir.path() / "term.err");
   const pid_t workload_pid = std::stoi(ReadFile(pid_file));
   kill(pid, SIGTERM);
   EXPECT_EQ(WaitFor(pid), 128 + SIGTERM);

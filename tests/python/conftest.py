@@ -30,6 +30,15 @@ def shared_fixtures():
     return [pytest.param(p, id=p.name) for p in paths]
 
 
+def kineto_pair():
+    """The shared Kineto compare pair (HTA's base and test traces); a skip when they are absent."""
+    base = FIXTURES / "kineto" / "hta_compare_base.json.gz"
+    current = FIXTURES / "kineto" / "hta_compare_test.json.gz"
+    if not base.exists() or not current.exists():
+        pytest.skip(f"shared fixtures not found in {FIXTURES}")
+    return base, current
+
+
 class CliRun:
     def __init__(self, completed):
         self.returncode = completed.returncode

@@ -15,7 +15,8 @@ import pytest
 
 import gpuroof
 import gpuroof.torch
-from conftest import EXAMPLE, FIXTURES, SOURCE_DIR, load_quietly, run_cli, shared_fixtures
+from conftest import (EXAMPLE, FIXTURES, SOURCE_DIR, kineto_pair, load_quietly, run_cli,
+                      shared_fixtures)
 
 # The documented columns (docs/python.md) and the dtype each must have.
 ENGINE_COLUMNS = {
@@ -169,14 +170,6 @@ def test_window_notes_arrive_as_warnings():
         warnings.simplefilter("always")
         trace.analyze()
     assert [str(w.message) for w in caught if w.category is gpuroof.GpuroofWarning] == notes
-
-
-def kineto_pair():
-    base = FIXTURES / "kineto" / "hta_compare_base.json.gz"
-    current = FIXTURES / "kineto" / "hta_compare_test.json.gz"
-    if not base.exists() or not current.exists():
-        pytest.skip(f"shared fixtures not found in {FIXTURES}")
-    return base, current
 
 
 def test_compare_matches_the_cli(tmp_path):

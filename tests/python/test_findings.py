@@ -91,3 +91,25 @@ def test_bad_options_raise_the_cli_message(args, call):
     with pytest.raises(gpuroof.InputError) as raised:
         call(EXAMPLE)
     assert str(raised.value) == cli.error_line()
+
+
+def test_kineto_kernel_keys_are_short_names():
+    """A Kineto kernel's name is its signature: kernels() and findings name kernels by the short
+    name, template instances folded (docs/metrics.md, "Kernel summary"), as on nsys."""
+    source = FIXTURES / "kineto" / "kineto_rn50_pt18.json.gz"
+    if not source.exists():
+        pytest.skip(f"shared fixtures not found in {FIXTURES}")
+    trace = gpuroof.load(source)
+    device = trace.kernels().to_dict()["results"][0]
+    assert device["keys"] == 49  # 62 signatures
+    names = {row["key"]: row["name"] for row in device["kernels"]}
+    assert all(key == name and "(" not in key for key, name in names.items())
+    assert "vectorized_elementwise_kernel" in names
+    demangled = trace.kernels(key="demangled").to_dict()["results"][0]
+    assert demangled["keys"] == 62
+    assert all("(" not in row["name"] for row in demangled["kernels"])
+    findings = gpuroof.findings(trace).to_dict()
+    for result in findings["results"]:
+        for finding in result["findings"]:
+            assert "void at::" not in finding["evidence"]
+            assert all("void at::" not in example["label"] for example in finding["examples"])

@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 import gpuroof
-from conftest import EXAMPLE, FIXTURES, run_cli
+from conftest import EXAMPLE, kineto_pair, run_cli
 from test_ranks import kineto_rank
 
 
@@ -305,14 +305,6 @@ def test_findings_without_findings_and_compare_without_metrics_have_columns(rank
 
 
 # 6. Every compare mode works as the CLI's, or is refused up front.
-
-def kineto_pair():
-    base = FIXTURES / "kineto" / "hta_compare_base.json.gz"
-    current = FIXTURES / "kineto" / "hta_compare_test.json.gz"
-    if not base.exists() or not current.exists():
-        pytest.skip(f"shared fixtures not found in {FIXTURES}")
-    return base, current
-
 
 def test_compare_simple_mode_is_the_cli_line():
     base, current = kineto_pair()

@@ -357,9 +357,8 @@ class NsysSqliteBuilder::Impl {
     const int64_t short_id = Intern(row.short_name);
     const int64_t demangled_id = row.demangled_name.empty() ? short_id : Intern(row.demangled_name);
     Binder b(this, stmt);
-    b.OptInt(row.start_ns).OptInt(row.end_ns).Int(row.device).Int(row.context);
-    if (HasGreenContext(options_.schema)) b.Int(0);
-    b.Int(row.stream).Int(row.correlation).Int(GlobalPid(row.pid)).Int(demangled_id).Int(short_id);
+    BindActivityPrefix(b, row);
+    b.Int(demangled_id).Int(short_id);
     if (IsAtLeast2021(options_.schema)) b.Null();  // mangledName: unknown for synthetic kernels
     b.Int(1)                                       // launchType: regular
         .Int(0)                                    // cacheConfig
@@ -388,12 +387,8 @@ class NsysSqliteBuilder::Impl {
     const int64_t bytes = CheckedBytes(row.bytes);
     sqlite3_stmt* stmt = TableInsert(Table::kMemcpy);
     Binder b(this, stmt);
-    b.OptInt(row.start_ns).OptInt(row.end_ns).Int(row.device).Int(row.context);
-    if (HasGreenContext(options_.schema)) b.Int(0);
-    b.Int(row.stream)
-        .Int(row.correlation)
-        .Int(GlobalPid(row.pid))
-        .Int(bytes)
+    BindActivityPrefix(b, row);
+    b.Int(bytes)
         .Int(row.copy_kind)
         .Null()  // deprecatedSrcId
         .Int(row.src_kind)
@@ -415,12 +410,8 @@ class NsysSqliteBuilder::Impl {
     const int64_t bytes = CheckedBytes(row.bytes);
     sqlite3_stmt* stmt = TableInsert(Table::kMemset);
     Binder b(this, stmt);
-    b.OptInt(row.start_ns).OptInt(row.end_ns).Int(row.device).Int(row.context);
-    if (HasGreenContext(options_.schema)) b.Int(0);
-    b.Int(row.stream)
-        .Int(row.correlation)
-        .Int(GlobalPid(row.pid))
-        .Int(row.value)
+    BindActivityPrefix(b, row);
+    b.Int(row.value)
         .Int(bytes)
         .Null()  // graphNodeId
         .Int(row.mem_kind)
@@ -574,6 +565,15 @@ class NsysSqliteBuilder::Impl {
     sqlite3_stmt* stmt_;
     int index_ = 0;
   };
+
+  // The columns a kernel, memcpy or memset row starts with: start, end, deviceId, contextId,
+  // greenContextId (0, in schemas that have it), streamId, correlationId, globalPid.
+  template <typename Row>
+  void BindActivityPrefix(Binder& b, const Row& row) {
+    b.OptInt(row.start_ns).OptInt(row.end_ns).Int(row.device).Int(row.context);
+    if (HasGreenContext(options_.schema)) b.Int(0);
+    b.Int(row.stream).Int(row.correlation).Int(GlobalPid(row.pid));
+  }
 
   void Open() {
     std::error_code ec;

@@ -853,20 +853,31 @@ class Executor {
     }
   }
 
+  // The pid and tid fields of NVTX and API-call rows. Returns false if `field` is not one.
+  template <typename Row>
+  bool ApplyPidTid(Row& row, const Statement& statement, int depth, const Field& field,
+                   int64_t value) {
+    switch (field.id) {
+      case FieldId::kPid:
+        row.pid = Pid(statement, depth, field, value);
+        return true;
+      case FieldId::kTid:
+        row.tid = Pid(statement, depth, field, value);
+        return true;
+      default:
+        return false;
+    }
+  }
+
   void ApplyNvtx(NvtxRow& row, const Statement& statement, int depth, const Field& field,
                  int64_t value) {
+    if (ApplyPidTid(row, statement, depth, field, value)) return;
     switch (field.id) {
       case FieldId::kDomain:
         row.domain_id = Narrow<uint32_t>(statement, depth, field, value);
         return;
       case FieldId::kEventType:
         row.event_type = Narrow<int>(statement, depth, field, value);
-        return;
-      case FieldId::kPid:
-        row.pid = Pid(statement, depth, field, value);
-        return;
-      case FieldId::kTid:
-        row.tid = Pid(statement, depth, field, value);
         return;
       case FieldId::kRangeId:
         row.range_id = value;
@@ -878,18 +889,9 @@ class Executor {
 
   void ApplyApiCall(ApiCallRow& row, const Statement& statement, int depth, const Field& field,
                     int64_t value) {
-    switch (field.id) {
-      case FieldId::kCorrelation:
-        row.correlation = Narrow<uint32_t>(statement, depth, field, value);
-        return;
-      case FieldId::kPid:
-        row.pid = Pid(statement, depth, field, value);
-        return;
-      case FieldId::kTid:
-        row.tid = Pid(statement, depth, field, value);
-        return;
-      default:
-        return;
+    if (ApplyPidTid(row, statement, depth, field, value)) return;
+    if (field.id == FieldId::kCorrelation) {
+      row.correlation = Narrow<uint32_t>(statement, depth, field, value);
     }
   }
 

@@ -21,6 +21,10 @@ struct Accumulator {
   CopyRow row;
   std::vector<int64_t> durations_ns;
   std::vector<double> bandwidths_gbps;
+  // row.bytes, sum_ns and op_time_ns exact (those clamp at the int64 maximum, said).
+  WideSum exact_bytes = 0;
+  WideSum exact_sum_ns = 0;
+  WideSum exact_op_time_ns = 0;
 };
 
 }  // namespace
@@ -142,6 +146,10 @@ std::vector<DeviceCopies> ComputeCopySummary(const Trace& trace,
                                                            std::max(start, window.start_ns)));
       row.op_time_ns = SaturatingAdd(row.op_time_ns, SaturatingSub(end, start));
       row.rate.Add(block.bytes[i], SaturatingSub(end, start));
+      acc.exact_bytes += block.bytes[i];
+      acc.exact_sum_ns +=
+          SaturatingSub(std::min(end, window.end_ns), std::max(start, window.start_ns));
+      acc.exact_op_time_ns += SaturatingSub(end, start);
       acc.durations_ns.push_back(end - start);
       if (end > start) {
         acc.bandwidths_gbps.push_back(static_cast<double>(block.bytes[i]) /
@@ -149,8 +157,12 @@ std::vector<DeviceCopies> ComputeCopySummary(const Trace& trace,
       }
     }
   }
+  std::vector<int64_t> clamped_sums(devices.size(), 0);  // by slot
   for (auto& [key, acc] : classes) {
     CopyRow& row = acc.row;
+    for (WideSum exact : {acc.exact_bytes, acc.exact_sum_ns, acc.exact_op_time_ns}) {
+      if (exact > kWideInt64Max) ++clamped_sums[std::get<0>(key)];
+    }
     row.median_ns = SelectMedian(acc.durations_ns).value_or(0.0);
     row.bandwidth_gbps = row.rate.gbps();
     if (!acc.bandwidths_gbps.empty()) {
@@ -160,6 +172,14 @@ std::vector<DeviceCopies> ComputeCopySummary(const Trace& trace,
   }
   std::vector<DeviceCopies> result;
   for (const auto& [id, slot] : slot_of_device) {
+    if (clamped_sums[slot] > 0) {
+      Window& window = devices[slot].window;
+      const std::string note = fmt::format(
+          "warning: {} copy-class sum(s) (bytes, time) pass the int64 maximum and are written as "
+          "{}; GB/s uses the exact sums",
+          clamped_sums[slot], std::numeric_limits<int64_t>::max());
+      window.note = window.note.empty() ? note : window.note + "; " + note;
+    }
     if (copies_on[slot]) result.push_back(std::move(devices[slot]));
   }
   return result;

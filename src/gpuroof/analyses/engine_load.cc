@@ -262,6 +262,8 @@ void ByteRate::Add(uint64_t bytes, int64_t duration_ns) {
   if (duration_ns > 0) {
     timed_bytes = SaturatingAddBytes(timed_bytes, bytes);
     time_ns = SaturatingAdd(time_ns, duration_ns);
+    exact_bytes += bytes;
+    exact_time_ns += duration_ns;
   } else {
     ++zero_duration_ops;
     zero_duration_bytes = SaturatingAddBytes(zero_duration_bytes, bytes);
@@ -270,8 +272,9 @@ void ByteRate::Add(uint64_t bytes, int64_t duration_ns) {
 
 std::optional<double> ByteRate::gbps() const {
   if (time_ns <= 0) return std::nullopt;
-  // bytes per ns is GB/s (10^9 B/s).
-  return static_cast<double>(timed_bytes) / static_cast<double>(time_ns);
+  // bytes per ns is GB/s (10^9 B/s); from the exact sums, which a clamp never bends.
+  if (exact_time_ns <= 0) return static_cast<double>(timed_bytes) / static_cast<double>(time_ns);
+  return static_cast<double>(exact_bytes) / static_cast<double>(exact_time_ns);
 }
 
 bool IsUvmEngine(Engine engine) {
@@ -460,6 +463,9 @@ std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOp
     engine.bytes = SaturatingAddBytes(engine.bytes, block.bytes[i]);
     engine.op_time_ns = SaturatingAdd(engine.op_time_ns, SaturatingSub(end, start));
     engine.rate.Add(block.bytes[i], SaturatingSub(end, start));
+    engine.exact_sum_ns += std::max<int64_t>(0, SaturatingSub(clipped_end, clipped_start));
+    engine.exact_bytes += block.bytes[i];
+    engine.exact_op_time_ns += SaturatingSub(end, start);
     engine_unions[d][e].Add(clipped_start, clipped_end);
     any_unions[d].Add(clipped_start, clipped_end);
     if (window.work != nullptr) span_all_unions[d].Add(clipped_start, clipped_end);
@@ -479,6 +485,27 @@ std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOp
     load.outside_busy_ns = outside_unions[d].length_ns();
     load.outside_in_span_busy_ns = span_other_unions[d].length_ns();
     load.span_all_busy_ns = span_all_unions[d].length_ns();
+    // A sum past int64 is written clamped: said, with the exact figure (docs/metrics.md).
+    std::string clamped;
+    int clamped_count = 0;
+    for (const EngineLoad& engine : load.engines) {
+      const auto say = [&](std::string_view what, WideSum exact) {
+        if (exact <= kWideInt64Max) return;
+        ++clamped_count;
+        clamped += fmt::format("{}{} {} {}", clamped.empty() ? "" : ", ", EngineName(engine.engine),
+                               what, WideSumText(exact));
+      };
+      say("sum_ns", engine.exact_sum_ns);
+      say("bytes", engine.exact_bytes);
+      say("op time ns", engine.exact_op_time_ns);
+    }
+    if (clamped_count > 0) {
+      const std::string note = fmt::format(
+          "warning: {} sum(s) pass the int64 maximum and are written as {} ({}): overlap factors "
+          "and GB/s use the exact sums",
+          clamped_count, std::numeric_limits<int64_t>::max(), clamped);
+      load.window.note = load.window.note.empty() ? note : load.window.note + "; " + note;
+    }
     if (load.outside_ops > 0) {
       load.outside_note =
           load.window.work != nullptr

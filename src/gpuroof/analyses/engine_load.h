@@ -9,6 +9,7 @@
 
 #include "gpuroof/analyses/window.h"
 #include "gpuroof/model/engine.h"
+#include "gpuroof/model/time_limits.h"
 #include "gpuroof/model/trace.h"
 
 namespace gpuroof {
@@ -41,6 +42,9 @@ struct ByteRate {
   int64_t time_ns = 0;               // their summed (unclipped) durations
   int64_t zero_duration_ops = 0;     // copies of zero duration, left out of the rate
   uint64_t zero_duration_bytes = 0;  // their bytes
+  // timed_bytes and time_ns exact (those clamp at the int64 maximum): gbps() reads these.
+  WideSum exact_bytes = 0;
+  WideSum exact_time_ns = 0;
 
   void Add(uint64_t bytes, int64_t duration_ns);
   // timed_bytes / time_ns (B/ns = GB/s); unset when no copy took time.
@@ -57,6 +61,11 @@ struct EngineLoad {
   uint64_t bytes = 0;      // bytes of the counted ops (whole ops, not clipped)
   int64_t op_time_ns = 0;  // unclipped duration of the counted ops
   ByteRate rate;           // the bandwidth's bytes and time (ByteRate)
+  // sum_ns, bytes and op_time_ns exact: those clamp at the int64 maximum (the window note says
+  // so), the overlap factor reads exact_sum_ns.
+  WideSum exact_sum_ns = 0;
+  WideSum exact_bytes = 0;
+  WideSum exact_op_time_ns = 0;
 };
 
 // How much an engine could grow before it binds.

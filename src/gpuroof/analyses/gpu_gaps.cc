@@ -7,6 +7,7 @@
 
 #include "gpuroof/analyses/copy_summary.h"
 #include "gpuroof/analyses/device_slots.h"
+#include "gpuroof/analyses/kernel_summary.h"
 #include "gpuroof/analyses/ordered_scan.h"
 #include "gpuroof/model/errors.h"
 
@@ -39,7 +40,10 @@ GapNeighbor Describe(const Trace& trace, const OpRef& ref) {
     neighbor.label = CopyLabel(neighbor.engine, signature.src_kind, signature.dst_kind);
   } else if (name.empty()) {
     neighbor.label = std::string(EngineName(neighbor.engine));
-  } else {  // a kernel, a collective ("comm ncclDevKernel_AllReduce_Sum_f32"), a graph launch
+  } else if (IsKernelEngine(neighbor.engine)) {  // a kernel, a collective ("comm ncclDevKernel_…")
+    neighbor.label =
+        fmt::format("{} {}", EngineName(neighbor.engine), KernelShortName(trace, signature));
+  } else {  // a whole-graph launch
     neighbor.label = fmt::format("{} {}", EngineName(neighbor.engine), name);
   }
   return neighbor;

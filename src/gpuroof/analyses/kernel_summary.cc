@@ -10,12 +10,22 @@
 #include "gpuroof/analyses/engine_load.h"
 #include "gpuroof/model/enum_names.h"
 #include "gpuroof/model/errors.h"
+#include "gpuroof/model/kernel_names.h"
 #include "gpuroof/model/time_limits.h"
 
 namespace gpuroof {
 
-std::string KernelKeyText(const Trace& trace, const OpSignature& signature, KernelKey key) {
+std::string KernelShortName(const Trace& trace, const OpSignature& signature) {
   std::string_view name = trace.strings.Get(signature.name);
+  if (signature.detail_name != 0 && !trace.strings.Get(signature.detail_name).empty()) {
+    name = trace.strings.Get(signature.detail_name);
+  }
+  std::string short_name = ShortKernelName(name);
+  return short_name.empty() ? std::string(name) : short_name;
+}
+
+std::string KernelKeyText(const Trace& trace, const OpSignature& signature, KernelKey key) {
+  const std::string name = KernelShortName(trace, signature);
   switch (key) {
     case KernelKey::kName:
       break;
@@ -24,7 +34,8 @@ std::string KernelKeyText(const Trace& trace, const OpSignature& signature, Kern
                                        ? std::string_view()
                                        : trace.strings.Get(signature.detail_name);
       if (!demangled.empty()) return std::string(demangled);
-      break;
+      // Without a demangled name, the name is what the trace gives (a Kineto signature).
+      return std::string(trace.strings.Get(signature.name));
     }
     case KernelKey::kLaunch:
       if (signature.grid == std::array<uint32_t, 3>{} &&
@@ -32,12 +43,12 @@ std::string KernelKeyText(const Trace& trace, const OpSignature& signature, Kern
         return fmt::format("{} <<<shape not in trace>>>", name);
       return LaunchKey(name, signature.grid, signature.block);
   }
-  return std::string(name);
+  return name;
 }
 
 namespace {
 
-std::optional<double> SharePct(int64_t part, int64_t whole) {
+std::optional<double> SharePct(WideSum part, WideSum whole) {
   if (whole <= 0) return std::nullopt;
   return 100.0 * static_cast<double>(part) / static_cast<double>(whole);
 }
@@ -185,12 +196,13 @@ std::vector<DeviceKernels> ComputeKernelSummary(const Trace& trace,
     device.graph_ops = graph.ops;
     device.graph_sum_ns = graph.sum_ns;
     device.graph_busy_ns = graph.busy_ns;
+    int64_t clamped_rows = 0;
     for (size_t k = 0; k < keys.size(); ++k) {
       if (durations[d][k].empty()) continue;
       KernelRow row;
       row.key = keys[k];
       const OpSignature& signature = trace.signatures[first_signature[k]];
-      row.name = std::string(trace.strings.Get(signature.name));
+      row.name = KernelShortName(trace, signature);
       if (options.key == KernelKey::kLaunch) {
         row.grid = signature.grid;
         row.block = signature.block;
@@ -199,9 +211,18 @@ std::vector<DeviceKernels> ComputeKernelSummary(const Trace& trace,
       row.stats = SummarizeDurations(durations[d][k]);
       std::vector<int64_t>().swap(durations[d][k]);
       const EngineLoad& own = load.engine(row.engine);
-      row.sum_share_pct = SharePct(row.stats.total_ns, own.sum_ns);
-      row.busy_share_pct = SharePct(row.stats.total_ns, own.busy_ns);
+      // The exact sums: a total past int64 is written clamped, never a wrong share.
+      row.sum_share_pct = SharePct(row.stats.exact_total_ns, own.exact_sum_ns);
+      row.busy_share_pct = SharePct(row.stats.exact_total_ns, own.busy_ns);
+      if (row.stats.exact_total_ns > kWideInt64Max) ++clamped_rows;
       device.rows.push_back(std::move(row));
+    }
+    if (clamped_rows > 0) {
+      const std::string note = fmt::format(
+          "warning: {} kernel row(s) total more than the int64 maximum and are written as {}; "
+          "their mean, stddev and shares use the exact totals",
+          clamped_rows, std::numeric_limits<int64_t>::max());
+      device.window.note = device.window.note.empty() ? note : device.window.note + "; " + note;
     }
     std::sort(device.rows.begin(), device.rows.end(), [](const KernelRow& a, const KernelRow& b) {
       if (a.stats.total_ns != b.stats.total_ns) return a.stats.total_ns > b.stats.total_ns;

@@ -30,6 +30,12 @@ std::string_view KernelKeyName(KernelKey key);
 std::string LaunchKey(std::string_view name, const std::array<uint32_t, 3>& grid,
                       const std::array<uint32_t, 3>& block);
 
+// The short name of a kernel (docs/metrics.md, "Kernel summary"): ShortKernelName() of its
+// demangled name, or of its name when the trace has none (a Kineto kernel's name is its
+// demangled signature). One rule for nsys and Kineto traces and for every command (kernels,
+// launches, gaps, findings, compare --kernel-key name); on nsys it is the export's shortName.
+std::string KernelShortName(const Trace& trace, const OpSignature& signature);
+
 // The key of a kernel with `signature` under `key`: its short name, demangled name (the short
 // name when the trace has none) or launch key ("NAME <<<shape not in trace>>>" when the trace
 // gives no grid and block: a launch has at least one block, so all zeros means unknown).

@@ -159,7 +159,7 @@ std::vector<DeviceLaunches> ComputeLaunchLatency(const Trace& trace,
       if (key.empty()) key = KernelKeyText(trace, signature, options.key);
       KeyLaunches& row = keys[{device.device_id, key}];
       row.engine = signature.engine;
-      if (row.name.empty()) row.name = std::string(trace.strings.Get(signature.name));
+      if (row.name.empty()) row.name = KernelShortName(trace, signature);
       row.overhead_ns.push_back(launch.overhead_ns());
       row.queue_ns.push_back(launch.queue_ns());
       row.latency_ns.push_back(launch.latency_ns());
@@ -169,8 +169,25 @@ std::vector<DeviceLaunches> ComputeLaunchLatency(const Trace& trace,
           launch.kernel_end_ns - launch.kernel_start_ns < launch.overhead_ns() ? 1 : 0;
     }
   }
-  for (const auto& [id, calls] : shared_calls)
-    devices[id].shared_calls = static_cast<int64_t>(calls.size());
+  for (const auto& [id, calls] : shared_calls) {
+    DeviceLaunches& device = devices[id];
+    device.shared_calls = static_cast<int64_t>(calls.size());
+    std::set<std::string_view> names;
+    for (const ApiCall* call : calls) {
+      const std::string_view name = trace.strings.Get(call->name);
+      if (name.find("Graph") != std::string_view::npos) continue;
+      ++device.shared_non_graph_calls;
+      names.insert(name.empty() ? "(unnamed)" : name);
+    }
+    size_t shown = 0;
+    for (std::string_view name : names) {
+      if (shown++ == 3) {
+        device.shared_non_graph_names += ", ...";
+        break;
+      }
+      device.shared_non_graph_names += (shown == 1 ? "" : ", ") + std::string(name);
+    }
+  }
   for (auto& [id, launches] : keys) {
     devices[id.first].rows.push_back(Summarize(id.second, launches));
   }

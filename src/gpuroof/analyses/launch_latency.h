@@ -58,6 +58,10 @@ struct DeviceLaunches {
   // carries its correlation id), left out: the call's overhead is not any one kernel's.
   int64_t shared_call_kernels = 0;
   int64_t shared_calls = 0;  // the distinct calls that launched them
+  // Of shared_calls, those that are not graph launches (no "Graph" in the name: a kernel launch
+  // whose op was recorded twice, a merged export), and up to three of their function names.
+  int64_t shared_non_graph_calls = 0;
+  std::string shared_non_graph_names;
   // Whole-graph launches (engine graph: CUDA graphs traced as one op per launch, their kernels not
   // one by one) in the window, left out: no kernel to join. Their count and busy time.
   int64_t graph_launches = 0;

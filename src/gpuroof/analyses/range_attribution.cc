@@ -51,10 +51,10 @@ void ForEachOverlapping(const InstanceIndex& index, const std::vector<const Nvtx
     --it;
     const NvtxRange& range = *ranges[*it];
     if (range.start_ns < earliest_start) break;
-    // A zero-length instance holds the point at its instant under either rule.
-    const bool before_end = rule == PointRule::kClosed || range.start_ns == range.end_ns
-                                ? start_ns <= range.end_ns
-                                : start_ns < range.end_ns;
+    // Half-open: a zero-length instance holds no launch call, even one made at its instant
+    // (docs/metrics.md, `range.start <= start_call < range.end`).
+    const bool before_end =
+        rule == PointRule::kClosed ? start_ns <= range.end_ns : start_ns < range.end_ns;
     const bool hit = point ? (range.start_ns <= start_ns && before_end)
                            : (range.start_ns < end_ns && start_ns < range.end_ns);
     if (hit) visit(*it);
@@ -206,7 +206,21 @@ RangeAttribution AttributeGpuWork(const Trace& trace, std::span<const NvtxRange*
     SortIndex(index, instances);
   for (auto& [process, index] : overlap_by_process)
     SortIndex(index, instances);
-  int64_t guessed_process_ops = 0;  // time overlap: ops of no range's process, given to any
+  // Time overlap: the processes with CPU ranges anywhere in the trace (not only these ranges):
+  // an op of such a process belongs to its own process's instances only, even when none of
+  // `ranges` is of it (docs/metrics.md, "Which GPU work belongs to a range"). Found when first
+  // needed.
+  std::set<uint64_t> range_processes;
+  bool range_processes_known = false;
+  const auto has_ranges = [&](uint64_t process) {
+    if (!range_processes_known) {
+      for (const NvtxRange& range : trace.nvtx_ranges) {
+        if (!range.on_gpu) range_processes.insert(range.process_id);
+      }
+      range_processes_known = true;
+    }
+    return range_processes.count(process) > 0;
+  };
 
   CallFinder calls(trace.api_calls);
   std::vector<bool> call_has_op(correlate ? trace.api_calls.size() : 0, false);
@@ -230,9 +244,9 @@ RangeAttribution AttributeGpuWork(const Trace& trace, std::span<const NvtxRange*
         if (own != overlap_by_process.end()) {
           ForEachOverlapping(own->second, instances, start_ns, end_ns, start_ns == end_ns,
                              PointRule::kClosed, add);
-        } else {
-          // The op does not say its process (Kineto GPU ops without launch calls): every
-          // process's ranges may take it.
+        } else if (!has_ranges(stream.process_id)) {
+          // The op does not say its process (Kineto GPU ops without launch calls), or its
+          // process has no CPU range: every process's ranges may take it.
           bool taken = false;
           for (const auto& [process, index] : overlap_by_process) {
             ForEachOverlapping(index, instances, start_ns, end_ns, start_ns == end_ns,
@@ -241,7 +255,7 @@ RangeAttribution AttributeGpuWork(const Trace& trace, std::span<const NvtxRange*
                                  taken = true;
                                });
           }
-          if (taken) ++guessed_process_ops;
+          if (taken) result.guessed_process_ops.push_back(op);
         }
       }
       if (!cpu_by_process.empty()) {
@@ -305,11 +319,13 @@ RangeAttribution AttributeGpuWork(const Trace& trace, std::span<const NvtxRange*
       count(call);
   }
 
-  if (guessed_process_ops > 0 && overlap_by_process.size() > 1) {
-    result.method_note += fmt::format(
-        "; {} op(s) do not say which process launched them: each counts for the overlapping "
-        "ranges of every process ({} processes have these ranges)",
-        guessed_process_ops, overlap_by_process.size());
+  if (!result.guessed_process_ops.empty()) {
+    has_ranges(0);  // fills range_processes
+    result.range_processes = range_processes.size();
+    if (result.range_processes > 1) {
+      result.method_note +=
+          "; " + GuessedProcessNote(result.guessed_process_ops.size(), result.range_processes);
+    }
   }
 
   std::vector<OpList> lists;
@@ -399,6 +415,13 @@ size_t DropGpuCopiesBesideCpu(std::vector<const NvtxRange*>& ranges, std::string
         dropped, range);
   }
   return dropped;
+}
+
+std::string GuessedProcessNote(size_t ops, size_t range_processes) {
+  return fmt::format(
+      "{} op(s) do not say which process launched them, or are of a process with no CPU range: "
+      "each counts for the overlapping ranges of every process ({} processes have CPU ranges)",
+      ops, range_processes);
 }
 
 std::string OverlappingInstancesText(size_t overlapping, size_t instances, std::string_view range) {

@@ -88,7 +88,15 @@ struct RangeAttribution {
   // Scope kThread only: ops launched by another thread of the range's process while one of the
   // instances was open. They are not attributed (--attribute process would count them).
   int64_t other_thread_ops = 0;
+  // Time overlap only: ops whose process has no CPU range in the whole trace (or that do not say
+  // their process), given to the overlapping instances of every process; and how many processes
+  // of the trace have CPU ranges. method_note counts them when that is more than one.
+  std::vector<OpRef> guessed_process_ops;
+  size_t range_processes = 0;
 };
+
+// "N op(s) do not say which process launched them, or ...": the note for guessed_process_ops.
+std::string GuessedProcessNote(size_t ops, size_t range_processes);
 
 // "3 of 12 instance(s) of range R made launch calls whose GPU op is not in the trace
 // (ProfilerStep#12: 3, ...): their GPU work is incomplete (the capture ended first?)"; empty when

@@ -1,9 +1,11 @@
 #include "gpuroof/analyses/range_selection.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <climits>
 #include <optional>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -101,13 +103,33 @@ std::string_view NumberedFamily(std::string_view name) {
   return name.substr(0, hash);
 }
 
-std::string SomeRangeNames(const Trace& trace) {
+std::string SomeRangeNames(const Trace& trace, std::string_view typed) {
   std::vector<std::string_view> names;
   for (const NvtxRange& range : trace.nvtx_ranges) {
     std::string_view name = trace.strings.Get(range.name);
     if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
   }
-  std::sort(names.begin(), names.end());
+  // A name copied from a text table may end in the "…" of a cut.
+  constexpr std::string_view kEllipsis = "…";
+  if (typed.ends_with(kEllipsis)) typed.remove_suffix(kEllipsis.size());
+  auto lower = [](std::string_view text) {
+    std::string out(text);
+    for (char& c : out)
+      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+  };
+  const std::string typed_lower = lower(typed);
+  auto closeness = [&](std::string_view name) {
+    if (typed_lower.empty()) return 2;
+    const std::string name_lower = lower(name);
+    if (name_lower.starts_with(typed_lower)) return 0;
+    return name_lower.find(typed_lower) != std::string::npos ? 1 : 2;
+  };
+  std::sort(names.begin(), names.end(), [&](std::string_view a, std::string_view b) {
+    const int ca = closeness(a);
+    const int cb = closeness(b);
+    return ca != cb ? ca < cb : a < b;
+  });
   std::string list;
   const size_t shown = std::min<size_t>(names.size(), 8);
   for (size_t i = 0; i < shown; ++i)
@@ -188,7 +210,19 @@ RangeSelection SelectRanges(const Trace& trace, std::string_view text, std::stri
           fmt::format("; instance {} of range '{}' is written {}@{}", number, base, base, number);
     }
   }
-  const std::string names = SomeRangeNames(trace);
+  // Ranges the reader skipped for having no end (never closed before the capture ended) may
+  // include the one asked for: said, not left to a warning `-q` hides.
+  int64_t without_end = 0;
+  for (const SkipCount& skip : trace.diagnostics.skips()) {
+    if (skip.reason == "range without end") without_end += skip.count;
+  }
+  if (without_end > 0) {
+    hint += fmt::format(
+        "; {} range(s) without an end were skipped (never closed before the capture ended): it "
+        "may be one of them",
+        without_end);
+  }
+  const std::string names = SomeRangeNames(trace, text);
   throw InputError(trace.source,
                    fmt::format("{}: no NVTX range named '{}' ({}){}", option, text,
                                names.empty() ? "the trace has no NVTX or annotation ranges"

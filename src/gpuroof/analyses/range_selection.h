@@ -42,7 +42,9 @@ struct RangeSelection {
 // both), or when instance N does not exist. `option` names the flag in messages.
 RangeSelection SelectRanges(const Trace& trace, std::string_view text, std::string_view option);
 
-// A few range names of the trace for messages: "'a', 'b', ..." (sorted, at most 8).
-std::string SomeRangeNames(const Trace& trace);
+// A few range names of the trace for messages: "'a', 'b', ..." (at most 8). The closest to
+// `typed` come first: the names it starts (a name printed cut, its "…" dropped), then those that
+// hold it, in any case; then the others; each group sorted.
+std::string SomeRangeNames(const Trace& trace, std::string_view typed = {});
 
 }  // namespace gpuroof

@@ -140,14 +140,25 @@ RangeSummary SummarizeRanges(const Trace& trace, const RangeSummaryOptions& opti
   }
 
   bool method_known = false;
+  // Time overlap: ops of a process with no CPU range, given to every process's ranges, counted
+  // once over all the names (docs/metrics.md, "Which GPU work belongs to a range").
+  std::set<std::pair<uint32_t, uint32_t>> guessed_ops;
+  size_t range_processes = 0;
   for (const auto& [key, ranges] : by_name) {
     const bool iteration = !options.name.empty() || key.second.ends_with("#*");
     const RangeScope scope =
         options.scope.value_or(iteration ? RangeScope::kProcess : RangeScope::kThread);
     const RangeAttribution attribution = AttributeGpuWork(trace, ranges, scope);
+    for (OpRef op : attribution.guessed_process_ops)
+      guessed_ops.emplace(op.block, op.index);
+    range_processes = std::max(range_processes, attribution.range_processes);
     if (!key.first && !method_known) {
       summary.method = attribution.method;
       summary.method_note = attribution.method_note;
+      // This name's count of guessed ops is replaced by the count over every name, below.
+      if (const size_t cut = summary.method_note.find("; "); cut != std::string::npos) {
+        summary.method_note.resize(cut);
+      }
       summary.unmatched_ops = attribution.unmatched_ops;
       method_known = true;
     }
@@ -207,6 +218,9 @@ RangeSummary SummarizeRanges(const Trace& trace, const RangeSummaryOptions& opti
     }
     if (!options.name.empty()) group.instance_rows = std::move(rows);
     summary.groups.push_back(std::move(group));
+  }
+  if (!guessed_ops.empty() && range_processes > 1) {
+    summary.method_note += "; " + GuessedProcessNote(guessed_ops.size(), range_processes);
   }
   std::stable_sort(summary.groups.begin(), summary.groups.end(),
                    [](const RangeGroup& a, const RangeGroup& b) {

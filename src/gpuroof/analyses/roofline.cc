@@ -4,7 +4,9 @@ namespace gpuroof {
 
 std::optional<double> OverlapFactor(const EngineLoad& load) {
   if (load.busy_ns <= 0) return std::nullopt;
-  return static_cast<double>(load.sum_ns) / static_cast<double>(load.busy_ns);
+  // The exact sum: sum_ns clamps at the int64 maximum.
+  const WideSum sum = load.exact_sum_ns > 0 ? load.exact_sum_ns : load.sum_ns;
+  return static_cast<double>(sum) / static_cast<double>(load.busy_ns);
 }
 
 std::optional<double> DutyPercent(int64_t busy_ns, const Window& window) {

@@ -57,11 +57,12 @@ DurationStats SummarizeDurations(std::vector<int64_t>& durations_ns) {
   stats.min_ns = durations_ns.front();
   stats.max_ns = durations_ns.front();
   for (int64_t d : durations_ns) {
-    stats.total_ns = SaturatingAdd(stats.total_ns, d);
+    stats.exact_total_ns += d;
     stats.min_ns = std::min(stats.min_ns, d);
     stats.max_ns = std::max(stats.max_ns, d);
   }
-  stats.mean_ns = static_cast<double>(stats.total_ns) / static_cast<double>(stats.count);
+  stats.total_ns = ClampToInt64(stats.exact_total_ns);
+  stats.mean_ns = static_cast<double>(stats.exact_total_ns) / static_cast<double>(stats.count);
   if (stats.count > 1) {
     double sum_squares = 0;
     for (int64_t d : durations_ns) {

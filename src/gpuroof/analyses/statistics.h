@@ -6,6 +6,8 @@
 #include <optional>
 #include <vector>
 
+#include "gpuroof/model/time_limits.h"
+
 namespace gpuroof {
 
 // Summary statistics of a sample of durations (ns), as nsys's reports define them
@@ -13,8 +15,9 @@ namespace gpuroof {
 // values; the standard deviation is the sample one (n - 1), 0 for a single value.
 struct DurationStats {
   int64_t count = 0;
-  int64_t total_ns = 0;
-  double mean_ns = 0;
+  int64_t total_ns = 0;  // clamped at the int64 maximum (exact_total_ns says by how much)
+  WideSum exact_total_ns = 0;
+  double mean_ns = 0;  // from the exact total
   double median_ns = 0;
   int64_t min_ns = 0;
   int64_t max_ns = 0;

@@ -77,7 +77,7 @@ std::string RenderDocumentMarkdown(const ReportDocument& document) {
       out += line + "  \n";
     out += "\n";
     if (!section.table.empty()) {
-      out += RenderTableMarkdown(section.table);
+      out += RenderTableMarkdown(section.table, document.text.hide_empty_columns);
     } else if (!section.when_empty.empty()) {
       out += section.when_empty + "\n";
     }

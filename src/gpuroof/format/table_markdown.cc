@@ -32,10 +32,15 @@ std::string Escape(const std::string& text) {
 
 }  // namespace
 
-std::string RenderTableMarkdown(const Table& table) {
+std::string RenderTableMarkdown(const Table& table, bool hide_empty_columns) {
   std::vector<size_t> order;
   for (size_t c = 0; c < table.columns().size(); ++c) {
-    if (table.columns()[c].in_text) order.push_back(c);
+    if (!table.columns()[c].in_text) continue;
+    if (hide_empty_columns && table.columns()[c].role == ColumnRole::kValue &&
+        ColumnIsEmpty(table, c)) {
+      continue;
+    }
+    order.push_back(c);
   }
   std::vector<ColumnScale> scales;
   std::string header = "|";

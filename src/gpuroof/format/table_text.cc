@@ -35,25 +35,33 @@ std::vector<size_t> PrintedOrder(const Table& table, const TextTableOptions& opt
         ColumnIsEmpty(table, c)) {
       continue;
     }
-    (column.unit == ColumnUnit::kName ? names : first).push_back(c);
+    (column.unit == ColumnUnit::kName && options.names_last ? names : first).push_back(c);
   }
   first.insert(first.end(), names.begin(), names.end());
   return first;
 }
 
-// Shortens the name cells of one column to `width`; shortened names that would read the same
-// as another full name get " #1", " #2"… in order of appearance, so that each printed name
-// stands for one full name. The numbers are given on the final text: a name cut further to make
-// room for its number is grouped again with the names it now reads like. Returns how many cells
-// were shortened.
-size_t ShortenColumn(std::vector<std::vector<std::string>>& cells, size_t column, size_t width) {
-  const size_t rows = cells.size();
+// Shortens the name cells of `columns` to `width`; shortened names that would read the same
+// as another full name get " #1", " #2"… in order of appearance (row by row, the columns of a
+// row left to right), so that each printed name stands for one full name. The columns are
+// numbered together: a full name reads the same in every column of the table (gaps' before and
+// after). The numbers are given on the final text: a name cut further to make room for its
+// number is grouped again with the names it now reads like. Returns how many cells were
+// shortened.
+size_t ShortenColumns(std::vector<std::vector<std::string>>& cells,
+                      const std::vector<size_t>& columns, size_t width,
+                      const TextTableOptions& options) {
+  std::vector<std::string*> cell;  // the cells in table order
+  for (auto& row : cells)
+    for (size_t column : columns)
+      cell.push_back(&row[column]);
+  const size_t rows = cell.size();
   std::vector<std::string> full(rows);
   std::vector<bool> is_long(rows);
   std::vector<size_t> reserve(rows, 0);  // room kept for the number, grown until it fits
   size_t shortened = 0;
   for (size_t r = 0; r < rows; ++r) {
-    full[r] = cells[r][column];
+    full[r] = *cell[r];
     is_long[r] = DisplayWidth(full[r]) > width;
     shortened += is_long[r] ? 1 : 0;
   }
@@ -64,8 +72,10 @@ size_t ShortenColumn(std::vector<std::vector<std::string>>& cells, size_t column
     // Printed text -> the distinct full names printed so, in order of appearance.
     std::map<std::string, std::vector<std::string>> readers;
     for (size_t r = 0; r < rows; ++r) {
-      text[r] =
-          is_long[r] ? ShortenNameToFit(full[r], width - std::min(width, reserve[r])) : full[r];
+      const size_t room = width - std::min(width, reserve[r]);
+      text[r] = !is_long[r]            ? full[r]
+                : options.shorten_name ? options.shorten_name(full[r], room)
+                                       : ShortenNameToFit(full[r], room);
       auto& seen = readers[text[r]];
       if (std::find(seen.begin(), seen.end(), full[r]) == seen.end()) seen.push_back(full[r]);
     }
@@ -84,7 +94,7 @@ size_t ShortenColumn(std::vector<std::vector<std::string>>& cells, size_t column
     }
   }
   for (size_t r = 0; r < rows; ++r) {
-    if (is_long[r]) cells[r][column] = text[r] + suffix[r];
+    if (is_long[r]) *cell[r] = text[r] + suffix[r];
   }
   return shortened;
 }
@@ -166,9 +176,13 @@ std::string ShortenNameToFit(const std::string& name, size_t width) {
       name.find_first_of("(<") != std::string::npos || name.find("::") != std::string::npos;
   std::string base = signature ? ShortKernelName(name) : name;
   if (base.empty()) base = name;
-  if (DisplayWidth(base) <= width) return base;
+  return CutToWidth(base, width);
+}
+
+std::string CutToWidth(const std::string& text, size_t width) {
+  if (DisplayWidth(text) <= width) return text;
   if (width == 0) return "";
-  return PrefixCodePoints(base, width - 1) + "…";
+  return PrefixCodePoints(text, width - 1) + "…";
 }
 
 std::vector<std::string> ElideLabelsDistinct(const std::vector<std::string>& labels, size_t width) {
@@ -257,11 +271,12 @@ std::string RenderTableText(const Table& table, const TextTableOptions& options)
   if (name_columns > 0) {
     size_t left = options.max_width > fixed ? options.max_width - fixed : 0;
     size_t budget = std::max<size_t>(kNameFloor, left / name_columns);
+    std::vector<size_t> long_columns;
     for (size_t i = 0; i < order.size(); ++i) {
       if (table.columns()[order[i]].unit != ColumnUnit::kName) continue;
-      if (widths[i] <= budget) continue;
-      shortened += ShortenColumn(cells, i, budget);
+      if (widths[i] > budget) long_columns.push_back(i);
     }
+    if (!long_columns.empty()) shortened += ShortenColumns(cells, long_columns, budget, options);
     widths = column_widths();
   }
 
@@ -290,10 +305,10 @@ std::string RenderTableText(const Table& table, const TextTableOptions& options)
     emit(row);
   if (shortened > 0) {
     out += fmt::format(
-        "{}({} name{} shortened to fit {} columns; --format csv or json has {} "
+        "{}({} name{} shortened to fit {} columns; {} has {} "
         "whole)\n",
         options.indent, shortened, shortened == 1 ? "" : "s", options.max_width,
-        shortened == 1 ? "it" : "them");
+        options.whole_names_in, shortened == 1 ? "it" : "them");
   }
   return out;
 }

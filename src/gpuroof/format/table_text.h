@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,12 @@ struct TextTableOptions {
   std::string indent = "  ";
   size_t max_width = 160;  // names are shortened so a line fits (docs/formats.md, "Tables")
   bool hide_empty_columns = false;  // leave out value columns no row has a value in
+  bool names_last = true;  // name columns are printed after the others (false: where given)
+  // How a name longer than its column's width is shortened; empty: ShortenNameToFit. A table
+  // whose names end in what tells rows apart (compare's launch shape, "(report)") keeps that end.
+  std::function<std::string(const std::string&, size_t)> shorten_name = nullptr;
+  // Where the names are whole, for the line under a table that shortened some.
+  std::string whole_names_in = "--format csv or json";
 };
 
 // An aligned text table: numbers right, texts left, name columns last, values rescaled per
@@ -25,6 +32,9 @@ std::string RenderTableText(const Table& table, const TextTableOptions& options 
 // nsys and gpuroof record use for shortName); a name still too long keeps its first width - 1
 // characters and "…". Different names that shorten alike get " #1", " #2"… in table order.
 std::string ShortenNameToFit(const std::string& name, size_t width);
+
+// `text` cut to its first width - 1 display columns and "…" when longer than `width`.
+std::string CutToWidth(const std::string& text, size_t width);
 
 // Labels cut to `width` display columns keeping both ends ("kernel [void at::na…int, float)]"),
 // for one-line captions where a label's end tells it apart; labels that still read alike for

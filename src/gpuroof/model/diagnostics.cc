@@ -34,13 +34,31 @@ void Diagnostics::Note(std::string message) {
   notes_.push_back(std::move(message));
 }
 
+void Diagnostics::CountNote(std::string_view text, int64_t n) {
+  for (CountedNote& counted : counted_notes_) {
+    if (counted.text == text) {
+      counted.count += n;
+      notes_[counted.note_index] = fmt::format("{} {}", counted.count, counted.text);
+      return;
+    }
+  }
+  counted_notes_.push_back(CountedNote{std::string(text), n, notes_.size()});
+  notes_.push_back(fmt::format("{} {}", n, text));
+}
+
 void Diagnostics::Merge(const Diagnostics& other) {
   read_ += other.read_;
   used_ += other.used_;
   for (const SkipCount& skip : other.skips_)
     Skip(skip.table, skip.reason, skip.severity, skip.count);
-  for (const std::string& note : other.notes_)
-    Note(note);
+  std::vector<bool> counted(other.notes_.size(), false);
+  for (const CountedNote& note : other.counted_notes_)
+    counted[note.note_index] = true;
+  for (size_t i = 0; i < other.notes_.size(); ++i) {
+    if (!counted[i]) Note(other.notes_[i]);
+  }
+  for (const CountedNote& note : other.counted_notes_)
+    CountNote(note.text, note.count);
 }
 
 int64_t Diagnostics::records_skipped() const {

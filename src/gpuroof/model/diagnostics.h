@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gpuroof {
@@ -30,6 +31,9 @@ class Diagnostics {
   void Skip(std::string_view table, std::string_view reason, Severity severity, int64_t n = 1);
   // A remark that is not a loss (a fallback taken, a table missing in this nsys version).
   void Note(std::string message);
+  // A note that counts: "<n> <text>", its count adding up over calls and Merge (one note for a
+  // whole file read in chunks).
+  void CountNote(std::string_view text, int64_t n = 1);
   // Adds another reader's counts (used to join the results of parallel table readers).
   void Merge(const Diagnostics& other);
 
@@ -53,6 +57,12 @@ class Diagnostics {
   int64_t used_ = 0;
   std::vector<SkipCount> skips_;
   std::vector<std::string> notes_;
+  struct CountedNote {
+    std::string text;
+    int64_t count = 0;
+    size_t note_index = 0;  // into notes_
+  };
+  std::vector<CountedNote> counted_notes_;
 };
 
 }  // namespace gpuroof

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <string_view>
 
 namespace gpuroof {
@@ -41,6 +42,30 @@ inline uint64_t SaturatingAddBytes(uint64_t a, uint64_t b) {
   constexpr uint64_t kMax = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
   if (a >= kMax || b >= kMax - a) return kMax;
   return a + b;
+}
+
+// An exact sum of many int64 durations or byte counts (10 000 ops at the per-op limits pass
+// int64): the figures written clamp to int64 (ClampToInt64) and say so, but rates, means and
+// overlap factors come from the exact sum.
+__extension__ typedef __int128 WideSum;
+__extension__ typedef unsigned __int128 WideUnsigned;
+inline constexpr WideSum kWideInt64Max = std::numeric_limits<int64_t>::max();
+inline int64_t ClampToInt64(WideSum value) {
+  if (value > kWideInt64Max) return std::numeric_limits<int64_t>::max();
+  if (value < -kWideInt64Max - 1) return std::numeric_limits<int64_t>::min();
+  return static_cast<int64_t>(value);
+}
+// Decimal digits of `value` (fmt cannot format __int128 portably).
+inline std::string WideSumText(WideSum value) {
+  const bool negative = value < 0;
+  WideUnsigned magnitude =
+      negative ? static_cast<WideUnsigned>(-(value + 1)) + 1 : static_cast<WideUnsigned>(value);
+  std::string digits;
+  do {
+    digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(magnitude % 10)));
+    magnitude /= 10;
+  } while (magnitude != 0);
+  return negative ? "-" + digits : digits;
 }
 
 // a + b, clamped to the int64 range instead of overflowing.

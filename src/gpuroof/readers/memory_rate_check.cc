@@ -16,11 +16,6 @@ namespace gpuroof {
 
 namespace {
 
-struct FastOps {
-  std::array<int64_t, kEngineCount> count_by_engine{};
-  double fastest_bytes_per_ns = 0;
-};
-
 // Host-to-host copies never touch device memory, so the device's bandwidth does not bound them.
 bool TouchesDeviceMemory(Engine engine) {
   return EngineMovesBytes(engine) && engine != Engine::kH2H;
@@ -28,31 +23,16 @@ bool TouchesDeviceMemory(Engine engine) {
 
 }  // namespace
 
-void NoteOpsFasterThanMemory(Trace& trace) {
-  std::map<int32_t, double> bandwidth_bytes_per_ns;
-  for (const DeviceInfo& device : trace.devices) {
+OpChecks::OpChecks(const std::vector<DeviceInfo>& devices) {
+  for (const DeviceInfo& device : devices) {
     if (device.memory_bandwidth_bytes_per_s > 0)
-      bandwidth_bytes_per_ns[device.id] =
+      bandwidth_bytes_per_ns_[device.id] =
           static_cast<double>(device.memory_bandwidth_bytes_per_s) / 1e9;
   }
-  if (bandwidth_bytes_per_ns.empty()) return;
-  std::map<int32_t, FastOps> fast;
-  for (const ActivityBlock& block : trace.blocks) {
-    for (size_t i = 0; i < block.size(); ++i) {
-      const Engine engine = block.engine[i];
-      const int64_t duration_ns = block.end_ns[i] - block.start_ns[i];
-      if (!TouchesDeviceMemory(engine) || duration_ns <= 0 || block.bytes[i] == 0) continue;
-      const int32_t device = trace.streams[block.stream[i]].device_id;
-      auto limit = bandwidth_bytes_per_ns.find(device);
-      if (limit == bandwidth_bytes_per_ns.end()) continue;
-      const double rate = static_cast<double>(block.bytes[i]) / static_cast<double>(duration_ns);
-      if (rate <= limit->second) continue;
-      FastOps& ops = fast[device];
-      ++ops.count_by_engine[static_cast<size_t>(EngineIndex(engine))];
-      ops.fastest_bytes_per_ns = std::max(ops.fastest_bytes_per_ns, rate);
-    }
-  }
-  for (const auto& [device, ops] : fast) {
+}
+
+void OpChecks::NoteFasterThanMemory(Diagnostics& diagnostics) const {
+  for (const auto& [device, ops] : fast_) {
     std::string counts;
     for (Engine engine : kAllEngines) {
       const int64_t count = ops.count_by_engine[static_cast<size_t>(EngineIndex(engine))];
@@ -60,20 +40,24 @@ void NoteOpsFasterThanMemory(Trace& trace) {
       counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", count, EngineName(engine));
     }
     // bytes per ns are GB/s.
-    trace.diagnostics.Note(fmt::format(
+    diagnostics.Note(fmt::format(
         "device {}: {} op(s) moved bytes faster than the device's memory bandwidth ({:.1f} GB/s; "
         "fastest {:.1f} GB/s): their recorded times do not cover their work, so their GB/s are "
         "not transfer rates",
-        device, counts, bandwidth_bytes_per_ns.at(device), ops.fastest_bytes_per_ns));
+        device, counts, bandwidth_bytes_per_ns_.at(device), ops.fastest_bytes_per_ns));
   }
+}
+
+void NoteOpsFasterThanMemory(Trace& trace) {
+  OpChecks checks(trace.devices);
+  for (const ActivityBlock& block : trace.blocks)
+    checks.AddBlock(block, trace.streams);
+  checks.NoteFasterThanMemory(trace.diagnostics);
 }
 
 namespace {
 
-struct OpSpan {
-  int64_t start = 0;
-  int64_t end = 0;
-};
+using OpSpan = OpChecks::OpSpan;
 
 // A group of ops apart from the rest on one side: how many, and the gap between it and the rest.
 struct ApartSide {
@@ -143,65 +127,116 @@ std::string Seconds(int64_t ns) {
 
 }  // namespace
 
+namespace {
+
+constexpr size_t kKeepEdges = kMostOpsApart + 1;
+// Function objects, not functions: the heap operations run for most ops, and inline these.
+struct LaterStart {
+  bool operator()(const OpSpan& a, const OpSpan& b) const { return a.start < b.start; }
+};
+struct EarlierEnd {
+  bool operator()(const OpSpan& a, const OpSpan& b) const { return a.end > b.end; }
+};
+
+}  // namespace
+
+inline void OpChecks::AddEarly(DeviceEdges& d, const OpSpan& op) {
+  if (d.early.size() < kKeepEdges) {
+    d.early.push_back(op);
+    std::push_heap(d.early.begin(), d.early.end(), LaterStart{});
+  } else if (op.start < d.early.front().start) {
+    std::pop_heap(d.early.begin(), d.early.end(), LaterStart{});
+    d.early.back() = op;
+    std::push_heap(d.early.begin(), d.early.end(), LaterStart{});
+  }
+}
+
+inline void OpChecks::AddLate(DeviceEdges& d, const OpSpan& op) {
+  if (d.late.size() < kKeepEdges) {
+    d.late.push_back(op);
+    std::push_heap(d.late.begin(), d.late.end(), EarlierEnd{});
+  } else if (op.end > d.late.front().end) {
+    std::pop_heap(d.late.begin(), d.late.end(), EarlierEnd{});
+    d.late.back() = op;
+    std::push_heap(d.late.begin(), d.late.end(), EarlierEnd{});
+  }
+}
+
+void OpChecks::SetDevice(int32_t device) {
+  device_ = device;
+  edges_ = &devices_[device];
+  const auto limit = bandwidth_bytes_per_ns_.find(device);
+  limit_ = limit == bandwidth_bytes_per_ns_.end() ? nullptr : &limit->second;
+}
+
+// Inline: AddBlock calls it for every op.
+inline void OpChecks::Add(int32_t device, Engine engine, int64_t start_ns, int64_t end_ns,
+                          uint64_t bytes) {
+  if (edges_ == nullptr || device != device_) SetDevice(device);
+  ++edges_->total;
+  AddEarly(*edges_, OpSpan{start_ns, end_ns});
+  AddLate(*edges_, OpSpan{start_ns, end_ns});
+  // Faster than memory: only copies and memsets touching device memory, with a rate.
+  const int64_t duration_ns = end_ns - start_ns;
+  if (limit_ == nullptr || !TouchesDeviceMemory(engine) || duration_ns <= 0 || bytes == 0) return;
+  const double rate = static_cast<double>(bytes) / static_cast<double>(duration_ns);
+  if (rate <= *limit_) return;
+  FastOps& ops = fast_[device];
+  ++ops.count_by_engine[static_cast<size_t>(EngineIndex(engine))];
+  ops.fastest_bytes_per_ns = std::max(ops.fastest_bytes_per_ns, rate);
+}
+
+void OpChecks::AddBlock(const ActivityBlock& block, const std::vector<StreamInfo>& streams) {
+  for (size_t i = 0; i < block.size(); ++i) {
+    const uint32_t stream = block.stream[i];
+    const int32_t device = stream < streams.size() ? streams[stream].device_id : 0;
+    Add(device, block.engine[i], block.start_ns[i], block.end_ns[i], block.bytes[i]);
+  }
+}
+
+// The result does not depend on the order ops were added in: FindApart only reads a group at
+// a boundary between distinct starts (ends), the same ops whichever of tied ones a heap kept.
+void OpChecks::Merge(const OpChecks& other) {
+  for (const auto& [device, ops] : other.fast_) {
+    FastOps& mine = fast_[device];
+    for (size_t e = 0; e < mine.count_by_engine.size(); ++e)
+      mine.count_by_engine[e] += ops.count_by_engine[e];
+    mine.fastest_bytes_per_ns = std::max(mine.fastest_bytes_per_ns, ops.fastest_bytes_per_ns);
+  }
+  for (const auto& [device, edges] : other.devices_) {
+    DeviceEdges& mine = devices_[device];
+    mine.total += edges.total;
+    for (const OpSpan& op : edges.early)
+      AddEarly(mine, op);
+    for (const OpSpan& op : edges.late)
+      AddLate(mine, op);
+  }
+}
+
 void NoteFarOutlyingOps(Trace& trace) {
   // Per device: each device has its own window, the one such ops would stretch.
   // The kMostOpsApart + 1 earliest starts and latest ends of each, in one pass (bounded heaps):
-  // the check costs no copy of the ops.
-  const size_t keep = kMostOpsApart + 1;
-  struct DeviceEdges {
-    size_t total = 0;
-    std::vector<OpSpan> early;  // max-heap by start
-    std::vector<OpSpan> late;   // min-heap by end
-    int64_t first_start = std::numeric_limits<int64_t>::max();
-    int64_t last_end = std::numeric_limits<int64_t>::min();
-  };
-  std::map<int32_t, DeviceEdges> devices;
-  auto later_start = [](const OpSpan& a, const OpSpan& b) { return a.start < b.start; };
-  auto earlier_end = [](const OpSpan& a, const OpSpan& b) { return a.end > b.end; };
-  for (const ActivityBlock& block : trace.blocks) {
-    int32_t device = 0;
-    DeviceEdges* edges = nullptr;
-    for (size_t i = 0; i < block.size(); ++i) {
-      const uint32_t stream = block.stream[i];
-      const int32_t id = stream < trace.streams.size() ? trace.streams[stream].device_id : 0;
-      if (edges == nullptr || id != device) {
-        device = id;
-        edges = &devices[id];
-      }
-      DeviceEdges& d = *edges;
-      const OpSpan op{block.start_ns[i], block.end_ns[i]};
-      ++d.total;
-      d.first_start = std::min(d.first_start, op.start);
-      d.last_end = std::max(d.last_end, op.end);
-      if (d.early.size() < keep) {
-        d.early.push_back(op);
-        std::push_heap(d.early.begin(), d.early.end(), later_start);
-      } else if (op.start < d.early.front().start) {
-        std::pop_heap(d.early.begin(), d.early.end(), later_start);
-        d.early.back() = op;
-        std::push_heap(d.early.begin(), d.early.end(), later_start);
-      }
-      if (d.late.size() < keep) {
-        d.late.push_back(op);
-        std::push_heap(d.late.begin(), d.late.end(), earlier_end);
-      } else if (op.end > d.late.front().end) {
-        std::pop_heap(d.late.begin(), d.late.end(), earlier_end);
-        d.late.back() = op;
-        std::push_heap(d.late.begin(), d.late.end(), earlier_end);
-      }
-    }
-  }
-  for (auto& [device, d] : devices) {
+  // the check costs no copy of the ops. (No bandwidths: the other check is off.)
+  OpChecks checks;
+  for (const ActivityBlock& block : trace.blocks)
+    checks.AddBlock(block, trace.streams);
+  checks.NoteFarOutlying(trace.diagnostics);
+}
+
+void OpChecks::NoteFarOutlying(Diagnostics& diagnostics) const {
+  for (const auto& [device, d] : devices_) {
     if (d.total < 3) continue;
-    std::sort_heap(d.early.begin(), d.early.end(), later_start);  // by start, ascending
-    std::sort_heap(d.late.begin(), d.late.end(), earlier_end);    // by end, descending
-    const Apart apart = FindApart(d.early, d.late, d.total);
+    std::vector<OpSpan> early = d.early;
+    std::vector<OpSpan> late = d.late;
+    std::sort_heap(early.begin(), early.end(), LaterStart{});  // by start, ascending
+    std::sort_heap(late.begin(), late.end(), EarlierEnd{});    // by end, descending
+    const Apart apart = FindApart(early, late, d.total);
     // Said as a fact: a few warm-up ops, a long pause, then the profiled steps is a real trace.
     auto say = [&, device = device](const ApartSide& side, std::string_view where) {
       const size_t count = side.ops;
       const int64_t gap = side.gap;
       if (count == 0) return;
-      trace.diagnostics.Note(fmt::format(
+      diagnostics.Note(fmt::format(
           "device {}: {} GPU op{} {} {} {} the other {} ops on it (a gap {}x their span of {}); "
           "the device's window spans them (--window limits it)",
           device, count, count == 1 ? "" : "s", count == 1 ? "lies" : "lie", Seconds(gap), where,

@@ -74,6 +74,9 @@ NsysApiCalls ReadNsysApiCalls(const std::filesystem::path& path, bool all_calls)
     call.process_id = call.thread_id & kGlobalPidMask;
     call.correlation = static_cast<uint32_t>(correlation);
     const int64_t name = row.IsNull(4) ? -1 : row.Int64(4);
+    if (name == -1 && has_name) {  // damaged: said, not silent
+      out.diagnostics.CountNote("API call(s) with a NULL nameId: shown as \"(unnamed)\"");
+    }
     call.name = name >= 0 && name < kNoApiCallName ? static_cast<uint32_t>(name) : kNoApiCallName;
     out.calls.push_back(call);
   }
@@ -84,6 +87,21 @@ NsysApiCalls ReadNsysApiCalls(const std::filesystem::path& path, bool all_calls)
   // Exports usually hold one process's calls in correlation order already: check before sorting.
   if (!std::is_sorted(out.calls.begin(), out.calls.end(), by_correlation)) {
     std::sort(out.calls.begin(), out.calls.end(), by_correlation);
+  }
+  // Exact duplicate rows (a concatenated or merged export) are dropped, as the Kineto reader
+  // drops duplicate calls: equal calls are adjacent in this order unless their starts differ.
+  const size_t before = out.calls.size();
+  out.calls.erase(std::unique(out.calls.begin(), out.calls.end(),
+                              [](const ApiCall& a, const ApiCall& b) {
+                                return a.start_ns == b.start_ns && a.end_ns == b.end_ns &&
+                                       a.thread_id == b.thread_id &&
+                                       a.correlation == b.correlation && a.name == b.name &&
+                                       a.correlation != 0;
+                              }),
+                  out.calls.end());
+  if (out.calls.size() < before) {
+    out.diagnostics.Skip(kRuntimeTable, "exact duplicate row", Severity::kInfo,
+                         static_cast<int64_t>(before - out.calls.size()));
   }
   out.diagnostics.CountRead(read);
   out.diagnostics.CountUsed(static_cast<int64_t>(out.calls.size()));

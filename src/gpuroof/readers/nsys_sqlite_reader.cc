@@ -300,6 +300,8 @@ struct ChunkResult {
   // 2025.1.3+), and how many copies they stand for: each row is still one op.
   int64_t batched_rows = 0;
   int64_t batched_copies = 0;
+  // The faster-than-memory and far-outlying checks on the chunk's rows, run on its thread.
+  OpChecks checks;
 };
 
 uint32_t ToU32(int64_t value) {
@@ -339,6 +341,30 @@ bool ReadBytes(const Row& row, int column, const ChunkTask& task, ChunkResult& o
   }
   *bytes = static_cast<uint64_t>(value);
   return true;
+}
+
+// The memory kind in `column`, through the file's enum; an id the file's table lacks but the
+// built-in one knows, and an id neither knows, are counted in notes (docs/formats.md). NULL (or
+// a column the file lacks) is Unknown without a note: older exports leave it out.
+template <typename Row>
+MemoryKind MemoryOf(const Row& row, int column, const NsysEnums& enums, ChunkResult& out) {
+  const int64_t id = row.Int64Or(column, -1);
+  if (id == -1 && row.IsNull(column)) return MemoryKind::kUnknown;
+  switch (enums.MemorySource(id)) {
+    case NsysEnums::Source::kTable:
+      break;
+    case NsysEnums::Source::kBuiltIn:
+      out.diagnostics.CountNote(
+          "memory kind(s) of copies and memsets that the file's ENUM_CUDA_MEM_KIND lacks, read "
+          "by the built-in table (a partial enum table)");
+      break;
+    case NsysEnums::Source::kNone:
+      out.diagnostics.CountNote(
+          "memory kind(s) of copies and memsets in neither the file's ENUM_CUDA_MEM_KIND nor the "
+          "built-in table (or renumbered by the file): shown as Unknown");
+      break;
+  }
+  return enums.Memory(id);
 }
 
 // Appends one row to the chunk's block; false when the row is skipped (counted in diagnostics).
@@ -384,6 +410,10 @@ bool HandleRow(const Row& row, const ChunkTask& task, const NsysEnums& enums, Ch
     case TableKind::kKernel:
       signature.engine = Engine::kKernel;
       signature.short_name = row.Int64(kShortName);
+      if (signature.short_name == 0 && row.IsNull(kShortName)) {  // damaged: said, not silent
+        out.diagnostics.CountNote(
+            "kernel row(s) with a NULL shortName: named by string id 0 (docs/formats.md)");
+      }
       if (task.columns.shapes) {
         signature.demangled_name = row.Int64Or(kDemangledName, -1);
         signature.grid = Dims(row, kGridX);
@@ -391,11 +421,30 @@ bool HandleRow(const Row& row, const ChunkTask& task, const NsysEnums& enums, Ch
       }
       break;
     case TableKind::kMemcpy: {
+      if (row.IsNull(kCopyKind)) {  // not kind 0 ("unknown"): the field is missing
+        out.diagnostics.Skip(task.table, "null copyKind", Severity::kDataLoss);
+        return false;
+      }
       int64_t copy_kind = row.Int64(kCopyKind);
       std::optional<Engine> engine = enums.CopyEngine(copy_kind);
+      if (engine && enums.CopySource(copy_kind) == NsysEnums::Source::kBuiltIn) {
+        out.diagnostics.CountNote(
+            "copy row(s) of a copy kind the file's ENUM_CUDA_MEMCPY_OPER lacks, read by the "
+            "built-in table (a partial enum table)");
+      }
       if (!engine) {
-        out.diagnostics.Skip(task.table, fmt::format("unknown copy kind {}", copy_kind),
-                             Severity::kDataLoss);
+        // A built-in id that the file's table lacks while naming its meaning under another id
+        // (renumbered) is not guessed: said in the reason.
+        const auto& conflicting = enums.conflicting_copy_ids();
+        const bool renumbered =
+            std::find(conflicting.begin(), conflicting.end(), copy_kind) != conflicting.end();
+        out.diagnostics.Skip(
+            task.table,
+            fmt::format("unknown copy kind {}{}", copy_kind,
+                        renumbered ? " (the file's ENUM_CUDA_MEMCPY_OPER lacks it and names its "
+                                     "built-in meaning under another id)"
+                                   : ""),
+            Severity::kDataLoss);
         return false;
       }
       signature.engine = *engine;
@@ -403,10 +452,13 @@ bool HandleRow(const Row& row, const ChunkTask& task, const NsysEnums& enums, Ch
       if (const int64_t copies = row.Int64Or(kCopyCount, 1); copies > 1) {
         ++out.batched_rows;
         out.batched_copies = SaturatingAdd(out.batched_copies, copies);
+      } else if (copies < 1) {
+        out.diagnostics.CountNote(
+            "copy row(s) with copyCount 0 or negative: each counted as one copy");
       }
       if (!task.columns.kinds) break;
-      signature.src_kind = enums.Memory(row.Int64Or(kSrcKind, -1));
-      signature.dst_kind = enums.Memory(row.Int64Or(kDstKind, -1));
+      signature.src_kind = MemoryOf(row, kSrcKind, enums, out);
+      signature.dst_kind = MemoryOf(row, kDstKind, enums, out);
       if (*engine == Engine::kP2P) {
         signature.src_device = static_cast<int32_t>(row.Int64Or(kSrcDevice, -1));
         signature.dst_device = static_cast<int32_t>(row.Int64Or(kDstDevice, -1));
@@ -416,7 +468,7 @@ bool HandleRow(const Row& row, const ChunkTask& task, const NsysEnums& enums, Ch
     case TableKind::kMemset:
       signature.engine = Engine::kMemset;
       if (!ReadBytes(row, kMemsetBytes, task, out, &bytes)) return false;
-      if (task.columns.kinds) signature.src_kind = enums.Memory(row.Int64Or(kMemKind, -1));
+      if (task.columns.kinds) signature.src_kind = MemoryOf(row, kMemKind, enums, out);
       break;
     case TableKind::kGraph:
       signature.engine = Engine::kGraph;
@@ -463,6 +515,55 @@ void RowFunction(sqlite3_context* context, int /*argc*/, sqlite3_value** values)
   }
 }
 
+// Drops exact duplicate rows of a start-sorted block (every column read equal: a concatenated
+// or merged export), as the Kineto reader drops duplicate events; returns how many. They lie
+// among the rows of one start, of which at most kDuplicateScan kept ones are compared. Ops with a
+// correlation id when the block has them (without one, two real ops, such as UVM migrations,
+// could read alike); read without correlation ids (engine load), ops that take time: two such
+// ops of one stream cannot start and end at the same nanosecond.
+int64_t DropExactDuplicates(ActivityBlock& block) {
+  const bool correlated = block.correlation.size() == block.size();
+  constexpr size_t kDuplicateScan = 64;
+  const size_t n = block.size();
+  size_t kept = 0;
+  size_t run_start = 0;  // the first kept row with the current start
+  for (size_t i = 0; i < n; ++i) {
+    if (kept == 0 || block.start_ns[kept - 1] != block.start_ns[i]) run_start = kept;
+    bool duplicate = false;
+    if (correlated ? block.correlation[i] != 0 : block.end_ns[i] > block.start_ns[i]) {
+      for (size_t j = std::max(run_start, kept > kDuplicateScan ? kept - kDuplicateScan : 0);
+           j < kept; ++j) {
+        if ((!correlated || block.correlation[j] == block.correlation[i]) &&
+            block.end_ns[j] == block.end_ns[i] && block.stream[j] == block.stream[i] &&
+            block.signature[j] == block.signature[i] && block.bytes[j] == block.bytes[i]) {
+          duplicate = true;
+          break;
+        }
+      }
+    }
+    if (duplicate) continue;
+    if (kept != i) {
+      block.start_ns[kept] = block.start_ns[i];
+      block.end_ns[kept] = block.end_ns[i];
+      block.bytes[kept] = block.bytes[i];
+      block.signature[kept] = block.signature[i];
+      block.stream[kept] = block.stream[i];
+      if (correlated) block.correlation[kept] = block.correlation[i];
+      block.engine[kept] = block.engine[i];
+    }
+    ++kept;
+  }
+  if (kept == n) return 0;
+  block.start_ns.resize(kept);
+  block.end_ns.resize(kept);
+  block.bytes.resize(kept);
+  block.signature.resize(kept);
+  block.stream.resize(kept);
+  if (correlated) block.correlation.resize(kept);
+  block.engine.resize(kept);
+  return static_cast<int64_t>(n - kept);
+}
+
 void ReadChunk(const std::filesystem::path& path, const ChunkTask& task, const NsysEnums& enums,
                ChunkResult& out) {
   SqliteDatabase db(path);
@@ -489,10 +590,15 @@ void ReadChunk(const std::filesystem::path& path, const ChunkTask& task, const N
     if (sink.error) std::rethrow_exception(sink.error);
     throw;
   }
-  out.diagnostics.CountRead(sink.read);
-  out.diagnostics.CountUsed(sink.used);
   out.block.ShrinkToFit();
   out.block.SortByStart();
+  const int64_t duplicates = DropExactDuplicates(out.block);
+  out.diagnostics.CountRead(sink.read);
+  out.diagnostics.CountUsed(sink.used - duplicates);
+  if (duplicates > 0) {
+    out.diagnostics.Skip(task.table, "exact duplicate row", Severity::kInfo, duplicates);
+  }
+  out.checks.AddBlock(out.block, out.streams.keys());
 }
 
 // StringIds as a lookup from the file's id to its text. A NULL value (a damaged or hand-edited
@@ -958,6 +1064,8 @@ Trace ReadNsysSqlite(const std::filesystem::path& path, const NsysReadOptions& o
   std::vector<ChunkTask> tasks =
       PlanChunks(db, tables, options, columns, threads, trace.diagnostics);
   std::vector<ChunkResult> chunks(tasks.size());
+  for (ChunkResult& chunk : chunks)
+    chunk.checks = OpChecks(trace.devices);
   std::vector<std::function<void()>> jobs;
   for (size_t i = 0; i < tasks.size(); ++i) {
     jobs.emplace_back([&, i]() { ReadChunk(path, tasks[i], enums, chunks[i]); });
@@ -995,8 +1103,13 @@ Trace ReadNsysSqlite(const std::filesystem::path& path, const NsysReadOptions& o
   }
   NoteMissingStrings(missing, trace.diagnostics);
   ClassifyCollectiveKernels(trace);
-  NoteOpsFasterThanMemory(trace);
-  NoteFarOutlyingOps(trace);
+  // NoteOpsFasterThanMemory and NoteFarOutlyingOps, their passes over the ops made by the reading
+  // threads (ReadChunk). Collective kernels, found above, are kernels there: they move no bytes.
+  OpChecks checks(trace.devices);
+  for (const ChunkResult& chunk : chunks)
+    checks.Merge(chunk.checks);
+  checks.NoteFasterThanMemory(trace.diagnostics);
+  checks.NoteFarOutlying(trace.diagnostics);
   return trace;
 }
 

@@ -641,9 +641,11 @@ std::string RenderAnalyzeJson(const AnalyzeReport& report) {
         json.Key("bytes").UInt(load.bytes);
         json.Key("op_time_ns").Int(load.op_time_ns);
         json.Key("bandwidth_gbps").Double(BandwidthGBps(load));
-        // The copies bandwidth_gbps leaves out (ByteRate); 0 for kernels, as bytes.
-        json.Key("zero_duration_ops").Int(load.rate.zero_duration_ops);
-        json.Key("zero_duration_bytes").UInt(load.rate.zero_duration_bytes);
+        // The copies bandwidth_gbps leaves out (ByteRate); 0 for engines that move no bytes
+        // (as bytes; their zero-duration ops are a reader's note), as CSV and csv-long have none.
+        const bool moves_bytes = EngineMovesBytes(load.engine);
+        json.Key("zero_duration_ops").Int(moves_bytes ? load.rate.zero_duration_ops : 0);
+        json.Key("zero_duration_bytes").UInt(moves_bytes ? load.rate.zero_duration_bytes : 0);
         json.EndObject();
       }
       json.EndArray();

@@ -36,7 +36,7 @@ std::vector<std::string> TextLabels(const CompareResult& r) {
                 (m.gated ? "" : " (report)");
       }
     }
-    shown.push_back(ShortenedLabel(label));
+    shown.push_back(label);
     std::vector<std::string>& seen = full_labels[shown.back()];
     if (std::find(seen.begin(), seen.end(), full.back()) == seen.end()) seen.push_back(full.back());
   }
@@ -58,7 +58,7 @@ Table MetricsTable(const CompareResult& r) {
   const std::string_view bracket = history ? "band" : "CI";
   const double level = history ? 1 - 2 * r.settings.alpha : 1 - r.settings.alpha;
   std::vector<TableColumn> columns = {
-      MakeColumn("metric", "metric", U::kText, ColumnRole::kKey),
+      MakeColumn("metric", "metric", U::kName, ColumnRole::kKey),
       MakeColumn("baseline", "baseline", U::kFigure),
       MakeColumn("current", "current", U::kFigure),
       MakeColumn("delta", fmt::format("delta ({:g}% {})", 100 * level, bracket), U::kFigure),
@@ -112,9 +112,54 @@ std::string IntervalNotes(const CompareResult& r) {
   return out;
 }
 
-TextTableOptions NoIndent() {
+// A metric label cut to `width`: what tells rows apart is at its end (a kernel's launch shape,
+// "(report)", a " #2"), so the name before it is cut with "…" and the end kept; the launch shape
+// goes first when both do not fit, then the whole label is cut.
+std::string ShortenMetricLabel(const std::string& label, size_t width) {
+  constexpr size_t kLeastHead = 24;  // "kernel " and 17 characters of the name
+  const size_t shape = label.find(" <<<");
+  size_t mark = label.rfind(" (report)");
+  if (mark == std::string::npos) {
+    // A trailing " #N" given by TextLabels.
+    const size_t number = label.rfind(" #");
+    if (number != std::string::npos && number + 2 < label.size() &&
+        label.find_first_not_of("0123456789", number + 2) == std::string::npos) {
+      mark = number;
+    }
+  }
+  // Kept ends, longest first: from the launch shape on; then "(report)" or the number alone.
+  for (const size_t end_at : {shape, mark}) {
+    if (end_at == std::string::npos) continue;
+    const std::string head = label.substr(0, std::min(shape, end_at));
+    const std::string end = label.substr(end_at);
+    const size_t end_width = DisplayWidth(end);
+    if (end_width + kLeastHead > width) continue;
+    const size_t room = width - end_width;
+    // A launch shape left out between them is marked as a cut is.
+    if (head.size() < end_at && DisplayWidth(head) < room) return head + "…" + end;
+    return CutToWidth(head, room) + end;
+  }
+  return CutToWidth(label, width);
+}
+
+// Each line of `text` wrapped at the text tables' width (WrapLine).
+std::string WrapEachLine(const std::string& text) {
+  std::string out;
+  for (size_t start = 0; start < text.size();) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    out += WrapLine(text.substr(start, end - start), TextTableOptions{}.max_width) + "\n";
+    start = end + 1;
+  }
+  return out;
+}
+
+TextTableOptions CompareTableOptions() {
   TextTableOptions options;
   options.indent = "";
+  options.names_last = false;  // the metric stays the first column
+  options.shorten_name = ShortenMetricLabel;
+  options.whole_names_in = "--json or --markdown";
   return options;
 }
 
@@ -130,7 +175,10 @@ std::string RenderCompareText(const CompareReport& report) {
   out += ModeLine(r) + "\n";
   if (const std::string devices = DevicesLine(r); !devices.empty()) out += devices + "\n";
   out += "\n";
-  out += RenderTableText(MetricsTable(r), NoIndent());
+  std::string table = RenderTableText(MetricsTable(r), CompareTableOptions());
+  // Context lines wrap at the table's width (docs/formats.md, "Tables"); the table fits it.
+  out = WrapEachLine(out) + table;
+  const size_t context = out.size();
   out += IntervalNotes(r);
   if (r.geomean_weighted) {
     out +=
@@ -156,7 +204,7 @@ std::string RenderCompareText(const CompareReport& report) {
     out += "warning: " + w + "\n";
   out += "summary: " + SummaryLine(r) + "\n";
   out += "result: " + ResultLine(r) + "\n";
-  return out;
+  return out.substr(0, context) + WrapEachLine(out.substr(context));
 }
 
 }  // namespace gpuroof

@@ -110,6 +110,15 @@ ReportDocument FindingsDocument(const FindingsReport& report) {
         const int64_t origin = traced.trace->FirstGpuOpNs();
         section.heading =
             fmt::format("{} · findings (window {})", traced.trace->source, report.window_text);
+        // The window each device's costs (and --min-cost-pct) are measured in, and what it left
+        // out, as the other commands say it.
+        for (const auto& [device_id, window] : result.windows) {
+          section.preamble.push_back(
+              fmt::format("device {}: {}", device_id, WindowLine(window, origin)));
+          if (window.note.empty()) continue;
+          section.preamble.push_back(fmt::format("note: device {}: {}", device_id, window.note));
+          section.left_out.push_back(fmt::format("device {}: {}", device_id, window.note));
+        }
         for (const std::string& note : result.notes) {
           section.preamble.push_back("note: " + note);
           section.left_out.push_back(note);
@@ -207,6 +216,14 @@ std::string RenderFindingsJson(const FindingsReport& report) {
     json.Key("below_min_cost").Int(traced.result.below_min_cost);
     WriteTextOrNullJson(json, "steps", traced.result.steps_label);
     WriteStringArrayJson(json, "notes", traced.result.notes);
+    json.Key("windows").BeginArray();
+    for (const auto& [device_id, window] : traced.result.windows) {
+      json.BeginObject();
+      json.Key("device").Int(device_id);
+      WriteWindowJson(json, window);
+      json.EndObject();
+    }
+    json.EndArray();
     json.Key("findings").BeginArray();
     for (const Finding& f : traced.result.findings)
       WriteFindingJson(json, f);

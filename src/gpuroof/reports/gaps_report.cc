@@ -53,7 +53,7 @@ Table GapTable(const DeviceGaps& device, int64_t origin_ns) {
 }  // namespace
 
 ReportDocument GapsDocument(const GapsReport& report) {
-  return PerDeviceDocument(
+  ReportDocument document = PerDeviceDocument(
       report, GapColumns(),
       [&](ReportSection& section, const Trace& trace, const DeviceGaps& device) {
         int64_t origin_ns = trace.FirstGpuOpNs();
@@ -65,6 +65,10 @@ ReportDocument GapsDocument(const GapsReport& report) {
         }
         section.table = GapTable(device, origin_ns);
       });
+  // The labels are "<engine> <short name>" (kernels) or copy labels, not signatures: a label
+  // too long is cut, keeping its engine word.
+  document.text.shorten_name = CutToWidth;
+  return document;
 }
 
 std::string GapsSummaryLine(const DeviceGaps& device, const std::string& min_text) {

@@ -9,6 +9,7 @@
 #include "gpuroof/analyses/roofline.h"
 #include "gpuroof/format/html_writer.h"
 #include "gpuroof/format/number_format.h"
+#include "gpuroof/format/table_cells.h"
 #include "gpuroof/format/table_html.h"
 #include "gpuroof/reports/analyze_report.h"
 #include "gpuroof/reports/copy_report.h"
@@ -198,6 +199,11 @@ void WriteDutyAndOverlap(HtmlWriter& html, const HtmlReport& report) {
       // Heat marks one thing: how saturated an engine is. "any GPU op" (the last row) is not an
       // engine (its duty is the share of the window with anything running), so it stays plain.
       const Table engines = EngineTable(device);
+      // Without units the per-unit column has no value: left out, as the text table leaves it.
+      for (size_t c = 0; c < engines.columns().size(); ++c) {
+        if (engines.columns()[c].name == "per_unit_ns" && ColumnIsEmpty(engines, c))
+          std::erase(view.columns, std::string("per_unit_ns"));
+      }
       view.heat_row = [rows = engines.rows().size()](size_t row) { return row + 1 < rows; };
       WriteTableHtml(html, engines, "duty", view);
       if (d < reported.overlaps.size()) {

@@ -1,5 +1,8 @@
 #include "gpuroof/reports/launches_report.h"
 
+#include <string>
+#include <unordered_map>
+
 #include <fmt/format.h>
 
 #include "gpuroof/format/json_writer.h"
@@ -73,7 +76,11 @@ Table KeyTable(const DeviceLaunches& device) {
 Table LaunchTable(const Trace& trace, const DeviceLaunches& device, KernelKey key) {
   Table table(LaunchColumns());
   const int64_t origin_ns = trace.FirstGpuOpNs();
+  // Keys per signature, derived once (the short name parses the demangled signature).
+  std::unordered_map<uint32_t, std::string> key_of_signature;
   for (const KernelLaunch& launch : device.records) {
+    auto [known, added] = key_of_signature.try_emplace(launch.signature);
+    if (added) known->second = KernelKeyText(trace, trace.signatures[launch.signature], key);
     TableCell queue_start = launch.queued() ? TableCell(launch.api_end_ns) : TableCell{};
     TableCell queue_start_after =
         launch.queued() ? TableCell(launch.api_end_ns - origin_ns) : TableCell{};
@@ -82,7 +89,7 @@ Table LaunchTable(const Trace& trace, const DeviceLaunches& device, KernelKey ke
                   queue_start, queue_start_after, queue_dur, launch.kernel_start_ns,
                   launch.kernel_start_ns - origin_ns, launch.kernel_end_ns - launch.kernel_start_ns,
                   launch.total_ns(), std::string(trace.strings.Get(launch.api_name)),
-                  KernelKeyText(trace, trace.signatures[launch.signature], key)});
+                  known->second});
   }
   return table;
 }
@@ -100,11 +107,22 @@ std::vector<std::string> LaunchesNotes(const DeviceLaunches& device) {
                                 CountOf(device.unmatched, "kernel", "kernels")));
   }
   if (device.shared_call_kernels > 0) {
+    // Named by what the calls are: a graph launch only when the call is one.
+    const int64_t graph_calls = device.shared_calls - device.shared_non_graph_calls;
+    std::string what;
+    if (device.shared_non_graph_calls == 0) {
+      what = "CUDA graph launches";
+    } else {
+      what = fmt::format(
+          "{}{}: not graph launches, so some op records share a call (duplicated rows?)",
+          graph_calls > 0 ? fmt::format("{} graph launch(es); ", graph_calls) : "",
+          fmt::format("{} of {}", device.shared_non_graph_calls, device.shared_non_graph_names));
+    }
     notes.push_back(fmt::format(
-        "{} in the window left out: {} launched several ops each (CUDA graph launches), and a "
-        "call's overhead is not one kernel's",
+        "{} in the window left out: {} launched several ops each ({}), and a call's overhead is "
+        "not one kernel's",
         CountOf(device.shared_call_kernels, "kernel", "kernels"),
-        CountOf(device.shared_calls, "call", "calls")));
+        CountOf(device.shared_calls, "call", "calls"), what));
   }
   if (device.graph_launches > 0) {
     notes.push_back(fmt::format(

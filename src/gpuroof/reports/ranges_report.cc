@@ -264,6 +264,9 @@ ReportDocument RangesDocument(const RangesReport& report) {
                                          "after the first GPU op");
       });
   document.text.hide_empty_columns = true;  // engines without work anywhere
+  // Range names are the user's strings, not C++ signatures: cut only, so that what is printed
+  // is a prefix of the name (docs/formats.md, "Tables").
+  document.text.shorten_name = CutToWidth;
   return document;
 }
 

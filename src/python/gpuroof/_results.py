@@ -139,6 +139,8 @@ _DECLARED = {
                     "steps.worst_number:I steps.worst_cost_ns:I steps.outside_ns:I "
                     "evidence:o advice:o examples:o",
         "results": "trace:o below_min_cost:i steps:o notes:o",
+        # Each device's window (docs/formats.md), a table of its own as analyze's results are.
+        "windows": f"trace:o device:i {_WINDOW} ?window.counts:o",
     },
     "gpuroof.ranks/1": {
         "ranks": "rank:i rank_from:o format:o device:i device_name:o other_device_ops:i steps:i "

@@ -367,8 +367,30 @@ kernel start=5150 end=5160 corr=99 name=tiny
   EXPECT_EQ(launches[0].launches, 1);
   EXPECT_EQ(launches[0].shared_call_kernels, 20);
   EXPECT_EQ(launches[0].shared_calls, 4);
+  EXPECT_EQ(launches[0].shared_non_graph_calls, 0);
   ASSERT_EQ(launches[0].rows.size(), 1u);
   EXPECT_EQ(launches[0].rows[0].overhead.total_ns, 100);  // the one lone launch
+}
+
+// A kernel launch call with two ops (a damaged or merged export) is left out
+// like a graph launch's nodes, but named by what it is: not a graph launch.
+TEST_F(FindingsTest, ASharedCallThatIsNoGraphLaunchIsNamed) {
+  Trace trace = Nsys(R"(
+api start=0 end=100 corr=1 name=cudaLaunchKernel_v7000
+kernel start=150 end=160 corr=1 name=tiny
+kernel start=165 end=175 corr=1 name=tiny
+api start=1000 end=1100 corr=2 name=cudaGraphLaunch_v10000
+kernel start=1150 end=1160 corr=2 name=tiny
+kernel start=1170 end=1180 corr=2 name=tiny
+)");
+  LaunchLatencyOptions options;
+  options.window = ParseWindowSpec("all");
+  const std::vector<DeviceLaunches> launches = ComputeLaunchLatency(trace, options);
+  ASSERT_EQ(launches.size(), 1u);
+  EXPECT_EQ(launches[0].shared_call_kernels, 4);
+  EXPECT_EQ(launches[0].shared_calls, 2);
+  EXPECT_EQ(launches[0].shared_non_graph_calls, 1);
+  EXPECT_EQ(launches[0].shared_non_graph_names, "cudaLaunchKernel");
 }
 
 TEST_F(FindingsTest, LongKernelsAreNotLaunchBound) {

@@ -70,6 +70,37 @@ TEST(RangeAttributionTest, LaunchCorrelationTiesOpsToTheRangeOpenOnTheLaunchingT
   }
 }
 
+// The half-open rule `start <= call < end`: a zero-length range holds no launch, not even the one
+// made at its instant (op a, launched at 100); one nanosecond longer, it holds that launch.
+TEST(RangeAttributionTest, AZeroLengthRangeGetsNoLaunchMadeAtItsInstant) {
+  Trace trace = Example();
+  AddRange(trace, "zero", 100, 100, 1);
+  AddRange(trace, "one", 100, 101, 1);
+  for (const char* name : {"zero", "one"}) {
+    const std::vector<const NvtxRange*> ranges = FindNvtxRanges(trace, name);
+    for (RangeScope scope : {RangeScope::kThread, RangeScope::kProcess}) {
+      const RangeAttribution attribution = AttributeGpuWork(trace, ranges, scope);
+      ASSERT_EQ(attribution.instances.size(), 1u);
+      EXPECT_EQ(attribution.instances[0].ops.size(), std::string_view(name) == "zero" ? 0u : 1u)
+          << name;
+    }
+  }
+}
+
+// `ranges --name X` where X may be among the ranges skipped for having no end: the error says so.
+TEST(RangeAttributionTest, AnUnknownNameMentionsRangesSkippedWithoutEnd) {
+  Trace trace = Example();
+  trace.diagnostics.Skip("NVTX_EVENTS", "range without end", Severity::kInfo, 2);
+  try {
+    SelectRanges(trace, "unterminated", "--name");
+    FAIL() << "no error";
+  } catch (const InputError& error) {
+    EXPECT_NE(std::string(error.what()).find("2 range(s) without an end were skipped"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
 TEST(RangeAttributionTest, InstanceLoadsPerEngine) {
   const Trace trace = Example();
   const std::vector<const NvtxRange*> steps = FindNvtxRanges(trace, "step");
@@ -139,6 +170,41 @@ TEST(RangeAttributionTest, TimeOverlapKeepsTheProcessesApartWhenTheOpsSayTheirs)
   EXPECT_NE(attribution.method_note.find("2 op(s) do not say which process launched them"),
             std::string::npos)
       << attribution.method_note;
+}
+
+// Per trace, not per range name: process 1111 launched the op and has a range ("z"), so the
+// ranges "x" and "y" of processes 2222 and 3333 get none of its work, though no "x" or "y" is
+// of its process. An op of a process with no range at all goes to every process's, counted.
+TEST(RangeAttributionTest, TimeOverlapKeepsAnOpToItsProcessWhenAnyRangeIsOfIt) {
+  Trace trace = MakeTrace({{Engine::kKernel, 100, 200, 0}});
+  for (StreamInfo& stream : trace.streams)
+    stream.process_id = 1111;
+  AddRange(trace, "x", 0, 1000, 2);
+  AddRange(trace, "y", 0, 1000, 3);
+  AddRange(trace, "z", 2000, 2100, 1);
+  const auto set_processes = [&] {
+    for (NvtxRange& range : trace.nvtx_ranges)
+      range.process_id = range.thread_id == 1 ? 1111 : range.thread_id == 2 ? 2222 : 3333;
+  };
+  set_processes();
+  RangeSummary summary = SummarizeRanges(trace, {});
+  ASSERT_EQ(summary.groups.size(), 3u);
+  for (const RangeGroup& group : summary.groups)
+    EXPECT_EQ(group.gpu_ops, 0) << group.name;
+  EXPECT_EQ(summary.method_note.find("do not say"), std::string::npos) << summary.method_note;
+
+  // Without "z" the op's process has no range: both "x" and "y" take it, and one note counts
+  // it once over both names.
+  std::erase_if(trace.nvtx_ranges, [&](const NvtxRange& r) { return r.thread_id == 1; });
+  summary = SummarizeRanges(trace, {});
+  ASSERT_EQ(summary.groups.size(), 2u);
+  for (const RangeGroup& group : summary.groups)
+    EXPECT_EQ(group.gpu_ops, 1) << group.name;
+  EXPECT_NE(summary.method_note.find("1 op(s) do not say which process launched them, or are of "
+                                     "a process with no CPU range"),
+            std::string::npos)
+      << summary.method_note;
+  EXPECT_NE(summary.method_note.find("(2 processes have CPU ranges)"), std::string::npos);
 }
 
 TEST(RangeAttributionTest, GpuTimelineRangesUseTimeOverlapOnTheirDevice) {

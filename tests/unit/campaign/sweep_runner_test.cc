@@ -8,7 +8,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "gpuroof/campaign/csv_store.h"
@@ -17,6 +16,7 @@
 #include "gpuroof/model/errors.h"
 
 #include "campaign/fake_system.h"
+#include "support/gone_pid.h"
 #include "support/kineto_json_builder.h"
 #include "support/scoped_env.h"
 #include "support/trace_description.h"
@@ -83,6 +83,24 @@ class SweepRunnerTest : public ::testing::Test {
     options.results_root = (dir.path() / "results").string();
     options.gpuroof_version = "9.9";
     return options;
+  }
+
+  // Options() with --only k5.
+  CampaignOptions OnlyK5() {
+    CampaignOptions options = Options();
+    options.only = {"k5"};
+    return options;
+  }
+
+  // Another sweep file (build b1) whose one configuration is labelled "k5__kernel-5000": its
+  // trace has the name of k5's trace.
+  SweepSpec SpecLabelledAsK5sTrace() {
+    return ParseSweepSpec(
+        fmt::format("[command]\nargv = [\"workload\", \"--kernel-ns\", \"1000\", \"-o\", "
+                    "\"{{trace}}\"]\nworkdir = \"{}\"\n[[configurations]]\nlabel = "
+                    "\"k5__kernel-5000\"\n[run]\nprofiler = \"command\"\nunits = \"3\"\n{}",
+                    dir.path().string(), kIdentity),
+        "b.toml");
   }
 
   testing::ScratchDir dir;
@@ -223,8 +241,7 @@ TEST_F(SweepRunnerTest, ATraceKeepsTheExtensionOfItsFormat) {
     ++workload_runs;
     return ProcessResult{0, "", "", 1'000'000};
   };
-  CampaignOptions options = Options();
-  options.only = {"k5"};
+  CampaignOptions options = OnlyK5();
   CampaignSession session = OpenCampaign(Spec(), options, fake.system);
   SweepOutcome outcome = RunSweep(session, false, fake.system);
   ASSERT_EQ(outcome.failed, 0) << outcome.rows[0].error;
@@ -256,9 +273,8 @@ TEST_F(SweepRunnerTest, GuardsRefuseBeforeAnythingRuns) {
 TEST_F(SweepRunnerTest, BusyGpuAllowedAndShortRunsMarkRowsNotQuotable) {
   fake.gpus.source = "nvidia-smi";
   fake.gpus.gpus = {{"Fake GPU", 60.0}};
-  CampaignOptions options = Options();
+  CampaignOptions options = OnlyK5();
   options.allow_busy_gpu = true;
-  options.only = {"k5"};
   CampaignSession session = OpenCampaign(Spec("[guards]\nmin_units = 11\n"), options, fake.system);
   SweepOutcome outcome = RunSweep(session, false, fake.system);
   ASSERT_EQ(outcome.rows.size(), 1u);
@@ -289,9 +305,7 @@ TEST_F(SweepRunnerTest, AnUnreadableReRunKeepsTheEarlierTrace) {
     testing::WriteText(Arg(request, "-o"), "not a trace\n");
     return ProcessResult{0, "", "", 1};
   };
-  CampaignOptions only = Options();
-  only.only = {"k5"};
-  CampaignSession rerun = OpenCampaign(Spec(), only, fake.system);
+  CampaignSession rerun = OpenCampaign(Spec(), OnlyK5(), fake.system);
   SweepOutcome outcome = RunSweep(rerun, false, fake.system);
   EXPECT_EQ(outcome.failed, 1);
   EXPECT_EQ(Sha256OfFile(trace), good_sha);
@@ -328,9 +342,7 @@ TEST_F(SweepRunnerTest, AFailedReRunKeepsTheEarlierOkRowsOfItsKey) {
   };
   fake.clock.now += std::chrono::hours(1);
   fake.messages.clear();
-  CampaignOptions only = Options();
-  only.only = {"k5"};
-  SweepOutcome outcome = RunSweep(OpenCampaign(Spec(), only, fake.system), false, fake.system);
+  SweepOutcome outcome = RunSweep(OpenCampaign(Spec(), OnlyK5(), fake.system), false, fake.system);
   EXPECT_EQ(outcome.failed, 1);
   EXPECT_EQ(outcome.kept_earlier, 1);
   ASSERT_EQ(outcome.rows.size(), 1u);
@@ -421,9 +433,7 @@ TEST_F(SweepRunnerTest, ResumeRerunsRowsWhoseParametersChanged) {
 // A plain re-run (no --resume) after a default edited outside the key keeps the earlier trace
 // too; a re-run that fails puts nothing away.
 TEST_F(SweepRunnerTest, APlainReRunWithOtherParametersKeepsTheEarlierTrace) {
-  CampaignOptions only = Options();
-  only.only = {"k5"};
-  CampaignSession session = OpenCampaign(Spec(kIdentity), only, fake.system);
+  CampaignSession session = OpenCampaign(Spec(kIdentity), OnlyK5(), fake.system);
   RunSweep(session, false, fake.system);
   const std::filesystem::path trace = session.results / "k5__kernel-5000.sqlite";
   const std::string sha = Sha256OfFile(trace);
@@ -435,11 +445,11 @@ TEST_F(SweepRunnerTest, APlainReRunWithOtherParametersKeepsTheEarlierTrace) {
     return ProcessResult{3, "", "CUDA error: out of memory\n", 0};
   };
   fake.clock.now += std::chrono::hours(1);
-  RunSweep(OpenCampaign(changed, only, fake.system), false, fake.system);
+  RunSweep(OpenCampaign(changed, OnlyK5(), fake.system), false, fake.system);
   EXPECT_EQ(Sha256OfFile(trace), sha);
   EXPECT_EQ(ReadCsvFile(session.results / "probes.csv").rows.size(), 1u);
   fake.runner.handler = handler;
-  RunSweep(OpenCampaign(changed, only, fake.system), false, fake.system);
+  RunSweep(OpenCampaign(changed, OnlyK5(), fake.system), false, fake.system);
   CsvTable probes = ReadCsvFile(session.results / "probes.csv");
   ASSERT_EQ(probes.rows.size(), 2u);
   EXPECT_EQ(Sha256OfFile(session.results / "k5__kernel-5000.earlier-20241004T000000Z.sqlite"), sha);
@@ -587,12 +597,8 @@ TEST_F(SweepRunnerTest, ResultsFilesWithOtherColumnsAreRefusedBeforeAnythingRuns
 }
 
 TEST_F(SweepRunnerTest, PartialFilesOfProcessesThatAreGoneAreRemoved) {
-  // A pid that is certainly gone: a child that exited and was reaped.
-  pid_t gone = fork();
-  if (gone == 0) _exit(0);
+  const pid_t gone = testsupport::GonePid();
   ASSERT_GT(gone, 0);
-  int status = 0;
-  ASSERT_EQ(waitpid(gone, &status, 0), gone);
   CampaignSession session = OpenCampaign(Spec(), Options(), fake.system);
   const std::string dead = std::to_string(gone);
   const std::string alive = std::to_string(getppid());  // our parent runs as long as we do
@@ -695,8 +701,7 @@ TEST_F(SweepRunnerTest, RowsCarryTheGitRevisionAndOlderProbesFilesAreStillMerged
       return ProcessResult{0, rev + "\n", "", 1};
     return ProcessResult{0, "main\n", "", 1};
   };
-  CampaignOptions options = Options();
-  options.only = {"k5"};
+  CampaignOptions options = OnlyK5();
   CampaignSession session = OpenCampaign(Spec(), options, fake.system);
   // probes.csv as gpuroof wrote it before the git_rev column: one row of another configuration.
   std::vector<std::string> old_header = ProbesHeader();
@@ -1059,18 +1064,11 @@ TEST_F(SweepRunnerTest, ResumeRunsAgainConfigurationsWhoseRowsAreNotQuotable) {
 // A trace name that rows of another key own is refused even when its file is gone: a trace
 // written there would make those rows describe other bytes.
 TEST_F(SweepRunnerTest, ATraceNameOfAnotherKeysRowsIsRefusedWhenItsFileIsGone) {
-  CampaignOptions only = Options();
-  only.only = {"k5"};
-  CampaignSession session = OpenCampaign(Spec(kIdentity), only, fake.system);
+  CampaignSession session = OpenCampaign(Spec(kIdentity), OnlyK5(), fake.system);
   RunSweep(session, false, fake.system);
   const std::filesystem::path trace = session.results / "k5__kernel-5000.sqlite";
   std::filesystem::remove(trace);
-  SweepSpec other = ParseSweepSpec(
-      fmt::format("[command]\nargv = [\"workload\", \"--kernel-ns\", \"1000\", \"-o\", "
-                  "\"{{trace}}\"]\nworkdir = \"{}\"\n[[configurations]]\nlabel = "
-                  "\"k5__kernel-5000\"\n[run]\nprofiler = \"command\"\nunits = \"3\"\n{}",
-                  dir.path().string(), kIdentity),
-      "b.toml");
+  SweepSpec other = SpecLabelledAsK5sTrace();
   const int runs = workload_runs;
   try {
     RunSweep(OpenCampaign(other, Options(), fake.system), false, fake.system);
@@ -1180,12 +1178,7 @@ TEST_F(SweepRunnerTest, AFileAtATraceNameIsNeverWrittenOver) {
       << fmt::format("{}", fmt::join(fake.messages, "\n"));
 
   const std::string sha = Sha256OfFile(trace);
-  SweepSpec other = ParseSweepSpec(
-      fmt::format("[command]\nargv = [\"workload\", \"--kernel-ns\", \"1000\", \"-o\", "
-                  "\"{{trace}}\"]\nworkdir = \"{}\"\n[[configurations]]\nlabel = "
-                  "\"k5__kernel-5000\"\n[run]\nprofiler = \"command\"\nunits = \"3\"\n{}",
-                  dir.path().string(), kIdentity),
-      "b.toml");
+  SweepSpec other = SpecLabelledAsK5sTrace();
   const int runs = workload_runs;
   CampaignOptions dry = Options();
   dry.dry_run = true;

@@ -79,6 +79,31 @@ TEST(TableText, LongNamesAreShortenedByTheShortNameRule) {
             "  (2 names shortened to fit 160 columns; --format csv or json has them whole)\n");
 }
 
+// Two name columns (gaps' before and after) are numbered together: one full name prints the same
+// in both, though the second column alone has no other name that reads like it.
+TEST(TableText, NameColumnsAreNumberedTogether) {
+  Table table({MakeColumn("count", "count", ColumnUnit::kCount),
+               MakeColumn("before", "before", ColumnUnit::kName),
+               MakeColumn("after", "after", ColumnUnit::kName)});
+  const std::string one = "kernel " + std::string(40, 'k') + "_one";
+  const std::string two = "kernel " + std::string(40, 'k') + "_two";
+  table.AddRow({int64_t{1}, one, two});
+  table.AddRow({int64_t{2}, two, two});
+  TextTableOptions options;
+  options.max_width = 50;
+  options.shorten_name = CutToWidth;
+  const std::string cut = "kernel " + std::string(8, 'k') + "… ";
+  EXPECT_EQ(RenderTableText(table, options),
+            "  count  before               after\n"
+            "      1  " +
+                cut + "#1  " + cut +
+                "#2\n"
+                "      2  " +
+                cut + "#2  " + cut +
+                "#2\n"
+                "  (4 names shortened to fit 50 columns; --format csv or json has them whole)\n");
+}
+
 TEST(TableText, OtherNamesAreCutWithAnEllipsis) {
   EXPECT_EQ(ShortenNameToFit("## sparse_data_dist ##", 10), "## sparse…");
   EXPECT_EQ(ShortenNameToFit("short", 10), "short");
@@ -277,6 +302,26 @@ TEST(TableHtml, SetFlagsAreWarningsAndRowsCanBeLeftUnshaded) {
       << page;
   EXPECT_NE(page.find("<td>any</td><td class=\"num\">100.00</td><td>-</td>"), std::string::npos)
       << page;
+}
+
+// A document whose text leaves out all-empty value columns (ranges' engine columns) leaves them
+// out of its Markdown too: the same columns as the text table. Before, Markdown had every one.
+TEST(TableMarkdown, EmptyValueColumnsAreLeftOutAsInTheText) {
+  ReportDocument document;
+  document.text.hide_empty_columns = true;
+  ReportSection section;
+  section.heading = "ranges";
+  section.table = Table({MakeColumn("name", "range", ColumnUnit::kName, ColumnRole::kKey),
+                         MakeColumn("kernel_ns", "kernel", ColumnUnit::kNs),
+                         MakeColumn("h2d_ns", "H2D", ColumnUnit::kNs)});
+  section.table.AddRow({std::string("step"), int64_t{2000000}, std::monostate{}});
+  document.sections.push_back(std::move(section));
+  const std::string markdown = RenderDocumentMarkdown(document);
+  EXPECT_NE(markdown.find("| range | kernel ms |\n| --- | ---: |\n| step | 2.000 |\n"),
+            std::string::npos)
+      << markdown;
+  EXPECT_EQ(markdown.find("H2D"), std::string::npos) << markdown;
+  EXPECT_EQ(RenderDocumentText(document).find("H2D"), std::string::npos);
 }
 
 TEST(Table, ARowOfTheWrongSizeIsABug) {

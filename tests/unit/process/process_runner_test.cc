@@ -10,8 +10,9 @@
 #include <thread>
 
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
+
+#include "support/gone_pid.h"
 
 namespace gpuroof {
 namespace {
@@ -204,11 +205,8 @@ TEST(PosixProcessRunner, AChildThatLeftItsGroupIsKilledAfterTheGracePeriod) {
 }
 
 TEST(DeadProcessOfTag, OnlyAGoneProcessOfThisMachine) {
-  pid_t gone = fork();
-  if (gone == 0) _exit(0);
+  const pid_t gone = testsupport::GonePid();
   ASSERT_GT(gone, 0);
-  int status = 0;
-  ASSERT_EQ(waitpid(gone, &status, 0), gone);
   const std::string own = ProcessTag();
   const std::string host = own.substr(own.find('-'));
   ASSERT_EQ(host.size(), 9u) << own;

@@ -14,6 +14,8 @@
 #include "gpuroof/model/errors.h"
 #include "gpuroof/readers/reader_registry.h"
 
+#include "support/gone_pid.h"
+
 namespace gpuroof {
 namespace {
 
@@ -200,10 +202,8 @@ TEST_F(NsysReportExport, TheTemporaryExportIsRemovedOnEveryWayOut) {
 // A run killed while its nsys still wrote leaves its partial export behind (the handler removed the
 // name before nsys made the file). The next export removes those of dead pids for this report only.
 TEST_F(NsysReportExport, AnExportRemovesThePartialsOfDeadRuns) {
-  const pid_t dead = fork();
-  ASSERT_GE(dead, 0);
-  if (dead == 0) _exit(0);
-  ASSERT_EQ(waitpid(dead, nullptr, 0), dead);
+  const pid_t dead = testsupport::GonePid();
+  ASSERT_GT(dead, 0);
   const pid_t live = fork();
   ASSERT_GE(live, 0);
   if (live == 0) {
@@ -223,10 +223,8 @@ TEST_F(NsysReportExport, AnExportRemovesThePartialsOfDeadRuns) {
   }
   // A dead pid's file written a minute ago is kept: the pid may be of another PID namespace or
   // host sharing the folder, whose export is still running.
-  const pid_t recent_dead = fork();
-  ASSERT_GE(recent_dead, 0);
-  if (recent_dead == 0) _exit(0);
-  ASSERT_EQ(waitpid(recent_dead, nullptr, 0), recent_dead);
+  const pid_t recent_dead = testsupport::GonePid();
+  ASSERT_GT(recent_dead, 0);
   const std::filesystem::path recent = dir_ / name("run", recent_dead);
   std::ofstream(recent) << "half";
   FakeLauncher launcher(0);

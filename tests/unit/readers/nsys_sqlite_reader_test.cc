@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <string_view>
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
 #include "gpuroof/analyses/engine_load.h"
+#include "gpuroof/analyses/range_summary.h"
 #include "gpuroof/model/errors.h"
 #include "gpuroof/readers/nsys_enums.h"
 #include "gpuroof/readers/sqlite_database.h"
@@ -501,6 +503,65 @@ TEST_F(ReaderTest, ChunkedParallelReadsGiveTheSameAnswer) {
   EXPECT_EQ(a.engine(Engine::kKernel).sum_ns, 100 * 150);
 }
 
+// The faster-than-memory and far-outlying checks run per chunk, on the reading threads, and are
+// merged: chunks of 3 rows (the outliers and the fast memsets in different chunks, tables and
+// threads) must say what one chunk says. Two devices, so a chunk holds ops of both.
+TEST_F(ReaderTest, ChunkedReadsSayTheSameOutlyingAndTooFastOps) {
+  std::filesystem::path file = Path("checks.sqlite");
+  {
+    BuilderOptions options;
+    options.schema = NsysSchema::k2024;
+    NsysSqliteBuilder builder(file, options);
+    builder.AddGpu(0, "GPU Zero");
+    builder.AddGpu(1, "GPU One");
+    constexpr int64_t kRest = 1'000'000'000'000;  // the rest of the ops, 4 us long on each device
+    for (int32_t device : {0, 1}) {
+      KernelRow lead = Kernel(1000, 1100);  // about 1000 s before the rest: a far outlier
+      lead.device = device;
+      builder.AddKernel(lead);
+      for (int i = 0; i < 40; ++i) {
+        KernelRow k = Kernel(kRest + i * 100, kRest + i * 100 + 80);
+        k.device = device;
+        builder.AddKernel(k);
+        if (i % 10 == 0) {  // 4 MB in 100 ns: faster than 4.8 TB/s
+          MemsetRow m;
+          m.device = device;
+          m.start_ns = kRest + i * 100;
+          m.end_ns = kRest + i * 100 + 100;
+          m.bytes = 4 << 20;
+          builder.AddMemset(m);
+        }
+      }
+      KernelRow tail = Kernel(2 * kRest, 2 * kRest + 10);  // and one far after
+      tail.device = device;
+      builder.AddKernel(tail);
+    }
+    builder.Finish();
+  }
+  NsysReadOptions one_chunk;
+  one_chunk.threads = 1;
+  one_chunk.rows_per_chunk = 1'000'000;
+  const Trace whole = ReadNsysSqlite(file, one_chunk);
+  NsysReadOptions chunked;
+  chunked.threads = 3;
+  chunked.rows_per_chunk = 3;
+  const Trace split = ReadNsysSqlite(file, chunked);
+  EXPECT_GT(split.blocks.size(), 10u);
+  EXPECT_EQ(split.diagnostics.notes(), whole.diagnostics.notes());
+  auto count = [&](std::string_view text) {
+    return std::count_if(
+        whole.diagnostics.notes().begin(), whole.diagnostics.notes().end(),
+        [&](const std::string& note) { return note.find(text) != std::string::npos; });
+  };
+  EXPECT_EQ(count("device 0: 4 memset op(s) moved bytes faster than the device's memory "
+                  "bandwidth (4800.0 GB/s; fastest 41943.0 GB/s)"),
+            1);
+  EXPECT_EQ(count("device 1: 4 memset op(s) moved bytes faster"), 1);
+  EXPECT_EQ(count("device 0: 1 GPU op lies 999.999999 s before the other 44 ops on it"), 1);
+  EXPECT_EQ(count("device 1: 1 GPU op lies 999.999996 s after the other 44 ops on it"), 1);
+  EXPECT_EQ(count("GPU op lies"), 4);
+}
+
 TEST_F(ReaderTest, SparseRowidsReadEveryRowWithoutReservingForTheGaps) {
   std::filesystem::path file = Path("sparse.sqlite");
   {
@@ -874,6 +935,200 @@ TEST_F(ReaderTest, DoubleQuotedNamesNeverFallBackToStrings) {
   WriteLaunchedKernel(file);
   SqliteDatabase db(file);
   EXPECT_THROW(db.Prepare("SELECT \"no_such_column\" FROM StringIds"), InputError);
+}
+
+// The probe's P2 case: no API calls (time overlap), ranges X and Y on processes 1247 and 1248
+// over a copy of process 1246, which has a range (Z) elsewhere: X and Y get nothing.
+TEST_F(ReaderTest, TimeOverlapRangesOfOtherProcessesGetNoneOfAnOpsWork) {
+  std::filesystem::path file = Path("p2.sqlite");
+  {
+    NsysSqliteBuilder builder(file);
+    builder.AddGpu(0, "GPU");
+    MemcpyRow copy = Copy(1140380393, 1142162249, 1, 4194304);
+    copy.pid = 1246;
+    builder.AddMemcpy(copy);
+    const auto range = [&](const char* text, uint32_t pid, int64_t start, int64_t end) {
+      NvtxRow row;
+      row.start_ns = start;
+      row.end_ns = end;
+      row.text = text;
+      row.pid = pid;
+      row.tid = pid;
+      builder.AddNvtx(row);
+    };
+    range("X", 1247, 1141000000, 1142000000);
+    range("Y", 1248, 1141000000, 1142000000);
+    range("Z", 1246, 1138000000, 1138100000);
+    builder.Finish();
+  }
+  const RangeSummary summary = SummarizeRanges(ReadNsysSqlite(file), {});
+  ASSERT_EQ(summary.groups.size(), 3u);
+  EXPECT_EQ(summary.method, AttributionMethod::kTimeOverlap);
+  for (const RangeGroup& group : summary.groups)
+    EXPECT_EQ(group.gpu_ops, 0) << group.name;
+}
+
+// The file's table is followed by symbol name for any id (64 and beyond too); an id a partial
+// table lacks keeps its built-in meaning, unless the file names that meaning under another id.
+TEST(NsysEnums, AnyIdFollowsTheFileAndAPartialTableFallsBackToTheBuiltIn) {
+  NsysEnums enums;
+  enums.SetCopyKinds({{64, "CUDA_MEMCPY_KIND_HTOD"}, {1000, "CUDA_MEMCPY_KIND_PTOP"}});
+  EXPECT_EQ(enums.CopyEngine(64), Engine::kH2D);
+  EXPECT_EQ(enums.CopySource(64), NsysEnums::Source::kTable);
+  EXPECT_EQ(enums.CopyEngine(1000), Engine::kP2P);
+  EXPECT_EQ(enums.CopyEngine(1), std::nullopt);  // HTOD is the file's 64: not guessed
+  EXPECT_EQ(enums.conflicting_copy_ids(), (std::vector<int64_t>{1, 10}));
+  EXPECT_EQ(enums.CopyEngine(2), Engine::kD2H);  // the file lacks DTOH: built-in
+  EXPECT_EQ(enums.CopySource(2), NsysEnums::Source::kBuiltIn);
+  EXPECT_EQ(enums.CopySource(99), NsysEnums::Source::kNone);
+
+  enums.SetMemoryKinds(
+      {{1, "CUDA_MEMOPR_MEMORY_KIND_PINNED"}, {70, "CUDA_MEMOPR_MEMORY_KIND_DEVICE"}});
+  EXPECT_EQ(enums.Memory(70), MemoryKind::kDevice);
+  EXPECT_EQ(enums.Memory(2), MemoryKind::kUnknown);  // DEVICE is the file's 70
+  EXPECT_EQ(enums.MemorySource(2), NsysEnums::Source::kNone);
+  EXPECT_EQ(enums.Memory(0), MemoryKind::kPageable);
+  EXPECT_EQ(enums.MemorySource(0), NsysEnums::Source::kBuiltIn);
+  EXPECT_EQ(enums.MemorySource(42), NsysEnums::Source::kNone);
+}
+
+// A partial ENUM_CUDA_MEM_KIND / ENUM_CUDA_MEMCPY_OPER: the ids it lacks are read by the built-in
+// table and counted in a note; an id neither knows is Unknown and counted; a NULL copyKind is a
+// missing field, not kind 0; copyCount 0 is counted.
+TEST_F(ReaderTest, PartialEnumTablesUnknownKindsAndNullCopyKindAreSaid) {
+  std::filesystem::path file = Path("partial.sqlite");
+  {
+    BuilderOptions options;
+    options.allow_nulls = true;
+    NsysSqliteBuilder builder(file, options);
+    builder.AddGpu(0, "GPU");
+    builder.AddMemcpy(Copy(100, 200, 1, 1000));  // pageable -> device
+    MemcpyRow d2h = Copy(300, 400, 2, 1000);
+    d2h.src_kind = 2;
+    d2h.dst_kind = 42;  // in neither table
+    builder.AddMemcpy(d2h);
+    builder.AddMemcpy(Copy(500, 600, 8, 1000));  // copyKind set to NULL below
+    builder.Finish();
+  }
+  Edit(
+      file,
+      "DELETE FROM ENUM_CUDA_MEM_KIND WHERE id = 0; DELETE FROM ENUM_CUDA_MEMCPY_OPER WHERE id = 2;"
+      "UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET copyKind = NULL WHERE start = 500;");
+  const Trace trace = ReadNsysSqlite(file);
+  const std::map<Engine, int64_t> ops = EngineOps(trace);
+  EXPECT_EQ(ops.at(Engine::kH2D), 1);
+  EXPECT_EQ(ops.at(Engine::kD2H), 1);
+  bool pageable = false;
+  for (const OpSignature& signature : trace.signatures) {
+    if (signature.engine == Engine::kH2D) pageable = signature.src_kind == MemoryKind::kPageable;
+  }
+  EXPECT_TRUE(pageable);
+  const auto has_note = [&](std::string_view text) {
+    return std::any_of(
+        trace.diagnostics.notes().begin(), trace.diagnostics.notes().end(),
+        [&](const std::string& note) { return note.find(text) != std::string::npos; });
+  };
+  EXPECT_TRUE(has_note("1 copy row(s) of a copy kind the file's ENUM_CUDA_MEMCPY_OPER lacks"));
+  EXPECT_TRUE(
+      has_note("1 memory kind(s) of copies and memsets that the file's ENUM_CUDA_MEM_KIND lacks"));
+  EXPECT_TRUE(has_note("1 memory kind(s) of copies and memsets in neither"));
+  ASSERT_EQ(trace.diagnostics.skips().size(), 1u);
+  EXPECT_EQ(trace.diagnostics.skips()[0].reason, "null copyKind");
+}
+
+TEST_F(ReaderTest, CopyCountZeroIsCounted) {
+  std::filesystem::path file = Path("count0.sqlite");
+  {
+    BuilderOptions options;
+    options.schema = NsysSchema::k2025;
+    NsysSqliteBuilder builder(file, options);
+    builder.AddGpu(0, "GPU");
+    MemcpyRow copy = Copy(100, 200, 1, 1000);
+    copy.copy_count = 0;
+    builder.AddMemcpy(copy);
+    builder.Finish();
+  }
+  const Trace trace = ReadNsysSqlite(file);
+  EXPECT_NE(std::find(trace.diagnostics.notes().begin(), trace.diagnostics.notes().end(),
+                      "1 copy row(s) with copyCount 0 or negative: each counted as one copy"),
+            trace.diagnostics.notes().end());
+}
+
+// NULL name ids (damaged exports): a kernel's shortName and a call's nameId are counted in notes,
+// never labelled without a word.
+TEST_F(ReaderTest, NullNameIdsAreCounted) {
+  std::filesystem::path file = Path("nullnames.sqlite");
+  {
+    BuilderOptions options;
+    options.allow_nulls = true;
+    NsysSqliteBuilder builder(file, options);
+    builder.AddGpu(0, "GPU");
+    KernelRow kernel = Kernel(100, 200);
+    kernel.correlation = 5;
+    builder.AddKernel(kernel);
+    testsupport::ApiCallRow call;
+    call.start_ns = 50;
+    call.end_ns = 60;
+    call.correlation = 5;
+    builder.AddApiCall(call);
+    builder.Finish();
+  }
+  Edit(
+      file,
+      "CREATE TABLE k AS SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL;"
+      "DROP TABLE CUPTI_ACTIVITY_KIND_KERNEL; ALTER TABLE k RENAME TO CUPTI_ACTIVITY_KIND_KERNEL;"
+      "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET shortName = NULL;"
+      "CREATE TABLE r AS SELECT * FROM CUPTI_ACTIVITY_KIND_RUNTIME;"
+      "DROP TABLE CUPTI_ACTIVITY_KIND_RUNTIME; ALTER TABLE r RENAME TO CUPTI_ACTIVITY_KIND_RUNTIME;"
+      "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET nameId = NULL;");
+  NsysReadOptions read;
+  read.all_api_calls = true;
+  const Trace trace = ReadNsysSqlite(file, read);
+  const std::vector<std::string>& notes = trace.diagnostics.notes();
+  const auto has = [&](std::string_view text) {
+    return std::any_of(notes.begin(), notes.end(), [&](const std::string& note) {
+      return note.find(text) != std::string::npos;
+    });
+  };
+  EXPECT_TRUE(has("1 kernel row(s) with a NULL shortName"));
+  EXPECT_TRUE(has("1 API call(s) with a NULL nameId"));
+}
+
+// Exact duplicate rows (a concatenated or merged export: every column equal) are dropped and
+// counted, as the Kineto reader does; a second kernel of the same call and start but another
+// stream is kept.
+TEST_F(ReaderTest, ExactDuplicateRowsAreDroppedAndCounted) {
+  std::filesystem::path file = Path("dup.sqlite");
+  {
+    NsysSqliteBuilder builder(file);
+    builder.AddGpu(0, "GPU");
+    KernelRow kernel = Kernel(100, 200);
+    kernel.correlation = 5;
+    builder.AddKernel(kernel);
+    kernel.stream = 8;
+    builder.AddKernel(kernel);
+    testsupport::ApiCallRow call;
+    call.start_ns = 50;
+    call.end_ns = 60;
+    call.correlation = 5;
+    builder.AddApiCall(call);
+    builder.Finish();
+  }
+  Edit(file,
+       "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL;"
+       "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME SELECT * FROM CUPTI_ACTIVITY_KIND_RUNTIME;");
+  NsysReadOptions read;
+  read.all_api_calls = true;
+  const Trace trace = ReadNsysSqlite(file, read);
+  EXPECT_EQ(EngineOps(trace).at(Engine::kKernel), 2);
+  EXPECT_EQ(trace.api_calls.size(), 1u);
+  std::map<std::string, int64_t> duplicates;
+  for (const SkipCount& skip : trace.diagnostics.skips()) {
+    if (skip.reason == "exact duplicate row") duplicates[skip.table] += skip.count;
+  }
+  EXPECT_EQ(duplicates["CUPTI_ACTIVITY_KIND_KERNEL"], 2);
+  EXPECT_EQ(duplicates["CUPTI_ACTIVITY_KIND_RUNTIME"], 1);
+  EXPECT_FALSE(trace.diagnostics.has_data_loss());
 }
 
 TEST(NsysEnums, SymbolsMapToEnginesAndMemoryKinds) {

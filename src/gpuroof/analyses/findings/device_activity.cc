@@ -45,7 +45,8 @@ void Extend(Segments& segments, int64_t start, int64_t end) {
 
 std::vector<DeviceActivity> BuildDeviceActivity(const Trace& trace, const WindowSpec& spec,
                                                 const std::vector<DeviceLoad>* engine_load,
-                                                int64_t gap_min_ns) {
+                                                int64_t gap_min_ns,
+                                                std::vector<std::pair<int32_t, Window>>* windows) {
   std::vector<DeviceLoad> computed;
   std::map<int32_t, DeviceActivity> devices;
   for (const DeviceLoad& load : GivenOrComputedEngineLoad(trace, spec, engine_load, computed)) {
@@ -53,6 +54,7 @@ std::vector<DeviceActivity> BuildDeviceActivity(const Trace& trace, const Window
     device.device_id = load.device_id;
     device.window = load.window;
     device.devices_left_out_note = load.devices_left_out_note;
+    if (windows != nullptr) windows->emplace_back(load.device_id, load.window);
   }
   // Ops of each stream, window or not: how many ops each process launched onto the device, for
   // the choice of its process (DeviceCallsProcess), whatever order the streams were read in.

@@ -64,9 +64,10 @@ struct DeviceActivity {
 // windows), ascending id. Gaps are those strictly longer than `gap_min_ns` between the first and
 // last op of the window. One ordered pass. Throws what ComputeEngineLoad() throws. `engine_load`,
 // when given, is ComputeEngineLoad's result under `spec` (the report has it): its windows are
-// used instead of computing them again.
-std::vector<DeviceActivity> BuildDeviceActivity(const Trace& trace, const WindowSpec& spec,
-                                                const std::vector<DeviceLoad>* engine_load,
-                                                int64_t gap_min_ns);
+// used instead of computing them again. `windows`, when given, gets every device's window, also
+// of a device with no op in it.
+std::vector<DeviceActivity> BuildDeviceActivity(
+    const Trace& trace, const WindowSpec& spec, const std::vector<DeviceLoad>* engine_load,
+    int64_t gap_min_ns, std::vector<std::pair<int32_t, Window>>* windows = nullptr);
 
 }  // namespace gpuroof

@@ -187,9 +187,9 @@ std::map<int32_t, int64_t> FirstLaunches(const FindingContext& context) {
 FindingsResult ComputeFindings(const Trace& trace, const FindingsOptions& options) {
   // A trace without GPU activity is refused as every command refuses it (the engine load
   // throws): a gate (--fail-on) must not pass on a trace whose records were all lost.
-  std::vector<DeviceActivity> devices = BuildDeviceActivity(
-      trace, options.window, options.engine_load, options.thresholds.gap_min_ns);
   FindingsResult result;
+  std::vector<DeviceActivity> devices = BuildDeviceActivity(
+      trace, options.window, options.engine_load, options.thresholds.gap_min_ns, &result.windows);
   const std::vector<const NvtxRange*> step_ranges =
       ResolveStepRanges(trace, options.iteration_range, &result.steps_label);
   // In a capture of several processes each device's steps are its own process's (as `ranks`).

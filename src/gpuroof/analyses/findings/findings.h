@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gpuroof/analyses/engine_load.h"
@@ -30,6 +31,9 @@ struct FindingsResult {
   std::vector<std::string> notes;
   // The steps costs are divided by ("'ProfilerStep#*' (6 instances)"); empty: none.
   std::string steps_label;
+  // Each device's window (ascending id), which costs and --min-cost-pct are measured in; its
+  // note says how many ops it left out.
+  std::vector<std::pair<int32_t, Window>> windows;
 };
 
 // Every rule's id, in documentation order.

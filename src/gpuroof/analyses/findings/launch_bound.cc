@@ -2,10 +2,14 @@
 // (docs/findings.md).
 #include <algorithm>
 #include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "gpuroof/analyses/findings/rules.h"
+#include "gpuroof/analyses/kernel_summary.h"
 #include "gpuroof/analyses/window.h"
 
 namespace gpuroof {
@@ -16,7 +20,9 @@ struct DeviceCounts {
   int64_t launches = 0;  // kernels in the window joined to their launching call
   int64_t short_kernels = 0;
   int64_t cost_ns = 0;
-  std::map<uint32_t, int64_t> short_by_name;  // kernel name id -> short launches
+  // Short launches per kernel short name (KernelShortName), keyed by the name id of the first
+  // kernel seen with it: on nsys each short name has one name id, so the order is that of the ids.
+  std::map<uint32_t, int64_t> short_by_name;
   std::vector<FindingExample> examples;
   StepCosts step_costs;
 };
@@ -27,6 +33,20 @@ std::vector<Finding> FindLaunchBound(const FindingContext& context) {
   const Trace& trace = context.trace;
   const FindingThresholds& thresholds = context.thresholds;
   std::map<int32_t, DeviceCounts> counts;
+  // Per signature: the name id standing for its short name; per such id, the short name.
+  std::vector<int64_t> short_key(trace.signatures.size(), -1);
+  std::unordered_map<std::string, uint32_t> key_of_short;
+  std::unordered_map<uint32_t, std::string> short_names;
+  auto short_name_key = [&](uint32_t s) {
+    if (short_key[s] < 0) {
+      const OpSignature& signature = trace.signatures[s];
+      std::string short_name = KernelShortName(trace, signature);
+      auto [it, added] = key_of_short.try_emplace(short_name, signature.name);
+      if (added) short_names.emplace(signature.name, std::move(short_name));
+      short_key[s] = it->second;
+    }
+    return static_cast<uint32_t>(short_key[s]);
+  };
   for (const ActivityBlock& block : trace.blocks) {
     for (size_t i = 0; i < block.size(); ++i) {
       if (!IsKernelEngine(block.engine[i])) continue;
@@ -47,10 +67,10 @@ std::vector<Finding> FindLaunchBound(const FindingContext& context) {
       ++c.short_kernels;
       c.cost_ns += overhead - duration;
       ChargeStep(context.StepsOf(device_id), c.step_costs, call->start_ns, overhead - duration);
-      const uint32_t name = trace.signatures[block.signature[i]].name;
+      const uint32_t name = short_name_key(block.signature[i]);
       ++c.short_by_name[name];
       AddExample(c.examples, {block.start_ns[i], block.end_ns[i], overhead - duration,
-                              fmt::format("{} ran {}, its launch took {}", trace.strings.Get(name),
+                              fmt::format("{} ran {}, its launch took {}", short_names[name],
                                           FormatDurationNs(duration), FormatDurationNs(overhead))});
     }
   }
@@ -66,7 +86,7 @@ std::vector<Finding> FindLaunchBound(const FindingContext& context) {
     KeepCostliestExamples(finding.examples);
     std::vector<std::pair<std::string, int64_t>> names;
     for (const auto& [name, n] : c.short_by_name)
-      names.emplace_back(std::string(trace.strings.Get(name)), n);
+      names.emplace_back(short_names[name], n);
     if (names.size() > 5) {
       std::stable_sort(names.begin(), names.end(),
                        [](const auto& a, const auto& b) { return a.second > b.second; });

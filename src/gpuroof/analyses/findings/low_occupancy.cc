@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "gpuroof/analyses/findings/rules.h"
+#include "gpuroof/analyses/kernel_summary.h"
 #include "gpuroof/analyses/window.h"
 
 namespace gpuroof {
@@ -87,7 +88,7 @@ std::vector<Finding> FindLowOccupancy(const FindingContext& context) {
       AddExample(finding.examples,
                  {low[1], low[2], ns,
                   fmt::format("{} at {} % est. occupancy: {} in all (its first launch)",
-                              trace.strings.Get(s.name), static_cast<int>(s.est_occupancy_pct),
+                              KernelShortName(trace, s), static_cast<int>(s.est_occupancy_pct),
                               FormatDurationNs(ns))});
     }
     KeepCostliestExamples(finding.examples);

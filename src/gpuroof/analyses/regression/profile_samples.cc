@@ -48,7 +48,7 @@ class KernelKeys {
         key = LaunchKey(name, s.grid, s.block);
         break;
       case KernelKey::kName:
-        key = ShortKernelName(name);
+        key = KernelShortName(trace_, s);  // the rule of every command
         break;
       case KernelKey::kDemangled:
         key = std::string(name);

@@ -30,6 +30,15 @@ ProfileSummary Profile(const std::string& path, std::vector<double> iteration,
   return p;
 }
 
+// A profile named `path` of one "GPU X", with no iterations and no metrics yet.
+ProfileSummary OneGpuProfile(const std::string& path) {
+  ProfileSummary p;
+  p.path = path;
+  p.device_model = "GPU X";
+  p.device_count = 1;
+  return p;
+}
+
 void AddKernel(ProfileSummary& p, const std::string& key, std::vector<double> launches) {
   SampleSet& set = p.metrics["kernel:" + key];
   set.level = MetricLevel::kKernel;
@@ -112,12 +121,8 @@ TEST(GateTest, SelfComparisonIsExactlyOne) {
 // A kernel with half of the GPU time made 10 % slower, 200 launches per side, is gated and
 // REGRESSED; a kernel with 0.5 % of the time made 50 % slower is reported only.
 TEST(GateTest, KernelGatingByShareAndImpact) {
-  ProfileSummary b;
-  ProfileSummary c;
-  b.path = "b";
-  c.path = "c";
-  b.device_model = c.device_model = "GPU X";
-  b.device_count = c.device_count = 1;
+  ProfileSummary b = OneGpuProfile("b");
+  ProfileSummary c = OneGpuProfile("c");
   SplitMix64 rng(1);
   std::vector<double> big_b;
   std::vector<double> big_c;
@@ -387,12 +392,8 @@ TEST(GateTest, CountCellsKeepHalves) {
 // Kernel-only profiles: one big kernel and `small` kernels of `small_ns` each, 40 launches each,
 // with 1 % deterministic noise; `scale` multiplies the current side's small kernels.
 std::pair<ProfileSummary, ProfileSummary> KernelOnlyPair(int small, double small_ns, double scale) {
-  ProfileSummary b;
-  ProfileSummary c;
-  b.path = "b";
-  c.path = "c";
-  b.device_model = c.device_model = "GPU X";
-  b.device_count = c.device_count = 1;
+  ProfileSummary b = OneGpuProfile("b");
+  ProfileSummary c = OneGpuProfile("c");
   SplitMix64 rng(7);
   auto series = [&](double ns) {
     std::vector<double> out;
