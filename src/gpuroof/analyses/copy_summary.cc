@@ -46,7 +46,7 @@ uint64_t DeviceCopies::pageable_bytes() const {
 int64_t DeviceCopies::pageable_time_ns() const {
   int64_t n = 0;
   for (const CopyRow& row : rows)
-    if (row.pageable) n += row.op_time_ns;
+    if (row.pageable) n = SaturatingAdd(n, row.op_time_ns);  // clamped as the rows are
   return n;
 }
 

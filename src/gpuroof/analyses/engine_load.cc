@@ -277,10 +277,6 @@ std::optional<double> ByteRate::gbps() const {
   return static_cast<double>(exact_bytes) / static_cast<double>(exact_time_ns);
 }
 
-bool IsUvmEngine(Engine engine) {
-  return engine == Engine::kUvmH2D || engine == Engine::kUvmD2H || engine == Engine::kUvmD2D;
-}
-
 std::vector<DeviceLoad> ComputeEngineLoad(const Trace& trace, const EngineLoadOptions& options) {
   const TraceSpans spans = SpansWithGpuWork(trace);
 

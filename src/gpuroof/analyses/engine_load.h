@@ -125,9 +125,6 @@ struct DeviceLoad {
 // How the reports name the --by-stream row of UVM migrations (DeviceLoad::uvm_no_stream).
 inline constexpr const char* kNoStreamUvmLabel = "no stream (UVM)";
 
-// Whether `engine` is a UVM migration: the driver's own page moves, on no stream of the program.
-bool IsUvmEngine(Engine engine);
-
 struct EngineLoadOptions {
   WindowSpec window;
   UnitsSpec units;

@@ -343,10 +343,7 @@ BenchOutcome RunBench(const CampaignSession& session, const BenchOptions& option
     const PlannedRun& run = session.plan.runs[i];
     progress.Starting(i, run.label);
     LadderRow row;
-    row.key = run.key;
-    row.label = run.label;
-    row.params = run.params;
-    row.build = session.env.build;
+    static_cast<ResultRowIdentity&>(row) = RowIdentity(run, session.env.build);
     row.reps = options.reps;
     row.metric = metric ? "regex" : "wall";
     row.timestamp = FormatUtc(system.clock.Now());

@@ -62,11 +62,7 @@ std::string BuildNotIdentifiedReason(const std::string& build);
 // mismatch (timer granularity and clock drift between the probe's session and the bench's).
 inline constexpr double kRooflineTolerancePct = 2;
 
-struct LadderRow {
-  std::string key;
-  std::string label;
-  std::string params;
-  std::string build;
+struct LadderRow : ResultRowIdentity {
   int reps = 0;
   std::string metric;  // "wall" or "regex"
   std::vector<double> rep_units_per_s;

@@ -6,15 +6,13 @@
 #include <string>
 #include <vector>
 
+#include "gpuroof/campaign/sweep_plan.h"
+
 namespace gpuroof {
 
 // One row of probes.csv (docs/formats.md): one device of one configuration's trace, or one
 // failed configuration.
-struct ProbeRow {
-  std::string key;
-  std::string label;
-  std::string params;
-  std::string build;
+struct ProbeRow : ResultRowIdentity {
   std::string device;  // "" for a failed configuration
   std::string status = "ok";
   bool quotable = true;

@@ -23,6 +23,19 @@ struct PlannedRun {
   std::optional<int64_t> units;
 };
 
+// What names a row of probes.csv or ladder.csv: the configuration (its results key, label and
+// every parameter) and the build that ran it. Both files' first four columns.
+struct ResultRowIdentity {
+  std::string key;
+  std::string label;
+  std::string params;
+  std::string build;
+};
+
+inline ResultRowIdentity RowIdentity(const PlannedRun& run, const std::string& build) {
+  return {run.key, run.label, run.params, build};
+}
+
 struct SweepPlan {
   std::vector<std::string> key_parameters;  // the parameters of the key, label aside
   std::vector<PlannedRun> runs;             // in file order

@@ -466,10 +466,7 @@ SweepOutcome RunSweep(const CampaignSession& session, bool resume, CampaignSyste
     }
     progress.Starting(i, run.label);
     ProbeRow base;
-    base.key = run.key;
-    base.label = run.label;
-    base.params = run.params;
-    base.build = session.env.build;
+    static_cast<ResultRowIdentity&>(base) = RowIdentity(run, session.env.build);
     base.units = run.units;
     base.unit_name = spec.unit_name;
     base.timestamp = FormatUtc(system.clock.Now());

@@ -156,7 +156,11 @@ std::string WrapLine(const std::string& line, size_t width) {
       words.push_back(std::move(word));
     }
   }
-  for (const std::string& word : words) {
+  for (std::string& word : words) {
+    // A word no line can hold (a long kernel name or path): both its ends kept, as in captions.
+    if (width > continuation.size() + 4 && DisplayWidth(word) > width - continuation.size()) {
+      word = ElideLabelsDistinct({word}, width - continuation.size()).front();
+    }
     if (current_has_word && DisplayWidth(current) + 1 + DisplayWidth(word) > width) {
       out += current + "\n";
       current = continuation;

@@ -41,8 +41,9 @@ std::string CutToWidth(const std::string& text, size_t width);
 // different texts get " #1", " #2"… in order.
 std::vector<std::string> ElideLabelsDistinct(const std::vector<std::string>& labels, size_t width);
 
-// `line` broken at spaces into lines of at most `width` display columns (a word longer than that
-// stays whole), the continuation lines indented by two spaces more than the first.
+// `line` broken at spaces into lines of at most `width` display columns, the continuation lines
+// indented by two spaces more than the first; a word longer than a continuation line keeps its
+// start and end with "…" between (ElideLabelsDistinct).
 std::string WrapLine(const std::string& line, size_t width);
 
 // Display width of UTF-8 text: its code points.

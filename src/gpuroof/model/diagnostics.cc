@@ -1,19 +1,25 @@
 #include "gpuroof/model/diagnostics.h"
 
+#include <array>
+
 #include <fmt/format.h>
+
+#include "gpuroof/model/enum_names.h"
 
 namespace gpuroof {
 
+namespace {
+
+// As the JSON's skipped[].severity writes them (docs/formats.md).
+constexpr std::array<EnumName<Severity>, 3> kSeverityNames = {
+    {{Severity::kInfo, "info"}, {Severity::kDataLoss, "data_loss"}, {Severity::kError, "error"}}};
+static_assert(kSeverityNames.size() == static_cast<size_t>(Severity::kError) + 1,
+              "every severity has its name");
+
+}  // namespace
+
 std::string_view SeverityName(Severity severity) {
-  switch (severity) {
-    case Severity::kInfo:
-      return "info";
-    case Severity::kDataLoss:
-      return "data_loss";
-    case Severity::kError:
-      return "error";
-  }
-  return "unknown";
+  return NameOf(kSeverityNames, severity, "unknown");
 }
 
 void Diagnostics::Skip(std::string_view table, std::string_view reason, Severity severity,

@@ -56,6 +56,11 @@ inline bool IsComputeEngine(Engine engine) {
 // allReduceFusionKernel). The one place that rule lives.
 bool IsCollectiveKernelName(std::string_view name);
 
+// Whether `engine` is a UVM migration: the driver's own page moves, on no stream of the program.
+inline bool IsUvmEngine(Engine engine) {
+  return engine == Engine::kUvmH2D || engine == Engine::kUvmD2H || engine == Engine::kUvmD2D;
+}
+
 // True for engines that move bytes (copies and memsets), for which bandwidth is meaningful.
 bool EngineMovesBytes(Engine engine);
 

@@ -34,6 +34,11 @@ size_t ParameterListStart(std::string_view name) {
         i += kAnonymousNamespace.size() - 1;
         continue;
       }
+      // The call operator's own "()" is part of its name ("functor::operator()<float>(float*)").
+      if (name.substr(0, i).ends_with("operator") && name.substr(i).starts_with("()")) {
+        ++i;
+        continue;
+      }
       return i;
     }
   }

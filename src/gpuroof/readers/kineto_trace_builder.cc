@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 
 #include "gpuroof/model/errors.h"
+#include "gpuroof/model/exact_duplicates.h"
 #include "gpuroof/model/scalar_read.h"
 #include "gpuroof/model/time_limits.h"
 #include "gpuroof/readers/kineto_launch_processes.h"
@@ -530,52 +531,6 @@ namespace {
 constexpr std::string_view kDuplicateReason = "exact duplicate event";
 constexpr size_t kDuplicateScan = 64;  // kept records of one start (one id) compared, at most
 
-// Removes the exact duplicates among a block's ops, sorted by start: the same start, end,
-// stream, signature (name, kind), bytes and correlation id. An op is compared with the ops kept
-// before it that share its start (few: one stream runs one op at a time), so this costs one
-// pass. Only ops with a duration > 0 are compared: a stream runs one op at a time, so two
-// identical non-zero intervals on it cannot both be real; zero-duration ops never are duplicates
-// (the nodes of one CUDA graph share the graph launch's correlation id, and sub-microsecond ones
-// read as ts=X dur=0 in whole-microsecond traces). Returns how many were removed.
-size_t DropExactDuplicates(ActivityBlock& block) {
-  const size_t n = block.size();
-  if (block.correlation.size() != n) return 0;
-  size_t kept = 0;
-  size_t run = 0;  // the first kept op with the current start
-  for (size_t i = 0; i < n; ++i) {
-    if (kept == 0 || block.start_ns[kept - 1] != block.start_ns[i]) run = kept;
-    bool duplicate = false;
-    if (block.start_ns[i] < block.end_ns[i]) {
-      for (size_t j = kept; j > run && kept - j < kDuplicateScan && !duplicate; --j) {
-        const size_t k = j - 1;
-        duplicate = block.end_ns[k] == block.end_ns[i] && block.stream[k] == block.stream[i] &&
-                    block.signature[k] == block.signature[i] && block.bytes[k] == block.bytes[i] &&
-                    block.correlation[k] == block.correlation[i];
-      }
-    }
-    if (duplicate) continue;
-    if (kept != i) {
-      block.start_ns[kept] = block.start_ns[i];
-      block.end_ns[kept] = block.end_ns[i];
-      block.bytes[kept] = block.bytes[i];
-      block.signature[kept] = block.signature[i];
-      block.stream[kept] = block.stream[i];
-      block.correlation[kept] = block.correlation[i];
-      block.engine[kept] = block.engine[i];
-    }
-    ++kept;
-  }
-  if (kept == n) return 0;
-  block.start_ns.resize(kept);
-  block.end_ns.resize(kept);
-  block.bytes.resize(kept);
-  block.signature.resize(kept);
-  block.stream.resize(kept);
-  block.correlation.resize(kept);
-  block.engine.resize(kept);
-  return n - kept;
-}
-
 template <typename Call>
 bool SameCall(const Call& a, const Call& b) {
   bool same = a.start_ns == b.start_ns && a.end_ns == b.end_ns && a.process_id == b.process_id &&
@@ -745,7 +700,14 @@ Trace KinetoTraceBuilder::Finish() {
   for (ActivityBlock& block : trace_.blocks) {
     block.SortByStart();
     duplicates += static_cast<int64_t>(DropExactDuplicates(block));
-    if (detail_ == ReadDetail::kEngineLoad) Column<uint32_t>().swap(block.correlation);
+  }
+  // A copy in another block of 2^18 ops (a file merged with itself lies that far apart).
+  for (size_t removed : DropExactDuplicatesAcrossBlocks(trace_.blocks))
+    duplicates += static_cast<int64_t>(removed);
+  std::erase_if(trace_.blocks, [](const ActivityBlock& block) { return block.size() == 0; });
+  if (detail_ == ReadDetail::kEngineLoad) {
+    for (ActivityBlock& block : trace_.blocks)
+      Column<uint32_t>().swap(block.correlation);
   }
   if (duplicates > 0) {
     trace_.diagnostics.CountUsed(-duplicates);

@@ -15,6 +15,7 @@
 #include <sqlite3.h>
 
 #include "gpuroof/model/errors.h"
+#include "gpuroof/model/exact_duplicates.h"
 #include "gpuroof/model/parallel_for.h"
 #include "gpuroof/model/time_limits.h"
 #include "gpuroof/readers/memory_rate_check.h"
@@ -31,6 +32,11 @@ constexpr std::string_view kMemcpyTable = "CUPTI_ACTIVITY_KIND_MEMCPY";
 constexpr std::string_view kMemsetTable = "CUPTI_ACTIVITY_KIND_MEMSET";
 constexpr std::string_view kGraphTable = "CUPTI_ACTIVITY_KIND_GRAPH_TRACE";
 constexpr std::string_view kNvtxTable = "NVTX_EVENTS";
+// A kernel row's NULL shortName (a damaged export), as its file string id, and its name.
+constexpr int64_t kNullNameId = -2;
+constexpr std::string_view kUnnamedKernel = "(unnamed kernel)";
+// An activity row equal to an earlier one in every column read (model/exact_duplicates.h).
+constexpr std::string_view kDuplicateRowReason = "exact duplicate row";
 // The name of an NVTX range that has none in the file (neither text nor textId).
 constexpr std::string_view kUnnamedRange = "(unnamed range)";
 
@@ -292,6 +298,7 @@ struct ChunkTask {
 };
 
 struct ChunkResult {
+  std::string table;  // the task's
   ActivityBlock block;
   Interner<StreamInfo, StreamInfoHash> streams;
   Interner<RawSignature, RawSignatureHash> signatures;
@@ -411,8 +418,11 @@ bool HandleRow(const Row& row, const ChunkTask& task, const NsysEnums& enums, Ch
       signature.engine = Engine::kKernel;
       signature.short_name = row.Int64(kShortName);
       if (signature.short_name == 0 && row.IsNull(kShortName)) {  // damaged: said, not silent
+        // Not string id 0: that is a real, unrelated string in many exports ("GpuMetrics").
+        signature.short_name = kNullNameId;
         out.diagnostics.CountNote(
-            "kernel row(s) with a NULL shortName: named by string id 0 (docs/formats.md)");
+            fmt::format("kernel row(s) with a NULL shortName: shown as \"{}\" (docs/formats.md)",
+                        kUnnamedKernel));
       }
       if (task.columns.shapes) {
         signature.demangled_name = row.Int64Or(kDemangledName, -1);
@@ -515,57 +525,9 @@ void RowFunction(sqlite3_context* context, int /*argc*/, sqlite3_value** values)
   }
 }
 
-// Drops exact duplicate rows of a start-sorted block (every column read equal: a concatenated
-// or merged export), as the Kineto reader drops duplicate events; returns how many. They lie
-// among the rows of one start, of which at most kDuplicateScan kept ones are compared. Ops with a
-// correlation id when the block has them (without one, two real ops, such as UVM migrations,
-// could read alike); read without correlation ids (engine load), ops that take time: two such
-// ops of one stream cannot start and end at the same nanosecond.
-int64_t DropExactDuplicates(ActivityBlock& block) {
-  const bool correlated = block.correlation.size() == block.size();
-  constexpr size_t kDuplicateScan = 64;
-  const size_t n = block.size();
-  size_t kept = 0;
-  size_t run_start = 0;  // the first kept row with the current start
-  for (size_t i = 0; i < n; ++i) {
-    if (kept == 0 || block.start_ns[kept - 1] != block.start_ns[i]) run_start = kept;
-    bool duplicate = false;
-    if (correlated ? block.correlation[i] != 0 : block.end_ns[i] > block.start_ns[i]) {
-      for (size_t j = std::max(run_start, kept > kDuplicateScan ? kept - kDuplicateScan : 0);
-           j < kept; ++j) {
-        if ((!correlated || block.correlation[j] == block.correlation[i]) &&
-            block.end_ns[j] == block.end_ns[i] && block.stream[j] == block.stream[i] &&
-            block.signature[j] == block.signature[i] && block.bytes[j] == block.bytes[i]) {
-          duplicate = true;
-          break;
-        }
-      }
-    }
-    if (duplicate) continue;
-    if (kept != i) {
-      block.start_ns[kept] = block.start_ns[i];
-      block.end_ns[kept] = block.end_ns[i];
-      block.bytes[kept] = block.bytes[i];
-      block.signature[kept] = block.signature[i];
-      block.stream[kept] = block.stream[i];
-      if (correlated) block.correlation[kept] = block.correlation[i];
-      block.engine[kept] = block.engine[i];
-    }
-    ++kept;
-  }
-  if (kept == n) return 0;
-  block.start_ns.resize(kept);
-  block.end_ns.resize(kept);
-  block.bytes.resize(kept);
-  block.signature.resize(kept);
-  block.stream.resize(kept);
-  if (correlated) block.correlation.resize(kept);
-  block.engine.resize(kept);
-  return static_cast<int64_t>(n - kept);
-}
-
 void ReadChunk(const std::filesystem::path& path, const ChunkTask& task, const NsysEnums& enums,
                ChunkResult& out) {
+  out.table = task.table;
   SqliteDatabase db(path);
   RowSink sink{&task, &enums, &out, 0, 0, {}};
   if (sqlite3_create_function_v2(db.handle(), "gpuroof_row", -1, SQLITE_UTF8 | SQLITE_DIRECTONLY,
@@ -592,11 +554,13 @@ void ReadChunk(const std::filesystem::path& path, const ChunkTask& task, const N
   }
   out.block.ShrinkToFit();
   out.block.SortByStart();
-  const int64_t duplicates = DropExactDuplicates(out.block);
+  // Exact duplicate rows (a concatenated or merged export), dropped as the Kineto reader drops
+  // duplicate events; those of two chunks in MergeChunks.
+  const auto duplicates = static_cast<int64_t>(DropExactDuplicates(out.block));
   out.diagnostics.CountRead(sink.read);
   out.diagnostics.CountUsed(sink.used - duplicates);
   if (duplicates > 0) {
-    out.diagnostics.Skip(task.table, "exact duplicate row", Severity::kInfo, duplicates);
+    out.diagnostics.Skip(task.table, kDuplicateRowReason, Severity::kInfo, duplicates);
   }
   out.checks.AddBlock(out.block, out.streams.keys());
 }
@@ -932,6 +896,7 @@ void MergeChunks(std::vector<ChunkResult>& chunks, const FileStrings& strings,
   Interner<StreamInfo, StreamInfoHash> streams;
   std::unordered_map<int64_t, uint32_t> interned_names;
   auto intern = [&](int64_t file_id) -> uint32_t {
+    if (file_id == kNullNameId) return trace.strings.Intern(kUnnamedKernel);
     if (file_id < 0) return 0;
     auto it = interned_names.find(file_id);
     if (it != interned_names.end()) return it->second;
@@ -942,6 +907,7 @@ void MergeChunks(std::vector<ChunkResult>& chunks, const FileStrings& strings,
   std::unordered_map<RawSignature, uint32_t, RawSignatureHash> signature_ids;
   int64_t batched_rows = 0;
   int64_t batched_copies = 0;
+  std::vector<std::string> block_tables;  // each block's table, for its duplicates' count
   for (ChunkResult& chunk : chunks) {
     batched_rows += chunk.batched_rows;
     batched_copies = SaturatingAdd(batched_copies, chunk.batched_copies);
@@ -972,9 +938,22 @@ void MergeChunks(std::vector<ChunkResult>& chunks, const FileStrings& strings,
     for (uint32_t& s : chunk.block.signature)
       s = signature_map[s];
     trace.diagnostics.Merge(chunk.diagnostics);
-    if (chunk.block.size() > 0) trace.blocks.push_back(std::move(chunk.block));
+    if (chunk.block.size() > 0) {
+      trace.blocks.push_back(std::move(chunk.block));
+      block_tables.push_back(chunk.table);
+    }
   }
   trace.streams = streams.keys();
+  // Duplicates in two chunks (a table appended to itself puts each copy in another rowid range):
+  // found now that the chunks share one numbering of streams and signatures.
+  const std::vector<size_t> duplicates = DropExactDuplicatesAcrossBlocks(trace.blocks);
+  for (size_t b = 0; b < duplicates.size(); ++b) {
+    if (duplicates[b] == 0) continue;
+    const auto n = static_cast<int64_t>(duplicates[b]);
+    trace.diagnostics.CountUsed(-n);
+    trace.diagnostics.Skip(block_tables[b], kDuplicateRowReason, Severity::kInfo, n);
+  }
+  std::erase_if(trace.blocks, [](const ActivityBlock& block) { return block.size() == 0; });
   if (batched_rows > 0) {
     // Bytes and time are the batch's, so busy time and bandwidth are right; only op counts (and
     // figures per op) see one op where the program asked for several (docs/formats.md).

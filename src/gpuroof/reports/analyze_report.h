@@ -9,6 +9,7 @@
 #include "gpuroof/analyses/steady_state.h"
 #include "gpuroof/format/table.h"
 #include "gpuroof/model/trace.h"
+#include "gpuroof/reports/devices_of_trace.h"
 
 namespace gpuroof {
 
@@ -19,14 +20,11 @@ struct AnalyzedTrace {
   std::vector<EngineOverlap> overlaps;  // parallel to devices; empty unless --overlap
 };
 
-struct AnalyzeReport {
-  std::vector<AnalyzedTrace> traces;
-  std::string window_text;  // the --window value as given
-  std::string units_text;   // "--units 2000", "--units-from kernel:k" or ""
+struct AnalyzeReport : WindowedTracesReport<AnalyzedTrace> {
+  std::string units_text;  // "--units 2000", "--units-from kernel:k" or ""
   // Parallel to traces, one comparison per device, with --steady-report or --window steady;
   // else empty.
   std::vector<std::vector<SteadyComparison>> steady;
-  std::string tool_version;
 };
 
 // One device's engines on the table model, one row per engine with ops, then "any GPU op": the

@@ -147,15 +147,6 @@ std::string VerdictCell(const MetricComparison& m) {
   return cell;
 }
 
-// Demangled template kernels run to hundreds of characters; a PR reader needs the start (the
-// kernel) and the end (launch shape, "(report)"). The JSON and Markdown keep the full label.
-std::string ShortenedLabel(const std::string& label) {
-  constexpr size_t kHead = 70;
-  constexpr size_t kTail = 40;
-  if (label.size() <= kHead + kTail + 3) return label;
-  return fmt::format("{}...{}", label.substr(0, kHead), label.substr(label.size() - kTail));
-}
-
 // "a.sqlite  1 profile  NVIDIA H200  steady iters 480/500 (warm-up 20 dropped)".
 std::string SideLine(const std::vector<ProfileSummary>& profiles) {
   if (profiles.empty()) return "-";

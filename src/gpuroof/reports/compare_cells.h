@@ -29,8 +29,6 @@ std::string VerdictCell(const MetricComparison& m);
 std::string SideLine(const std::vector<ProfileSummary>& profiles);
 // "mode: single-run  alpha=0.01  min-effect=2%  floor=3% (kernels 5%)  target=5%".
 std::string ModeLine(const CompareResult& result);
-// The start and end of a label longer than ~110 characters, "..." between.
-std::string ShortenedLabel(const std::string& label);
 // "12 metrics: 3 gated (1 checked, 2 LOW-N; 0 regressed, 0 inconclusive), 9 report-only;
 // rows: 2 LOW-N, 1 INCONCLUSIVE, 9 ~" — counted from the rows the table shows.
 std::string SummaryLine(const CompareResult& result);

@@ -13,11 +13,8 @@ namespace gpuroof {
 
 using FindingsOfTrace = ResultOfTrace<FindingsResult>;
 
-struct FindingsReport {
-  std::vector<FindingsOfTrace> traces;
-  std::string window_text;  // the --window value as given
+struct FindingsReport : WindowedTracesReport<FindingsOfTrace> {
   FindingThresholds thresholds;
-  std::string tool_version;
 };
 
 // One row per finding (cost desc), the columns of FindingsDocument: id, device, cost_ns, count,

@@ -1,5 +1,7 @@
 #include "gpuroof/reports/kernel_report.h"
 
+#include <array>
+
 #include <fmt/format.h>
 
 #include "gpuroof/format/json_writer.h"
@@ -12,16 +14,15 @@ namespace gpuroof {
 
 namespace {
 
+// The key column's title: what the rows are keyed by.
+constexpr std::array<EnumName<KernelKey>, 3> kKeyTitles = {{
+    {KernelKey::kName, "kernel"},
+    {KernelKey::kDemangled, "kernel (demangled)"},
+    {KernelKey::kLaunch, "kernel <<<grid,block>>>"},
+}};
+
 std::string KeyTitle(KernelKey key) {
-  switch (key) {
-    case KernelKey::kName:
-      return "kernel";
-    case KernelKey::kDemangled:
-      return "kernel (demangled)";
-    case KernelKey::kLaunch:
-      return "kernel <<<grid,block>>>";
-  }
-  return "kernel";
+  return std::string(NameOf(kKeyTitles, key, "kernel"));
 }
 
 // The columns of a kernel row, once for every format (docs/cli.md, "gpuroof kernels").

@@ -11,12 +11,9 @@ namespace gpuroof {
 
 using SummarizedTrace = DevicesOfTrace<DeviceKernels>;
 
-struct KernelReport {
-  std::vector<SummarizedTrace> traces;
-  std::string window_text;  // the --window value as given
+struct KernelReport : WindowedTracesReport<SummarizedTrace> {
   KernelKey key = KernelKey::kName;
   int64_t top = 0;  // 0 = all
-  std::string tool_version;
 };
 
 // Per device one row per key, durations and shares (columns in docs/cli.md, "gpuroof kernels");

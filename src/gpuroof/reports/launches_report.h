@@ -12,12 +12,9 @@ namespace gpuroof {
 
 using LaunchesOfTrace = DevicesOfTrace<DeviceLaunches>;
 
-struct LaunchesReport {
-  std::vector<LaunchesOfTrace> traces;
-  std::string window_text;  // the --window value as given
+struct LaunchesReport : WindowedTracesReport<LaunchesOfTrace> {
   KernelKey key = KernelKey::kName;
   bool per_launch = false;  // one row per launch (kernexectrace) instead of per key
-  std::string tool_version;
 };
 
 // What the device's launch table leaves out or flags, one sentence each (without "note: "): the

@@ -1,5 +1,7 @@
 #include "gpuroof/analyses/copy_summary.h"
 
+#include <limits>
+
 #include <gtest/gtest.h>
 
 #include "gpuroof/model/errors.h"
@@ -267,6 +269,32 @@ TEST(CopySummary, PageableIsTheHostSideOnly) {
   EXPECT_FALSE(IsPageableHostCopy(Engine::kD2D, kDevice, kDevice));
   EXPECT_EQ(CopyLabel(Engine::kD2H, kDevice, kPinned), "D2H Device->Pinned");
   EXPECT_EQ(CopyLabel(Engine::kMemset, kDevice, MemoryKind::kUnknown), "memset Device");
+}
+
+}  // namespace
+}  // namespace gpuroof
+
+namespace gpuroof {
+namespace {
+
+// Review finding F3: the pageable classes' op times, each already clamped at the int64 limit,
+// added past it and printed a negative time at stake.
+TEST(CopySummary, PageableTimeSaturatesInsteadOfWrappingNegative) {
+  DeviceCopies device;
+  CopyRow h2d;
+  h2d.pageable = true;
+  h2d.count = 1;
+  h2d.op_time_ns = std::numeric_limits<int64_t>::max();
+  CopyRow d2h = h2d;
+  d2h.engine = Engine::kD2H;
+  CopyRow pinned = h2d;
+  pinned.pageable = false;
+  device.rows = {h2d, d2h, pinned};
+  EXPECT_EQ(device.pageable_time_ns(), std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(device.pageable_count(), 2);
+  device.rows[0].op_time_ns = 5;
+  device.rows[1].op_time_ns = 7;
+  EXPECT_EQ(device.pageable_time_ns(), 12);
 }
 
 }  // namespace

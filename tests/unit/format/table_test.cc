@@ -1,5 +1,6 @@
 #include "gpuroof/format/table.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <sstream>
@@ -149,6 +150,14 @@ TEST(TableText, WrapLineBreaksAtSpaces) {
   // A number keeps its unit on its line.
   EXPECT_EQ(WrapLine("memset +35847.800 us/step (411.16x)", 20),
             "memset\n  +35847.800 us/step\n  (411.16x)");
+  // Review finding F4: a word no line holds (a kernel name in a warning) keeps both ends.
+  const std::string wrapped = WrapLine(
+      "  warning: kernel 'bmm_MxE4m3_MxE2m1MxE4m3_Fp32_t128x16x256u2_s3_sm100f' is new", 30);
+  EXPECT_EQ(wrapped, "  warning: kernel\n    'bmm_MxE4m3_MxE…s3_sm100f'\n    is new");
+  for (size_t start = 0, end = 0; start < wrapped.size(); start = end + 1) {
+    end = std::min(wrapped.find('\n', start), wrapped.size());
+    EXPECT_LE(DisplayWidth(wrapped.substr(start, end - start)), 30u);
+  }
 }
 
 // Names that shorten to different texts but read alike once cut for their number are numbered

@@ -7,6 +7,7 @@
 #include <map>
 #include <string_view>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
@@ -803,8 +804,8 @@ TEST_F(ReaderTest, AnImplausibleByteCountIsSkippedAndCounted) {
 }
 
 // A kernel launched by one runtime call, inside one NVTX range: what `ranges` reads.
-void WriteLaunchedKernel(const std::filesystem::path& file) {
-  NsysSqliteBuilder builder(file);
+void WriteLaunchedKernel(const std::filesystem::path& file, const BuilderOptions& options = {}) {
+  NsysSqliteBuilder builder(file, options);
   KernelRow kernel = Kernel(1000, 2000);
   kernel.correlation = 5;
   builder.AddKernel(kernel);
@@ -1058,21 +1059,9 @@ TEST_F(ReaderTest, CopyCountZeroIsCounted) {
 // never labelled without a word.
 TEST_F(ReaderTest, NullNameIdsAreCounted) {
   std::filesystem::path file = Path("nullnames.sqlite");
-  {
-    BuilderOptions options;
-    options.allow_nulls = true;
-    NsysSqliteBuilder builder(file, options);
-    builder.AddGpu(0, "GPU");
-    KernelRow kernel = Kernel(100, 200);
-    kernel.correlation = 5;
-    builder.AddKernel(kernel);
-    testsupport::ApiCallRow call;
-    call.start_ns = 50;
-    call.end_ns = 60;
-    call.correlation = 5;
-    builder.AddApiCall(call);
-    builder.Finish();
-  }
+  BuilderOptions options;
+  options.allow_nulls = true;
+  WriteLaunchedKernel(file, options);
   Edit(
       file,
       "CREATE TABLE k AS SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL;"
@@ -1090,7 +1079,11 @@ TEST_F(ReaderTest, NullNameIdsAreCounted) {
       return note.find(text) != std::string::npos;
     });
   };
-  EXPECT_TRUE(has("1 kernel row(s) with a NULL shortName"));
+  EXPECT_TRUE(has("1 kernel row(s) with a NULL shortName: shown as \"(unnamed kernel)\""));
+  // Review finding F5: not string id 0, a real string in many exports.
+  ASSERT_EQ(trace.activity_count(), 1u);
+  EXPECT_EQ(trace.strings.Get(trace.signatures[trace.blocks[0].signature[0]].name),
+            "(unnamed kernel)");
   EXPECT_TRUE(has("1 API call(s) with a NULL nameId"));
 }
 
@@ -1129,6 +1122,65 @@ TEST_F(ReaderTest, ExactDuplicateRowsAreDroppedAndCounted) {
   EXPECT_EQ(duplicates["CUPTI_ACTIVITY_KIND_KERNEL"], 2);
   EXPECT_EQ(duplicates["CUPTI_ACTIVITY_KIND_RUNTIME"], 1);
   EXPECT_FALSE(trace.diagnostics.has_data_loss());
+}
+
+// Review finding F1: a table appended to itself puts each copy in another rowid chunk; copies
+// are found across chunks, so the figures do not depend on the chunk size or the thread count.
+TEST_F(ReaderTest, DuplicatesInOtherChunksAreFoundWhateverTheThreads) {
+  std::filesystem::path file = Path("dup_chunks.sqlite");
+  {
+    NsysSqliteBuilder builder(file);
+    builder.AddGpu(0, "GPU");
+    for (int64_t i = 0; i < 50; ++i) {
+      KernelRow kernel = Kernel(1000 * i, 1000 * i + 500);
+      kernel.correlation = static_cast<uint32_t>(i + 1);
+      builder.AddKernel(kernel);
+    }
+    builder.Finish();
+  }
+  Edit(file, "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL;");
+  for (int64_t rows_per_chunk : {0, 7, 50}) {
+    for (int threads : {1, 4}) {
+      for (ReadDetail detail : {ReadDetail::kFull, ReadDetail::kEngineLoad}) {
+        NsysReadOptions read;
+        read.rows_per_chunk = rows_per_chunk;
+        read.threads = threads;
+        read.detail = detail;
+        const Trace trace = ReadNsysSqlite(file, read);
+        SCOPED_TRACE(fmt::format("rows_per_chunk {} threads {}", rows_per_chunk, threads));
+        EXPECT_EQ(trace.activity_count(), 50u);
+        EXPECT_EQ(SkipReasons(trace)["exact duplicate row"], 50);
+        EXPECT_EQ(trace.diagnostics.records_used(), 50);
+      }
+    }
+  }
+}
+
+// Review finding F2: one rule whatever a command reads. A zero-duration op and its twin are both
+// kept (two nodes of one CUDA graph can read alike), a copy with correlation id 0 that takes
+// time is dropped, with or without correlation ids read.
+TEST_F(ReaderTest, TheDuplicateRuleIsTheSameForEveryReadDetail) {
+  std::filesystem::path file = Path("dup_rule.sqlite");
+  {
+    NsysSqliteBuilder builder(file);
+    builder.AddGpu(0, "GPU");
+    KernelRow kernel = Kernel(100, 100);
+    kernel.correlation = 5;
+    builder.AddKernel(kernel);
+    builder.AddMemcpy(Copy(300, 400, 1, 64));  // correlation id 0
+    builder.Finish();
+  }
+  Edit(file,
+       "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL;"
+       "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY SELECT * FROM CUPTI_ACTIVITY_KIND_MEMCPY;");
+  for (ReadDetail detail : {ReadDetail::kFull, ReadDetail::kEngineLoad}) {
+    NsysReadOptions read;
+    read.detail = detail;
+    const Trace trace = ReadNsysSqlite(file, read);
+    EXPECT_EQ(EngineOps(trace).at(Engine::kKernel), 2);
+    EXPECT_EQ(EngineOps(trace).at(Engine::kH2D), 1);
+    EXPECT_EQ(SkipReasons(trace)["exact duplicate row"], 1);
+  }
 }
 
 TEST(NsysEnums, SymbolsMapToEnginesAndMemoryKinds) {

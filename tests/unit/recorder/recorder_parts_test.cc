@@ -63,6 +63,9 @@ TEST(KernelNamesTest, ShortNameDropsReturnTypeScopesTemplatesAndParameters) {
             "vectorized_elementwise_kernel");
   EXPECT_EQ(ShortKernelName("(anonymous namespace)::fill(float*)"), "fill");
   EXPECT_EQ(ShortKernelName("my_c_kernel"), "my_c_kernel");
+  // Review finding F6: the call operator keeps its "()" (its parameter list follows).
+  EXPECT_EQ(ShortKernelName("void foo::operator()<float>(float*)"), "operator()");
+  EXPECT_EQ(ShortKernelName("foo::operator()(int)"), "operator()");
 }
 
 MarkerRecord Marker(MarkerRecord::Kind kind, int64_t t, uint64_t id, uint32_t tid,

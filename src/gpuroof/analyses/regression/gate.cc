@@ -18,6 +18,7 @@
 #include "gpuroof/analyses/regression/mann_whitney.h"
 #include "gpuroof/analyses/regression/run_level.h"
 #include "gpuroof/analyses/window.h"
+#include "gpuroof/model/enum_names.h"
 #include "gpuroof/model/errors.h"
 #include "gpuroof/model/parallel_for.h"
 
@@ -257,15 +258,13 @@ void EstimateRunLevel(MetricComparison& m, const SideSamples& base, const SideSa
 }  // namespace
 
 std::string_view CompareModeName(CompareMode mode) {
-  switch (mode) {
-    case CompareMode::kSingleRun:
-      return "single-run";
-    case CompareMode::kMultiRun:
-      return "multi-run";
-    case CompareMode::kHistory:
-      return "history";
-  }
-  return "?";
+  // As the settings line and the JSON's "mode" write them (docs/cli.md, "gpuroof compare").
+  constexpr std::array<EnumName<CompareMode>, 3> kNames = {{{CompareMode::kSingleRun, "single-run"},
+                                                            {CompareMode::kMultiRun, "multi-run"},
+                                                            {CompareMode::kHistory, "history"}}};
+  static_assert(kNames.size() == static_cast<size_t>(CompareMode::kHistory) + 1,
+                "every mode has its name");
+  return NameOf(kNames, mode, "?");
 }
 
 void CheckProfilesComparable(std::span<const ProfileSummary> baseline,
