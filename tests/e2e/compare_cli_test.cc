@@ -571,6 +571,14 @@ TEST(CompareCli, TextFitsTheWidthWithLongKernelNames) {
   EXPECT_NE(same.out.find(base_name + "<float,"), std::string::npos) << same.out;
   EXPECT_NE(same.out.find("\n  "), std::string::npos) << same.out;
   EXPECT_LE(WidestLine(same.out), 160u) << same.out;
+  // --calibrate's table shows kernels as the gate's table does (before: the whole signature,
+  // 288 columns on the hta_compare fixtures).
+  const CliResult calibration = RunGpuroof({"compare", "--calibrate", base.string(), cur.string()});
+  EXPECT_EQ(calibration.exit_code, 0) << calibration.err << calibration.out;
+  EXPECT_LE(WidestLine(calibration.out), 160u) << calibration.out;
+  EXPECT_NE(RowOf(calibration.out, "kernel very_long_kernel_").find("… <<<(256,2,1),(128,1,1)>>>"),
+            std::string::npos)
+      << calibration.out;
 }
 
 // Two sides without a kernel key in common compare nothing: exit 2, not a PASS on nothing.

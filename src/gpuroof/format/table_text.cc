@@ -156,15 +156,18 @@ std::string WrapLine(const std::string& line, size_t width) {
       words.push_back(std::move(word));
     }
   }
+  bool first_line = true;
   for (std::string& word : words) {
     // A word no line can hold (a long kernel name or path): both its ends kept, as in captions.
-    if (width > continuation.size() + 4 && DisplayWidth(word) > width - continuation.size()) {
-      word = ElideLabelsDistinct({word}, width - continuation.size()).front();
-    }
+    // The room is the first line's when the line is still empty, else a continuation line's.
+    const size_t room =
+        width - std::min(width, first_line && !current_has_word ? indent : continuation.size());
+    if (room > 4 && DisplayWidth(word) > room) word = ElideLabelsDistinct({word}, room).front();
     if (current_has_word && DisplayWidth(current) + 1 + DisplayWidth(word) > width) {
       out += current + "\n";
       current = continuation;
       current_has_word = false;
+      first_line = false;
     }
     current += (current_has_word ? " " : "") + word;
     current_has_word = true;

@@ -10,6 +10,14 @@ namespace {
 
 constexpr std::string_view kAnonymousNamespace = "(anonymous namespace)";
 
+// Whether the "()" at `at` ends the name "operator" (after a scope or a space, or first).
+bool IsCallOperator(std::string_view name, size_t at) {
+  constexpr std::string_view kOperator = "operator";
+  if (!name.substr(at).starts_with("()") || !name.substr(0, at).ends_with(kOperator)) return false;
+  const size_t before = at - kOperator.size();
+  return before == 0 || name[before - 1] == ':' || name[before - 1] == ' ';
+}
+
 // Position of the '(' that opens the parameter list: the first one outside template arguments
 // that does not open "(anonymous namespace)". npos when there is none (extern "C" names). A '<'
 // or '>' inside parentheses within template arguments is a comparison ("enable_if<((8)>(0))>"),
@@ -35,7 +43,7 @@ size_t ParameterListStart(std::string_view name) {
         continue;
       }
       // The call operator's own "()" is part of its name ("functor::operator()<float>(float*)").
-      if (name.substr(0, i).ends_with("operator") && name.substr(i).starts_with("()")) {
+      if (IsCallOperator(name, i)) {
         ++i;
         continue;
       }

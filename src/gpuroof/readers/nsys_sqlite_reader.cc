@@ -891,7 +891,8 @@ void RunInParallel(std::vector<std::function<void()>>& jobs, int threads) {
 }
 
 // Joins the per-chunk stream and signature tables into the trace's, renumbering each block.
-void MergeChunks(std::vector<ChunkResult>& chunks, const FileStrings& strings,
+// Returns whether ops were dropped as copies of ops of other chunks.
+bool MergeChunks(std::vector<ChunkResult>& chunks, const FileStrings& strings,
                  std::set<int64_t>& missing_names, Trace& trace) {
   Interner<StreamInfo, StreamInfoHash> streams;
   std::unordered_map<int64_t, uint32_t> interned_names;
@@ -954,6 +955,8 @@ void MergeChunks(std::vector<ChunkResult>& chunks, const FileStrings& strings,
     trace.diagnostics.Skip(block_tables[b], kDuplicateRowReason, Severity::kInfo, n);
   }
   std::erase_if(trace.blocks, [](const ActivityBlock& block) { return block.size() == 0; });
+  const bool dropped_across =
+      std::any_of(duplicates.begin(), duplicates.end(), [](size_t n) { return n > 0; });
   if (batched_rows > 0) {
     // Bytes and time are the batch's, so busy time and bandwidth are right; only op counts (and
     // figures per op) see one op where the program asked for several (docs/formats.md).
@@ -963,6 +966,7 @@ void MergeChunks(std::vector<ChunkResult>& chunks, const FileStrings& strings,
         kMemcpyTable, batched_rows, batched_rows == 1 ? "row" : "rows",
         batched_rows == 1 ? "s" : "", batched_copies));
   }
+  return dropped_across;
 }
 
 // Replaces each call's file nameId by the trace's interned name (distinct names are few).
@@ -1059,7 +1063,7 @@ Trace ReadNsysSqlite(const std::filesystem::path& path, const NsysReadOptions& o
   RunInParallel(jobs, threads);
 
   MissingStrings missing;
-  MergeChunks(chunks, strings, missing.op_names, trace);
+  const bool dropped_across_chunks = MergeChunks(chunks, strings, missing.op_names, trace);
   if (has_nvtx) {
     for (size_t i = 0; i < nvtx.ranges.size(); ++i) {
       nvtx.ranges[i].name = trace.strings.Intern(nvtx.names[i]);
@@ -1084,9 +1088,16 @@ Trace ReadNsysSqlite(const std::filesystem::path& path, const NsysReadOptions& o
   ClassifyCollectiveKernels(trace);
   // NoteOpsFasterThanMemory and NoteFarOutlyingOps, their passes over the ops made by the reading
   // threads (ReadChunk). Collective kernels, found above, are kernels there: they move no bytes.
+  // Ops dropped as copies of another chunk's were in those passes: then one pass over the ops
+  // kept (rare: a file merged with itself).
   OpChecks checks(trace.devices);
-  for (const ChunkResult& chunk : chunks)
-    checks.Merge(chunk.checks);
+  if (dropped_across_chunks) {
+    for (const ActivityBlock& block : trace.blocks)
+      checks.AddBlock(block, trace.streams);
+  } else {
+    for (const ChunkResult& chunk : chunks)
+      checks.Merge(chunk.checks);
+  }
   checks.NoteFasterThanMemory(trace.diagnostics);
   checks.NoteFarOutlying(trace.diagnostics);
   return trace;

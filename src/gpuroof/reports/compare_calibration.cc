@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include "gpuroof/format/table_text.h"
+#include "gpuroof/reports/compare_cells.h"
 #include "gpuroof/reports/compare_report.h"
 
 namespace gpuroof {
@@ -10,7 +11,8 @@ std::string RenderCalibrationText(const Calibration& calibration, const GateSett
                                 calibration.profiles, calibration.device);
   using U = ColumnUnit;
   Table table({
-      MakeColumn("metric", "metric", U::kText, ColumnRole::kKey),
+      // Kernels by base name and launch shape, as in the gate's table (compare_text.cc).
+      MakeColumn("metric", "metric", U::kName, ColumnRole::kKey),
       MakeColumn("runs", "runs", U::kCount),
       MakeColumn("noise_sigma", "noise sigma_s", U::kFigure),
       MakeColumn("floor", "floor", U::kFigure),
@@ -21,12 +23,22 @@ std::string RenderCalibrationText(const Calibration& calibration, const GateSett
       MakeColumn("samples_per_profile", "samples/profile (have)", U::kFigure),
   });
   std::string needs;
+  std::vector<std::string> labels;
+  std::vector<std::string> shown;
   for (const NoiseRow& row : calibration.rows) {
-    std::string label = row.level == MetricLevel::kIteration ? "iteration time [" + row.name + "]"
-                        : row.level == MetricLevel::kGpuBusy ? "GPU compute busy / iter"
-                                                             : "kernel " + row.name;
+    labels.push_back(row.level == MetricLevel::kIteration ? "iteration time [" + row.name + "]"
+                     : row.level == MetricLevel::kGpuBusy ? "GPU compute busy / iter"
+                                                          : "kernel " + row.name);
+    shown.push_back(row.level == MetricLevel::kKernel
+                        ? ShortKernelLabel(row.name, labels.back(), "")
+                        : labels.back());
+  }
+  NumberAlikeLabels(shown, labels);
+  for (size_t i = 0; i < calibration.rows.size(); ++i) {
+    const NoiseRow& row = calibration.rows[i];
+    const std::string& label = labels[i];
     table.AddRow(
-        {label, static_cast<int64_t>(row.runs), fmt::format("{:.2f}%", 100 * row.sigma),
+        {shown[i], static_cast<int64_t>(row.runs), fmt::format("{:.2f}%", 100 * row.sigma),
          fmt::format("{:g}%", 100 * row.floor), std::string(row.floor_ok ? "yes" : "NO"),
          row.mde ? fmt::format("{:.1f}%", 100 * *row.mde) : "-",
          static_cast<int64_t>(row.profiles_per_side),
@@ -42,9 +54,8 @@ std::string RenderCalibrationText(const Calibration& calibration, const GateSett
           row.profiles_per_side);
     }
   }
-  TextTableOptions layout;
-  layout.indent = "";
-  out += RenderTableText(table, layout);
+  // Calibration has no file output of its own: the gate's JSON keys the kernels whole.
+  out += RenderTableText(table, CompareTableOptions("compare's --json"));
   out += needs;
   out += fmt::format("A/A gate of the first two profiles: {} false alarm(s)\n",
                      calibration.aa_false_alarms);

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "gpuroof/format/number_format.h"
+#include "gpuroof/model/kernel_names.h"
 
 namespace gpuroof {
 
@@ -145,6 +147,68 @@ std::string VerdictCell(const MetricComparison& m) {
     cell += fmt::format(" (impact {:+.1f}%)", 100.0 * *m.impact);
   }
   return cell;
+}
+
+std::string ShortKernelLabel(const std::string& kernel_key, const std::string& full,
+                             std::string_view suffix) {
+  const size_t shape = kernel_key.find(" <<<");
+  const std::string base = ShortKernelName(kernel_key.substr(0, shape));
+  if (base.empty()) return full;
+  return fmt::format("kernel {}{}{}", base,
+                     shape == std::string::npos ? "" : kernel_key.substr(shape), suffix);
+}
+
+void NumberAlikeLabels(std::vector<std::string>& shown, const std::vector<std::string>& full) {
+  std::map<std::string, std::vector<std::string>> full_labels;  // shown -> distinct full labels
+  for (size_t i = 0; i < shown.size(); ++i) {
+    std::vector<std::string>& seen = full_labels[shown[i]];
+    if (std::find(seen.begin(), seen.end(), full[i]) == seen.end()) seen.push_back(full[i]);
+  }
+  for (size_t i = 0; i < shown.size(); ++i) {
+    const std::vector<std::string>& seen = full_labels[shown[i]];
+    if (seen.size() < 2) continue;
+    const size_t index = std::find(seen.begin(), seen.end(), full[i]) - seen.begin();
+    shown[i] += fmt::format(" #{}", index + 1);
+  }
+}
+
+// A metric label cut to `width`: what tells rows apart is at its end (a kernel's launch shape,
+// "(report)", a " #2"), so the name before it is cut with "…" and the end kept; the launch shape
+// goes first when both do not fit, then the whole label is cut.
+std::string ShortenMetricLabel(const std::string& label, size_t width) {
+  constexpr size_t kLeastHead = 24;  // "kernel " and 17 characters of the name
+  const size_t shape = label.find(" <<<");
+  size_t mark = label.rfind(" (report)");
+  if (mark == std::string::npos) {
+    // A trailing " #N" given by TextLabels.
+    const size_t number = label.rfind(" #");
+    if (number != std::string::npos && number + 2 < label.size() &&
+        label.find_first_not_of("0123456789", number + 2) == std::string::npos) {
+      mark = number;
+    }
+  }
+  // Kept ends, longest first: from the launch shape on; then "(report)" or the number alone.
+  for (const size_t end_at : {shape, mark}) {
+    if (end_at == std::string::npos) continue;
+    const std::string head = label.substr(0, std::min(shape, end_at));
+    const std::string end = label.substr(end_at);
+    const size_t end_width = DisplayWidth(end);
+    if (end_width + kLeastHead > width) continue;
+    const size_t room = width - end_width;
+    // A launch shape left out between them is marked as a cut is.
+    if (head.size() < end_at && DisplayWidth(head) < room) return head + "…" + end;
+    return CutToWidth(head, room) + end;
+  }
+  return CutToWidth(label, width);
+}
+
+TextTableOptions CompareTableOptions(std::string whole_names_in) {
+  TextTableOptions options;
+  options.indent = "";
+  options.names_last = false;  // the metric stays the first column
+  options.shorten_name = ShortenMetricLabel;
+  options.whole_names_in = std::move(whole_names_in);
+  return options;
 }
 
 // "a.sqlite  1 profile  NVIDIA H200  steady iters 480/500 (warm-up 20 dropped)".

@@ -4,15 +4,31 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gpuroof/analyses/regression/gate.h"
+#include "gpuroof/format/table_text.h"
 
 namespace gpuroof {
 
 // "iteration time [train_step]", "GPU compute busy / iter", "kernel NAME", "copy H2D busy / iter
 // (report)", "launches / iter".
 std::string MetricLabel(const MetricComparison& m);
+// A kernel metric as the text tables show it: "kernel " + its base name (ShortKernelName, the
+// rule of every text table: docs/formats.md "Tables") + its launch shape + `suffix`, since its
+// key holds the whole demangled signature; `full` when the name has no base name.
+std::string ShortKernelLabel(const std::string& kernel_key, const std::string& full,
+                             std::string_view suffix);
+// Labels that read the same for different full labels get " #1", " #2" in row order, so that
+// every printed label stands for one metric.
+void NumberAlikeLabels(std::vector<std::string>& shown, const std::vector<std::string>& full);
+// A metric label cut to `width`, its end kept: what tells rows apart (a kernel's launch shape,
+// "(report)", a " #2") is there.
+std::string ShortenMetricLabel(const std::string& label, size_t width);
+// The layout of compare's text tables: the metric first, cut by ShortenMetricLabel; the line
+// under a table that cut some says they are whole in `whole_names_in`.
+TextTableOptions CompareTableOptions(std::string whole_names_in);
 // A side's median in the metric's unit: "41.200 ms", "212", "1.05 MB"; "-" when absent.
 std::string SideValue(const MetricComparison& m, const std::optional<SideSummary>& side);
 // "41.200 ms ±0.4%" (± half the relative interquartile range), or just the value.

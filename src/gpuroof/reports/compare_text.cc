@@ -1,6 +1,5 @@
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -9,7 +8,6 @@
 #include <fmt/format.h>
 
 #include "gpuroof/format/table_text.h"
-#include "gpuroof/model/kernel_names.h"
 #include "gpuroof/reports/compare_cells.h"
 #include "gpuroof/reports/compare_report.h"
 
@@ -17,35 +15,18 @@ namespace gpuroof {
 
 namespace {
 
-// The metric labels of the text table. A kernel is shown by its base name (ShortKernelName, the
-// rule of every text table: docs/formats.md "Tables") and its launch shape, since its key holds
-// the whole demangled signature; kernels whose labels would then read the same get " #1", " #2"
-// in row order. The JSON and the Markdown keep the whole key.
+// The metric labels of the text table (ShortKernelLabel, NumberAlikeLabels). The JSON and the
+// Markdown keep the whole key.
 std::vector<std::string> TextLabels(const CompareResult& r) {
   std::vector<std::string> shown;
-  std::map<std::string, std::vector<std::string>> full_labels;  // shown -> distinct full labels
   std::vector<std::string> full;
   for (const MetricComparison& m : r.metrics) {
     full.push_back(MetricLabel(m));
-    std::string label = full.back();
-    if (m.level == MetricLevel::kKernel) {
-      const size_t shape = m.name.find(" <<<");
-      const std::string base = ShortKernelName(m.name.substr(0, shape));
-      if (!base.empty()) {
-        label = "kernel " + base + (shape == std::string::npos ? "" : m.name.substr(shape)) +
-                (m.gated ? "" : " (report)");
-      }
-    }
-    shown.push_back(label);
-    std::vector<std::string>& seen = full_labels[shown.back()];
-    if (std::find(seen.begin(), seen.end(), full.back()) == seen.end()) seen.push_back(full.back());
+    shown.push_back(m.level == MetricLevel::kKernel
+                        ? ShortKernelLabel(m.name, full.back(), m.gated ? "" : " (report)")
+                        : full.back());
   }
-  for (size_t i = 0; i < shown.size(); ++i) {
-    const std::vector<std::string>& seen = full_labels[shown[i]];
-    if (seen.size() < 2) continue;
-    const size_t index = std::find(seen.begin(), seen.end(), full[i]) - seen.begin();
-    shown[i] += fmt::format(" #{}", index + 1);
-  }
+  NumberAlikeLabels(shown, full);
   return shown;
 }
 
@@ -112,36 +93,6 @@ std::string IntervalNotes(const CompareResult& r) {
   return out;
 }
 
-// A metric label cut to `width`: what tells rows apart is at its end (a kernel's launch shape,
-// "(report)", a " #2"), so the name before it is cut with "…" and the end kept; the launch shape
-// goes first when both do not fit, then the whole label is cut.
-std::string ShortenMetricLabel(const std::string& label, size_t width) {
-  constexpr size_t kLeastHead = 24;  // "kernel " and 17 characters of the name
-  const size_t shape = label.find(" <<<");
-  size_t mark = label.rfind(" (report)");
-  if (mark == std::string::npos) {
-    // A trailing " #N" given by TextLabels.
-    const size_t number = label.rfind(" #");
-    if (number != std::string::npos && number + 2 < label.size() &&
-        label.find_first_not_of("0123456789", number + 2) == std::string::npos) {
-      mark = number;
-    }
-  }
-  // Kept ends, longest first: from the launch shape on; then "(report)" or the number alone.
-  for (const size_t end_at : {shape, mark}) {
-    if (end_at == std::string::npos) continue;
-    const std::string head = label.substr(0, std::min(shape, end_at));
-    const std::string end = label.substr(end_at);
-    const size_t end_width = DisplayWidth(end);
-    if (end_width + kLeastHead > width) continue;
-    const size_t room = width - end_width;
-    // A launch shape left out between them is marked as a cut is.
-    if (head.size() < end_at && DisplayWidth(head) < room) return head + "…" + end;
-    return CutToWidth(head, room) + end;
-  }
-  return CutToWidth(label, width);
-}
-
 // Each line of `text` wrapped at the text tables' width (WrapLine).
 std::string WrapEachLine(const std::string& text) {
   std::string out;
@@ -152,15 +103,6 @@ std::string WrapEachLine(const std::string& text) {
     start = end + 1;
   }
   return out;
-}
-
-TextTableOptions CompareTableOptions() {
-  TextTableOptions options;
-  options.indent = "";
-  options.names_last = false;  // the metric stays the first column
-  options.shorten_name = ShortenMetricLabel;
-  options.whole_names_in = "--json or --markdown";
-  return options;
 }
 
 }  // namespace
@@ -175,7 +117,7 @@ std::string RenderCompareText(const CompareReport& report) {
   out += ModeLine(r) + "\n";
   if (const std::string devices = DevicesLine(r); !devices.empty()) out += devices + "\n";
   out += "\n";
-  std::string table = RenderTableText(MetricsTable(r), CompareTableOptions());
+  std::string table = RenderTableText(MetricsTable(r), CompareTableOptions("--json or --markdown"));
   // Context lines wrap at the table's width (docs/formats.md, "Tables"); the table fits it.
   out = WrapEachLine(out) + table;
   const size_t context = out.size();

@@ -154,6 +154,8 @@ TEST(TableText, WrapLineBreaksAtSpaces) {
   const std::string wrapped = WrapLine(
       "  warning: kernel 'bmm_MxE4m3_MxE2m1MxE4m3_Fp32_t128x16x256u2_s3_sm100f' is new", 30);
   EXPECT_EQ(wrapped, "  warning: kernel\n    'bmm_MxE4m3_MxE…s3_sm100f'\n    is new");
+  // A word the first line holds is not cut for the continuation lines' indent.
+  EXPECT_EQ(WrapLine("aaaaaaaaa b", 10), "aaaaaaaaa\n  b");
   for (size_t start = 0, end = 0; start < wrapped.size(); start = end + 1) {
     end = std::min(wrapped.find('\n', start), wrapped.size());
     EXPECT_LE(DisplayWidth(wrapped.substr(start, end - start)), 30u);

@@ -62,6 +62,16 @@ MemcpyRow Copy(int64_t start, int64_t end, int kind, uint64_t bytes) {
   return row;
 }
 
+// Runs `sql` on a built file, as a hand edit (or a fuzzer) would change it.
+void Edit(const std::filesystem::path& file, const char* sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(file.c_str(), &db), SQLITE_OK);
+  char* error = nullptr;
+  EXPECT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, &error), SQLITE_OK) << (error ? error : "");
+  sqlite3_free(error);
+  sqlite3_close(db);
+}
+
 const std::map<Engine, int64_t> EngineOps(const Trace& trace) {
   std::map<Engine, int64_t> ops;
   for (const ActivityBlock& block : trace.blocks) {
@@ -561,6 +571,18 @@ TEST_F(ReaderTest, ChunkedReadsSayTheSameOutlyingAndTooFastOps) {
   EXPECT_EQ(count("device 0: 1 GPU op lies 999.999999 s before the other 44 ops on it"), 1);
   EXPECT_EQ(count("device 1: 1 GPU op lies 999.999996 s after the other 44 ops on it"), 1);
   EXPECT_EQ(count("GPU op lies"), 4);
+  // Review finding (d055253 F1): the tables appended to themselves, so that copies lie in other
+  // chunks: the checks see the ops kept, not the copies dropped across chunks.
+  const std::filesystem::path doubled = Path("checks_doubled.sqlite");
+  std::filesystem::copy_file(file, doubled);
+  Edit(doubled,
+       "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL;"
+       "INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET SELECT * FROM CUPTI_ACTIVITY_KIND_MEMSET;");
+  for (const NsysReadOptions& options : {one_chunk, chunked}) {
+    const Trace read = ReadNsysSqlite(doubled, options);
+    EXPECT_EQ(read.activity_count(), whole.activity_count());
+    EXPECT_EQ(read.diagnostics.notes(), whole.diagnostics.notes());
+  }
 }
 
 TEST_F(ReaderTest, SparseRowidsReadEveryRowWithoutReservingForTheGaps) {
@@ -650,16 +672,6 @@ NvtxRow Range(int64_t start, int64_t end, std::string text) {
   row.end_ns = end;
   row.text = std::move(text);
   return row;
-}
-
-// Runs `sql` on a built file, as a hand edit (or a fuzzer) would change it.
-void Edit(const std::filesystem::path& file, const char* sql) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(file.c_str(), &db), SQLITE_OK);
-  char* error = nullptr;
-  EXPECT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, &error), SQLITE_OK) << (error ? error : "");
-  sqlite3_free(error);
-  sqlite3_close(db);
 }
 
 // A name id StringIds lacks is shown as "<string ID>" and counted in a note, per kind of name,

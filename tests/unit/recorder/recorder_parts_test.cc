@@ -66,6 +66,8 @@ TEST(KernelNamesTest, ShortNameDropsReturnTypeScopesTemplatesAndParameters) {
   // Review finding F6: the call operator keeps its "()" (its parameter list follows).
   EXPECT_EQ(ShortKernelName("void foo::operator()<float>(float*)"), "operator()");
   EXPECT_EQ(ShortKernelName("foo::operator()(int)"), "operator()");
+  EXPECT_EQ(ShortKernelName("apply_operator()"), "apply_operator");
+  EXPECT_EQ(ShortKernelName("void apply_operator(int)"), "apply_operator");
 }
 
 MarkerRecord Marker(MarkerRecord::Kind kind, int64_t t, uint64_t id, uint32_t tid,
