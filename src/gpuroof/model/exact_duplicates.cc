@@ -50,12 +50,13 @@ size_t RemoveOps(ActivityBlock& block, const std::vector<bool>& remove) {
   return n - kept;
 }
 
-// The start times two or more blocks' [first start, last start] share, as closed ranges in
-// order: only there can an op of one block repeat an op of another.
-std::vector<std::pair<int64_t, int64_t>> SharedStartRanges(
-    const std::vector<ActivityBlock>& blocks) {
+// The start times two or more of the blocks `members` ([first start, last start] each) share, as
+// closed ranges in order: only there can an op of one block repeat an op of another.
+std::vector<std::pair<int64_t, int64_t>> SharedStartRanges(const std::vector<ActivityBlock>& blocks,
+                                                           const std::vector<size_t>& members) {
   std::vector<std::pair<int64_t, int>> edges;  // (time, +1 at a first start, -1 after a last)
-  for (const ActivityBlock& block : blocks) {
+  for (size_t b : members) {
+    const ActivityBlock& block = blocks[b];
     if (block.size() == 0) continue;
     edges.emplace_back(block.start_ns.front(), 1);
     edges.emplace_back(block.start_ns.back(), -1);
@@ -101,36 +102,98 @@ size_t DropExactDuplicates(ActivityBlock& block) {
   return removed == 0 ? 0 : RemoveOps(block, remove);
 }
 
-std::vector<size_t> DropExactDuplicatesAcrossBlocks(std::vector<ActivityBlock>& blocks) {
-  std::vector<size_t> removed(blocks.size(), 0);
-  if (blocks.size() < 2) return removed;
-  const std::vector<std::pair<int64_t, int64_t>> shared = SharedStartRanges(blocks);
-  if (shared.empty()) return removed;
-  // Each block's ops in the shared ranges, as index ranges [begin, end): merged by (start,
-  // block), so that of equal ops the one of the earliest block comes first and is kept.
-  struct Segment {
-    size_t block;
-    size_t at;
-    size_t end;
+namespace {
+
+// One block's ops in one shared range, as the index range [at, end).
+struct Segment {
+  size_t block;
+  size_t at;
+  size_t end;
+};
+
+std::vector<Segment> SegmentsIn(const std::vector<ActivityBlock>& blocks, size_t b,
+                                const std::vector<std::pair<int64_t, int64_t>>& shared) {
+  std::vector<Segment> segments;
+  const Column<int64_t>& starts = blocks[b].start_ns;
+  for (const auto& [first, last] : shared) {
+    const auto begin = std::lower_bound(starts.begin(), starts.end(), first);
+    const auto end = std::upper_bound(begin, starts.end(), last);
+    if (begin != end) {
+      segments.push_back({b, static_cast<size_t>(begin - starts.begin()),
+                          static_cast<size_t>(end - starts.begin())});
+    }
+  }
+  return segments;
+}
+
+// The blocks whose ops may repeat each other's, as groups of two or more block indices: a copy
+// is on the same stream as its original, so blocks are grouped when the streams of their
+// candidate ops in the shared ranges meet. Blocks of two devices (or streams) that share times
+// but no stream, as a table in device order has them, are then never merged.
+std::vector<std::vector<size_t>> BlocksThatMayShareOps(
+    const std::vector<ActivityBlock>& blocks,
+    const std::vector<std::pair<int64_t, int64_t>>& shared) {
+  std::vector<std::vector<uint32_t>> streams(blocks.size());  // sorted, distinct
+  std::vector<bool> seen;  // by stream id (the trace's stream index: dense)
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    seen.assign(seen.size(), false);
+    for (const Segment& segment : SegmentsIn(blocks, b, shared)) {
+      for (size_t i = segment.at; i < segment.end; ++i) {
+        if (!MayBeExactDuplicate(blocks[b], i)) continue;
+        const uint32_t stream = blocks[b].stream[i];
+        if (stream >= seen.size()) seen.resize(size_t{stream} + 1, false);
+        if (!seen[stream]) {
+          seen[stream] = true;
+          streams[b].push_back(stream);
+        }
+      }
+    }
+    std::sort(streams[b].begin(), streams[b].end());
+  }
+  std::vector<size_t> group(blocks.size());  // union-find parents
+  for (size_t b = 0; b < blocks.size(); ++b)
+    group[b] = b;
+  auto root = [&group](size_t b) {
+    while (group[b] != b)
+      b = group[b] = group[group[b]];
+    return b;
   };
+  auto meet = [](const std::vector<uint32_t>& x, const std::vector<uint32_t>& y) {
+    for (size_t i = 0, j = 0; i < x.size() && j < y.size();) {
+      if (x[i] == y[j]) return true;
+      x[i] < y[j] ? ++i : ++j;
+    }
+    return false;
+  };
+  for (size_t a = 0; a < blocks.size(); ++a) {
+    for (size_t b = a + 1; b < blocks.size(); ++b) {
+      if (root(a) != root(b) && meet(streams[a], streams[b])) group[root(b)] = root(a);
+    }
+  }
+  std::vector<std::vector<size_t>> members(blocks.size());
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    if (!streams[b].empty()) members[root(b)].push_back(b);
+  }
+  std::erase_if(members, [](const std::vector<size_t>& m) { return m.size() < 2; });
+  return members;
+}
+
+// Marks in `remove` the ops of the blocks `members` that repeat an op of an earlier one of them.
+void MarkCopiesAcross(const std::vector<ActivityBlock>& blocks, const std::vector<size_t>& members,
+                      std::vector<std::vector<bool>>& remove) {
+  const std::vector<std::pair<int64_t, int64_t>> shared = SharedStartRanges(blocks, members);
+  // Merged by (start, block), so that of equal ops the one of the earliest block comes first
+  // and is kept.
   auto later = [&blocks](const Segment& a, const Segment& b) {
     const int64_t x = blocks[a.block].start_ns[a.at];
     const int64_t y = blocks[b.block].start_ns[b.at];
     return x != y ? x > y : a.block > b.block;
   };
   std::priority_queue<Segment, std::vector<Segment>, decltype(later)> merge(later);
-  for (size_t b = 0; b < blocks.size(); ++b) {
-    const Column<int64_t>& starts = blocks[b].start_ns;
-    for (const auto& [first, last] : shared) {
-      const auto begin = std::lower_bound(starts.begin(), starts.end(), first);
-      const auto end = std::upper_bound(begin, starts.end(), last);
-      if (begin != end) {
-        merge.push({b, static_cast<size_t>(begin - starts.begin()),
-                    static_cast<size_t>(end - starts.begin())});
-      }
-    }
+  for (size_t b : members) {
+    for (const Segment& segment : SegmentsIn(blocks, b, shared))
+      merge.push(segment);
   }
-  std::vector<std::vector<bool>> remove(blocks.size());
   std::vector<std::pair<size_t, size_t>> kept_of_start;  // (block, op) candidates kept
   bool have_start = false;
   int64_t current_start = 0;
@@ -160,6 +223,21 @@ std::vector<size_t> DropExactDuplicatesAcrossBlocks(std::vector<ActivityBlock>& 
     }
     if (++segment.at < segment.end) merge.push(segment);
   }
+}
+
+}  // namespace
+
+std::vector<size_t> DropExactDuplicatesAcrossBlocks(std::vector<ActivityBlock>& blocks) {
+  std::vector<size_t> removed(blocks.size(), 0);
+  if (blocks.size() < 2) return removed;
+  std::vector<size_t> all(blocks.size());
+  for (size_t b = 0; b < blocks.size(); ++b)
+    all[b] = b;
+  const std::vector<std::pair<int64_t, int64_t>> shared = SharedStartRanges(blocks, all);
+  if (shared.empty()) return removed;
+  std::vector<std::vector<bool>> remove(blocks.size());
+  for (const std::vector<size_t>& members : BlocksThatMayShareOps(blocks, shared))
+    MarkCopiesAcross(blocks, members, remove);
   for (size_t b = 0; b < blocks.size(); ++b) {
     if (!remove[b].empty()) removed[b] = RemoveOps(blocks[b], remove[b]);
   }

@@ -87,6 +87,20 @@ TEST(ExactDuplicates, BlocksInTimeOrderOnlyCompareWhereTheyMeet) {
   EXPECT_EQ(blocks[1].start_ns[2], 700);
 }
 
+TEST(ExactDuplicates, BlocksOfOtherStreamsAreNotMergedButTheirCopiesAreFound) {
+  // A table in device order: the blocks of stream 1 and of stream 2 cover the same times (only
+  // blocks whose streams meet are merged); each stream's later block repeats an op of its first.
+  std::vector<ActivityBlock> blocks = {
+      BlockOf({{0, 10, 1}, {50, 60, 1}, {100, 110, 1}}),
+      BlockOf({{0, 10, 2}, {50, 60, 2}, {100, 110, 2}}),
+      BlockOf({{100, 110, 1}, {150, 160, 1}}),
+      BlockOf({{50, 60, 2}, {100, 111, 2}, {150, 160, 2}}),
+  };
+  EXPECT_EQ(DropExactDuplicatesAcrossBlocks(blocks), (std::vector<size_t>{0, 0, 1, 1}));
+  EXPECT_EQ(blocks[2].start_ns[0], 150);
+  EXPECT_EQ(blocks[3].end_ns[0], 111);
+}
+
 TEST(ExactDuplicates, NothingSharedNothingRemoved) {
   std::vector<ActivityBlock> blocks = {BlockOf({{100, 200}}), BlockOf({{300, 400}}), BlockOf({})};
   EXPECT_EQ(DropExactDuplicatesAcrossBlocks(blocks), (std::vector<size_t>{0, 0, 0}));
