@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "gpuroof/format/report_document.h"
+#include "gpuroof/model/non_copyable.h"
 
 namespace CLI {
 class App;
@@ -91,12 +92,10 @@ std::FILE* MessageStream();
 // While alive, MessageStream() on this thread writes into memory; Take() returns what was
 // written. One not taken (an exception ended the run) writes what it holds on stderr when it
 // goes, as the command would have. Throws std::runtime_error when no memory stream opens.
-class MessageCapture {
+class MessageCapture : NonCopyable {
  public:
   MessageCapture();
   ~MessageCapture();
-  MessageCapture(const MessageCapture&) = delete;
-  MessageCapture& operator=(const MessageCapture&) = delete;
   std::string Take();
 
  private:

@@ -12,6 +12,7 @@
 
 #include "gpuroof/format/json_writer.h"
 #include "gpuroof/model/errors.h"
+#include "gpuroof/model/non_copyable.h"
 
 #include "api_command.h"
 #include "compare_command.h"
@@ -27,7 +28,7 @@ namespace gpuroof::python {
 namespace {
 
 // A private folder for one run's text output, removed with what is in it.
-class PrivateFolder {
+class PrivateFolder : NonCopyable {
  public:
   PrivateFolder() {
     std::string pattern = (std::filesystem::temp_directory_path() / "gpuroof-XXXXXX").string();
@@ -35,8 +36,6 @@ class PrivateFolder {
       throw std::runtime_error("cannot create a temporary folder for the command's output");
     path_ = pattern;
   }
-  PrivateFolder(const PrivateFolder&) = delete;
-  PrivateFolder& operator=(const PrivateFolder&) = delete;
   ~PrivateFolder() {
     std::error_code ignored;
     std::filesystem::remove_all(path_, ignored);

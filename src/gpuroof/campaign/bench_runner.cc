@@ -146,19 +146,15 @@ RooflineMatch FindRoofline(const CsvTable& probes, const std::string& key, const
         key, build));
     return match;
   }
-  int key_column = probes.Column("key");
-  int params_column = probes.Column("params");
-  int build_column = probes.Column("build");
-  int status = probes.Column("status");
-  int roofline = probes.Column("roofline_units_per_s");
-  int streams = probes.Column("streams");
-  int quotable = probes.Column("quotable");
-  int timestamp = probes.Column("timestamp");
-  if (key_column < 0 || params_column < 0 || build_column < 0 || status < 0 || roofline < 0 ||
-      streams < 0 || quotable < 0 || timestamp < 0) {
+  const std::optional<std::array<int, 8>> columns =
+      probes.Columns({"key", "params", "build", "status", "roofline_units_per_s", "streams",
+                      "quotable", "timestamp"});
+  if (!columns) {
     match.warnings.push_back("probes.csv lacks the columns a roofline needs");
     return match;
   }
+  const auto [key_column, params_column, build_column, status, roofline, streams, quotable,
+              timestamp] = *columns;
   const int units_column = probes.Column("units");
   const int unit_name_column = probes.Column("unit_name");
   const int git_rev_column = probes.Column("git_rev");

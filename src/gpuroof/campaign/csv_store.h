@@ -1,6 +1,9 @@
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,6 +17,17 @@ struct CsvTable {
 
   // Index of `column` in the header, or -1.
   int Column(std::string_view column) const;
+  // The indices of `columns`, in their order; nullopt when the header lacks any of them (a
+  // reader that needs them all refuses the table as a whole).
+  template <size_t N>
+  std::optional<std::array<int, N>> Columns(const std::string_view (&columns)[N]) const {
+    std::array<int, N> indices{};
+    for (size_t i = 0; i < N; ++i) {
+      indices[i] = Column(columns[i]);
+      if (indices[i] < 0) return std::nullopt;
+    }
+    return indices;
+  }
 };
 
 // Parses RFC 4180 CSV (quoted fields may hold commas, quotes and newlines). Throws InputError

@@ -188,13 +188,34 @@ ProfiledRun ExpectWritten(const ProcessResult& result, const std::filesystem::pa
   return run;
 }
 
-ProfiledRun RunCommandProfiler(const SweepSpec& spec, const PlannedRun& planned,
-                               const std::filesystem::path& results,
-                               const std::filesystem::path& workdir, ProcessRunner& runner,
-                               const TraceCheck& check) {
-  std::filesystem::path partial = PartialPath(results, planned.file_stem, ".sqlite");
-  ProcessResult result = runner.Run({ExpandArgv(spec, planned, partial, results), workdir,
-                                     ExpandEnv(spec, planned, partial, results)});
+// One configuration's run under a profiler: what every profiler is given, and the names it
+// writes: final ones in the results folder, temporary ones (PartialPath) beside them.
+struct ProfilerCall {
+  const SweepSpec& spec;
+  const PlannedRun& planned;
+  const std::filesystem::path& results;
+  const std::filesystem::path& workdir;
+  ProcessRunner& runner;
+  const TraceCheck& check;
+
+  std::filesystem::path Final(const std::string& extension) const {
+    return results / (planned.file_stem + extension);
+  }
+  std::filesystem::path Partial(const std::string& extension) const {
+    return PartialPath(results, planned.file_stem, extension);
+  }
+  // The configuration's command with {trace} standing for `trace`.
+  std::vector<std::string> Argv(const std::filesystem::path& trace) const {
+    return ExpandArgv(spec, planned, trace, results);
+  }
+  std::vector<std::pair<std::string, std::string>> Env(const std::filesystem::path& trace) const {
+    return ExpandEnv(spec, planned, trace, results);
+  }
+};
+
+ProfiledRun RunCommandProfiler(const ProfilerCall& call) {
+  std::filesystem::path partial = call.Partial(".sqlite");
+  ProcessResult result = call.runner.Run({call.Argv(partial), call.workdir, call.Env(partial)});
   ProfiledRun run = ExpectWritten(
       result, partial, "the command",
       fmt::format("the command succeeded but wrote no trace at {{trace}} ({})", partial.string()));
@@ -202,9 +223,8 @@ ProfiledRun RunCommandProfiler(const SweepSpec& spec, const PlannedRun& planned,
   // The trace keeps the extension of its format (a command may write Kineto JSON at {trace});
   // a file of no known format keeps .sqlite, and its analysis says what is wrong with it.
   std::string extension = TraceFileExtension(partial);
-  const std::filesystem::path trace =
-      results / (planned.file_stem + (extension.empty() ? ".sqlite" : extension));
-  if (!Accept(partial, trace, check, run)) return run;
+  const std::filesystem::path trace = call.Final(extension.empty() ? ".sqlite" : extension);
+  if (!Accept(partial, trace, call.check, run)) return run;
   if (!Publish(partial, trace, run)) return run;
   run.ok = true;
   run.trace = trace;
@@ -212,19 +232,15 @@ ProfiledRun RunCommandProfiler(const SweepSpec& spec, const PlannedRun& planned,
   return run;
 }
 
-ProfiledRun RunNsysProfiler(const SweepSpec& spec, const PlannedRun& planned,
-                            const std::filesystem::path& results,
-                            const std::filesystem::path& workdir, ProcessRunner& runner,
-                            const TraceCheck& check) {
+ProfiledRun RunNsysProfiler(const ProfilerCall& call) {
   const std::string nsys = FindNsysProgram();
-  std::filesystem::path partial_base = PartialPath(results, planned.file_stem, "");
-  std::filesystem::path partial_rep = partial_base;
-  partial_rep += ".nsys-rep";
-  std::filesystem::path rep = results / (planned.file_stem + ".nsys-rep");
-  std::filesystem::path trace = results / (planned.file_stem + ".sqlite");
+  std::filesystem::path partial_base = call.Partial("");
+  std::filesystem::path partial_rep = call.Partial(".nsys-rep");
+  std::filesystem::path rep = call.Final(".nsys-rep");
+  std::filesystem::path trace = call.Final(".sqlite");
   // {trace} is the temporary name the export writes, as with profiler "command": a command that
   // writes there never touches the published trace of an earlier run.
-  std::filesystem::path partial_sqlite = PartialPath(results, planned.file_stem, ".sqlite");
+  std::filesystem::path partial_sqlite = call.Partial(".sqlite");
   // Kernels and copies only: CPU sampling and context-switch tracing add overhead the figures do
   // not need.
   std::vector<std::string> argv = {nsys,
@@ -234,20 +250,19 @@ ProfiledRun RunNsysProfiler(const SweepSpec& spec, const PlannedRun& planned,
                                    "--cpuctxsw=none",
                                    "--force-overwrite=true",
                                    "--output=" + partial_base.string()};
-  for (std::string& arg : ExpandArgv(spec, planned, partial_sqlite, results))
+  for (std::string& arg : call.Argv(partial_sqlite))
     argv.push_back(std::move(arg));
-  ProcessResult profiled =
-      runner.Run({argv, workdir, ExpandEnv(spec, planned, partial_sqlite, results)});
+  ProcessResult profiled = call.runner.Run({argv, call.workdir, call.Env(partial_sqlite)});
   Discard(partial_sqlite);  // whatever the command wrote at {trace}: the export writes it afresh
   ProfiledRun run =
       ExpectWritten(profiled, partial_rep, "nsys profile",
                     "nsys profile succeeded but wrote no report (did the command use CUDA?)");
   if (!run.error.empty()) return run;
   ProcessResult exported =
-      runner.Run({{nsys, "export", "--type", "sqlite", "--force-overwrite", "true", "--output",
-                   partial_sqlite.string(), partial_rep.string()},
-                  {},
-                  {}});
+      call.runner.Run({{nsys, "export", "--type", "sqlite", "--force-overwrite", "true", "--output",
+                        partial_sqlite.string(), partial_rep.string()},
+                       {},
+                       {}});
   if (TerminationSignal() != 0) {
     Discard(partial_rep);
     Discard(partial_sqlite);
@@ -260,15 +275,15 @@ ProfiledRun RunNsysProfiler(const SweepSpec& spec, const PlannedRun& planned,
     failed.wall_ns = profiled.wall_ns;
     return failed;
   }
-  if (!Accept(partial_sqlite, trace, check, run)) {
+  if (!Accept(partial_sqlite, trace, call.check, run)) {
     // The report is the evidence: kept beside the unreadable export, under a name nsys exports.
     // Never over an existing file (another configuration may be labelled "<label>.unreadable"):
     // the first free name of <stem>.unreadable.nsys-rep, <stem>.unreadable-2.nsys-rep, ...
     std::filesystem::path kept_rep;
     int error = EEXIST;
     for (int n = 1; n <= 100 && error == EEXIST; ++n) {
-      kept_rep = results / (planned.file_stem + ".unreadable" +
-                            (n == 1 ? std::string() : fmt::format("-{}", n)) + ".nsys-rep");
+      kept_rep = call.Final(".unreadable" + (n == 1 ? std::string() : fmt::format("-{}", n)) +
+                            ".nsys-rep");
       error = RenameNoReplace(partial_rep, kept_rep);
     }
     if (error != 0) {
@@ -282,8 +297,7 @@ ProfiledRun RunNsysProfiler(const SweepSpec& spec, const PlannedRun& planned,
     }
     return run;
   }
-  if (!PublishPair(partial_sqlite, trace, partial_rep, rep,
-                   PartialPath(results, planned.file_stem, ".earlier.sqlite"), run)) {
+  if (!PublishPair(partial_sqlite, trace, partial_rep, rep, call.Partial(".earlier.sqlite"), run)) {
     return run;
   }
   run.ok = true;
@@ -296,31 +310,28 @@ ProfiledRun RunNsysProfiler(const SweepSpec& spec, const PlannedRun& planned,
 // As `gpuroof record` runs a command: the recorder injected, each CUDA process writing its trace
 // into a scratch folder beside the final name; the command's own trace is renamed into place
 // only when the command succeeded and its recorder reported the trace complete.
-ProfiledRun RunRecordProfiler(const SweepSpec& spec, const PlannedRun& planned,
-                              const std::filesystem::path& results,
-                              const std::filesystem::path& workdir, ProcessRunner& runner,
-                              const TraceCheck& check) {
+ProfiledRun RunRecordProfiler(const ProfilerCall& call) {
   ProfiledRun run;
   const std::optional<std::filesystem::path> library = recorder::FindRecorderLibrary();
   if (!library) {
     run.error = "cannot find libgpuroof_recorder.so (it was there when the sweep started)";
     return run;
   }
-  const std::filesystem::path trace = results / (planned.file_stem + ".sqlite");
+  const std::filesystem::path trace = call.Final(".sqlite");
   const recorder::RecordScratch scratch(trace);
   // {trace} is a temporary name, as with profiler "command": the recorder writes the trace, and
   // a command that writes there itself never touches the published trace of an earlier run.
-  const std::filesystem::path partial = PartialPath(results, planned.file_stem, ".sqlite");
+  const std::filesystem::path partial = call.Partial(".sqlite");
   std::vector<std::pair<std::string, std::string>> env =
-      recorder::RecorderEnvironment(*library, scratch.OutputPattern(), spec.record_nvtx);
+      recorder::RecorderEnvironment(*library, scratch.OutputPattern(), call.spec.record_nvtx);
   // The recorder's variables win over the sweep file's: it must write where we collect.
-  for (auto& [name, value] : ExpandEnv(spec, planned, partial, results)) {
+  for (auto& [name, value] : call.Env(partial)) {
     // An init-capture, not [&]: clang before 16 cannot capture a structured binding.
     if (std::none_of(env.begin(), env.end(),
                      [&key = name](const auto& kv) { return kv.first == key; }))
       env.emplace_back(std::move(name), std::move(value));
   }
-  ProcessResult result = runner.Run({ExpandArgv(spec, planned, partial, results), workdir, env});
+  ProcessResult result = call.runner.Run({call.Argv(partial), call.workdir, env});
   Discard(partial);
   ThrowIfTerminated();  // the scratch folder goes with `scratch`
   if (result.exit_code != 0) return Failed(result, "the command");
@@ -337,7 +348,7 @@ ProfiledRun RunRecordProfiler(const SweepSpec& spec, const PlannedRun& planned,
     }
     const std::filesystem::path target =
         run.trace.empty() ? trace : recorder::SiblingTracePath(trace, recorded.pid);
-    if (run.trace.empty() && !Accept(recorded.file, target, check, run)) return run;
+    if (run.trace.empty() && !Accept(recorded.file, target, call.check, run)) return run;
     if (!Publish(recorded.file, target, run)) return run;
     if (run.trace.empty()) run.trace = target;
     run.artifacts.push_back({target, "trace"});
@@ -371,13 +382,10 @@ void CheckProfilerAvailable(const SweepSpec& spec) {
 ProfiledRun RunProfiled(const SweepSpec& spec, const PlannedRun& run,
                         const std::filesystem::path& results, const std::filesystem::path& workdir,
                         ProcessRunner& runner, const TraceCheck& check) {
-  if (spec.profiler == ProfilerKind::kCommand) {
-    return RunCommandProfiler(spec, run, results, workdir, runner, check);
-  }
-  if (spec.profiler == ProfilerKind::kRecord) {
-    return RunRecordProfiler(spec, run, results, workdir, runner, check);
-  }
-  return RunNsysProfiler(spec, run, results, workdir, runner, check);
+  const ProfilerCall call{spec, run, results, workdir, runner, check};
+  if (spec.profiler == ProfilerKind::kCommand) return RunCommandProfiler(call);
+  if (spec.profiler == ProfilerKind::kRecord) return RunRecordProfiler(call);
+  return RunNsysProfiler(call);
 }
 
 std::filesystem::path UnreadableTracePath(const std::filesystem::path& trace) {

@@ -3,13 +3,14 @@
 #include <regex.h>
 
 #include "gpuroof/model/errors.h"
+#include "gpuroof/model/non_copyable.h"
 
 namespace gpuroof {
 
 namespace {
 
 // A compiled expression, freed on scope exit.
-class CompiledRegex {
+class CompiledRegex : NonCopyable {
  public:
   CompiledRegex(const std::string& pattern, const std::string& source) {
     // REG_NEWLINE: '.' and [^...] stop at line ends and ^/$ match at them, as in grep; POSIX's
@@ -22,8 +23,6 @@ class CompiledRegex {
     }
   }
   ~CompiledRegex() { regfree(&regex_); }
-  CompiledRegex(const CompiledRegex&) = delete;
-  CompiledRegex& operator=(const CompiledRegex&) = delete;
   const regex_t* get() const { return &regex_; }
   size_t groups() const { return regex_.re_nsub; }
 

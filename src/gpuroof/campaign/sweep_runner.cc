@@ -22,6 +22,7 @@
 #include "gpuroof/format/number_format.h"
 #include "gpuroof/format/output_file.h"
 #include "gpuroof/model/errors.h"
+#include "gpuroof/model/non_copyable.h"
 #include "gpuroof/process/process_runner.h"
 
 namespace gpuroof {
@@ -47,13 +48,11 @@ std::map<std::string, FinishedRows> FinishedKeys(const std::filesystem::path& pr
                                                  const std::string& build) {
   CsvTable table = ReadCsvFile(probes);
   std::map<std::string, FinishedRows> keys;
-  int key = table.Column("key");
-  int row_build = table.Column("build");
-  int status = table.Column("status");
-  int params = table.Column("params");
-  int trace = table.Column("trace");
-  int quotable = table.Column("quotable");
-  if (key < 0 || row_build < 0 || status < 0 || params < 0 || trace < 0) return keys;
+  const std::optional<std::array<int, 5>> columns =
+      table.Columns({"key", "build", "status", "params", "trace"});
+  if (!columns) return keys;
+  const auto [key, row_build, status, params, trace] = *columns;
+  const int quotable = table.Column("quotable");  // optional: without it every row counts quotable
   for (const auto& row : table.rows) {
     if (row[row_build] != build || row[status] != "ok") continue;
     const bool row_quotable = quotable < 0 || row[quotable] == "yes";
@@ -85,7 +84,7 @@ struct EnvPublishError : std::runtime_error {
 // This session's env.json, written to a temporary file of the results folder before anything
 // runs (so a folder that cannot be written is refused first), and renamed into place with the
 // first row it describes; removed when no row needs it.
-class PendingEnvJson {
+class PendingEnvJson : NonCopyable {
  public:
   PendingEnvJson(const std::filesystem::path& results, const EnvStamp& env)
       : results_(results),
@@ -97,8 +96,6 @@ class PendingEnvJson {
       throw InputError(path.string(), "is not a regular file (no env stamp): move it away");
     WriteFileAtomically(pending_, RenderEnvJson(env));
   }
-  PendingEnvJson(const PendingEnvJson&) = delete;
-  PendingEnvJson& operator=(const PendingEnvJson&) = delete;
   ~PendingEnvJson() {
     std::error_code ec;
     if (!published_) std::filesystem::remove(pending_, ec);

@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "gpuroof/model/non_copyable.h"
+
 namespace gpuroof {
 
 // A small streaming JSON emitter with two-space indentation. Numbers are written at full
@@ -44,12 +46,10 @@ class JsonWriter {
 // ("1.0", not "1"): a reader that types numbers by their text (Python's json module) then keeps
 // doubles apart from integers. The values are the same; the Python module renders with it, the
 // CLI's output is left as it is.
-class JsonDoublesMarked {
+class JsonDoublesMarked : NonCopyable {
  public:
   JsonDoublesMarked();
   ~JsonDoublesMarked();
-  JsonDoublesMarked(const JsonDoublesMarked&) = delete;
-  JsonDoublesMarked& operator=(const JsonDoublesMarked&) = delete;
 
  private:
   bool saved_;

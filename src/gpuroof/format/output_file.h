@@ -3,6 +3,8 @@
 #include <filesystem>
 #include <string_view>
 
+#include "gpuroof/model/non_copyable.h"
+
 namespace gpuroof {
 
 // Writes `content` to `path` through a temporary file in the same folder and a rename, so a
@@ -16,12 +18,10 @@ void WriteFileAtomically(const std::filesystem::path& path, std::string_view con
 // for a read-modify-write of a file in it that WriteFileAtomically replaces: a lock on the file's
 // inode would guard nothing once the file is renamed over, and a lock file would be left behind.
 // Throws InputError naming the folder when it cannot be opened or locked.
-class FolderLock {
+class FolderLock : NonCopyable {
  public:
   explicit FolderLock(const std::filesystem::path& folder);
   ~FolderLock();
-  FolderLock(const FolderLock&) = delete;
-  FolderLock& operator=(const FolderLock&) = delete;
 
  private:
   int fd_ = -1;

@@ -25,28 +25,13 @@ bool SameOp(const ActivityBlock& x, size_t a, const ActivityBlock& y, size_t b) 
 // Keeps the ops whose `remove` is false, in order; returns how many went.
 size_t RemoveOps(ActivityBlock& block, const std::vector<bool>& remove) {
   const size_t n = block.size();
-  const bool correlated = HasCorrelation(block);
   size_t kept = 0;
   for (size_t i = 0; i < n; ++i) {
     if (remove[i]) continue;
-    if (kept != i) {
-      block.start_ns[kept] = block.start_ns[i];
-      block.end_ns[kept] = block.end_ns[i];
-      block.bytes[kept] = block.bytes[i];
-      block.signature[kept] = block.signature[i];
-      block.stream[kept] = block.stream[i];
-      if (correlated) block.correlation[kept] = block.correlation[i];
-      block.engine[kept] = block.engine[i];
-    }
+    if (kept != i) block.MoveOp(i, kept);
     ++kept;
   }
-  block.start_ns.resize(kept);
-  block.end_ns.resize(kept);
-  block.bytes.resize(kept);
-  block.signature.resize(kept);
-  block.stream.resize(kept);
-  if (correlated) block.correlation.resize(kept);
-  block.engine.resize(kept);
+  block.Truncate(kept);
   return n - kept;
 }
 

@@ -22,13 +22,7 @@ void ActivityBlock::Reserve(size_t n, bool with_correlation) {
 }
 
 void ActivityBlock::ShrinkToFit() {
-  start_ns.shrink_to_fit();
-  end_ns.shrink_to_fit();
-  bytes.shrink_to_fit();
-  signature.shrink_to_fit();
-  stream.shrink_to_fit();
-  correlation.shrink_to_fit();
-  engine.shrink_to_fit();
+  ForEachColumn([](auto& column) { column.shrink_to_fit(); });
 }
 
 bool ActivityBlock::IsSortedByStart() const {
@@ -64,10 +58,6 @@ void Store(ActivityBlock& b, size_t i, const OpRecord& r) {
   b.engine[i] = r.engine;
 }
 
-void Move(ActivityBlock& b, size_t from, size_t to) {
-  Store(b, to, Load(b, from));
-}
-
 // Insertion sort in place, giving up once it has moved more than `budget` ops. Traces come
 // nearly sorted (a copy written after a later-starting one on another stream), so this usually
 // finishes in one pass with no extra memory. Returns false when the budget ran out; the block is
@@ -79,7 +69,7 @@ bool InsertionSortWithin(ActivityBlock& b, size_t budget) {
     OpRecord op = Load(b, i);
     size_t j = i;
     while (j > 0 && b.start_ns[j - 1] > op.start_ns) {
-      Move(b, j - 1, j);
+      b.MoveOp(j - 1, j);
       --j;
       if (++moves > budget) {
         Store(b, j, op);
@@ -104,7 +94,7 @@ void PermutationSort(ActivityBlock& b) {
     size_t hole = i;
     while (order[hole] != i) {
       size_t next = order[hole];
-      Move(b, next, hole);
+      b.MoveOp(next, hole);
       order[hole] = static_cast<uint32_t>(hole);
       hole = next;
     }

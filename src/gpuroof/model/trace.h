@@ -102,6 +102,26 @@ struct ActivityBlock {
   size_t size() const { return start_ns.size(); }
   void Reserve(size_t n, bool with_correlation = true);
   void ShrinkToFit();
+  // Op `from`'s fields over op `to`'s (compacting or permuting a block in place).
+  void MoveOp(size_t from, size_t to) {
+    ForEachColumn([from, to](auto& column) { column[to] = column[from]; });
+  }
+  // Keeps the first `n` ops.
+  void Truncate(size_t n) {
+    ForEachColumn([n](auto& column) { column.resize(n); });
+  }
+  // Calls `f` on each column, `correlation` only when the block has it: the one list of the
+  // columns for what is done to all of them alike.
+  template <typename F>
+  void ForEachColumn(F&& f) {
+    f(start_ns);
+    f(end_ns);
+    f(bytes);
+    f(signature);
+    f(stream);
+    if (!correlation.empty()) f(correlation);
+    f(engine);
+  }
   bool IsSortedByStart() const;
   // Sorts the block by start (stable, so equal starts keep file order). Nearly sorted blocks
   // sort in place; others need 4 extra bytes per op while sorting.

@@ -18,6 +18,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "gpuroof/model/non_copyable.h"
+
 extern char** environ;
 
 namespace gpuroof {
@@ -48,7 +50,7 @@ void ClosePipe(int fds[2]) {
 }
 
 // Ignores SIGINT and SIGQUIT for its lifetime (the child gets the defaults back).
-class InterruptsToChild {
+class InterruptsToChild : NonCopyable {
  public:
   explicit InterruptsToChild(bool active) : active_(active) {
     if (!active_) return;
@@ -63,8 +65,6 @@ class InterruptsToChild {
     sigaction(SIGINT, &old_int_, nullptr);
     sigaction(SIGQUIT, &old_quit_, nullptr);
   }
-  InterruptsToChild(const InterruptsToChild&) = delete;
-  InterruptsToChild& operator=(const InterruptsToChild&) = delete;
 
  private:
   bool active_;

@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "gpuroof/model/non_copyable.h"
+
 namespace gpuroof {
 
 // The one way gpuroof runs another program (the sweep's workloads and profilers, `nsys export`
@@ -65,12 +67,10 @@ class PosixProcessRunner : public ProcessRunner {
 // child exited, what is left of its own group is killed. The caller then sees TerminationSignal()
 // != 0 (the first signal), removes its partial files and throws Interrupted, which the command
 // turns into exit status 128 + N. One scope at a time (the CLI's command).
-class TerminationScope {
+class TerminationScope : NonCopyable {
  public:
   TerminationScope();
   ~TerminationScope();
-  TerminationScope(const TerminationScope&) = delete;
-  TerminationScope& operator=(const TerminationScope&) = delete;
 };
 
 // The seconds a child may take to exit after a forwarded termination signal before it is killed

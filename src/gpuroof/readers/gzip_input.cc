@@ -10,6 +10,7 @@
 #include <zlib.h>
 
 #include "gpuroof/model/errors.h"
+#include "gpuroof/model/non_copyable.h"
 
 namespace gpuroof {
 
@@ -40,7 +41,7 @@ class PlainSource : public ByteSource {
   std::string source_;
 };
 
-class GzipSource : public ByteSource {
+class GzipSource : public ByteSource, NonCopyable {
  public:
   GzipSource(FilePtr file, std::string source, const InflateLimits& limits)
       : file_(std::move(file)), source_(std::move(source)), limits_(limits), input_(kInputBytes) {
@@ -54,8 +55,6 @@ class GzipSource : public ByteSource {
     }
   }
   ~GzipSource() override { inflateEnd(&stream_); }
-  GzipSource(const GzipSource&) = delete;
-  GzipSource& operator=(const GzipSource&) = delete;
 
   bool compressed() const override { return true; }
 

@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "gpuroof/model/non_copyable.h"
 #include "gpuroof/model/trace.h"
 #include "gpuroof/readers/kineto_event_kinds.h"
 #include "gpuroof/readers/nsys_sqlite_reader.h"
@@ -61,15 +62,12 @@ struct KinetoEvent {
 // into Trace::api_calls at the end then costs one chunk of extra memory, not all of them.
 // Instantiated for ApiCall and ParsedLaunchEnd.
 template <typename Record>
-class MappedChunk {
+class MappedChunk : NonCopyable {
  public:
   static constexpr size_t kCapacity = size_t{1} << 16;
   MappedChunk();  // throws std::bad_alloc
   ~MappedChunk();
   MappedChunk(MappedChunk&& other) noexcept;
-  MappedChunk& operator=(MappedChunk&&) = delete;
-  MappedChunk(const MappedChunk&) = delete;
-  MappedChunk& operator=(const MappedChunk&) = delete;
 
   bool full() const { return size_ == kCapacity; }
   void push_back(const Record& record) { records_[size_++] = record; }

@@ -7,12 +7,12 @@
 #include <fmt/format.h>
 
 #include "gpuroof/model/time_limits.h"
+#include "gpuroof/readers/nsys_tables.h"
 #include "gpuroof/readers/sqlite_database.h"
 
 namespace gpuroof {
 namespace {
 
-constexpr std::string_view kRuntimeTable = "CUPTI_ACTIVITY_KIND_RUNTIME";
 // globalTid with the thread bits cleared is the globalPid of the activity tables (docs/formats.md,
 // "Inputs").
 constexpr uint64_t kGlobalPidMask = 0xFFFFFFFFFF000000ULL;
@@ -23,12 +23,13 @@ NsysApiCalls ReadNsysApiCalls(const std::filesystem::path& path, bool all_calls)
   NsysApiCalls out;
   SqliteDatabase db(path);
   const std::vector<std::string> present =
-      db.RequireColumns(kRuntimeTable, {"start", "end", "globalTid"});
+      db.RequireColumns(nsys_tables::kRuntime, {"start", "end", "globalTid"});
   const bool has_correlation =
       std::find(present.begin(), present.end(), "correlationId") != present.end();
   if (!has_correlation && !all_calls) {
     // Without correlation ids no call can be tied to its GPU work: read none.
-    out.diagnostics.Skip(kRuntimeTable, "table has no correlationId column", Severity::kInfo);
+    out.diagnostics.Skip(nsys_tables::kRuntime, "table has no correlationId column",
+                         Severity::kInfo);
     return out;
   }
   const bool has_name = std::find(present.begin(), present.end(), "nameId") != present.end();
@@ -51,20 +52,22 @@ NsysApiCalls ReadNsysApiCalls(const std::filesystem::path& path, bool all_calls)
   while (row.Step()) {
     ++read;
     if (row.IsNull(0) || row.IsNull(1) || row.IsNull(2)) {
-      out.diagnostics.Skip(kRuntimeTable, "null start, end or thread", Severity::kDataLoss);
+      out.diagnostics.Skip(nsys_tables::kRuntime, "null start, end or thread", Severity::kDataLoss);
       continue;
     }
     if (!row.IsInteger(0) || !row.IsInteger(1) || !row.IsInteger(2)) {
-      out.diagnostics.Skip(kRuntimeTable, "non-integer time or thread", Severity::kDataLoss);
+      out.diagnostics.Skip(nsys_tables::kRuntime, "non-integer time or thread",
+                           Severity::kDataLoss);
       continue;
     }
     if (std::string_view problem = IntervalProblem(row.Int64(0), row.Int64(1)); !problem.empty()) {
-      out.diagnostics.Skip(kRuntimeTable, problem, Severity::kError);
+      out.diagnostics.Skip(nsys_tables::kRuntime, problem, Severity::kError);
       continue;
     }
     const int64_t correlation = row.IsNull(3) ? 0 : row.Int64(3);
     if (correlation < 0 || correlation > 0xFFFFFFFFLL) {
-      out.diagnostics.Skip(kRuntimeTable, "correlation id out of range", Severity::kDataLoss);
+      out.diagnostics.Skip(nsys_tables::kRuntime, "correlation id out of range",
+                           Severity::kDataLoss);
       continue;
     }
     ApiCall call;
@@ -100,7 +103,7 @@ NsysApiCalls ReadNsysApiCalls(const std::filesystem::path& path, bool all_calls)
                               }),
                   out.calls.end());
   if (out.calls.size() < before) {
-    out.diagnostics.Skip(kRuntimeTable, "exact duplicate row", Severity::kInfo,
+    out.diagnostics.Skip(nsys_tables::kRuntime, "exact duplicate row", Severity::kInfo,
                          static_cast<int64_t>(before - out.calls.size()));
   }
   out.diagnostics.CountRead(read);

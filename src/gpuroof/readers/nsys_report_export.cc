@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "gpuroof/model/errors.h"
+#include "gpuroof/model/non_copyable.h"
 
 namespace gpuroof {
 
@@ -45,7 +46,7 @@ void RemovePartialsAndDie(int signal_number) {
   raise(signal_number);
 }
 
-class PartialExport {
+class PartialExport : NonCopyable {
  public:
   explicit PartialExport(const std::filesystem::path& path) : path_(path) {
     const std::string name = path.string();
@@ -90,8 +91,6 @@ class PartialExport {
       sigaction(kCleanupSignals[i], &defaults, nullptr);
     }
   }
-  PartialExport(const PartialExport&) = delete;
-  PartialExport& operator=(const PartialExport&) = delete;
   // Renamed into place: nothing left to remove.
   void Kept() { kept_ = true; }
 

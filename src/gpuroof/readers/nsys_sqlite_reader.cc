@@ -21,17 +21,13 @@
 #include "gpuroof/readers/memory_rate_check.h"
 #include "gpuroof/readers/nsys_api_calls.h"
 #include "gpuroof/readers/nsys_enums.h"
+#include "gpuroof/readers/nsys_tables.h"
 #include "gpuroof/readers/sqlite_database.h"
 
 namespace gpuroof {
 
 namespace {
 
-constexpr std::string_view kKernelTable = "CUPTI_ACTIVITY_KIND_KERNEL";
-constexpr std::string_view kMemcpyTable = "CUPTI_ACTIVITY_KIND_MEMCPY";
-constexpr std::string_view kMemsetTable = "CUPTI_ACTIVITY_KIND_MEMSET";
-constexpr std::string_view kGraphTable = "CUPTI_ACTIVITY_KIND_GRAPH_TRACE";
-constexpr std::string_view kNvtxTable = "NVTX_EVENTS";
 // A kernel row's NULL shortName (a damaged export), as its file string id, and its name.
 constexpr int64_t kNullNameId = -2;
 constexpr std::string_view kUnnamedKernel = "(unnamed kernel)";
@@ -639,7 +635,8 @@ struct NvtxResult {
 // process.
 void ReadNvtx(const std::filesystem::path& path, const FileStrings& strings, NvtxResult& out) {
   SqliteDatabase db(path);
-  std::vector<std::string> present = db.RequireColumns(kNvtxTable, {"start", "end", "eventType"});
+  std::vector<std::string> present =
+      db.RequireColumns(nsys_tables::kNvtx, {"start", "end", "eventType"});
   auto column = [&present](std::string_view name) {
     return Contains(present, name) ? fmt::format("\"{}\"", name) : std::string("NULL");
   };
@@ -664,12 +661,12 @@ void ReadNvtx(const std::filesystem::path& path, const FileStrings& strings, Nvt
       continue;
     }
     if (row.IsNull(0) || row.IsNull(1)) {
-      out.diagnostics.Skip(kNvtxTable, "range without end", Severity::kInfo);
+      out.diagnostics.Skip(nsys_tables::kNvtx, "range without end", Severity::kInfo);
       continue;
     }
     // The checks activity rows get: integers (SQLite reads text as 0), bounded times.
     if (!row.IsInteger(0) || !row.IsInteger(1)) {
-      out.diagnostics.Skip(kNvtxTable, "non-integer timestamp", Severity::kDataLoss);
+      out.diagnostics.Skip(nsys_tables::kNvtx, "non-integer timestamp", Severity::kDataLoss);
       continue;
     }
     NvtxRange range;
@@ -677,7 +674,7 @@ void ReadNvtx(const std::filesystem::path& path, const FileStrings& strings, Nvt
     range.end_ns = row.Int64(1);
     if (std::string_view problem = IntervalProblem(range.start_ns, range.end_ns);
         !problem.empty()) {
-      out.diagnostics.Skip(kNvtxTable, problem, Severity::kError);
+      out.diagnostics.Skip(nsys_tables::kNvtx, problem, Severity::kError);
       continue;
     }
     range.thread_id = thread;
@@ -704,8 +701,8 @@ void ReadNvtx(const std::filesystem::path& path, const FileStrings& strings, Nvt
   out.diagnostics.CountUsed(used);
   if (unnamed > 0) {
     out.diagnostics.Note(fmt::format(
-        "{}: {} range{} {} no name (text and textId NULL); shown as \"{}\"", kNvtxTable, unnamed,
-        unnamed == 1 ? "" : "s", unnamed == 1 ? "has" : "have", kUnnamedRange));
+        "{}: {} range{} {} no name (text and textId NULL); shown as \"{}\"", nsys_tables::kNvtx,
+        unnamed, unnamed == 1 ? "" : "s", unnamed == 1 ? "has" : "have", kUnnamedRange));
   }
 }
 
@@ -828,10 +825,11 @@ std::vector<ChunkTask> PlanChunks(SqliteDatabase& db, const std::vector<std::str
   };
   std::vector<TableSpan> spans;
   int64_t total_rows = 0;
-  const std::pair<TableKind, std::string_view> kTables[] = {{TableKind::kKernel, kKernelTable},
-                                                            {TableKind::kMemcpy, kMemcpyTable},
-                                                            {TableKind::kMemset, kMemsetTable},
-                                                            {TableKind::kGraph, kGraphTable}};
+  const std::pair<TableKind, std::string_view> kTables[] = {
+      {TableKind::kKernel, nsys_tables::kKernel},
+      {TableKind::kMemcpy, nsys_tables::kMemcpy},
+      {TableKind::kMemset, nsys_tables::kMemset},
+      {TableKind::kGraph, nsys_tables::kGraph}};
   for (const auto& [kind, table] : kTables) {
     if (!Contains(tables, table)) continue;
     // Not a note: the command that asked says what it compares (compare: "kernel-level
@@ -963,7 +961,7 @@ bool MergeChunks(std::vector<ChunkResult>& chunks, const FileStrings& strings,
     trace.diagnostics.Note(fmt::format(
         "{}: {} batched copy {} (cudaMemcpyBatchAsync) stand{} for {} copies; each row is "
         "counted as one op",
-        kMemcpyTable, batched_rows, batched_rows == 1 ? "row" : "rows",
+        nsys_tables::kMemcpy, batched_rows, batched_rows == 1 ? "row" : "rows",
         batched_rows == 1 ? "s" : "", batched_copies));
   }
   return dropped_across;
@@ -1016,7 +1014,7 @@ Trace ReadNsysSqlite(const std::filesystem::path& path, const NsysReadOptions& o
   trace.source = path.string();
   trace.format = "nsys-sqlite";
   std::vector<std::string> tables = db.TableNames();
-  if (!Contains(tables, "StringIds")) {
+  if (!Contains(tables, nsys_tables::kStrings)) {
     if (Contains(tables, "StringTable") ||
         Contains(tables, "CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL")) {
       throw InputError(trace.source,
@@ -1041,8 +1039,8 @@ Trace ReadNsysSqlite(const std::filesystem::path& path, const NsysReadOptions& o
   strings.Load(db);
 
   int threads = ThreadCount(options);
-  const bool has_nvtx = Contains(tables, kNvtxTable);
-  const bool has_api_calls = Contains(tables, "CUPTI_ACTIVITY_KIND_RUNTIME");
+  const bool has_nvtx = Contains(tables, nsys_tables::kNvtx);
+  const bool has_api_calls = Contains(tables, nsys_tables::kRuntime);
   const ColumnSet columns = ColumnsFor(options, has_nvtx, has_api_calls);
   std::vector<ChunkTask> tasks =
       PlanChunks(db, tables, options, columns, threads, trace.diagnostics);

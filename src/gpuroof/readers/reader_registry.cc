@@ -96,12 +96,7 @@ Trace ReadTrace(const std::filesystem::path& path, const ReadOptions& options) {
                      "is named like a Kineto JSON trace but does not start like one (a JSON "
                      "object, or an array of event objects, after any whitespace)");
   }
-  NsysReadOptions nsys_options;
-  static_cast<ReadScope&>(nsys_options) = options;
-  nsys_options.threads = options.threads;
-  nsys_options.kernels_only = options.kernels_only;
-  nsys_options.memory_kinds = options.memory_kinds;
-  nsys_options.demangled_names = options.demangled_names;
+  const NsysReadOptions& nsys_options = options;
   switch (format) {
     case Format::kNsysSqlite:
       return ReadNsysSqlite(path, nsys_options);

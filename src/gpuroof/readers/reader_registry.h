@@ -10,15 +10,10 @@ namespace gpuroof {
 
 class ProcessRunner;
 
-struct ReadOptions : ReadScope {
-  int threads = 0;  // 0 = automatic
-  // nsys exports: read the kernel table only (no copies, memsets, graph launches), for analyses
-  // that look at kernels alone. The diagnostics say so. Other formats read everything.
-  bool kernels_only = false;
-  // nsys exports, with kFull: memory kinds and peer devices; demangled kernel names (see
-  // NsysReadOptions). Other formats read everything.
-  bool memory_kinds = true;
-  bool demangled_names = true;
+// What every reader is told (ReadScope), the nsys reader's own choices (NsysReadOptions:
+// threads, the kernel table alone, memory kinds, demangled names; other formats read
+// everything), and how an `.nsys-rep` is exported.
+struct ReadOptions : NsysReadOptions {
   ProcessRunner* runner = nullptr;  // for `.nsys-rep` exports; nullptr = spawn processes
 };
 

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "gpuroof/model/non_copyable.h"
+
 struct sqlite3;
 struct sqlite3_stmt;
 
@@ -16,16 +18,13 @@ class SqliteStatement;
 
 // A read-only SQLite connection whose every failure becomes an InputError naming the file.
 // One connection per thread: instances are movable but not shareable.
-class SqliteDatabase {
+class SqliteDatabase : NonCopyable {
  public:
   // Opens `path` read-only and immutable (no locks, no journal). Throws InputError when the file
   // is missing, a directory, not an SQLite database, or unreadable.
   explicit SqliteDatabase(const std::filesystem::path& path);
   ~SqliteDatabase();
   SqliteDatabase(SqliteDatabase&& other) noexcept;
-  SqliteDatabase& operator=(SqliteDatabase&&) = delete;
-  SqliteDatabase(const SqliteDatabase&) = delete;
-  SqliteDatabase& operator=(const SqliteDatabase&) = delete;
 
   // Names of all tables. Throws InputError when the schema cannot be read (corrupt file).
   std::vector<std::string> TableNames();
@@ -55,14 +54,11 @@ class SqliteDatabase {
 };
 
 // A prepared statement. Step() returns true while there is a row; errors throw InputError.
-class SqliteStatement {
+class SqliteStatement : NonCopyable {
  public:
   SqliteStatement(SqliteDatabase* db, sqlite3_stmt* stmt) : db_(db), stmt_(stmt) {}
   ~SqliteStatement();
   SqliteStatement(SqliteStatement&& other) noexcept;
-  SqliteStatement& operator=(SqliteStatement&&) = delete;
-  SqliteStatement(const SqliteStatement&) = delete;
-  SqliteStatement& operator=(const SqliteStatement&) = delete;
 
   void BindInt64(int index, int64_t value);  // 1-based, like SQLite
   // `value` is not copied: it must outlive the statement's use (SQLITE_STATIC).

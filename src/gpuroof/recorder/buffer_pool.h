@@ -9,17 +9,17 @@
 #include <mutex>
 #include <vector>
 
+#include "gpuroof/model/non_copyable.h"
+
 namespace gpuroof::recorder {
 
-class BufferPool {
+class BufferPool : NonCopyable {
  public:
   // CUPTI requires 8-byte aligned buffers; page alignment also keeps them off shared lines.
   static constexpr size_t kAlignment = 4096;
 
   BufferPool(size_t buffer_bytes, size_t prefill);
   ~BufferPool();
-  BufferPool(const BufferPool&) = delete;
-  BufferPool& operator=(const BufferPool&) = delete;
 
   // A zeroed buffer of BufferBytes(); allocates one (and counts it) when the pool is empty.
   // Returns nullptr only when memory is exhausted.

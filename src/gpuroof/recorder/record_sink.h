@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "gpuroof/model/non_copyable.h"
 #include "gpuroof/recorder/records.h"
 
 namespace gpuroof::recorder {
@@ -37,12 +38,10 @@ struct SinkStats {
 // tables, commits and renames the file to `final_path`. A sink destroyed without Finish()
 // removes its temporary file, so a failed run never leaves a partial trace.
 // SQLite failures throw std::runtime_error naming the file.
-class RecordSink {
+class RecordSink : NonCopyable {
  public:
   RecordSink(std::filesystem::path final_path, SinkOptions options);
   ~RecordSink();
-  RecordSink(const RecordSink&) = delete;
-  RecordSink& operator=(const RecordSink&) = delete;
 
   void AddKernel(const KernelRecord& record);
   void AddMemcpy(const MemcpyRecord& record);

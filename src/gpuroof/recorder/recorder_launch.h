@@ -14,6 +14,7 @@
 
 #include <sys/types.h>
 
+#include "gpuroof/model/non_copyable.h"
 #include "gpuroof/recorder/recorder_env.h"
 
 namespace gpuroof::recorder {
@@ -42,12 +43,10 @@ std::vector<std::pair<std::string, std::string>> RecorderEnvironment(
 // or interrupted run leaves nothing behind (the destructor removes the folder; one killed by
 // SIGKILL leaves it to RemoveStaleRecordScratch). Throws InputError naming `output` when it
 // cannot be created.
-class RecordScratch {
+class RecordScratch : NonCopyable {
  public:
   explicit RecordScratch(const std::filesystem::path& output);
   ~RecordScratch();
-  RecordScratch(const RecordScratch&) = delete;
-  RecordScratch& operator=(const RecordScratch&) = delete;
   const std::filesystem::path& path() const { return path_; }
   // Where each process writes: "<scratch>/%p.sqlite", absolute, as the command may run elsewhere.
   std::filesystem::path OutputPattern() const;

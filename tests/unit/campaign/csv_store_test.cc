@@ -26,6 +26,14 @@ TEST(CsvStore, ParsesQuotedFields) {
   EXPECT_EQ(table.Column("c"), -1);
 }
 
+// A reader that needs several columns gets them all, in the order it names them, or none.
+TEST(CsvStore, ColumnsAreAllFoundOrNone) {
+  CsvTable table = ParseCsv("a,b,c\n1,2,3\n", "t.csv");
+  EXPECT_EQ(table.Columns({"c", "a"}), (std::array<int, 2>{2, 0}));
+  EXPECT_EQ(table.Columns({"b"}), (std::array<int, 1>{1}));
+  EXPECT_EQ(table.Columns({"a", "d", "b"}), std::nullopt);
+}
+
 // Two runs of one key replaced within one second: each refiled set of rows keeps its own key
 // (the second gets "-2"), so neither overwrites the other.
 TEST(CsvStore, RefiledRowsOfOneSecondKeepTheirOwnKeys) {

@@ -98,6 +98,12 @@ TEST(RankSetBytesTest, MalformedBytesAreRefused) {
   std::string huge(8, '\xff');
   EXPECT_THROW(DecodeLoadedShare(huge), std::runtime_error);
   EXPECT_THROW(DecodeRankShares(huge), std::runtime_error);
+  // A number too large for its field (a process number beyond int) is refused, not truncated.
+  const std::string one_empty_path = std::string("\x01\0\0\0\0\0\0\0", 8) + std::string(8, '\0');
+  EXPECT_EQ(DecodeRankShares(one_empty_path + std::string("\x05\0\0\0\0\0\0\0", 8)),
+            (RankShares{{""}, {5}}));
+  EXPECT_THROW(DecodeRankShares(one_empty_path + std::string("\0\0\0\0\x01\0\0\0", 8)),
+               std::runtime_error);
   // An arrival naming a name the summary does not hold.
   LoadedShare bad;
   bad.ranks = {{0, AnalysedRank()}};

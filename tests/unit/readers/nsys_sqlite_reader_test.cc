@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <initializer_list>
 #include <map>
+#include <string>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -70,6 +72,16 @@ void Edit(const std::filesystem::path& file, const char* sql) {
   EXPECT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, &error), SQLITE_OK) << (error ? error : "");
   sqlite3_free(error);
   sqlite3_close(db);
+}
+
+// Appends each of `tables` to itself: every row gets an exact duplicate, as in a concatenated
+// or merged export.
+void AppendToItself(const std::filesystem::path& file,
+                    std::initializer_list<std::string_view> tables) {
+  std::string sql;
+  for (std::string_view table : tables)
+    sql += fmt::format("INSERT INTO {0} SELECT * FROM {0};", table);
+  Edit(file, sql.c_str());
 }
 
 const std::map<Engine, int64_t> EngineOps(const Trace& trace) {
@@ -575,9 +587,7 @@ TEST_F(ReaderTest, ChunkedReadsSayTheSameOutlyingAndTooFastOps) {
   // chunks: the checks see the ops kept, not the copies dropped across chunks.
   const std::filesystem::path doubled = Path("checks_doubled.sqlite");
   std::filesystem::copy_file(file, doubled);
-  Edit(doubled,
-       "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL;"
-       "INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET SELECT * FROM CUPTI_ACTIVITY_KIND_MEMSET;");
+  AppendToItself(doubled, {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMSET"});
   for (const NsysReadOptions& options : {one_chunk, chunked}) {
     const Trace read = ReadNsysSqlite(doubled, options);
     EXPECT_EQ(read.activity_count(), whole.activity_count());
@@ -1119,9 +1129,7 @@ TEST_F(ReaderTest, ExactDuplicateRowsAreDroppedAndCounted) {
     builder.AddApiCall(call);
     builder.Finish();
   }
-  Edit(file,
-       "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL;"
-       "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME SELECT * FROM CUPTI_ACTIVITY_KIND_RUNTIME;");
+  AppendToItself(file, {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_RUNTIME"});
   NsysReadOptions read;
   read.all_api_calls = true;
   const Trace trace = ReadNsysSqlite(file, read);
@@ -1150,7 +1158,7 @@ TEST_F(ReaderTest, DuplicatesInOtherChunksAreFoundWhateverTheThreads) {
     }
     builder.Finish();
   }
-  Edit(file, "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL;");
+  AppendToItself(file, {"CUPTI_ACTIVITY_KIND_KERNEL"});
   for (int64_t rows_per_chunk : {0, 7, 50}) {
     for (int threads : {1, 4}) {
       for (ReadDetail detail : {ReadDetail::kFull, ReadDetail::kEngineLoad}) {
@@ -1182,9 +1190,7 @@ TEST_F(ReaderTest, TheDuplicateRuleIsTheSameForEveryReadDetail) {
     builder.AddMemcpy(Copy(300, 400, 1, 64));  // correlation id 0
     builder.Finish();
   }
-  Edit(file,
-       "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL;"
-       "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY SELECT * FROM CUPTI_ACTIVITY_KIND_MEMCPY;");
+  AppendToItself(file, {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY"});
   for (ReadDetail detail : {ReadDetail::kFull, ReadDetail::kEngineLoad}) {
     NsysReadOptions read;
     read.detail = detail;
