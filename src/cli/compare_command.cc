@@ -424,6 +424,34 @@ std::pair<std::string, std::string> HistoryWithAppend(
   return {std::move(text), std::move(lines)};
 }
 
+// Sets the SHA-256 of each profile with a file of the same size on the other side, the only ones
+// that can hold the same bytes (a path given twice, a copy), so the gate can say when a run is
+// compared with itself (ProfileSummary::content_sha256). Distinct runs are rarely hashed.
+void HashProfilesOfEqualSize(const std::vector<std::string>& base_paths,
+                             const std::vector<std::string>& cur_paths,
+                             std::vector<ProfileSummary>& baseline,
+                             std::vector<ProfileSummary>& current) {
+  auto sizes = [](const std::vector<std::string>& paths) {
+    std::vector<std::optional<uintmax_t>> out;
+    for (const std::string& path : paths) {
+      std::error_code ec;
+      const uintmax_t size = std::filesystem::file_size(path, ec);
+      out.push_back(ec ? std::nullopt : std::optional<uintmax_t>(size));
+    }
+    return out;
+  };
+  const std::vector<std::optional<uintmax_t>> base_sizes = sizes(base_paths);
+  const std::vector<std::optional<uintmax_t>> cur_sizes = sizes(cur_paths);
+  for (size_t b = 0; b < base_sizes.size(); ++b) {
+    for (size_t c = 0; c < cur_sizes.size(); ++c) {
+      if (!base_sizes[b] || base_sizes[b] != cur_sizes[c]) continue;
+      if (baseline[b].content_sha256.empty())
+        baseline[b].content_sha256 = Sha256OfFile(base_paths[b]);
+      if (current[c].content_sha256.empty()) current[c].content_sha256 = Sha256OfFile(cur_paths[c]);
+    }
+  }
+}
+
 void AppendHistory(const CompareOptions& o, const std::vector<ProfileSummary>& current,
                    const std::vector<std::string>& hashes) {
   const std::filesystem::path path(o.history_append_path);
@@ -527,6 +555,7 @@ int RunGate(const CompareOptions& o) {
                           std::make_move_iterator(summaries.end()));
     summaries.resize(base_paths.size());
     report.baseline = std::move(summaries);
+    HashProfilesOfEqualSize(base_paths, cur_paths, report.baseline, report.current);
   }
   report.result = history.empty() && o.history_path.empty()
                       ? CompareProfiles(report.baseline, report.current, settings)

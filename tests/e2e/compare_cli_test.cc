@@ -89,9 +89,16 @@ TEST(CompareCli, ProfileAgainstItselfHasEveryRatioExactlyOne) {
       RunGpuroof({"compare", "--baseline", p.string(), "--current", p.string(), "--iteration-range",
                   "step", "--json", (dir / "g.json").string()});
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
-  EXPECT_NE(r.out.find("result: PASS"), std::string::npos) << r.out;
+  // Passes, and says the pass compares a run with itself.
+  EXPECT_NE(r.out.find("result: PASS WITH WARNINGS: the same profile on both sides: 1 of 1"),
+            std::string::npos)
+      << r.out;
   const std::string json = ReadFile(dir / "g.json");
   EXPECT_NE(json.find("\"schema\": \"gpuroof.compare/1\""), std::string::npos);
+  EXPECT_NE(json.find("\"the same profile on both sides: 1 of 1 current profile(s) are baseline "
+                      "ones: "),
+            std::string::npos)
+      << json;
   // Every "ratio": {"estimate": X, ...} object (found by hand: GCC 12's <regex> trips
   // -Wmaybe-uninitialized in optimised builds).
   size_t ratios = 0;
@@ -109,6 +116,30 @@ TEST(CompareCli, ProfileAgainstItselfHasEveryRatioExactlyOne) {
   }
   // iteration, GPU busy, two kernels, launches/iter.
   EXPECT_GE(ratios, 5u) << json;
+}
+
+// A copy of the baseline given as the current profile is found by its bytes (hashed because
+// its size matches); another run of the same size is not the same profile.
+TEST(CompareCli, ACopyOfTheBaselineIsSaidToBeTheSameProfile) {
+  TempDir dir;
+  const auto base = WriteProfile(dir, "base", {.noise_ns = 100});
+  const auto copy = dir / "copy.sqlite";
+  std::filesystem::copy_file(base, copy);
+  const auto other = WriteProfile(dir, "other", {.noise_ns = 100, .seed = 7});
+  const CliResult same =
+      RunGpuroof({"compare", base.string(), copy.string(), "--iteration-range", "step"});
+  ASSERT_EQ(same.exit_code, 0) << same.err << same.out;
+  EXPECT_NE(RowOf(same.out, "result: ")
+                .find("the same profile on both sides: 1 of 1 current profile(s) are baseline "
+                      "ones: " +
+                      copy.string() + " (the bytes of " + base.string() + ")"),
+            std::string::npos)
+      << same.out;
+  ASSERT_EQ(std::filesystem::file_size(other), std::filesystem::file_size(base));
+  const CliResult distinct =
+      RunGpuroof({"compare", base.string(), other.string(), "--iteration-range", "step"});
+  ASSERT_EQ(distinct.exit_code, 0) << distinct.err << distinct.out;
+  EXPECT_EQ(distinct.out.find("the same profile on both sides"), std::string::npos) << distinct.out;
 }
 
 TEST(CompareCli, TenPercentSlowerKernelIsARegression) {

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <set>
+#include <string>
 #include <vector>
 
 #include <fmt/format.h>
@@ -51,11 +53,16 @@ int64_t ParseDurationNs(std::string_view text, std::string_view source) {
   if (number.empty()) return fail();
   double value = 0;
   auto [ptr, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
-  if (ec != std::errc() || ptr != number.data() + number.size() || !std::isfinite(value)) {
+  const bool whole = ptr == number.data() + number.size();
+  if (ec == std::errc::result_out_of_range && whole) {
+    // A number beyond double's range ("1e400s") is too large a time, not a malformed one; one
+    // too small for it ("1e-400s") is 0.
+    value = std::strtod(std::string(number).c_str(), nullptr);
+  } else if (ec != std::errc() || !whole || !std::isfinite(value)) {
     return fail();
   }
   double ns = std::round(value * scale);
-  if (std::fabs(ns) > 9.0e18) {
+  if (!(std::fabs(ns) <= 9.0e18)) {
     throw InputError(std::string(source),
                      fmt::format("'{}' is too large: a time is at most 9e18 ns (9e9 s, about 285 "
                                  "years) either way{}",

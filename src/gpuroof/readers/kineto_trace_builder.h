@@ -124,12 +124,12 @@ class KinetoTraceBuilder {
   // shifting by baseTimeNanoseconds overflows.
   Trace Finish();
 
- private:
   // Activities per block, reserved whole when the block starts: columns never reallocate (no
   // copy doubling the memory peak), and untouched capacity is never resident. 2^18 int64 values
   // fill one 2 MiB huge page.
   static constexpr size_t kBlockOps = size_t{1} << 18;
 
+ private:
   void AddGpuOp(const KinetoEvent& event, KinetoEventKind kind);
   void AddAnnotation(const KinetoEvent& event, bool on_gpu);
   void AddApiCall(const KinetoEvent& event);

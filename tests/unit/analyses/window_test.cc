@@ -23,14 +23,16 @@ TEST(ParseDurationNs, AcceptsUnitSuffixes) {
 }
 
 TEST(ParseDurationNs, RejectsGarbage) {
-  for (const char* bad : {"", "ms", "1.2.3", "5min", "abc", "1e400s"}) {
+  for (const char* bad : {"", "ms", "1.2.3", "5min", "abc", "infs", "nan"}) {
     EXPECT_THROW(ParseDurationNs(bad, "--window"), InputError) << bad;
   }
 }
 
 // A number beyond the limit is a time, just too large: said so, with the limit.
 TEST(ParseDurationNs, TooLargeSaysTheLimit) {
-  for (const char* big : {"9223372036854775807", "-9223372036854775807", "1e10s"}) {
+  // "1e400s": beyond a double too, still a time and not a malformed one.
+  for (const char* big :
+       {"9223372036854775807", "-9223372036854775807", "1e10s", "1e400s", "-1e400ms"}) {
     try {
       ParseDurationNs(big, "--window");
       FAIL() << big;
@@ -43,6 +45,7 @@ TEST(ParseDurationNs, TooLargeSaysTheLimit) {
     }
   }
   EXPECT_EQ(ParseDurationNs("9e9s", "--window"), 9'000'000'000'000'000'000);
+  EXPECT_EQ(ParseDurationNs("1e-400s", "--window"), 0);  // below a double's range: 0
 }
 
 TEST(ParseWindowSpec, ReadsEveryPolicy) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include <zlib.h>
 
 #include "gpuroof/model/errors.h"
+#include "gpuroof/readers/kineto_trace_builder.h"
 #include "gpuroof/readers/reader_registry.h"
 
 #include "support/kineto_json_builder.h"
@@ -571,6 +573,26 @@ TEST(KinetoJsonReader, ExactDuplicateOpsAndCallsAreSkippedAndCounted) {
                          .ObjectJson());
   EXPECT_EQ(graph.activity_count(), 3u);
   EXPECT_EQ(SkippedFor(graph, "exact duplicate event"), 0);
+}
+
+// More GPU ops than one block holds: a file merged with itself puts most copies in the first
+// block with their originals and the rest in the next block, where the pass across blocks finds
+// them (model/exact_duplicates.h); the counts do not depend on where a block ends.
+TEST(KinetoJsonReader, CopiesInAnotherBlockAreSkippedToo) {
+  constexpr int kOps = 131100;  // two of them just over a block
+  static_assert(2 * kOps > KinetoTraceBuilder::kBlockOps && kOps < KinetoTraceBuilder::kBlockOps);
+  KinetoJsonBuilder merged;
+  for (int copy = 0; copy < 2; ++copy) {
+    for (int i = 0; i < kOps; ++i)
+      merged.Kernel("k", std::to_string(2 * i), "1", 0, 7, i + 1);
+  }
+  merged.Kernel("last", std::to_string(2 * kOps), "1", 0, 7, kOps + 1);  // keeps block 2
+  const Trace trace = Read(merged.ObjectJson());
+  ASSERT_EQ(trace.blocks.size(), 2u);
+  EXPECT_EQ(trace.activity_count(), static_cast<size_t>(kOps + 1));
+  EXPECT_EQ(SkippedFor(trace, "exact duplicate event"), kOps);
+  EXPECT_EQ(trace.diagnostics.records_used(), kOps + 1);
+  ExpectBalanced(trace);
 }
 
 // A GPU-stream event of a category gpuroof does not know was dropped outside the read = used +

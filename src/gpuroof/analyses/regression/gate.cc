@@ -468,6 +468,23 @@ std::vector<std::string> VerdictReasons(const CompareResult& result,
   if (settings.across_hardware) {
     reasons.push_back("exploratory diff across hardware: nothing is gated");
   }
+  // The same bytes on both sides (a CI job that compares the baseline with itself): whatever the
+  // verdict, those profiles say nothing about a change.
+  std::vector<std::string> same;
+  for (const ProfileSummary& c : current) {
+    for (const ProfileSummary& b : baseline) {
+      if (c.content_sha256.empty() || c.content_sha256 != b.content_sha256) continue;
+      same.push_back(c.path == b.path ? c.path
+                                      : fmt::format("{} (the bytes of {})", c.path, b.path));
+      break;
+    }
+  }
+  if (!same.empty()) {
+    reasons.push_back(fmt::format(
+        "the same profile on both sides: {} of {} current profile(s) are baseline ones: {}; a run "
+        "compared with itself shows no change",
+        same.size(), current.size(), ListFirst(same, 3)));
+  }
   std::vector<std::string> low_n;
   std::vector<std::string> inconclusive;
   size_t kernels_reported = 0;

@@ -63,6 +63,9 @@ struct ProfileOptions {
 
 struct ProfileSummary {
   std::string path;
+  // The file's SHA-256 when the caller computed it ("" otherwise): a profile of the same bytes on
+  // both sides is a run compared with itself, a reason of PASS WITH WARNINGS (docs/metrics.md).
+  std::string content_sha256;
   std::string iteration_range;  // ProfileOptions::iteration_range ("" without iterations)
   KernelKey kernel_key = KernelKey::kLaunch;  // ProfileOptions::kernel_key: what "kernel:" ids name
   std::string device_model;  // distinct names of the devices with activity, joined by " + "

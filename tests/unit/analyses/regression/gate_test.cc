@@ -538,10 +538,16 @@ TEST(GateTest, PeriodicCommIsSaidWithItsMean) {
 }
 
 // F12: work launched between the steps, 1 % or more of a side's kernel time, is a verdict reason.
-TEST(GateTest, WorkBetweenTheStepsIsAVerdictReason) {
+// 20 iteration times of 1000-1002 ns: enough steps, a little spread, no change between sides.
+std::vector<double> SteadyWalls() {
   std::vector<double> walls;
   for (int i = 0; i < 20; ++i)
     walls.push_back(1000 + (i % 3));
+  return walls;
+}
+
+TEST(GateTest, WorkBetweenTheStepsIsAVerdictReason) {
+  const std::vector<double> walls = SteadyWalls();
   ProfileSummary b = Profile("b", walls);
   ProfileSummary c = Profile("c.json", walls);
   b.kernel_time_ns = c.kernel_time_ns = 10000;
@@ -555,6 +561,37 @@ TEST(GateTest, WorkBetweenTheStepsIsAVerdictReason) {
   for (const std::string& reason : r.verdict_reasons)
     said = said || reason.rfind("outside the iterations: c.json: 19 GPU op(s), 7.600 us", 0) == 0;
   EXPECT_TRUE(said) << fmt::format("{}", fmt::join(r.verdict_reasons, "; "));
+}
+
+// A current profile of a baseline's bytes (the same path, or a copy) is a run compared with
+// itself: the pass says so, whatever the figures; other bytes say nothing.
+TEST(GateTest, TheSameBytesOnBothSidesAreAVerdictReason) {
+  const std::vector<double> walls = SteadyWalls();
+  ProfileSummary b = Profile("base.sqlite", walls);
+  ProfileSummary c = Profile("ci/copy.sqlite", walls);
+  ProfileSummary other = Profile("other.sqlite", walls);
+  b.content_sha256 = c.content_sha256 = "ab12";
+  other.content_sha256 = "cd34";
+  const std::vector<ProfileSummary> base = {b};
+  const CompareResult same = CompareProfiles(base, std::vector<ProfileSummary>{c}, GateSettings{});
+  EXPECT_EQ(same.verdict, "pass-with-warnings");
+  ASSERT_FALSE(same.verdict_reasons.empty());
+  EXPECT_EQ(same.verdict_reasons.front(),
+            "the same profile on both sides: 1 of 1 current profile(s) are baseline ones: "
+            "ci/copy.sqlite (the bytes of base.sqlite); a run compared with itself shows no "
+            "change");
+  const CompareResult distinct =
+      CompareProfiles(base, std::vector<ProfileSummary>{other}, GateSettings{});
+  EXPECT_EQ(distinct.verdict, "pass")
+      << fmt::format("{}", fmt::join(distinct.verdict_reasons, "; "));
+  // Not hashed (no file of the same size on the other side): nothing is claimed.
+  ProfileSummary unhashed = c;
+  unhashed.content_sha256.clear();
+  b.content_sha256.clear();
+  EXPECT_EQ(CompareProfiles(std::vector<ProfileSummary>{b}, std::vector<ProfileSummary>{unhashed},
+                            GateSettings{})
+                .verdict,
+            "pass");
 }
 
 // F15: when no profile names its GPU the model check compares nothing, and a warning says so.
