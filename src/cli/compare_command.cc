@@ -36,6 +36,7 @@
 #include "command_help.h"
 #include "compare_jobs.h"
 #include "exit_codes.h"
+#include "file_arguments.h"
 #include "output_options.h"
 #include "trace_loading.h"
 #include "unit_options.h"
@@ -424,30 +425,19 @@ std::pair<std::string, std::string> HistoryWithAppend(
   return {std::move(text), std::move(lines)};
 }
 
-// Sets the SHA-256 of each profile with a file of the same size on the other side, the only ones
-// that can hold the same bytes (a path given twice, a copy), so the gate can say when a run is
-// compared with itself (ProfileSummary::content_sha256). Distinct runs are rarely hashed.
-void HashProfilesOfEqualSize(const std::vector<std::string>& base_paths,
-                             const std::vector<std::string>& cur_paths,
-                             std::vector<ProfileSummary>& baseline,
-                             std::vector<ProfileSummary>& current) {
-  auto sizes = [](const std::vector<std::string>& paths) {
-    std::vector<std::optional<uintmax_t>> out;
-    for (const std::string& path : paths) {
-      std::error_code ec;
-      const uintmax_t size = std::filesystem::file_size(path, ec);
-      out.push_back(ec ? std::nullopt : std::optional<uintmax_t>(size));
-    }
-    return out;
-  };
-  const std::vector<std::optional<uintmax_t>> base_sizes = sizes(base_paths);
-  const std::vector<std::optional<uintmax_t>> cur_sizes = sizes(cur_paths);
-  for (size_t b = 0; b < base_sizes.size(); ++b) {
-    for (size_t c = 0; c < cur_sizes.size(); ++c) {
-      if (!base_sizes[b] || base_sizes[b] != cur_sizes[c]) continue;
-      if (baseline[b].content_sha256.empty())
-        baseline[b].content_sha256 = Sha256OfFile(base_paths[b]);
-      if (current[c].content_sha256.empty()) current[c].content_sha256 = Sha256OfFile(cur_paths[c]);
+// Groups the profiles of the same bytes across the sides (SameFileOrBytes: compared only when
+// the sizes agree, up to the first difference), so the gate can say when a run is compared with
+// itself (ProfileSummary::same_bytes_group). A file that cannot be read is in no group.
+void GroupProfilesOfTheSameBytes(const std::vector<std::string>& base_paths,
+                                 const std::vector<std::string>& cur_paths,
+                                 std::vector<ProfileSummary>& baseline,
+                                 std::vector<ProfileSummary>& current) {
+  for (size_t c = 0; c < cur_paths.size(); ++c) {
+    for (size_t b = 0; b < base_paths.size(); ++b) {
+      if (!SameFileOrBytes(base_paths[b], cur_paths[c])) continue;
+      if (baseline[b].same_bytes_group == 0) baseline[b].same_bytes_group = b + 1;
+      current[c].same_bytes_group = baseline[b].same_bytes_group;
+      break;
     }
   }
 }
@@ -555,7 +545,7 @@ int RunGate(const CompareOptions& o) {
                           std::make_move_iterator(summaries.end()));
     summaries.resize(base_paths.size());
     report.baseline = std::move(summaries);
-    HashProfilesOfEqualSize(base_paths, cur_paths, report.baseline, report.current);
+    GroupProfilesOfTheSameBytes(base_paths, cur_paths, report.baseline, report.current);
   }
   report.result = history.empty() && o.history_path.empty()
                       ? CompareProfiles(report.baseline, report.current, settings)

@@ -200,6 +200,11 @@ bool SameContent(const std::string& a, const std::string& b) {
   return first.eof() && second.eof();
 }
 
+bool SameFileOrBytes(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  return fs::equivalent(a, b, ec) || SameContent(a, b);
+}
+
 // compare's sides: within one side a trace twice, or a byte-identical copy of one, would be two
 // runs with no run-to-run noise between them (a zero-width interval); across the sides, with
 // several profiles on a side, a run on both sides next to runs that are not halves any true
@@ -219,14 +224,10 @@ void CheckCompareSides(const std::vector<std::vector<std::string>>& sides) {
     }
   }
   if (sides.size() != 2 || (sides[0].size() < 2 && sides[1].size() < 2)) return;
-  auto same = [](const std::string& a, const std::string& b) {
-    std::error_code ec;
-    return fs::equivalent(a, b, ec) || SameContent(a, b);
-  };
   std::vector<std::pair<std::string, std::string>> shared;  // (current, baseline)
   for (const std::string& current : sides[1]) {
     for (const std::string& baseline : sides[0]) {
-      if (same(baseline, current)) shared.emplace_back(current, baseline);
+      if (SameFileOrBytes(baseline, current)) shared.emplace_back(current, baseline);
     }
   }
   const bool a_a = shared.size() == sides[0].size() && shared.size() == sides[1].size();

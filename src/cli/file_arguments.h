@@ -1,5 +1,7 @@
 #pragma once
 
+#include <string>
+
 namespace CLI {
 class App;
 }
@@ -21,6 +23,11 @@ void CheckOutputFiles(const CLI::App& command);
 // profiles), and a run on both sides next to runs that are not. The other
 // commands show it twice, and say so on stderr unless --quiet.
 void CheckRepeatedInputs(const CLI::App& command);
+
+// Whether two paths name one file (any spelling, a link) or files of the same bytes (a copy):
+// read only when the sizes agree, then up to the first difference. False when either cannot be
+// read.
+bool SameFileOrBytes(const std::string& a, const std::string& b);
 
 // Has `app` run both checks on its parsed command after parsing, before the command runs: for the
 // CLI's main() and for the Python module's in-process runs alike.

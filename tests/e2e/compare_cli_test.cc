@@ -118,7 +118,7 @@ TEST(CompareCli, ProfileAgainstItselfHasEveryRatioExactlyOne) {
   EXPECT_GE(ratios, 5u) << json;
 }
 
-// A copy of the baseline given as the current profile is found by its bytes (hashed because
+// A copy of the baseline given as the current profile is found by its bytes (compared because
 // its size matches); another run of the same size is not the same profile.
 TEST(CompareCli, ACopyOfTheBaselineIsSaidToBeTheSameProfile) {
   TempDir dir;
@@ -132,7 +132,7 @@ TEST(CompareCli, ACopyOfTheBaselineIsSaidToBeTheSameProfile) {
   EXPECT_NE(RowOf(same.out, "result: ")
                 .find("the same profile on both sides: 1 of 1 current profile(s) are baseline "
                       "ones: " +
-                      copy.string() + " (the bytes of " + base.string() + ")"),
+                      copy.string() + " (same bytes as " + base.string() + ")"),
             std::string::npos)
       << same.out;
   ASSERT_EQ(std::filesystem::file_size(other), std::filesystem::file_size(base));

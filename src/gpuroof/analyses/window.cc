@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <cstdlib>
 #include <limits>
 #include <set>
 #include <string>
@@ -25,6 +24,32 @@ std::string FormatDurationNs(int64_t ns) {
   if (abs >= 1e3) return fmt::format("{:.3f} us", static_cast<double>(ns) / 1e3);
   return fmt::format("{} ns", ns);
 }
+
+namespace {
+
+// Whether a well-formed decimal number that std::from_chars found beyond double's range is too
+// large rather than too small: the sign of its order of magnitude (beyond +-300 either way), from
+// where its first nonzero digit stands and its exponent. No locale is involved, unlike strtod.
+bool OrderIsPositive(std::string_view number) {
+  const size_t e = number.find_first_of("eE");
+  const std::string_view mantissa = number.substr(0, e);
+  int64_t exponent = 0;
+  if (e != std::string_view::npos) {
+    std::string_view digits = number.substr(e + 1);
+    if (!digits.empty() && digits.front() == '+') digits.remove_prefix(1);
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), exponent);
+    if (ec == std::errc::result_out_of_range) return digits.front() != '-';
+  }
+  const size_t point = std::min(mantissa.find('.'), mantissa.size());
+  const size_t first = mantissa.find_first_of("123456789");
+  if (first == std::string_view::npos) return false;
+  // "123" is of order 2, "0.001" of order -3.
+  const int64_t order = first < point ? static_cast<int64_t>(point - first) - 1
+                                      : -static_cast<int64_t>(first - point);
+  return exponent > -order;
+}
+
+}  // namespace
 
 int64_t ParseDurationNs(std::string_view text, std::string_view source) {
   auto fail = [&]() -> int64_t {
@@ -57,7 +82,8 @@ int64_t ParseDurationNs(std::string_view text, std::string_view source) {
   if (ec == std::errc::result_out_of_range && whole) {
     // A number beyond double's range ("1e400s") is too large a time, not a malformed one; one
     // too small for it ("1e-400s") is 0.
-    value = std::strtod(std::string(number).c_str(), nullptr);
+    const double huge = std::numeric_limits<double>::infinity();
+    value = !OrderIsPositive(number) ? 0.0 : number.front() == '-' ? -huge : huge;
   } else if (ec != std::errc() || !whole || !std::isfinite(value)) {
     return fail();
   }

@@ -13,11 +13,9 @@ bool IsAlnum(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) != 0;
 }
 
-// A cell's text as GitHub-flavoured Markdown reads it back whole: the table's '|', and what
-// would otherwise render as HTML ("<float>"), emphasis ('*', '~', and '_' except inside a word,
-// where it never is), code ('`') or a link ('[', ']'), are backslash-escaped; a line break
-// becomes a space.
-std::string Escape(const std::string& text) {
+}  // namespace
+
+std::string EscapeMarkdown(const std::string& text) {
   std::string out;
   for (size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
@@ -25,12 +23,10 @@ std::string Escape(const std::string& text) {
         i > 0 && i + 1 < text.size() && IsAlnum(text[i - 1]) && IsAlnum(text[i + 1]);
     if (std::string_view("|\\<>*~`[]").find(c) != std::string_view::npos || (c == '_' && !in_word))
       out += '\\';
-    out += c == '\n' ? ' ' : c;
+    out += c == '\n' || c == '\r' ? ' ' : c;
   }
   return out;
 }
-
-}  // namespace
 
 std::string RenderTableMarkdown(const Table& table, bool hide_empty_columns) {
   std::vector<size_t> order;
@@ -47,14 +43,14 @@ std::string RenderTableMarkdown(const Table& table, bool hide_empty_columns) {
   std::string rule = "|";
   for (size_t c : order) {
     scales.push_back(PickColumnScale(table, c));
-    header += " " + Escape(HumanHeader(table.columns()[c], scales.back())) + " |";
+    header += " " + EscapeMarkdown(HumanHeader(table.columns()[c], scales.back())) + " |";
     rule += IsTextColumn(table.columns()[c]) ? " --- |" : " ---: |";
   }
   std::string out = header + "\n" + rule + "\n";
   for (const auto& row : table.rows()) {
     out += "|";
     for (size_t i = 0; i < order.size(); ++i)
-      out += " " + Escape(HumanCell(row[order[i]], scales[i])) + " |";
+      out += " " + EscapeMarkdown(HumanCell(row[order[i]], scales[i])) + " |";
     out += "\n";
   }
   return out;

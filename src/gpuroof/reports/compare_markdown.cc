@@ -8,19 +8,10 @@ namespace gpuroof {
 
 namespace {
 
-// Table cells: a '|' would end the cell and a newline the row.
-std::string Cell(std::string text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '|') {
-      out += "\\|";
-    } else if (c == '\n' || c == '\r') {
-      out += ' ';
-    } else {
-      out += c;
-    }
-  }
-  return out;
+// Text outside the metrics table (headline, summary, warnings) is escaped as the table's cells
+// are: a kernel's "<float>" would otherwise vanish as an HTML tag.
+std::string Cell(const std::string& text) {
+  return EscapeMarkdown(text);
 }
 
 std::string_view Icon(const MetricComparison& m) {

@@ -96,6 +96,23 @@ TEST(CompareHtmlTest, RatioChartPlacesEstimatesAndIntervals) {
 // The text table's delta heading names 1 - alpha; gated kernels of a family of two are at
 // 1 - alpha/2, and a line under the table says so (as history mode says its band is not an
 // interval around the estimate).
+// The Markdown headline and warnings (a pull-request comment) escape what GitHub would read as
+// markup, as the table's cells do: a kernel's "<float>" would vanish as an HTML tag.
+TEST(CompareMarkdownTest, HeadlineAndWarningsEscapeMarkup) {
+  CompareReport report = TwoKernels();
+  report.result.exit_code = 0;
+  report.result.verdict = "pass-with-warnings";
+  report.result.verdict_reasons = {"kernel gemm<float> LOW-N, 4 < 6 launches", "run_*_a.sqlite"};
+  report.result.warnings = {"kernel gemm<float>: warm-up dropped"};
+  const std::string md = RenderCompareMarkdown(report);
+  EXPECT_NE(md.find("PASS WITH WARNINGS: kernel gemm\\<float\\> LOW-N, 4 \\< 6 launches; "
+                    "run\\_\\*\\_a.sqlite"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("⚠️ kernel gemm\\<float\\>: warm-up dropped"), std::string::npos) << md;
+  EXPECT_EQ(md.find("gemm<float>"), std::string::npos) << md;
+}
+
 TEST(CompareTextTest, SaysWhereIntervalsDifferFromTheHeading) {
   CompareReport report = TwoKernels();
   report.result.settings.alpha = 0.01;

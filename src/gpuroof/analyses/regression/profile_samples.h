@@ -63,9 +63,10 @@ struct ProfileOptions {
 
 struct ProfileSummary {
   std::string path;
-  // The file's SHA-256 when the caller computed it ("" otherwise): a profile of the same bytes on
-  // both sides is a run compared with itself, a reason of PASS WITH WARNINGS (docs/metrics.md).
-  std::string content_sha256;
+  // Profiles the caller found to hold the same bytes (one file under any spelling, a link, a
+  // copy) share a nonzero group; 0: none found. One on both sides is a run compared with itself,
+  // a reason of PASS WITH WARNINGS (docs/metrics.md, "Verdict").
+  size_t same_bytes_group = 0;
   std::string iteration_range;  // ProfileOptions::iteration_range ("" without iterations)
   KernelKey kernel_key = KernelKey::kLaunch;  // ProfileOptions::kernel_key: what "kernel:" ids name
   std::string device_model;  // distinct names of the devices with activity, joined by " + "

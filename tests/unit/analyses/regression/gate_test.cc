@@ -570,24 +570,24 @@ TEST(GateTest, TheSameBytesOnBothSidesAreAVerdictReason) {
   ProfileSummary b = Profile("base.sqlite", walls);
   ProfileSummary c = Profile("ci/copy.sqlite", walls);
   ProfileSummary other = Profile("other.sqlite", walls);
-  b.content_sha256 = c.content_sha256 = "ab12";
-  other.content_sha256 = "cd34";
+  b.same_bytes_group = c.same_bytes_group = 1;
+  other.same_bytes_group = 2;
   const std::vector<ProfileSummary> base = {b};
   const CompareResult same = CompareProfiles(base, std::vector<ProfileSummary>{c}, GateSettings{});
   EXPECT_EQ(same.verdict, "pass-with-warnings");
   ASSERT_FALSE(same.verdict_reasons.empty());
   EXPECT_EQ(same.verdict_reasons.front(),
             "the same profile on both sides: 1 of 1 current profile(s) are baseline ones: "
-            "ci/copy.sqlite (the bytes of base.sqlite); a run compared with itself shows no "
-            "change");
+            "ci/copy.sqlite (same bytes as base.sqlite); a run compared with itself shows no "
+            "change, whatever the code did");
   const CompareResult distinct =
       CompareProfiles(base, std::vector<ProfileSummary>{other}, GateSettings{});
   EXPECT_EQ(distinct.verdict, "pass")
       << fmt::format("{}", fmt::join(distinct.verdict_reasons, "; "));
-  // Not hashed (no file of the same size on the other side): nothing is claimed.
+  // Not grouped (no file of the same bytes found on the other side): nothing is claimed.
   ProfileSummary unhashed = c;
-  unhashed.content_sha256.clear();
-  b.content_sha256.clear();
+  unhashed.same_bytes_group = 0;
+  b.same_bytes_group = 0;
   EXPECT_EQ(CompareProfiles(std::vector<ProfileSummary>{b}, std::vector<ProfileSummary>{unhashed},
                             GateSettings{})
                 .verdict,
